@@ -1,0 +1,410 @@
+// Package config loads forge's settings from a Gitea-style app.ini file and
+// FORGE__SECTION__KEY environment variables. Defaults live in Default; every
+// key forge reads is listed in docs/config.md.
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gopkg.in/ini.v1"
+)
+
+// Config is the typed configuration. Zero values are never used: Load starts
+// from Default.
+type Config struct {
+	Server     Server
+	Database   Database
+	Security   Security
+	Service    Service
+	Repository Repository
+	API        API
+	Migrations Migrations
+}
+
+type Server struct {
+	AppDataPath string // [server] APP_DATA_PATH
+	HTTPAddr    string // [server] HTTP_ADDR
+	HTTPPort    int    // [server] HTTP_PORT
+	RootURL     string // [server] ROOT_URL, always ends with "/"
+	GRPCAddr    string // [server] GRPC_ADDR (forge's own)
+}
+
+// Domain is the host part of ROOT_URL, used for no-reply e-mail placeholders.
+func (s Server) Domain() string {
+	u, err := url.Parse(s.RootURL)
+	if err != nil || u.Hostname() == "" {
+		return "localhost"
+	}
+	return u.Hostname()
+}
+
+type Database struct {
+	Type         string // [database] DB_TYPE: sqlite3 or postgres
+	Host         string // [database] HOST, host:port
+	Name         string // [database] NAME
+	User         string // [database] USER
+	Passwd       string // [database] PASSWD
+	SSLMode      string // [database] SSL_MODE
+	Path         string // [database] PATH, the SQLite file
+	MaxOpenConns int    // [database] MAX_OPEN_CONNS
+	MaxIdleConns int    // [database] MAX_IDLE_CONNS
+}
+
+type Security struct {
+	SecretKey                  string       // [security] SECRET_KEY
+	DisableQueryAuthToken      bool         // [security] DISABLE_QUERY_AUTH_TOKEN
+	ReverseProxyAuthUser       string       // [security] REVERSE_PROXY_AUTHENTICATION_USER
+	ReverseProxyTrustedProxies []*net.IPNet // [security] REVERSE_PROXY_TRUSTED_PROXIES
+	MinPasswordLength          int          // [security] MIN_PASSWORD_LENGTH
+}
+
+type Service struct {
+	EnableReverseProxyAuthAPI bool // [service] ENABLE_REVERSE_PROXY_AUTHENTICATION_API
+}
+
+type Repository struct {
+	Root                    string // [repository] ROOT
+	RetargetChildrenOnMerge bool   // [repository.pull-request] RETARGET_CHILDREN_ON_MERGE
+}
+
+type API struct {
+	DefaultPagingNum int // [api] DEFAULT_PAGING_NUM
+	MaxResponseItems int // [api] MAX_RESPONSE_ITEMS
+}
+
+type Migrations struct {
+	AllowLocalNetworks bool // [migrations] ALLOW_LOCALNETWORKS
+}
+
+// Default returns the embedded default configuration: SQLite under ./data,
+// REST on 127.0.0.1:3000, gRPC on 127.0.0.1:3001.
+func Default() *Config {
+	return &Config{
+		Server: Server{
+			AppDataPath: "data",
+			HTTPAddr:    "127.0.0.1",
+			HTTPPort:    3000,
+			RootURL:     "http://localhost:3000/",
+			GRPCAddr:    "127.0.0.1:3001",
+		},
+		Database: Database{
+			Type:         "sqlite3",
+			Host:         "127.0.0.1:5432",
+			Name:         "forge",
+			User:         "forge",
+			SSLMode:      "disable",
+			Path:         "", // derived: APP_DATA_PATH/forge.db
+			MaxOpenConns: 0,  // derived per database type
+			MaxIdleConns: 0,
+		},
+		Security: Security{
+			ReverseProxyAuthUser:       "X-WEBAUTH-USER",
+			ReverseProxyTrustedProxies: mustCIDRs("127.0.0.0/8,::1/128"),
+			MinPasswordLength:          8,
+		},
+		Repository: Repository{
+			Root:                    "", // derived: APP_DATA_PATH/repositories
+			RetargetChildrenOnMerge: true,
+		},
+		API: API{DefaultPagingNum: 30, MaxResponseItems: 50},
+	}
+}
+
+// EnvPrefix starts every environment override: FORGE__SECTION__KEY. A dot
+// in a section name is written _0X2E_ (FORGE__REPOSITORY_0X2E_PULL-REQUEST__...)
+// as Gitea's environment-to-ini does.
+const EnvPrefix = "FORGE__"
+
+// Load reads the INI file at path (none when path is empty), applies the
+// environment overrides in environ, and validates the result.
+func Load(path string, environ []string) (*Config, error) {
+	file := ini.Empty(ini.LoadOptions{})
+	if path != "" {
+		f, err := ini.LoadSources(ini.LoadOptions{}, path)
+		if err != nil {
+			return nil, fmt.Errorf("read config %s: %w", path, err)
+		}
+		file = f
+	}
+	applyEnv(file, environ)
+
+	cfg := Default()
+	r := reader{file: file}
+	s := &cfg.Server
+	r.str("server", "APP_DATA_PATH", &s.AppDataPath)
+	r.str("server", "HTTP_ADDR", &s.HTTPAddr)
+	r.int("server", "HTTP_PORT", &s.HTTPPort)
+	rootURLSet := r.str("server", "ROOT_URL", &s.RootURL)
+	r.str("server", "GRPC_ADDR", &s.GRPCAddr)
+
+	d := &cfg.Database
+	r.str("database", "DB_TYPE", &d.Type)
+	r.str("database", "HOST", &d.Host)
+	r.str("database", "NAME", &d.Name)
+	r.str("database", "USER", &d.User)
+	r.str("database", "PASSWD", &d.Passwd)
+	r.str("database", "SSL_MODE", &d.SSLMode)
+	r.str("database", "PATH", &d.Path)
+	r.int("database", "MAX_OPEN_CONNS", &d.MaxOpenConns)
+	r.int("database", "MAX_IDLE_CONNS", &d.MaxIdleConns)
+
+	sec := &cfg.Security
+	r.str("security", "SECRET_KEY", &sec.SecretKey)
+	r.bool("security", "DISABLE_QUERY_AUTH_TOKEN", &sec.DisableQueryAuthToken)
+	r.str("security", "REVERSE_PROXY_AUTHENTICATION_USER", &sec.ReverseProxyAuthUser)
+	r.cidrs("security", "REVERSE_PROXY_TRUSTED_PROXIES", &sec.ReverseProxyTrustedProxies)
+	r.int("security", "MIN_PASSWORD_LENGTH", &sec.MinPasswordLength)
+
+	r.bool("service", "ENABLE_REVERSE_PROXY_AUTHENTICATION_API", &cfg.Service.EnableReverseProxyAuthAPI)
+	r.str("repository", "ROOT", &cfg.Repository.Root)
+	r.bool("repository.pull-request", "RETARGET_CHILDREN_ON_MERGE", &cfg.Repository.RetargetChildrenOnMerge)
+	r.int("api", "DEFAULT_PAGING_NUM", &cfg.API.DefaultPagingNum)
+	r.int("api", "MAX_RESPONSE_ITEMS", &cfg.API.MaxResponseItems)
+	r.bool("migrations", "ALLOW_LOCALNETWORKS", &cfg.Migrations.AllowLocalNetworks)
+	if err := errors.Join(r.errs...); err != nil {
+		return nil, err
+	}
+
+	if !rootURLSet {
+		host := s.HTTPAddr
+		if host == "" || host == "0.0.0.0" || host == "127.0.0.1" {
+			host = "localhost"
+		}
+		s.RootURL = fmt.Sprintf("http://%s/", net.JoinHostPort(host, strconv.Itoa(s.HTTPPort)))
+	}
+	if !strings.HasSuffix(s.RootURL, "/") {
+		s.RootURL += "/"
+	}
+	if d.Path == "" {
+		d.Path = filepath.Join(s.AppDataPath, "forge.db")
+	}
+	if cfg.Repository.Root == "" {
+		cfg.Repository.Root = filepath.Join(s.AppDataPath, "repositories")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// Validate reports settings that cannot work, naming the key.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("config %s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	switch c.Database.Type {
+	case "sqlite3", "postgres":
+	default:
+		bad("[database] DB_TYPE", "%q is not supported (sqlite3, postgres)", c.Database.Type)
+	}
+	if c.Server.HTTPPort < 0 || c.Server.HTTPPort > 65535 {
+		bad("[server] HTTP_PORT", "%d is not a port", c.Server.HTTPPort)
+	}
+	if _, _, err := net.SplitHostPort(c.Server.GRPCAddr); err != nil {
+		bad("[server] GRPC_ADDR", "%v", err)
+	}
+	if u, err := url.Parse(c.Server.RootURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		bad("[server] ROOT_URL", "%q is not an http(s) URL", c.Server.RootURL)
+	}
+	if c.API.DefaultPagingNum < 1 {
+		bad("[api] DEFAULT_PAGING_NUM", "must be at least 1")
+	}
+	if c.API.MaxResponseItems < 1 {
+		bad("[api] MAX_RESPONSE_ITEMS", "must be at least 1")
+	}
+	if c.Security.MinPasswordLength < 1 {
+		bad("[security] MIN_PASSWORD_LENGTH", "must be at least 1")
+	}
+	if c.Security.ReverseProxyAuthUser == "" {
+		bad("[security] REVERSE_PROXY_AUTHENTICATION_USER", "must not be empty")
+	}
+	return errors.Join(errs...)
+}
+
+// EnsureSecretKey fills an empty SECRET_KEY from APP_DATA_PATH/secret_key,
+// generating that file on first use. Several processes sharing one database
+// must set the same SECRET_KEY explicitly instead.
+func (c *Config) EnsureSecretKey() error {
+	if c.Security.SecretKey != "" {
+		return nil
+	}
+	path := filepath.Join(c.Server.AppDataPath, "secret_key")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		c.Security.SecretKey = strings.TrimSpace(string(b))
+		return nil
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return err
+	}
+	key := hex.EncodeToString(buf)
+	if err := os.MkdirAll(c.Server.AppDataPath, 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) { // another process won the race: use its key
+		return c.EnsureSecretKey()
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.WriteString(key + "\n"); err != nil {
+		return err
+	}
+	c.Security.SecretKey = key
+	return nil
+}
+
+// HTTPListenAddr is HTTP_ADDR:HTTP_PORT.
+func (c *Config) HTTPListenAddr() string {
+	return net.JoinHostPort(c.Server.HTTPAddr, strconv.Itoa(c.Server.HTTPPort))
+}
+
+// Redacted returns a copy safe to log.
+func (c *Config) Redacted() Config {
+	cp := *c
+	if cp.Security.SecretKey != "" {
+		cp.Security.SecretKey = "REDACTED"
+	}
+	if cp.Database.Passwd != "" {
+		cp.Database.Passwd = "REDACTED"
+	}
+	return cp
+}
+
+func applyEnv(file *ini.File, environ []string) {
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, EnvPrefix) {
+			continue
+		}
+		section, key, ok := strings.Cut(strings.TrimPrefix(name, EnvPrefix), "__")
+		if !ok || key == "" {
+			continue
+		}
+		section = strings.ToLower(strings.ReplaceAll(section, "_0X2E_", "."))
+		if section == "default" {
+			section = ini.DefaultSection
+		}
+		file.Section(section).Key(strings.ToUpper(key)).SetValue(value)
+	}
+}
+
+// reader reads typed keys, collecting one error per bad key.
+type reader struct {
+	file *ini.File
+	errs []error
+}
+
+func (r *reader) key(section, name string) (*ini.Key, bool) {
+	s, err := r.file.GetSection(section)
+	if err != nil {
+		return nil, false
+	}
+	if !s.HasKey(name) {
+		return nil, false
+	}
+	return s.Key(name), true
+}
+
+func (r *reader) fail(section, name string, err error) {
+	r.errs = append(r.errs, fmt.Errorf("config [%s] %s: %w", section, name, err))
+}
+
+func (r *reader) str(section, name string, dst *string) bool {
+	k, ok := r.key(section, name)
+	if ok {
+		*dst = k.String()
+	}
+	return ok
+}
+
+func (r *reader) int(section, name string, dst *int) {
+	if k, ok := r.key(section, name); ok {
+		v, err := strconv.Atoi(strings.TrimSpace(k.String()))
+		if err != nil {
+			r.fail(section, name, fmt.Errorf("%q is not an integer", k.String()))
+			return
+		}
+		*dst = v
+	}
+}
+
+func (r *reader) bool(section, name string, dst *bool) {
+	if k, ok := r.key(section, name); ok {
+		v, err := k.Bool()
+		if err != nil {
+			r.fail(section, name, fmt.Errorf("%q is not a boolean", k.String()))
+			return
+		}
+		*dst = v
+	}
+}
+
+func (r *reader) cidrs(section, name string, dst *[]*net.IPNet) {
+	if k, ok := r.key(section, name); ok {
+		nets, err := parseCIDRs(k.String())
+		if err != nil {
+			r.fail(section, name, err)
+			return
+		}
+		*dst = nets
+	}
+}
+
+func parseCIDRs(list string) ([]*net.IPNet, error) {
+	var nets []*net.IPNet
+	for _, part := range strings.Split(list, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !strings.Contains(part, "/") { // a single address
+			ip := net.ParseIP(part)
+			if ip == nil {
+				return nil, fmt.Errorf("%q is not an IP address or CIDR", part)
+			}
+			bits := 32
+			if ip.To4() == nil {
+				bits = 128
+			}
+			nets = append(nets, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+			continue
+		}
+		_, n, err := net.ParseCIDR(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an IP address or CIDR", part)
+		}
+		nets = append(nets, n)
+	}
+	return nets, nil
+}
+
+func mustCIDRs(list string) []*net.IPNet {
+	n, err := parseCIDRs(list)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// Trusted reports whether ip is inside one of the trusted proxy networks.
+func (s Security) Trusted(ip net.IP) bool {
+	for _, n := range s.ReverseProxyTrustedProxies {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}

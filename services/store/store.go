@@ -1,0 +1,142 @@
+// Package store keeps forge's data in SQLite or PostgreSQL through gorm.
+// Every method returns the sentinel errors below (or wraps them), never
+// driver errors, so callers can map them without knowing the backend.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+	"gorm.io/gorm/logger"
+
+	"forge/services/config"
+)
+
+var (
+	// ErrNotFound: the object does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrUserExists: the user name is taken (case-insensitively).
+	ErrUserExists = errors.New("user already exists")
+	// ErrEmailUsed: another account uses the e-mail address.
+	ErrEmailUsed = errors.New("e-mail already in use")
+	// ErrTokenNameUsed: the user already has a token with that name.
+	ErrTokenNameUsed = errors.New("access token name has been used already")
+	// ErrLastAdmin: the change would leave no active site administrator.
+	ErrLastAdmin = errors.New("can not remove the last active admin user")
+)
+
+// Store is the database. It is safe for concurrent use.
+type Store struct {
+	db       *gorm.DB
+	postgres bool
+}
+
+// Open connects to the configured database and sizes its connection pool.
+// It does not migrate; call Migrate.
+func Open(cfg config.Database) (*Store, error) {
+	gcfg := &gorm.Config{
+		Logger:                 logger.Discard,
+		PrepareStmt:            true, // hot queries are prepared once per connection
+		SkipDefaultTransaction: true, // single statements need no transaction
+		TranslateError:         true,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	}
+	var (
+		db  *gorm.DB
+		err error
+	)
+	switch cfg.Type {
+	case "postgres":
+		db, err = gorm.Open(postgres.Open(PostgresDSN(cfg)), gcfg)
+	case "sqlite3":
+		if dir := filepath.Dir(cfg.Path); dir != "" {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, err
+			}
+		}
+		// WAL lets readers run beside the writer; immediate transactions take
+		// the write lock up front so concurrent writers queue on busy_timeout
+		// instead of failing to upgrade a read lock.
+		dsn := "file:" + cfg.Path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		db, err = gorm.Open(sqlite.Open(dsn), gcfg)
+	default:
+		return nil, fmt.Errorf("unsupported database type %q", cfg.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", cfg.Type, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	open, idle := cfg.MaxOpenConns, cfg.MaxIdleConns
+	if open == 0 {
+		open = 4 * runtime.GOMAXPROCS(0)
+		if open < 8 {
+			open = 8
+		}
+	}
+	if idle == 0 {
+		idle = open
+	}
+	sqlDB.SetMaxOpenConns(open)
+	sqlDB.SetMaxIdleConns(idle)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	return &Store{db: db, postgres: cfg.Type == "postgres"}, nil
+}
+
+// PostgresDSN builds a libpq key/value connection string from Gitea's keys.
+func PostgresDSN(cfg config.Database) string {
+	host, port := cfg.Host, "5432"
+	if h, p, err := splitHostPort(cfg.Host); err == nil {
+		host, port = h, p
+	}
+	return fmt.Sprintf("host=%s port=%s user=%s password=%s dbname=%s sslmode=%s",
+		quote(host), quote(port), quote(cfg.User), quote(cfg.Passwd), quote(cfg.Name), quote(cfg.SSLMode))
+}
+
+// Close releases the connections.
+func (s *Store) Close() error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// DB exposes the gorm handle to tests in this module.
+func (s *Store) DB() *gorm.DB { return s.db }
+
+// Ping checks the connection.
+func (s *Store) Ping(ctx context.Context) error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.PingContext(ctx)
+}
+
+// forUpdate locks the selected rows until the transaction ends on
+// PostgreSQL; SQLite's immediate transactions already serialise writers.
+func (s *Store) forUpdate(tx *gorm.DB) *gorm.DB {
+	if s.postgres {
+		return tx.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	return tx
+}
+
+func notFound(err error) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ErrNotFound
+	}
+	return err
+}

@@ -1,0 +1,169 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"forge/services/store"
+	"forge/services/store/storetest"
+)
+
+func newUser(name, email string, admin bool) *store.User {
+	return &store.User{Name: name, Email: email, IsAdmin: admin, IsActive: true}
+}
+
+func TestUsers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		alice := newUser("Alice", "Alice@Example.org", true)
+		if err := s.CreateUser(ctx, alice); err != nil {
+			t.Fatal(err)
+		}
+		if alice.ID == 0 {
+			t.Fatal("id not filled")
+		}
+		if err := s.CreateUser(ctx, newUser("ALICE", "other@example.org", false)); !errors.Is(err, store.ErrUserExists) {
+			t.Fatalf("duplicate name (other case): got %v, want ErrUserExists", err)
+		}
+		if err := s.CreateUser(ctx, newUser("bob", "alice@example.ORG", false)); !errors.Is(err, store.ErrEmailUsed) {
+			t.Fatalf("duplicate e-mail (other case): got %v, want ErrEmailUsed", err)
+		}
+		got, err := s.UserByName(ctx, "aLiCe")
+		if err != nil || got.ID != alice.ID || got.Name != "Alice" {
+			t.Fatalf("UserByName: %+v, %v", got, err)
+		}
+		if _, err := s.UserByName(ctx, "nobody"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("missing user: got %v", err)
+		}
+		for _, n := range []string{"carol", "dave", "erin"} {
+			if err := s.CreateUser(ctx, newUser(n, n+"@example.org", false)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page, total, err := s.ListUsers(ctx, store.ListUsersOptions{Offset: 1, Limit: 2})
+		if err != nil || total != 4 || len(page) != 2 || page[0].Name != "carol" || page[1].Name != "dave" {
+			t.Fatalf("ListUsers page 2: %v total=%d err=%v", names(page), total, err)
+		}
+		found, total, err := s.ListUsers(ctx, store.ListUsersOptions{Query: "AR", Limit: 10})
+		if err != nil || total != 1 || found[0].Name != "carol" {
+			t.Fatalf("search: %v %d %v", names(found), total, err)
+		}
+		// A LIKE wildcard in the query is literal.
+		if _, total, _ := s.ListUsers(ctx, store.ListUsersOptions{Query: "%", Limit: 10}); total != 0 {
+			t.Fatalf("search %%: total %d, want 0", total)
+		}
+	})
+}
+
+func names(us []store.User) []string {
+	var out []string
+	for _, u := range us {
+		out = append(out, u.Name)
+	}
+	return out
+}
+
+func TestLastAdmin(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		for _, u := range []*store.User{newUser("root", "root@x.org", true), newUser("user", "user@x.org", false)} {
+			if err := s.CreateUser(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		demote := func(u *store.User) error { u.IsAdmin = false; return nil }
+		if _, err := s.UpdateUser(ctx, "root", demote); !errors.Is(err, store.ErrLastAdmin) {
+			t.Fatalf("demote last admin: %v", err)
+		}
+		if _, err := s.UpdateUser(ctx, "root", func(u *store.User) error { u.IsActive = false; return nil }); !errors.Is(err, store.ErrLastAdmin) {
+			t.Fatalf("deactivate last admin: %v", err)
+		}
+		if err := s.DeleteUser(ctx, "root", nil); !errors.Is(err, store.ErrLastAdmin) {
+			t.Fatalf("delete last admin: %v", err)
+		}
+		if u, _ := s.UserByName(ctx, "root"); !u.IsAdmin || !u.IsActive {
+			t.Fatal("rejected change was saved")
+		}
+		// Two admins demoted concurrently: exactly one may succeed.
+		if _, err := s.UpdateUser(ctx, "user", func(u *store.User) error { u.IsAdmin = true; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, name := range []string{"root", "user"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = s.UpdateUser(ctx, name, demote)
+			}()
+		}
+		wg.Wait()
+		ok, last := 0, 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, store.ErrLastAdmin):
+				last++
+			default:
+				t.Fatalf("concurrent demotion: %v", err)
+			}
+		}
+		if ok != 1 || last != 1 {
+			t.Fatalf("concurrent demotions: %d succeeded, %d refused; want 1 and 1", ok, last)
+		}
+	})
+}
+
+func TestAccessTokens(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u := newUser("alice", "a@x.org", false)
+		v := newUser("victor", "v@x.org", false)
+		for _, x := range []*store.User{u, v} {
+			if err := s.CreateUser(ctx, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tok := &store.AccessToken{UID: u.ID, Name: "ci", TokenHash: "h1", TokenLastEight: "12345678", Scope: "read:user"}
+		if err := s.CreateAccessToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateAccessToken(ctx, &store.AccessToken{UID: u.ID, Name: "ci", TokenHash: "h2"}); !errors.Is(err, store.ErrTokenNameUsed) {
+			t.Fatalf("duplicate name: %v", err)
+		}
+		// Another user may reuse the name.
+		if err := s.CreateAccessToken(ctx, &store.AccessToken{UID: v.ID, Name: "ci", TokenHash: "h3"}); err != nil {
+			t.Fatal(err)
+		}
+		gotTok, owner, err := s.AccessTokenByHash(ctx, "h1")
+		if err != nil || gotTok.ID != tok.ID || owner.ID != u.ID {
+			t.Fatalf("by hash: %+v %+v %v", gotTok, owner, err)
+		}
+		if err := s.TouchAccessTokens(ctx, map[int64]int64{tok.ID: 100}); err != nil {
+			t.Fatal(err)
+		}
+		s.TouchAccessTokens(ctx, map[int64]int64{tok.ID: 50}) // older: ignored
+		gotTok, _, _ = s.AccessTokenByHash(ctx, "h1")
+		if gotTok.LastUsedUnix != 100 {
+			t.Fatalf("last used %d, want 100", gotTok.LastUsedUnix)
+		}
+		if err := s.DeleteAccessToken(ctx, v.ID, tok.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("delete another user's token: %v", err)
+		}
+		if err := s.DeleteAccessToken(ctx, u.ID, tok.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.AccessTokenByHash(ctx, "h1"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("deleted token still found: %v", err)
+		}
+		if err := s.DeleteUser(ctx, "victor", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.AccessTokenByHash(ctx, "h3"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("token of deleted user still found: %v", err)
+		}
+	})
+}

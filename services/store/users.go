@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// CreateUser inserts u, filling ID and the lower-case columns. Returns
+// ErrUserExists or ErrEmailUsed on conflicts.
+func (s *Store) CreateUser(ctx context.Context, u *User) error {
+	u.LowerName = strings.ToLower(u.Name)
+	u.LowerEmail = lowerEmail(u.Email)
+	now := time.Now().Unix()
+	if u.CreatedUnix == 0 {
+		u.CreatedUnix = now
+	}
+	u.UpdatedUnix = now
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := checkUnique(tx, u); err != nil {
+			return err
+		}
+		if err := tx.Create(u).Error; err != nil {
+			if errors.Is(err, gorm.ErrDuplicatedKey) {
+				return checkUniqueOr(tx, u, ErrUserExists)
+			}
+			return err
+		}
+		return nil
+	})
+}
+
+// checkUnique reports which unique rule u breaks, if any. The unique indexes
+// are the real guard; this only names the conflict.
+func checkUnique(tx *gorm.DB, u *User) error {
+	var n int64
+	if err := tx.Model(&User{}).Where("lower_name = ? AND id <> ?", u.LowerName, u.ID).Count(&n).Error; err != nil {
+		return err
+	}
+	if n > 0 {
+		return ErrUserExists
+	}
+	if u.LowerEmail != nil {
+		if err := tx.Model(&User{}).Where("lower_email = ? AND id <> ?", *u.LowerEmail, u.ID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrEmailUsed
+		}
+	}
+	return nil
+}
+
+func checkUniqueOr(tx *gorm.DB, u *User, fallback error) error {
+	if err := checkUnique(tx, u); err != nil {
+		return err
+	}
+	return fallback
+}
+
+func lowerEmail(email string) *string {
+	if email == "" {
+		return nil
+	}
+	l := strings.ToLower(email)
+	return &l
+}
+
+// UserByName finds a user or organization by name, case-insensitively.
+func (s *Store) UserByName(ctx context.Context, name string) (*User, error) {
+	var u User
+	err := s.db.WithContext(ctx).Where("lower_name = ?", strings.ToLower(name)).Take(&u).Error
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return &u, nil
+}
+
+// UserByID finds a user or organization by id.
+func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
+	var u User
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &u, nil
+}
+
+// ListUsersOptions filters ListUsers. Zero values match everything.
+type ListUsersOptions struct {
+	SourceID  int64
+	LoginName string
+	// Query is a case-insensitive substring of the name or full name.
+	Query  string
+	UID    int64
+	Offset int
+	Limit  int
+}
+
+// ListUsers returns a page of individual users sorted by name, and the
+// total number that match.
+func (s *Store) ListUsers(ctx context.Context, opts ListUsersOptions) ([]User, int64, error) {
+	q := s.db.WithContext(ctx).Model(&User{}).Where("type = ?", UserTypeIndividual)
+	if opts.SourceID != 0 {
+		q = q.Where("login_source = ?", opts.SourceID)
+	}
+	if opts.LoginName != "" {
+		q = q.Where("login_name = ?", opts.LoginName)
+	}
+	if opts.UID != 0 {
+		q = q.Where("id = ?", opts.UID)
+	}
+	if opts.Query != "" {
+		like := "%" + escapeLike(strings.ToLower(opts.Query)) + "%"
+		q = q.Where("(lower_name LIKE ? ESCAPE '\\' OR LOWER(full_name) LIKE ? ESCAPE '\\')", like, like)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	users := []User{}
+	err := q.Order("lower_name").Offset(opts.Offset).Limit(opts.Limit).Find(&users).Error
+	return users, total, err
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// UpdateUser loads the user named name, applies change and saves it, in one
+// transaction. It returns ErrLastAdmin, without saving, when the change
+// would leave no active site administrator, and ErrUserExists/ErrEmailUsed
+// on conflicts.
+func (s *Store) UpdateUser(ctx context.Context, name string, change func(u *User) error) (*User, error) {
+	var out User
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		if err := s.forUpdate(tx).Where("lower_name = ?", strings.ToLower(name)).Take(&u).Error; err != nil {
+			return notFound(err)
+		}
+		wasActiveAdmin := u.IsAdmin && u.IsActive
+		if err := change(&u); err != nil {
+			return err
+		}
+		if wasActiveAdmin && !(u.IsAdmin && u.IsActive) {
+			if err := s.ensureOtherActiveAdmin(tx, u.ID); err != nil {
+				return err
+			}
+		}
+		u.LowerName = strings.ToLower(u.Name)
+		u.LowerEmail = lowerEmail(u.Email)
+		u.UpdatedUnix = time.Now().Unix()
+		if err := checkUnique(tx, &u); err != nil {
+			return err
+		}
+		if err := tx.Save(&u).Error; err != nil {
+			if errors.Is(err, gorm.ErrDuplicatedKey) {
+				return checkUniqueOr(tx, &u, ErrEmailUsed)
+			}
+			return err
+		}
+		out = u
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ensureOtherActiveAdmin fails with ErrLastAdmin unless an active admin
+// other than id exists. On PostgreSQL it locks those rows, so two
+// concurrent demotions cannot both see the other as remaining.
+func (s *Store) ensureOtherActiveAdmin(tx *gorm.DB, id int64) error {
+	var ids []int64
+	err := s.forUpdate(tx.Model(&User{})).
+		Where("is_admin = ? AND is_active = ? AND type = ? AND id <> ?", true, true, UserTypeIndividual, id).
+		Limit(1).Pluck("id", &ids).Error
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return ErrLastAdmin
+	}
+	return nil
+}
+
+// DeleteUser deletes an individual user and their tokens. check runs inside
+// the transaction on the loaded user and may veto the deletion. Returns
+// ErrLastAdmin for the last active administrator.
+func (s *Store) DeleteUser(ctx context.Context, name string, check func(u *User) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		if err := s.forUpdate(tx).Where("lower_name = ?", strings.ToLower(name)).Take(&u).Error; err != nil {
+			return notFound(err)
+		}
+		if check != nil {
+			if err := check(&u); err != nil {
+				return err
+			}
+		}
+		if u.IsAdmin && u.IsActive {
+			if err := s.ensureOtherActiveAdmin(tx, u.ID); err != nil {
+				return err
+			}
+		}
+		if err := tx.Where("uid = ?", u.ID).Delete(&AccessToken{}).Error; err != nil {
+			return err
+		}
+		return tx.Delete(&User{}, u.ID).Error
+	})
+}
