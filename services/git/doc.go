@@ -1,0 +1,22 @@
+// Package git does everything forge needs to do with repositories on disk.
+//
+// Repositories are bare git repositories laid out as <Root>/<owner>/<name>.git
+// (both lower-cased). Every operation runs the real git binary through
+// os/exec with a fixed environment (no system or global configuration,
+// C locale, no terminal prompts, literal pathspecs), so neither the host's
+// git configuration nor the user running forge can change results.
+// Process count is bounded per call: listing a page of commits, the branches
+// of a repository or the entries of a directory each costs a small fixed
+// number of git processes, never one per item.
+//
+// The package knows nothing about HTTP authentication, permissions or the
+// database. The smart HTTP entry points (AdvertiseRefs, UploadPack,
+// ReceivePack) take an io.Reader and an io.Writer so the HTTP layer can
+// authenticate and authorise first and then hand the streams over.
+//
+// Errors: operations return ErrNotFound, ErrAlreadyExists, ErrConflict or
+// ErrInvalid (test with errors.Is) for the outcomes callers act on, and
+// *Error for a failed git process. The text of an *Error carries git's own
+// diagnostics with URL credentials removed; it is meant for logs, not for
+// API responses.
+package git

@@ -1,0 +1,288 @@
+package git
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// LogOptions selects a page of history.
+type LogOptions struct {
+	Ref   string   // branch, tag or sha (see Resolve); "" = default branch
+	Not   []string // exclude commits reachable from these refs
+	Path  string   // only commits touching this path (literal, not a glob)
+	Skip  int      // commits to skip
+	Limit int      // page size; <= 0 means no limit
+	// Files fills Commit.Files (with per-file line counts); Stats fills
+	// Commit.Stats. Both come from the diff against the first parent.
+	Files bool
+	Stats bool
+	// NoRenames reports renames as a deletion plus an addition.
+	NoRenames bool
+}
+
+// commitFormat: a record marker, then fixed fields each ending in NUL.
+const (
+	recordMarker = "\x1eC"
+	commitFormat = "--format=%x1eC%H%x00%T%x00%P%x00%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B%x00"
+	commitFields = 10
+)
+
+// Log returns a page of commits reachable from opts.Ref (newest first, as
+// `git log`) and the total number of matching commits. It runs two git
+// processes per page whatever its size: `git log` (with --raw/--numstat when
+// files or stats are wanted) and `git rev-list --count`.
+func (s *Store) Log(ctx context.Context, path string, opts LogOptions) ([]Commit, int, error) {
+	if err := s.checkRepo(path); err != nil {
+		return nil, 0, err
+	}
+	p, err := cleanPath(opts.Path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if opts.Skip < 0 {
+		return nil, 0, invalidf("negative skip")
+	}
+	revs, err := s.logRevs(ctx, path, opts.Ref, opts.Not)
+	if err != nil {
+		return nil, 0, err
+	}
+	args := []string{"log"}
+	if opts.Skip > 0 {
+		args = append(args, "--skip="+strconv.Itoa(opts.Skip))
+	}
+	if opts.Limit > 0 {
+		args = append(args, "--max-count="+strconv.Itoa(opts.Limit))
+	}
+	commits, err := s.logCommits(ctx, path, args, revs, p, opts.Files, opts.Stats, opts.NoRenames)
+	if err != nil {
+		return nil, 0, err
+	}
+	count := append([]string{"rev-list", "--count"}, revs...)
+	if p != "" {
+		count = append(count, "--", p)
+	}
+	out, err := s.output(ctx, path, count...)
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return nil, 0, fmt.Errorf("git rev-list --count: %q", out)
+	}
+	return commits, total, nil
+}
+
+// GetCommit returns one commit (ref may be a sha, branch or tag) with its
+// Files and Stats. ErrNotFound if it does not resolve.
+func (s *Store) GetCommit(ctx context.Context, path, ref string) (Commit, error) {
+	if err := s.checkRepo(path); err != nil {
+		return Commit{}, err
+	}
+	sha, err := s.ResolveRef(ctx, path, ref)
+	if err != nil {
+		return Commit{}, err
+	}
+	commits, err := s.logCommits(ctx, path, []string{"log", "--max-count=1"}, []string{sha}, "", true, true, false)
+	if err != nil {
+		return Commit{}, err
+	}
+	if len(commits) != 1 {
+		return Commit{}, notFoundf("commit %q", ref)
+	}
+	return commits[0], nil
+}
+
+// logRevs resolves the start ref and exclusions to shas.
+func (s *Store) logRevs(ctx context.Context, path, ref string, not []string) ([]string, error) {
+	sha, err := s.ResolveRef(ctx, path, ref)
+	if err != nil {
+		return nil, err
+	}
+	revs := []string{sha}
+	for _, n := range not {
+		nsha, err := s.ResolveRef(ctx, path, n)
+		if err != nil {
+			return nil, err
+		}
+		revs = append(revs, "^"+nsha)
+	}
+	return revs, nil
+}
+
+// logCommits runs one `git log` and parses its output as it streams.
+func (s *Store) logCommits(ctx context.Context, path string, args, revs []string, p string, files, stats, noRenames bool) ([]Commit, error) {
+	args = append(args, "-z", commitFormat, "--date=raw")
+	if files || stats {
+		// Diff against the first parent (merges too), the empty tree for
+		// root commits; --full-diff so a path filter does not hide files.
+		args = append(args, "--numstat", "--root", "--diff-merges=first-parent", "--full-diff",
+			"--no-ext-diff", "--no-textconv")
+		if files {
+			args = append(args, "--raw", "--no-abbrev")
+		}
+		if noRenames {
+			args = append(args, "--no-renames")
+		} else {
+			args = append(args, "-M")
+		}
+	}
+	args = append(args, "--end-of-options")
+	args = append(args, revs...)
+	if p != "" {
+		args = append(args, "--", p)
+	}
+	inv := invocation{gitDir: path, args: args}
+	cmd, stderr, err := s.command(ctx, inv)
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, s.wrapErr(ctx, inv, stderr, err)
+	}
+	commits, perr := parseLog(bufio.NewReaderSize(stdout, 64<<10), files, stats)
+	if perr != nil {
+		io.Copy(io.Discard, stdout)
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, s.wrapErr(ctx, inv, stderr, err)
+	}
+	return commits, perr
+}
+
+// parseLog parses `git log -z` output in commitFormat, optionally followed
+// per commit by --raw entries (":<modes> <shas> <status>" NUL path [NUL
+// path]) and --numstat entries ("<add>\t<del>\t<path>" or, for renames,
+// "<add>\t<del>\t" NUL old NUL new).
+func parseLog(r *bufio.Reader, files, stats bool) ([]Commit, error) {
+	var commits []Commit
+	var cur *Commit
+	byPath := map[string]int{} // file name -> index in cur.Files
+	var pending *Stats
+	finish := func() {
+		if cur == nil {
+			return
+		}
+		if stats {
+			cur.Stats = pending
+		}
+		if !files {
+			cur.Files = nil
+		} else if cur.Files == nil {
+			cur.Files = []ChangedFile{}
+		}
+		commits = append(commits, *cur)
+	}
+	next := func() (string, error) {
+		tok, err := r.ReadString(0)
+		if err == io.EOF && tok != "" {
+			return tok, nil
+		}
+		return strings.TrimSuffix(tok, "\x00"), err
+	}
+	for {
+		tok, err := next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		lead := strings.TrimPrefix(tok, "\n")
+		switch {
+		case strings.HasPrefix(lead, recordMarker):
+			finish()
+			fields := make([]string, commitFields)
+			fields[0] = strings.TrimPrefix(lead, recordMarker)
+			for i := 1; i < commitFields; i++ {
+				if fields[i], err = next(); err != nil {
+					return nil, fmt.Errorf("git log: truncated commit record: %w", err)
+				}
+			}
+			cur = &Commit{
+				SHA:       fields[0],
+				Tree:      fields[1],
+				Parents:   strings.Fields(fields[2]),
+				Author:    parseIdent(fields[3] + " <" + fields[4] + "> " + fields[5]),
+				Committer: parseIdent(fields[6] + " <" + fields[7] + "> " + fields[8]),
+				Message:   fields[9],
+			}
+			if cur.Parents == nil {
+				cur.Parents = []string{}
+			}
+			clear(byPath)
+			pending = &Stats{}
+		case cur == nil || lead == "":
+			// separator between the header and the diff
+		case lead[0] == ':':
+			// raw: ":100644 100644 <old> <new> M" then path(s)
+			f := strings.Fields(lead)
+			if len(f) != 5 {
+				return nil, fmt.Errorf("git log: bad raw entry %q", lead)
+			}
+			status := f[4]
+			cf := ChangedFile{}
+			name, err := next()
+			if err != nil {
+				return nil, err
+			}
+			switch status[0] {
+			case 'A':
+				cf.Status = FileAdded
+			case 'D':
+				cf.Status = FileDeleted
+			case 'R':
+				cf.Status = FileRenamed
+			case 'C':
+				cf.Status = FileAdded
+			default: // M, T (type change), U, X
+				cf.Status = FileModified
+			}
+			if status[0] == 'R' || status[0] == 'C' {
+				cf.PreviousFilename = name
+				if name, err = next(); err != nil {
+					return nil, err
+				}
+				if status[0] == 'C' {
+					cf.PreviousFilename = ""
+				}
+			}
+			cf.Filename = name
+			byPath[name] = len(cur.Files)
+			cur.Files = append(cur.Files, cf)
+		default:
+			// numstat: "<add>\t<del>\t<path>" or "<add>\t<del>\t" + old + new
+			a, rest, ok1 := strings.Cut(lead, "\t")
+			d, name, ok2 := strings.Cut(rest, "\t")
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("git log: bad numstat entry %q", lead)
+			}
+			if name == "" {
+				if _, err := next(); err != nil { // old name
+					return nil, err
+				}
+				if name, err = next(); err != nil {
+					return nil, err
+				}
+			}
+			binary := a == "-"
+			add, _ := strconv.Atoi(a)
+			del, _ := strconv.Atoi(d)
+			pending.Additions += add
+			pending.Deletions += del
+			pending.Total += add + del
+			if i, ok := byPath[name]; ok {
+				cur.Files[i].Additions, cur.Files[i].Deletions, cur.Files[i].Binary = add, del, binary
+			}
+		}
+	}
+	finish()
+	return commits, nil
+}

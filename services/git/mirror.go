@@ -1,0 +1,184 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// mirrorConfig applies to every command that talks to a remote: never run
+// the ext:: transport (arbitrary commands), never prompt.
+var mirrorConfig = []string{"protocol.ext.allow=never", "credential.helper="}
+
+// userInfoRE matches "scheme://user[:password]@" anywhere in a text.
+var userInfoRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@]*@`)
+
+// RedactURL returns rawURL without its user-info (user name, password or
+// token), e.g. "https://u:p@host/x.git" -> "https://host/x.git". Text that
+// does not parse as a URL is scrubbed of anything that looks like
+// "scheme://...@".
+func RedactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		return userInfoRE.ReplaceAllString(rawURL, "$1")
+	}
+	if u.User == nil {
+		return rawURL
+	}
+	u.User = nil
+	return u.String()
+}
+
+// redactText removes the given URLs' credentials and any URL user-info
+// from text (git's diagnostics).
+func redactText(text string, secrets ...string) string {
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		text = strings.ReplaceAll(text, s, RedactURL(s))
+		u, err := url.Parse(s)
+		if err != nil || u.User == nil {
+			continue
+		}
+		// Git may print a credential on its own or percent-decoded.
+		if pw, has := u.User.Password(); has {
+			if len(pw) >= 4 {
+				text = strings.ReplaceAll(text, pw, "<redacted>")
+			}
+		} else if tok := u.User.Username(); len(tok) >= 8 {
+			text = strings.ReplaceAll(text, tok, "<redacted>") // token as user name
+		}
+	}
+	return userInfoRE.ReplaceAllString(text, "$1")
+}
+
+// checkRemote rejects remote URLs git could read as options.
+func checkRemote(remoteURL string) error {
+	if remoteURL == "" || strings.HasPrefix(remoteURL, "-") || strings.ContainsAny(remoteURL, "\n\x00") {
+		return invalidf("remote URL")
+	}
+	return nil
+}
+
+// CloneMirror creates path as a bare mirror of remoteURL (`git clone
+// --mirror`). Credentials may be embedded in the URL; they end up in the
+// repository's remote config (as with Gitea) but never in returned errors.
+// Whether a URL (local path, private address) is allowed is the caller's
+// decision. Returns ErrAlreadyExists if path exists.
+func (s *Store) CloneMirror(ctx context.Context, remoteURL, path string) error {
+	if err := checkRemote(remoteURL); err != nil {
+		return err
+	}
+	if err := s.inRoot(path); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return existsf("repository %s", filepath.Base(path))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return err
+	}
+	err := s.run(ctx, invocation{
+		config:  mirrorConfig,
+		args:    []string{"clone", "--mirror", "--quiet", "--template=", "--", remoteURL, path},
+		secrets: []string{remoteURL},
+	})
+	if err != nil {
+		os.RemoveAll(path)
+		return err
+	}
+	return nil
+}
+
+// FetchMirror updates a mirror from its origin remote, pruning refs the
+// remote deleted, and returns the refs that changed (sorted by name). It
+// compares full ref listings before and after, which costs O(refs) — fine
+// for a periodic background job.
+func (s *Store) FetchMirror(ctx context.Context, path string) ([]RefUpdate, error) {
+	if err := s.checkRepo(path); err != nil {
+		return nil, err
+	}
+	remote, err := s.output(ctx, path, "config", "--get", "remote.origin.url")
+	if err != nil {
+		return nil, notFoundf("mirror remote")
+	}
+	before, err := s.refSnapshot(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	err = s.run(ctx, invocation{
+		gitDir:  path,
+		config:  mirrorConfig,
+		args:    []string{"fetch", "--prune", "--quiet", "--no-write-fetch-head", "origin"},
+		secrets: []string{strings.TrimSpace(string(remote))},
+	})
+	// Even a failed fetch may have updated some refs; report them.
+	after, serr := s.refSnapshot(ctx, path)
+	if serr != nil {
+		return nil, errors.Join(err, serr)
+	}
+	return diffSnapshots(before, after), err
+}
+
+// PushMirror pushes every ref of path to remoteURL, deleting remote refs
+// that no longer exist locally (`git push --mirror`).
+func (s *Store) PushMirror(ctx context.Context, path, remoteURL string) error {
+	if err := checkRemote(remoteURL); err != nil {
+		return err
+	}
+	if err := s.checkRepo(path); err != nil {
+		return err
+	}
+	return s.run(ctx, invocation{
+		gitDir:  path,
+		config:  mirrorConfig,
+		args:    []string{"push", "--mirror", "--quiet", "--", remoteURL},
+		secrets: []string{remoteURL},
+	})
+}
+
+// refSnapshot maps every ref to the object it points at.
+func (s *Store) refSnapshot(ctx context.Context, path string) (map[string]string, error) {
+	out, err := s.output(ctx, path, "for-each-ref", "--format=%(objectname) %(refname)")
+	if err != nil {
+		return nil, err
+	}
+	refs := make(map[string]string)
+	for _, line := range strings.Split(string(out), "\n") {
+		if sha, name, ok := strings.Cut(line, " "); ok {
+			refs[name] = sha
+		}
+	}
+	return refs, nil
+}
+
+func diffSnapshots(before, after map[string]string) []RefUpdate {
+	var ups []RefUpdate
+	zero := ZeroSHA
+	for name, old := range before {
+		if len(old) != len(zero) {
+			zero = strings.Repeat("0", len(old))
+		}
+		if nw, ok := after[name]; !ok {
+			ups = append(ups, RefUpdate{Name: name, OldSHA: old, NewSHA: zero})
+		} else if nw != old {
+			ups = append(ups, RefUpdate{Name: name, OldSHA: old, NewSHA: nw})
+		}
+	}
+	for name, nw := range after {
+		if _, ok := before[name]; !ok {
+			ups = append(ups, RefUpdate{Name: name, OldSHA: strings.Repeat("0", len(nw)), NewSHA: nw})
+		}
+	}
+	sort.Slice(ups, func(i, j int) bool { return ups[i].Name < ups[j].Name })
+	return ups
+}

@@ -1,0 +1,129 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Tag is a git tag. For a lightweight tag TagSHA is "", and, as in Gitea,
+// Message and Tagger are the target commit's message and committer.
+type Tag struct {
+	Name       string
+	CommitSHA  string // the commit the tag points at (peeled); "" if not a commit
+	TagSHA     string // the annotated tag object; "" for lightweight tags
+	Message    string // tag message without any signature block
+	Tagger     Signature
+	CommitTime time.Time // committer time of the target commit
+}
+
+// ID is the sha Gitea reports as the tag id: the tag object for annotated
+// tags, the commit for lightweight ones.
+func (t Tag) ID() string {
+	if t.TagSHA != "" {
+		return t.TagSHA
+	}
+	return t.CommitSHA
+}
+
+var tagFields = []string{
+	"%(refname)", "%(objecttype)", "%(objectname)", "%(*objecttype)", "%(*objectname)",
+	"%(contents)", "%(contents:signature)", "%(tagger)", "%(committer)", "%(*committer)",
+}
+
+// ListTags returns all tags, newest first (tagger date, or committer date
+// for lightweight tags), then by name, using one git process.
+func (s *Store) ListTags(ctx context.Context, path string) ([]Tag, error) {
+	return s.tags(ctx, path, "refs/tags/", "--sort=refname", "--sort=-creatordate")
+}
+
+// GetTag returns one tag or ErrNotFound.
+func (s *Store) GetTag(ctx context.Context, path, name string) (Tag, error) {
+	if !ValidRefName(name) {
+		return Tag{}, notFoundf("tag %q", name)
+	}
+	// An exact pattern makes for-each-ref look at that prefix only.
+	tags, err := s.tags(ctx, path, "refs/tags/"+name)
+	if err != nil {
+		return Tag{}, err
+	}
+	for _, t := range tags {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return Tag{}, notFoundf("tag %q", name)
+}
+
+func (s *Store) tags(ctx context.Context, path, pattern string, sort ...string) ([]Tag, error) {
+	if err := s.checkRepo(path); err != nil {
+		return nil, err
+	}
+	args := append([]string{"for-each-ref", "--format=" + strings.Join(tagFields, "%00") + "%00"}, sort...)
+	out, err := s.output(ctx, path, append(args, pattern)...)
+	if err != nil {
+		return nil, err
+	}
+	var tags []Tag
+	for _, rec := range splitRecords(out, len(tagFields)) {
+		t := Tag{Name: strings.TrimPrefix(rec[0], "refs/tags/")}
+		switch rec[1] {
+		case "tag":
+			t.TagSHA = rec[2]
+			if rec[3] == "commit" {
+				t.CommitSHA = rec[4]
+				t.CommitTime = parseIdent(rec[9]).When
+			}
+			t.Message = strings.TrimSuffix(rec[5], rec[6])
+			t.Tagger = parseIdent(rec[7])
+		case "commit":
+			t.CommitSHA = rec[2]
+			t.Message = rec[5]
+			t.Tagger = parseIdent(rec[8])
+			t.CommitTime = t.Tagger.When
+		}
+		tags = append(tags, t)
+	}
+	return tags, nil
+}
+
+// CreateTag creates refs/tags/<name> pointing at the commit target
+// resolves to. With a non-empty message it writes an annotated tag object
+// (tagger required); otherwise a lightweight tag. Errors: ErrInvalid (bad
+// name or tagger), ErrNotFound (target), ErrAlreadyExists (tag exists),
+// ErrConflict (name collides with an existing tag path).
+func (s *Store) CreateTag(ctx context.Context, path, name, target, message string, tagger Signature) (Tag, error) {
+	if err := s.checkRepo(path); err != nil {
+		return Tag{}, err
+	}
+	if !ValidRefName(name) {
+		return Tag{}, invalidf("tag name %q", name)
+	}
+	sha, err := s.ResolveRef(ctx, path, target)
+	if err != nil {
+		return Tag{}, err
+	}
+	obj := sha
+	if message != "" {
+		tagger, err := checkSignature(tagger, "tagger")
+		if err != nil {
+			return Tag{}, err
+		}
+		body := fmt.Sprintf("object %s\ntype commit\ntag %s\ntagger %s\n\n%s", sha, name, identLine(tagger), normalizeMessage(message))
+		out, err := s.outputIn(ctx, path, strings.NewReader(body), nil, "mktag")
+		if err != nil {
+			return Tag{}, err
+		}
+		obj = strings.TrimSpace(string(out))
+	}
+	if err := s.createRef(ctx, path, "refs/tags/"+name, obj); err != nil {
+		return Tag{}, err
+	}
+	return s.GetTag(ctx, path, name)
+}
+
+// DeleteTag deletes refs/tags/<name>; ErrNotFound if it does not exist.
+func (s *Store) DeleteTag(ctx context.Context, path, name string) error {
+	return s.deleteRef(ctx, path, "tag", "refs/tags/", name)
+}
