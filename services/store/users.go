@@ -93,10 +93,14 @@ type ListUsersOptions struct {
 	SourceID  int64
 	LoginName string
 	// Query is a case-insensitive substring of the name or full name.
-	Query  string
-	UID    int64
-	Offset int
-	Limit  int
+	Query string
+	UID   int64
+	// Visible, when non-nil, keeps only accounts with one of these
+	// visibilities, plus the account with id Self.
+	Visible []Visibility
+	Self    int64
+	Offset  int
+	Limit   int
 }
 
 // ListUsers returns a page of individual users sorted by name, and the
@@ -111,6 +115,9 @@ func (s *Store) ListUsers(ctx context.Context, opts ListUsersOptions) ([]User, i
 	}
 	if opts.UID != 0 {
 		q = q.Where("id = ?", opts.UID)
+	}
+	if opts.Visible != nil {
+		q = q.Where("(visibility IN ? OR id = ?)", opts.Visible, opts.Self)
 	}
 	if opts.Query != "" {
 		like := "%" + escapeLike(strings.ToLower(opts.Query)) + "%"

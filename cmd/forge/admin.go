@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"forge/cmd/forge/app"
+	adminv1 "forge/gen/forge/admin/v1"
+	tokensv1 "forge/gen/forge/tokens/v1"
+	"forge/services/admin"
+	"forge/services/paging"
+	"forge/services/store"
+	"forge/services/tokens"
+	"forge/services/users"
+)
+
+// adminTools calls the services' own use cases directly (no network, no
+// interceptor: the CLI runs with the operator's access to the database), so
+// the CLI and the API share every rule.
+type adminTools struct {
+	store  *store.Store
+	admin  *admin.Server
+	tokens *tokens.Server
+}
+
+func (e *cliEnv) openAdmin(ctx context.Context) (*adminTools, error) {
+	cfg, err := e.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.EnsureSecretKey(); err != nil {
+		return nil, err
+	}
+	st, err := app.OpenStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	totp, err := app.NewTOTP(cfg)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	limits := paging.Limits{Default: cfg.API.DefaultPagingNum, Max: cfg.API.MaxResponseItems}
+	render := users.Renderer{RootURL: cfg.Server.RootURL, Domain: cfg.Server.Domain()}
+	return &adminTools{
+		store:  st,
+		admin:  admin.NewServer(st, render, limits, cfg.Security.MinPasswordLength, totp),
+		tokens: tokens.NewServer(st, limits),
+	}, nil
+}
+
+func (e *cliEnv) admin(args []string) int {
+	if len(args) < 2 || args[0] != "user" {
+		fmt.Fprint(e.stderr, usage)
+		return 2
+	}
+	sub, args := args[1], args[2:]
+	ctx := context.Background()
+	switch sub {
+	case "create":
+		return e.adminCreate(ctx, args)
+	case "list":
+		return e.adminList(ctx, args)
+	case "delete":
+		return e.adminDelete(ctx, args)
+	case "change-password":
+		return e.adminChangePassword(ctx, args)
+	case "totp":
+		return e.adminTOTP(ctx, args)
+	}
+	fmt.Fprintf(e.stderr, "forge admin user: unknown command %q\n", sub)
+	return 2
+}
+
+func (e *cliEnv) withTools(ctx context.Context, fn func(*adminTools) error) int {
+	t, err := e.openAdmin(ctx)
+	if err != nil {
+		return e.fail(err)
+	}
+	defer t.store.Close()
+	if err := fn(t); err != nil {
+		return e.fail(err)
+	}
+	return 0
+}
+
+func (e *cliEnv) adminCreate(ctx context.Context, args []string) int {
+	fs := e.flags("admin user create")
+	username := fs.String("username", "", "user name (required)")
+	password := fs.String("password", "", "password (required)")
+	email := fs.String("email", "", "e-mail address (required)")
+	isAdmin := fs.Bool("admin", false, "make the user a site administrator")
+	mustChange := fs.Bool("must-change-password", true, "require a password change before the API can be used")
+	withToken := fs.Bool("access-token", false, "also create an access token and print it last")
+	tokenName := fs.String("access-token-name", "gitea-admin", "name of the access token")
+	tokenScopes := fs.String("access-token-scopes", "all", "comma-separated scopes of the access token")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	return e.withTools(ctx, func(t *adminTools) error {
+		resp, err := t.admin.Create(ctx, &adminv1.CreateUserRequest{
+			Username: *username, Password: *password, Email: *email, MustChangePassword: mustChange,
+		}, *isAdmin)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "New user '%s' has been successfully created!\n", resp.GetUser().GetLogin())
+		if *withToken {
+			tok, err := t.tokens.CreateAccessToken(ctx, &tokensv1.CreateAccessTokenRequest{
+				Username: *username, Name: *tokenName, Scopes: strings.Split(*tokenScopes, ","),
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Access token was successfully created... %s\n", tok.GetToken().GetSha1())
+		}
+		return nil
+	})
+}
+
+func (e *cliEnv) adminList(ctx context.Context, args []string) int {
+	fs := e.flags("admin user list")
+	onlyAdmins := fs.Bool("admin", false, "list only administrators")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	return e.withTools(ctx, func(t *adminTools) error {
+		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "ID\tUsername\tEmail\tIsActive\tIsAdmin\t2FA")
+		for offset := 0; ; {
+			page, _, err := t.store.ListUsers(ctx, store.ListUsersOptions{Offset: offset, Limit: 500})
+			if err != nil {
+				return err
+			}
+			for _, u := range page {
+				if *onlyAdmins && !u.IsAdmin {
+					continue
+				}
+				fmt.Fprintf(w, "%d\t%s\t%s\t%t\t%t\t%t\n", u.ID, u.Name, u.Email, u.IsActive, u.IsAdmin, u.TOTPSecret != nil)
+			}
+			if len(page) < 500 {
+				break
+			}
+			offset += len(page)
+		}
+		return w.Flush()
+	})
+}
+
+func (e *cliEnv) adminDelete(ctx context.Context, args []string) int {
+	fs := e.flags("admin user delete")
+	username := fs.String("username", "", "user name (required)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	return e.withTools(ctx, func(t *adminTools) error {
+		if _, err := t.admin.DeleteUser(ctx, &adminv1.DeleteUserRequest{Username: *username}); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "User '%s' has been deleted.\n", *username)
+		return nil
+	})
+}
+
+func (e *cliEnv) adminChangePassword(ctx context.Context, args []string) int {
+	fs := e.flags("admin user change-password")
+	username := fs.String("username", "", "user name (required)")
+	password := fs.String("password", "", "new password (required)")
+	mustChange := fs.Bool("must-change-password", false, "require another change before the API can be used")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *password == "" {
+		return e.fail(fmt.Errorf("--password is required"))
+	}
+	return e.withTools(ctx, func(t *adminTools) error {
+		_, err := t.admin.EditUser(ctx, &adminv1.EditUserRequest{Username: *username, Password: *password, MustChangePassword: mustChange})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s's password has been successfully updated!\n", *username)
+		return nil
+	})
+}
+
+func (e *cliEnv) adminTOTP(ctx context.Context, args []string) int {
+	if len(args) == 0 || (args[0] != "enable" && args[0] != "disable") {
+		fmt.Fprintln(e.stderr, "usage: forge admin user totp enable|disable --username U")
+		return 2
+	}
+	action := args[0]
+	fs := e.flags("admin user totp " + action)
+	username := fs.String("username", "", "user name (required)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	return e.withTools(ctx, func(t *adminTools) error {
+		if action == "disable" {
+			if _, err := t.admin.DisableUserTOTP(ctx, &adminv1.DisableUserTOTPRequest{Username: *username}); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Two-factor authentication disabled for '%s'.\n", *username)
+			return nil
+		}
+		resp, err := t.admin.EnableUserTOTP(ctx, &adminv1.EnableUserTOTPRequest{Username: *username})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Two-factor authentication enabled for '%s'. Load this URI into an authenticator:\n%s\n", *username, resp.GetOtpauthUri())
+		return nil
+	})
+}

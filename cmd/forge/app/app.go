@@ -1,0 +1,183 @@
+// Package app wires forge together by explicit constructors: store,
+// authentication, gRPC services, the in-process channel and the REST
+// gateway. `forge serve` and the integration tests both start it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/fullstorydev/grpchan/inprocgrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/reflection"
+
+	"forge/gateway"
+	"forge/gateway/apidocs"
+	adminv1 "forge/gen/forge/admin/v1"
+	miscv1 "forge/gen/forge/misc/v1"
+	tokensv1 "forge/gen/forge/tokens/v1"
+	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/admin"
+	"forge/services/auth"
+	"forge/services/config"
+	"forge/services/misc"
+	"forge/services/paging"
+	"forge/services/secretbox"
+	"forge/services/store"
+	"forge/services/tokens"
+	"forge/services/users"
+)
+
+// App is a configured forge instance.
+type App struct {
+	cfg     *config.Config
+	Store   *store.Store
+	usage   *auth.UsageRecorder
+	grpc    *grpc.Server
+	handler http.Handler
+}
+
+// New opens and migrates the database and builds every component.
+func New(ctx context.Context, cfg *config.Config) (*App, error) {
+	if err := cfg.EnsureSecretKey(); err != nil {
+		return nil, fmt.Errorf("secret key: %w", err)
+	}
+	st, err := OpenStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{cfg: cfg, Store: st}
+	if err := a.build(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// OpenStore opens the configured database and applies pending migrations.
+func OpenStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
+	st, err := store.Open(cfg.Database)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return st, nil
+}
+
+// NewTOTP builds the TOTP helper from SECRET_KEY.
+func NewTOTP(cfg *config.Config) (*auth.TOTP, error) {
+	box, err := secretbox.New(cfg.Security.SecretKey, "totp")
+	if err != nil {
+		return nil, err
+	}
+	return auth.NewTOTP(box, "forge"), nil
+}
+
+func (a *App) build() error {
+	cfg := a.cfg
+	limits := paging.Limits{Default: cfg.API.DefaultPagingNum, Max: cfg.API.MaxResponseItems}
+	render := users.Renderer{RootURL: cfg.Server.RootURL, Domain: cfg.Server.Domain()}
+	totp, err := NewTOTP(cfg)
+	if err != nil {
+		return err
+	}
+
+	// The policy table is declared once, per service, and merged here; the
+	// interceptor refuses any method without one.
+	policies := auth.Merge(misc.Policies, users.Policies, admin.Policies, tokens.Policies)
+	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
+	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp)
+
+	register := func(r grpc.ServiceRegistrar) {
+		miscv1.RegisterMiscServiceServer(r, misc.NewServer(limits))
+		usersv1.RegisterUserServiceServer(r, users.NewServer(a.Store, render, limits))
+		adminv1.RegisterAdminServiceServer(r, admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp))
+		tokensv1.RegisterTokenServiceServer(r, tokens.NewServer(a.Store, limits))
+	}
+
+	// One interceptor chain, used by both transports.
+	unary := []grpc.UnaryServerInterceptor{recoverUnary, authn.Unary}
+	stream := []grpc.StreamServerInterceptor{recoverStream, authn.Stream}
+
+	a.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
+	register(a.grpc)
+	reflection.Register(a.grpc)
+
+	inproc := new(inprocgrpc.Channel).
+		WithServerUnaryInterceptor(chainUnary(unary)).
+		WithServerStreamInterceptor(chainStream(stream))
+	register(inproc)
+
+	h, err := gateway.NewHandler(gateway.Options{
+		RootURL:            cfg.Server.RootURL,
+		Limits:             limits,
+		ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser,
+		Swagger:            apidocs.Swagger,
+	}, inproc)
+	if err != nil {
+		return err
+	}
+	a.handler = h
+	return nil
+}
+
+// Handler is the HTTP handler (REST API, git, health).
+func (a *App) Handler() http.Handler { return a.handler }
+
+// GRPCServer is the gRPC server.
+func (a *App) GRPCServer() *grpc.Server { return a.grpc }
+
+// Serve serves HTTP on httpLn and gRPC on grpcLn until ctx is done, then
+// shuts both down gracefully.
+func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
+	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 30 * time.Second}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(httpLn) }()
+	go func() { errc <- a.grpc.Serve(grpcLn) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv.Shutdown(shutdown)
+	a.grpc.GracefulStop()
+	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
+		err = nil
+	}
+	return err
+}
+
+// Close flushes pending token usage and closes the database.
+func (a *App) Close() error {
+	return errors.Join(a.usage.Close(), a.Store.Close())
+}
+
+func recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("panic in handler", "method", info.FullMethod, "panic", r)
+			err = internalErr
+		}
+	}()
+	return handler(ctx, req)
+}
+
+func recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("panic in handler", "method", info.FullMethod, "panic", r)
+			err = internalErr
+		}
+	}()
+	return handler(srv, ss)
+}

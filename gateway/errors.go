@@ -1,0 +1,91 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// httpStatus maps canonical gRPC codes to Gitea's statuses. Services use
+// InvalidArgument for malformed input (Gitea's 422 binding errors) and
+// FailedPrecondition for requests that break a rule (Gitea's 400).
+var httpStatus = map[codes.Code]int{
+	codes.OK:                 http.StatusOK,
+	codes.Canceled:           499,
+	codes.InvalidArgument:    http.StatusUnprocessableEntity,
+	codes.FailedPrecondition: http.StatusBadRequest,
+	codes.NotFound:           http.StatusNotFound,
+	codes.AlreadyExists:      http.StatusUnprocessableEntity,
+	codes.PermissionDenied:   http.StatusForbidden,
+	codes.Unauthenticated:    http.StatusUnauthorized,
+	codes.ResourceExhausted:  http.StatusTooManyRequests,
+	codes.Aborted:            http.StatusConflict,
+	codes.OutOfRange:         http.StatusBadRequest,
+	codes.Unimplemented:      http.StatusNotImplemented,
+	codes.Unavailable:        http.StatusServiceUnavailable,
+	codes.DeadlineExceeded:   http.StatusGatewayTimeout,
+}
+
+// statusOverrides are the endpoints where Gitea answers a code with another
+// status than the table above.
+var statusOverrides = map[string]map[codes.Code]int{
+	// A used token name is 400 in Gitea, not 422.
+	"/forge.tokens.v1.TokenService/CreateAccessToken": {codes.AlreadyExists: http.StatusBadRequest},
+	// A used e-mail in an edit is 400.
+	"/forge.admin.v1.AdminService/EditUser": {codes.AlreadyExists: http.StatusBadRequest},
+}
+
+// giteaError is Gitea's error body. Errors is only sent with 404, as
+// Gitea's not-found helper does.
+type giteaError struct {
+	Errors  *[]string `json:"errors,omitempty"`
+	Message string    `json:"message"`
+	URL     string    `json:"url"`
+}
+
+func (g *gateway) statusFor(ctx context.Context, code codes.Code) int {
+	if method, ok := runtime.RPCMethod(ctx); ok {
+		if s, ok := statusOverrides[method][code]; ok {
+			return s
+		}
+	}
+	if s, ok := httpStatus[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// handleError writes a gRPC error as Gitea's error body.
+func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
+	st := status.Convert(err)
+	g.writeError(w, g.statusFor(ctx, st.Code()), st.Message())
+}
+
+// handleRoutingError answers unknown paths (404) and unknown methods (405).
+func (g *gateway) handleRoutingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, code int) {
+	msg := http.StatusText(code)
+	if code == http.StatusNotFound {
+		msg = "The target couldn't be found."
+	}
+	g.writeError(w, code, msg)
+}
+
+func (g *gateway) writeError(w http.ResponseWriter, code int, msg string) {
+	body := giteaError{Message: msg, URL: g.swaggerURL}
+	if code == http.StatusNotFound {
+		var none []string // Gitea sends "errors": null
+		body.Errors = &none
+	}
+	h := w.Header()
+	h.Set("Content-Type", jsonContentType)
+	h.Del("Content-Length")
+	if code == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Basic realm="forge"`)
+	}
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(body)
+}

@@ -1,0 +1,125 @@
+// Package gateway is forge's REST facade: it serves Gitea's JSON API v1 by
+// translating HTTP to the gRPC services and back, over an in-process
+// channel that keeps the server's interceptor chain. It decides nothing
+// about permissions; it only maps wire formats, statuses and headers.
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	adminv1 "forge/gen/forge/admin/v1"
+	miscv1 "forge/gen/forge/misc/v1"
+	tokensv1 "forge/gen/forge/tokens/v1"
+	usersv1 "forge/gen/forge/users/v1"
+	"forge/gateway/giteajson"
+	"forge/services/auth"
+	"forge/services/paging"
+)
+
+const jsonContentType = "application/json;charset=utf-8"
+
+// Options configure the facade.
+type Options struct {
+	RootURL string // ends with "/"
+	Limits  paging.Limits
+	// ReverseProxyHeader is forwarded to the services, which decide whether
+	// to trust it.
+	ReverseProxyHeader string
+	// Location renders times; nil is the server's local zone.
+	Location *time.Location
+	// Extra handlers mounted beside the API (the git smart-HTTP endpoint),
+	// tried for paths outside /api/.
+	Git http.Handler
+	// Swagger is the OpenAPI document served at /api/swagger.
+	Swagger []byte
+}
+
+type gateway struct {
+	opts       Options
+	swaggerURL string
+	json       *giteajson.Marshaler
+	mux        *runtime.ServeMux
+	proxyKey   string
+}
+
+// register lists every service the facade serves.
+var register = []func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error{
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return miscv1.RegisterMiscServiceHandlerClient(ctx, mux, miscv1.NewMiscServiceClient(cc))
+	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return usersv1.RegisterUserServiceHandlerClient(ctx, mux, usersv1.NewUserServiceClient(cc))
+	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return adminv1.RegisterAdminServiceHandlerClient(ctx, mux, adminv1.NewAdminServiceClient(cc))
+	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return tokensv1.RegisterTokenServiceHandlerClient(ctx, mux, tokensv1.NewTokenServiceClient(cc))
+	},
+}
+
+// NewHandler builds the HTTP handler for everything forge serves on its
+// HTTP port. cc must lead to the gRPC services through their interceptors
+// (an in-process channel, or a real connection).
+func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error) {
+	g := &gateway{
+		opts:       opts,
+		swaggerURL: opts.RootURL + "api/swagger",
+		json:       giteajson.New(opts.Location),
+		proxyKey:   http.CanonicalHeaderKey(opts.ReverseProxyHeader),
+	}
+	g.mux = runtime.NewServeMux(
+		runtime.WithMarshalerOption("application/json", g.json),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, rejectBody{g.json, "[]: Unsupported Content-Type"}),
+		runtime.WithMarshalerOption(mimeMissing, rejectBody{g.json, "[]: Empty Content-Type"}),
+		runtime.WithMarshalerOption(mimeIgnored, ignoreBody{g.json}),
+		runtime.WithErrorHandler(g.handleError),
+		runtime.WithRoutingErrorHandler(g.handleRoutingError),
+		runtime.WithForwardResponseOption(g.forwardResponse),
+		runtime.WithIncomingHeaderMatcher(g.incomingHeader),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithMetadata(g.metadata),
+		runtime.WithDisablePathLengthFallback(),
+	)
+	ctx := context.Background()
+	for _, r := range register {
+		if err := r(ctx, g.mux, cc); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// incomingHeader forwards only the headers the services read; Authorization
+// is always forwarded by grpc-gateway itself.
+func (g *gateway) incomingHeader(key string) (string, bool) {
+	switch key {
+	case "X-Gitea-Otp":
+		return auth.MDOTP, true
+	case g.proxyKey:
+		return g.opts.ReverseProxyHeader, true
+	}
+	return "", false
+}
+
+type ctxKey int
+
+const (
+	requestKey ctxKey = iota
+	queryTokenKey
+)
+
+// metadata passes what the services need from the HTTP request itself.
+func (g *gateway) metadata(ctx context.Context, r *http.Request) metadata.MD {
+	md := metadata.Pairs(auth.MDRemoteAddr, r.RemoteAddr)
+	if tok, _ := ctx.Value(queryTokenKey).(string); tok != "" {
+		md.Set(auth.MDQueryToken, tok)
+	}
+	return md
+}

@@ -1,0 +1,204 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/protobuf/proto"
+
+	"forge/gateway/giteajson"
+)
+
+// QueryTokenWarning is sent (as Warning and X-Gitea-Warning) on every
+// response to a request that carried ?token= or ?access_token=.
+const QueryTokenWarning = "token and access_token API authentication is deprecated and will be removed; send the token in the Authorization header instead"
+
+// Internal content types the facade assigns to bodies Gitea treats
+// specially, so the decoder can answer as Gitea does.
+const (
+	mimeMissing = "application/x-forge-missing-content-type"
+	mimeIgnored = "application/x-forge-ignored-body"
+)
+
+func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "max-age=0, private, must-revalidate, no-transform")
+	h.Set("X-Frame-Options", "SAMEORIGIN")
+
+	path := r.URL.Path
+	switch {
+	case path == "/api/healthz":
+		h.Set("Content-Type", jsonContentType)
+		io.WriteString(w, `{"status":"pass"}`+"\n")
+		return
+	case path == "/api/swagger" || path == "/swagger":
+		if path == "/swagger" {
+			http.Redirect(w, r, "/api/swagger", http.StatusFound)
+			return
+		}
+		h.Set("Content-Type", jsonContentType)
+		w.Write(g.opts.Swagger)
+		return
+	case strings.HasPrefix(path, "/api/v1/"):
+		g.serveAPI(w, r)
+		return
+	case g.opts.Git != nil:
+		g.opts.Git.ServeHTTP(w, r)
+		return
+	}
+	g.writeError(w, http.StatusNotFound, "The target couldn't be found.")
+}
+
+func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
+	ctx := context.WithValue(r.Context(), requestKey, r)
+	// Query-string tokens go to the services as metadata, never as request
+	// fields, and every such response carries the deprecation warning.
+	if q := r.URL.Query(); q.Has("token") || q.Has("access_token") {
+		tok := q.Get("token")
+		if tok == "" {
+			tok = q.Get("access_token")
+		}
+		if tok != "" {
+			w.Header().Set("Warning", `299 forge "`+QueryTokenWarning+`"`)
+			w.Header().Set("X-Gitea-Warning", QueryTokenWarning)
+			ctx = context.WithValue(ctx, queryTokenKey, tok)
+		}
+		q.Del("token")
+		q.Del("access_token")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		r = r.Clone(ctx)
+		r.URL = &u
+	} else {
+		r = r.WithContext(ctx)
+	}
+	// Gitea needs a Content-Type on POST and PUT bodies and ignores the body
+	// of PATCH and DELETE without one.
+	if r.Header.Get("Content-Type") == "" {
+		switch r.Method {
+		case http.MethodPost, http.MethodPut:
+			r.Header.Set("Content-Type", mimeMissing)
+		default:
+			r.Header.Set("Content-Type", mimeIgnored)
+		}
+	}
+	g.mux.ServeHTTP(&responseWriter{ResponseWriter: w}, r)
+}
+
+// responseWriter drops the body grpc-gateway writes after a 204.
+type responseWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if w.status == http.StatusNoContent {
+		return len(b), nil
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// successStatus is the status of each method's success where Gitea does
+// not answer 200.
+var successStatus = map[string]int{
+	"/forge.admin.v1.AdminService/CreateUser":         http.StatusCreated,
+	"/forge.admin.v1.AdminService/DeleteUser":         http.StatusNoContent,
+	"/forge.tokens.v1.TokenService/CreateAccessToken": http.StatusCreated,
+	"/forge.tokens.v1.TokenService/DeleteAccessToken": http.StatusNoContent,
+}
+
+type totalCounter interface{ GetTotalCount() int64 }
+
+// forwardResponse sets paging headers and the success status.
+func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, resp proto.Message) error {
+	if tc, ok := resp.(totalCounter); ok {
+		total := tc.GetTotalCount()
+		w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
+		w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, Link")
+		if r, ok := ctx.Value(requestKey).(*http.Request); ok {
+			if link := g.linkHeader(r, total); link != "" {
+				w.Header().Set("Link", link)
+			}
+		}
+	}
+	if method, ok := runtime.RPCMethod(ctx); ok {
+		if code, ok := successStatus[method]; ok {
+			w.WriteHeader(code)
+		}
+	}
+	return nil
+}
+
+// linkHeader builds Gitea's Link header: next, last, first, prev.
+func (g *gateway) linkHeader(r *http.Request, total int64) string {
+	q := r.URL.Query()
+	page, _ := strconv.Atoi(q.Get("page"))
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	p := g.opts.Limits.Normalize(page, limit)
+	last := int((total + int64(p.Size) - 1) / int64(p.Size))
+	if last < 1 {
+		last = 1
+	}
+	base := g.opts.RootURL + strings.TrimPrefix(r.URL.Path, "/")
+	link := func(n int, rel string) string {
+		qq := url.Values{}
+		for k, v := range q {
+			qq[k] = v
+		}
+		qq.Set("page", strconv.Itoa(n))
+		return "<" + base + "?" + qq.Encode() + `>; rel="` + rel + `"`
+	}
+	var links []string
+	if p.Number < last {
+		links = append(links, link(p.Number+1, "next"), link(last, "last"))
+	}
+	if p.Number > 1 {
+		links = append(links, link(1, "first"), link(p.Number-1, "prev"))
+	}
+	return strings.Join(links, ",")
+}
+
+// rejectBody answers like the JSON marshaler but refuses to decode a body,
+// with Gitea's 422 message.
+type rejectBody struct {
+	*giteajson.Marshaler
+	msg string
+}
+
+func (m rejectBody) NewDecoder(io.Reader) runtime.Decoder {
+	return runtime.DecoderFunc(func(any) error { return bodyError(m.msg) })
+}
+
+func (m rejectBody) Unmarshal([]byte, any) error { return bodyError(m.msg) }
+
+type bodyError string
+
+func (e bodyError) Error() string { return string(e) }
+
+// ignoreBody decodes nothing: Gitea ignores PATCH/DELETE bodies without a
+// Content-Type.
+type ignoreBody struct{ *giteajson.Marshaler }
+
+func (ignoreBody) NewDecoder(io.Reader) runtime.Decoder {
+	return runtime.DecoderFunc(func(any) error { return io.EOF })
+}
+
+func (ignoreBody) Unmarshal([]byte, any) error { return nil }

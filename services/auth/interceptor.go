@@ -1,0 +1,311 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"forge/services/config"
+	"forge/services/rpcerr"
+	"forge/services/store"
+)
+
+// Metadata keys the REST gateway sets on in-process calls. The gateway
+// never forwards client headers with these names.
+const (
+	MDQueryToken = "x-forge-query-token"
+	MDRemoteAddr = "x-forge-remote-addr"
+	MDOTP        = "x-gitea-otp"
+)
+
+// QueryTokenDisabledMessage is the 401 text when DISABLE_QUERY_AUTH_TOKEN
+// is on and a request carries ?token= or ?access_token=.
+const QueryTokenDisabledMessage = "query-string tokens (token, access_token) are disabled on this server; send the token in the Authorization header"
+
+// Store is what authentication reads.
+type Store interface {
+	AccessTokenByHash(ctx context.Context, hash string) (*store.AccessToken, *store.User, error)
+	UserByName(ctx context.Context, name string) (*store.User, error)
+}
+
+// Authenticator is the gRPC interceptor that authenticates every call and
+// enforces the method's Policy before the handler runs. REST requests reach
+// it through the in-process channel, so both transports meet one check.
+type Authenticator struct {
+	store             Store
+	policies          Policies
+	usage             *UsageRecorder
+	totp              *TOTP
+	cfg               *config.Config
+	proxyKey          string // lower-case metadata key of the reverse-proxy header
+	mustChangeMessage string
+}
+
+// NewAuthenticator builds the interceptor. Every service method must have a
+// policy; calls to undeclared methods are refused.
+func NewAuthenticator(cfg *config.Config, s Store, policies Policies, usage *UsageRecorder, totp *TOTP) *Authenticator {
+	return &Authenticator{
+		store:             s,
+		policies:          policies,
+		usage:             usage,
+		totp:              totp,
+		cfg:               cfg,
+		proxyKey:          strings.ToLower(cfg.Security.ReverseProxyAuthUser),
+		mustChangeMessage: "You must change your password. Change it at: " + cfg.Server.RootURL + "user/change_password",
+	}
+}
+
+// Unary is the unary server interceptor.
+func (a *Authenticator) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	ctx, err := a.check(ctx, info.FullMethod, req)
+	if err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
+
+// Stream is the stream server interceptor. Streaming methods have no
+// request message at the start, so SelfOrAdmin policies do not apply.
+func (a *Authenticator) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	ctx, err := a.check(ss.Context(), info.FullMethod, nil)
+	if err != nil {
+		return err
+	}
+	return handler(srv, &wrappedStream{ServerStream: ss, ctx: ctx})
+}
+
+type wrappedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (w *wrappedStream) Context() context.Context { return w.ctx }
+
+func (a *Authenticator) check(ctx context.Context, method string, req any) (context.Context, error) {
+	if infrastructure(method) {
+		return ctx, nil
+	}
+	pol, ok := a.policies[method]
+	if !ok {
+		return nil, status.Errorf(codes.PermissionDenied, "method %s has no access policy", method)
+	}
+	p, err := a.Authenticate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.authorize(p, pol, req); err != nil {
+		return nil, err
+	}
+	if p != nil {
+		ctx = NewContext(ctx, p)
+	}
+	return ctx, nil
+}
+
+func (a *Authenticator) authorize(p *Principal, pol Policy, req any) error {
+	switch pol.Access {
+	case SignedIn:
+		if p == nil {
+			return status.Error(codes.Unauthenticated, "token is required")
+		}
+	case SiteAdmin:
+		if p == nil {
+			return status.Error(codes.Unauthenticated, "token is required")
+		}
+		if !p.IsAdmin() {
+			return status.Error(codes.PermissionDenied, "user should be the site admin")
+		}
+	case SelfOrAdmin:
+		named, _ := req.(interface{ GetUsername() string })
+		if p == nil || named == nil || !(p.IsAdmin() || strings.EqualFold(p.User.Name, named.GetUsername())) {
+			return status.Error(codes.PermissionDenied, "doer should be the site admin or be same as the contextUser")
+		}
+	}
+	if pol.BasicOnly && (p == nil || (p.Method != MethodBasicPassword && p.Method != MethodBasicToken && p.Method != MethodReverseProxy)) {
+		return status.Error(codes.Unauthenticated, "auth required")
+	}
+	if p != nil && p.Token != nil {
+		for _, c := range pol.Scopes {
+			if !p.Scopes.Has(c, pol.Level) {
+				return status.Errorf(codes.PermissionDenied, "token does not have at least one of required scope(s): %s", requiredScopes(pol))
+			}
+		}
+	}
+	return nil
+}
+
+func requiredScopes(pol Policy) string {
+	prefix := "read:"
+	if pol.Level == LevelWrite {
+		prefix = "write:"
+	}
+	names := make([]string, len(pol.Scopes))
+	for i, c := range pol.Scopes {
+		names[i] = prefix + c.String()
+	}
+	return "[" + strings.Join(names, " ") + "]"
+}
+
+// Authenticate identifies the caller from the call's metadata: nil for an
+// anonymous call, an Unauthenticated/PermissionDenied status for bad or
+// refused credentials. Exported for the git smart-HTTP endpoint.
+func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	first := func(key string) string {
+		if v := md.Get(key); len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	p, err := a.identify(ctx, first("authorization"), first(MDQueryToken), first(MDOTP), first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
+	if err != nil || p == nil {
+		return nil, err
+	}
+	if err := a.verify(p.User); err != nil {
+		return nil, err
+	}
+	if p.Token != nil && a.usage != nil {
+		a.usage.Record(p.Token.ID)
+	}
+	return p, nil
+}
+
+// identify tries the methods in Gitea's order: token header, query token,
+// Basic, reverse proxy.
+func (a *Authenticator) identify(ctx context.Context, authz, queryToken, otp, proxyUser string, remote net.IP) (*Principal, error) {
+	scheme, cred, _ := strings.Cut(authz, " ")
+	cred = strings.TrimSpace(cred)
+	switch {
+	case scheme == "token" || strings.EqualFold(scheme, "bearer"):
+		return a.byToken(ctx, cred, MethodToken)
+	case strings.EqualFold(scheme, "basic"):
+		return a.byBasic(ctx, cred, otp)
+	}
+	if queryToken != "" {
+		if a.cfg.Security.DisableQueryAuthToken {
+			return nil, status.Error(codes.Unauthenticated, QueryTokenDisabledMessage)
+		}
+		return a.byToken(ctx, queryToken, MethodToken)
+	}
+	if proxyUser != "" && a.cfg.Service.EnableReverseProxyAuthAPI && remote != nil && a.cfg.Security.Trusted(remote) {
+		u, err := a.store.UserByName(ctx, proxyUser)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && u.Type != store.UserTypeIndividual) {
+			return nil, status.Errorf(codes.Unauthenticated, "user does not exist [name: %s]", proxyUser)
+		}
+		if err != nil {
+			return nil, internal(err)
+		}
+		return &Principal{User: u, Method: MethodReverseProxy}, nil
+	}
+	return nil, nil
+}
+
+var errBadToken = status.Error(codes.Unauthenticated, "invalid or revoked access token")
+
+func (a *Authenticator) byToken(ctx context.Context, plain string, method Method) (*Principal, error) {
+	if !LooksLikeToken(plain) {
+		return nil, errBadToken
+	}
+	hash := HashToken(plain)
+	tok, u, err := a.store.AccessTokenByHash(ctx, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errBadToken
+	}
+	if err != nil {
+		return nil, internal(err)
+	}
+	if subtle.ConstantTimeCompare([]byte(tok.TokenHash), []byte(hash)) != 1 {
+		return nil, errBadToken
+	}
+	scopes, err := ParseScopes([]string{tok.Scope})
+	if err != nil {
+		return nil, internal(fmt.Errorf("token %d: stored scope: %w", tok.ID, err))
+	}
+	return &Principal{User: u, Method: method, Token: tok, Scopes: scopes}, nil
+}
+
+var errBadPassword = status.Error(codes.Unauthenticated, "invalid user name, password or token")
+
+func (a *Authenticator) byBasic(ctx context.Context, cred, otp string) (*Principal, error) {
+	raw, err := base64.StdEncoding.DecodeString(cred)
+	if err != nil {
+		return nil, status.Error(codes.Unauthenticated, "malformed Basic authorization header")
+	}
+	user, pass, _ := strings.Cut(string(raw), ":")
+	// A token may stand in the password, or in the user name with an empty
+	// (or x-oauth-basic) password.
+	candidate := pass
+	if pass == "" || pass == "x-oauth-basic" {
+		candidate = user
+	}
+	if LooksLikeToken(candidate) {
+		p, err := a.byToken(ctx, candidate, MethodBasicToken)
+		if err == nil {
+			return p, nil
+		}
+		if status.Code(err) != codes.Unauthenticated {
+			return nil, err
+		}
+	}
+	if user == "" || pass == "" {
+		return nil, errBadPassword
+	}
+	u, err := a.store.UserByName(ctx, user)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errBadPassword
+	}
+	if err != nil {
+		return nil, internal(err)
+	}
+	if u.Type != store.UserTypeIndividual || u.PasswdHash == "" || !CheckPassword(u.PasswdHash, pass) {
+		return nil, errBadPassword
+	}
+	if u.TOTPSecret != nil && (a.totp == nil || !a.totp.Valid(u.TOTPSecret, strings.TrimSpace(otp))) {
+		return nil, status.Error(codes.Unauthenticated, "invalid provided OTP")
+	}
+	return &Principal{User: u, Method: MethodBasicPassword}, nil
+}
+
+// verify is Gitea's global check on every authenticated request.
+func (a *Authenticator) verify(u *store.User) error {
+	if !u.IsActive || u.ProhibitLogin {
+		return status.Error(codes.PermissionDenied, "This account is prohibited from signing in, please contact your site administrator.")
+	}
+	if u.MustChangePassword {
+		return status.Error(codes.PermissionDenied, a.mustChangeMessage)
+	}
+	return nil
+}
+
+// remoteIP is the client's address: the TCP peer for gRPC clients; for
+// calls from the in-process REST gateway, the HTTP client address the
+// gateway passed along.
+func remoteIP(ctx context.Context, fromGateway string) net.IP {
+	pr, ok := peer.FromContext(ctx)
+	if !ok || pr.Addr == nil {
+		return nil
+	}
+	addr := pr.Addr.String()
+	if pr.Addr.Network() == "inproc" {
+		addr = fromGateway
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	return net.ParseIP(host)
+}
+
+func internal(err error) error {
+	return rpcerr.Internal(err)
+}

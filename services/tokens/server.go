@@ -1,0 +1,150 @@
+// Package tokens serves forge.tokens.v1.TokenService: personal access
+// tokens, created and listed over Basic auth only.
+package tokens
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	tokensv1 "forge/gen/forge/tokens/v1"
+	"forge/services/auth"
+	"forge/services/paging"
+	"forge/services/rpcerr"
+	"forge/services/store"
+)
+
+// Store is what the token service needs.
+type Store interface {
+	UserByName(ctx context.Context, name string) (*store.User, error)
+	CreateAccessToken(ctx context.Context, t *store.AccessToken) error
+	ListAccessTokens(ctx context.Context, uid int64, offset, limit int) ([]store.AccessToken, int64, error)
+	AccessTokensByName(ctx context.Context, uid int64, name string) ([]store.AccessToken, error)
+	DeleteAccessToken(ctx context.Context, uid, id int64) error
+}
+
+// Policies: the caller acts on themself unless a site administrator, and
+// must authenticate with Basic (or the reverse proxy), as Gitea requires.
+var Policies = auth.Policies{
+	tokensv1.TokenService_ListAccessTokens_FullMethodName:  basicOnly(auth.Read(auth.SelfOrAdmin, auth.CategoryUser)),
+	tokensv1.TokenService_CreateAccessToken_FullMethodName: basicOnly(auth.Write(auth.SelfOrAdmin, auth.CategoryUser)),
+	tokensv1.TokenService_DeleteAccessToken_FullMethodName: basicOnly(auth.Write(auth.SelfOrAdmin, auth.CategoryUser)),
+}
+
+func basicOnly(p auth.Policy) auth.Policy {
+	p.BasicOnly = true
+	return p
+}
+
+// Server implements tokensv1.TokenServiceServer.
+type Server struct {
+	tokensv1.UnimplementedTokenServiceServer
+	store  Store
+	limits paging.Limits
+}
+
+var _ tokensv1.TokenServiceServer = (*Server)(nil)
+
+func NewServer(s Store, limits paging.Limits) *Server {
+	return &Server{store: s, limits: limits}
+}
+
+func (s *Server) owner(ctx context.Context, name string) (*store.User, error) {
+	u, err := s.store.UserByName(ctx, name)
+	if err != nil || u.Type != store.UserTypeIndividual {
+		return nil, rpcerr.FromStore(orNotFound(err), "user does not exist [name: "+name+"]")
+	}
+	return u, nil
+}
+
+func orNotFound(err error) error {
+	if err == nil {
+		return store.ErrNotFound
+	}
+	return err
+}
+
+func (s *Server) ListAccessTokens(ctx context.Context, req *tokensv1.ListAccessTokensRequest) (*tokensv1.ListAccessTokensResponse, error) {
+	u, err := s.owner(ctx, req.GetUsername())
+	if err != nil {
+		return nil, err
+	}
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	list, total, err := s.store.ListAccessTokens(ctx, u.ID, page.Offset(), page.Size)
+	if err != nil {
+		return nil, rpcerr.Internal(err)
+	}
+	out := &tokensv1.ListAccessTokensResponse{Tokens: make([]*tokensv1.AccessToken, len(list)), TotalCount: total}
+	for i, t := range list {
+		pt := render(&t)
+		// Gitea splits the stored string, so a scope-less token lists [""].
+		pt.Scopes = strings.Split(t.Scope, ",")
+		out.Tokens[i] = pt
+	}
+	return out, nil
+}
+
+func render(t *store.AccessToken) *tokensv1.AccessToken {
+	pt := &tokensv1.AccessToken{
+		Id:             t.ID,
+		Name:           t.Name,
+		TokenLastEight: t.TokenLastEight,
+		CreatedAt:      timestamppb.New(time.Unix(t.CreatedUnix, 0)),
+		LastUsedAt:     timestamppb.New(time.Unix(t.LastUsedUnix, 0)),
+	}
+	return pt
+}
+
+func (s *Server) CreateAccessToken(ctx context.Context, req *tokensv1.CreateAccessTokenRequest) (*tokensv1.CreateAccessTokenResponse, error) {
+	if strings.TrimSpace(req.GetName()) == "" {
+		return nil, status.Error(codes.InvalidArgument, "[Name]: Required")
+	}
+	scopes, err := auth.ParseScopes(req.GetScopes())
+	if err != nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "invalid access token scope provided: %v", err)
+	}
+	u, err := s.owner(ctx, req.GetUsername())
+	if err != nil {
+		return nil, err
+	}
+	plain, hash := auth.NewToken()
+	t := &store.AccessToken{UID: u.ID, Name: req.GetName(), TokenHash: hash, TokenLastEight: plain[len(plain)-8:], Scope: scopes.String()}
+	if err := s.store.CreateAccessToken(ctx, t); err != nil {
+		return nil, rpcerr.FromStore(err, "")
+	}
+	pt := render(t)
+	pt.Sha1 = plain // shown once; scopes stay null in this response, as Gitea
+	return &tokensv1.CreateAccessTokenResponse{Token: pt}, nil
+}
+
+func (s *Server) DeleteAccessToken(ctx context.Context, req *tokensv1.DeleteAccessTokenRequest) (*tokensv1.DeleteAccessTokenResponse, error) {
+	u, err := s.owner(ctx, req.GetUsername())
+	if err != nil {
+		return nil, err
+	}
+	notFound := "access token does not exist [" + req.GetToken() + "]"
+	id, _ := strconv.ParseInt(req.GetToken(), 10, 64)
+	if id <= 0 { // not a number: a token name
+		matches, err := s.store.AccessTokensByName(ctx, u.ID, req.GetToken())
+		if err != nil {
+			return nil, rpcerr.Internal(err)
+		}
+		switch len(matches) {
+		case 0:
+			return nil, status.Error(codes.NotFound, notFound)
+		case 1:
+			id = matches[0].ID
+		default:
+			return nil, status.Errorf(codes.InvalidArgument, "multiple matches for token name '%s'", req.GetToken())
+		}
+	}
+	if err := s.store.DeleteAccessToken(ctx, u.ID, id); err != nil {
+		return nil, rpcerr.FromStore(err, notFound)
+	}
+	return &tokensv1.DeleteAccessTokenResponse{}, nil
+}

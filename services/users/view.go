@@ -1,0 +1,65 @@
+// Package users serves forge.users.v1.UserService and renders accounts as
+// Gitea's User object for every service that embeds one.
+package users
+
+import (
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/auth"
+	"forge/services/store"
+)
+
+// Renderer turns stored users into API objects; it knows ROOT_URL and the
+// no-reply domain.
+type Renderer struct {
+	RootURL string
+	Domain  string
+}
+
+var (
+	goZeroTime = timestamppb.New(time.Time{})
+	epoch      = timestamppb.New(time.Unix(0, 0))
+)
+
+// User renders u as seen by viewer (nil: anonymous). Private fields are
+// real only for the user themself and site administrators; the e-mail is a
+// no-reply placeholder for anonymous viewers.
+func (r Renderer) User(u *store.User, viewer *auth.Principal) *usersv1.User {
+	authed := viewer != nil && (viewer.IsAdmin() || viewer.User.ID == u.ID)
+	out := &usersv1.User{
+		Id:          u.ID,
+		Login:       u.Name,
+		Username:    u.Name,
+		FullName:    u.FullName,
+		Email:       u.Email,
+		AvatarUrl:   r.RootURL + "avatars/" + u.LowerName,
+		HtmlUrl:     r.RootURL + u.Name,
+		Created:     timestamppb.New(time.Unix(u.CreatedUnix, 0)),
+		Restricted:  u.Restricted,
+		Location:    u.Location,
+		Website:     u.Website,
+		Description: u.Description,
+		Visibility:  u.Visibility.String(),
+		LastLogin:   goZeroTime,
+	}
+	if viewer == nil {
+		out.Email = strings.ToLower(u.Name) + "@noreply." + r.Domain
+	}
+	if authed {
+		out.IsAdmin = u.IsAdmin
+		out.LoginName = u.LoginName
+		out.SourceId = u.LoginSource
+		out.Language = u.Language
+		out.Active = u.IsActive
+		out.ProhibitLogin = u.ProhibitLogin
+		out.LastLogin = epoch
+		if u.LastLoginUnix != 0 {
+			out.LastLogin = timestamppb.New(time.Unix(u.LastLoginUnix, 0))
+		}
+	}
+	return out
+}
