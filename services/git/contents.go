@@ -84,16 +84,14 @@ func (s *Store) ReadDir(ctx context.Context, path, ref, dirPath string) ([]Entry
 	}
 	out, err := s.output(ctx, path, "ls-tree", "-z", "--long", "--full-tree", treeish)
 	if err != nil {
-		if strings.ContainsAny(p, "\n") {
-			return nil, notFoundf("path %q", p)
-		}
-		infos, cerr := s.batchCheck(ctx, path, []string{treeish})
+		// Tell a missing path from a file or submodule (error path only).
+		e, serr := s.Stat(ctx, path, commit, p)
 		switch {
-		case cerr != nil:
-			return nil, errors.Join(err, cerr)
-		case infos[0].Type == "":
-			return nil, notFoundf("path %q", p)
-		case infos[0].Type != "tree":
+		case errors.Is(serr, ErrNotFound):
+			return nil, serr
+		case serr != nil:
+			return nil, errors.Join(err, serr)
+		case e.Type != EntryDir:
 			return nil, invalidf("path %q is not a directory", p)
 		}
 		return nil, err
@@ -349,11 +347,13 @@ func (s *Store) LastCommitsForEntries(ctx context.Context, path, ref, dirPath st
 			break
 		}
 	}
-	done := len(found) == len(want)
-	cancel() // stop the walk early once everything is found
-	werr := cmd.Wait()
-	if werr != nil && !done {
-		return nil, s.wrapErr(ctx, inv, stderr, werr)
+	if len(found) == len(want) {
+		cancel() // everything found: stop the walk early
+		cmd.Wait()
+		return found, nil
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, s.wrapErr(ctx, inv, stderr, err)
 	}
 	return found, nil
 }

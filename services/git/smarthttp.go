@@ -159,10 +159,7 @@ func (s *Store) ReceivePack(ctx context.Context, path string, body io.Reader, w 
 	f.Close()
 	defer os.Remove(logFile)
 	err = s.run(ctx, invocation{
-		config: []string{
-			"core.hooksPath=" + s.hooksDir,
-			"receive.autogc=false", // see Housekeep
-		},
+		config: receivePackConfig(s.hooksDir),
 		args:   []string{"receive-pack", "--stateless-rpc", path},
 		env:    append(protocolEnv(gitProtocol), pushLogEnv+"="+logFile),
 		stdin:  body,
@@ -170,6 +167,19 @@ func (s *Store) ReceivePack(ctx context.Context, path string, body io.Reader, w 
 	})
 	updates, rerr := readPushLog(logFile)
 	return updates, errors.Join(err, rerr)
+}
+
+// receivePackConfig: forge's hooks only; no background gc (see
+// Housekeep); and no alternate-refs enumeration. While a push is
+// quarantined, the repository's own object directory is its only
+// alternate, so git's connectivity check would list every ref a second
+// time (on top of --all) — O(refs) work that buys nothing here.
+func receivePackConfig(hooksDir string) []string {
+	return []string{
+		"core.hooksPath=" + hooksDir,
+		"receive.autogc=false",
+		"core.alternateRefsCommand=true",
+	}
 }
 
 // readPushLog parses the post-receive input: "<old> <new> <ref>" lines.

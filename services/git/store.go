@@ -256,12 +256,18 @@ func (s *Store) IsEmpty(ctx context.Context, path string) (bool, error) {
 	return len(bytes.TrimSpace(out)) == 0, nil
 }
 
-// Housekeep runs `git gc --auto` in the foreground. ReceivePack disables
-// git's automatic gc (which would detach into the background), so a
-// scheduler should call this periodically or after pushes.
+// Housekeep runs `git gc --auto` in the foreground and packs loose refs.
+// ReceivePack disables git's automatic gc (which would detach into the
+// background), so a scheduler should call this periodically or after
+// pushes. Packed refs keep git's per-push connectivity check cheap in
+// repositories with many branches.
 func (s *Store) Housekeep(ctx context.Context, path string) error {
 	if err := s.checkRepo(path); err != nil {
 		return err
 	}
-	return s.run(ctx, invocation{gitDir: path, config: []string{"gc.autoDetach=false"}, args: []string{"gc", "--auto", "--quiet"}})
+	err := s.run(ctx, invocation{gitDir: path, config: []string{"gc.autoDetach=false"}, args: []string{"gc", "--auto", "--quiet"}})
+	if err != nil {
+		return err
+	}
+	return s.run(ctx, invocation{gitDir: path, args: []string{"pack-refs", "--all", "--prune"}})
 }
