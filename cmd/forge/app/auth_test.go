@@ -1,0 +1,271 @@
+package app_test
+
+import (
+	"encoding/base64"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"code.gitea.io/sdk/gitea"
+	"github.com/pquerna/otp/totp"
+
+	"forge/services/config"
+)
+
+func basic(user, pass string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+}
+
+// createToken makes a token for user over Basic auth and returns its value.
+func (s *testServer) createToken(t *testing.T, user, pass, name string, scopes ...string) string {
+	t.Helper()
+	body := `{"name":"` + name + `","scopes":[` + quoteAll(scopes) + `]}`
+	r := s.do("POST", "/api/v1/users/"+user+"/tokens", body, "Authorization", basic(user, pass), "Content-Type", jsonCT)
+	expectStatus(t, r, 201)
+	var tok struct {
+		Sha1   string    `json:"sha1"`
+		Scopes *[]string `json:"scopes"`
+	}
+	r.json(t, &tok)
+	if tok.Scopes != nil {
+		t.Fatalf("create response scopes should be null: %s", r.Body)
+	}
+	return tok.Sha1
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = `"` + s + `"`
+	}
+	return strings.Join(q, ",")
+}
+
+func TestTokenEndpointRules(t *testing.T) {
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		s.seedUser("bob", "bob-password", false)
+
+		// Anonymous: 403 before 401 (self-or-admin runs first).
+		expectStatus(t, s.do("GET", "/api/v1/users/alice/tokens", ""), 403)
+		// A token in the Authorization header is not Basic: 401 auth required.
+		r := s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", "token "+aliceTok)
+		expectStatus(t, r, 401)
+		if r.message(t) != "auth required" {
+			t.Fatalf("message %s", r.Body)
+		}
+		// A token used as the Basic password works, and it needs user scope.
+		expectStatus(t, s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", basic("whatever", aliceTok)), 200)
+		repoOnly := s.createToken(t, "alice", "alice-password", "repo-only", "read:repository")
+		r = s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", basic("alice", repoOnly))
+		expectStatus(t, r, 403)
+		if !strings.Contains(r.message(t), "[read:user]") {
+			t.Fatalf("scope message: %s", r.Body)
+		}
+		readUser := s.createToken(t, "alice", "alice-password", "read-user", "read:user")
+		expectStatus(t, s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", basic("alice", readUser)), 200)
+		// read:user cannot create (write).
+		r = s.do("POST", "/api/v1/users/alice/tokens", `{"name":"x"}`, "Authorization", basic("alice", readUser), "Content-Type", jsonCT)
+		expectStatus(t, r, 403)
+
+		// Another user's tokens: 403 for a non-admin.
+		expectStatus(t, s.do("GET", "/api/v1/users/bob/tokens", "", "Authorization", basic("alice", "alice-password")), 403)
+		// Duplicate name: 400; bad scope: 400; missing name: 422.
+		r = s.do("POST", "/api/v1/users/alice/tokens", `{"name":"read-user"}`, "Authorization", basic("alice", "alice-password"), "Content-Type", jsonCT)
+		expectStatus(t, r, 400)
+		r = s.do("POST", "/api/v1/users/alice/tokens", `{"name":"n","scopes":["read:everything"]}`, "Authorization", basic("alice", "alice-password"), "Content-Type", jsonCT)
+		expectStatus(t, r, 400)
+		r = s.do("POST", "/api/v1/users/alice/tokens", `{"scopes":[]}`, "Authorization", basic("alice", "alice-password"), "Content-Type", jsonCT)
+		expectStatus(t, r, 422)
+
+		// Scopes are normalised; a token without scopes lists [""].
+		s.createToken(t, "alice", "alice-password", "mixed", "read:issue", "write:issue", "public-only", "read:user")
+		s.createToken(t, "alice", "alice-password", "none")
+		r = s.do("GET", "/api/v1/users/alice/tokens?limit=50", "", "Authorization", basic("alice", "alice-password"))
+		expectStatus(t, r, 200)
+		var list []struct {
+			ID     int64     `json:"id"`
+			Name   string    `json:"name"`
+			Scopes *[]string `json:"scopes"`
+		}
+		r.json(t, &list)
+		scopes := map[string]string{}
+		ids := map[string]int64{}
+		for _, tk := range list {
+			scopes[tk.Name] = strings.Join(*tk.Scopes, ",")
+			ids[tk.Name] = tk.ID
+		}
+		if scopes["mixed"] != "public-only,write:issue,read:user" || scopes["none"] != "" || len(*list[len(list)-1].Scopes) != 1 {
+			t.Fatalf("normalised scopes: %v", scopes)
+		}
+
+		// An administrator manages anyone's tokens, by the same rule for
+		// GET, POST and DELETE (Basic auth: root's token as password).
+		admin := basic("root", s.AdminToken)
+		expectStatus(t, s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", admin), 200)
+		r = s.do("POST", "/api/v1/users/bob/tokens", `{"name":"by-admin"}`, "Authorization", admin, "Content-Type", jsonCT)
+		expectStatus(t, r, 201)
+		expectStatus(t, s.do("DELETE", "/api/v1/users/alice/tokens/mixed", "", "Authorization", admin), 204)
+		// Bob cannot delete Alice's token by id through his own path.
+		expectStatus(t, s.do("DELETE", "/api/v1/users/bob/tokens/"+itoa(ids["none"]), "", "Authorization", basic("bob", "bob-password")), 404)
+		expectStatus(t, s.do("DELETE", "/api/v1/users/alice/tokens/"+itoa(ids["none"]), "", "Authorization", basic("alice", "alice-password")), 204)
+		expectStatus(t, s.do("DELETE", "/api/v1/users/alice/tokens/no-such-token", "", "Authorization", basic("alice", "alice-password")), 404)
+		// Admin on a missing user: 404.
+		expectStatus(t, s.do("GET", "/api/v1/users/ghost99/tokens", "", "Authorization", admin), 404)
+	})
+}
+
+func itoa(n int64) string { return fmtInt(n) }
+
+func TestTokenScopesAndRevocation(t *testing.T) {
+	s := startServer(t, "sqlite3", nil)
+	s.seedUser("alice", "alice-password", false)
+	issueOnly := s.createToken(t, "alice", "alice-password", "issues", "write:issue")
+	// A token lacking user scope: 403 on /user, even though it is valid.
+	r := s.do("GET", "/api/v1/user", "", "Authorization", "token "+issueOnly)
+	expectStatus(t, r, 403)
+	// Unscoped public endpoints accept any token, even one without scopes.
+	none := s.createToken(t, "alice", "alice-password", "none")
+	expectStatus(t, s.do("GET", "/api/v1/version", "", "Authorization", "Bearer "+none), 200)
+	// An unknown token is 401 even on a public endpoint.
+	expectStatus(t, s.do("GET", "/api/v1/version", "", "Authorization", "token 0123456789012345678901234567890123456789"), 401)
+	// "Token" with a capital T is not a recognised scheme: anonymous.
+	expectStatus(t, s.do("GET", "/api/v1/user", "", "Authorization", "Token "+none), 401)
+	// Wrong password: 401.
+	expectStatus(t, s.do("GET", "/api/v1/user", "", "Authorization", basic("alice", "wrong-password")), 401)
+	// A non-admin on an admin route: 403.
+	all := s.createToken(t, "alice", "alice-password", "all", "all")
+	expectStatus(t, s.do("GET", "/api/v1/admin/users", "", "Authorization", "token "+all), 403)
+}
+
+func TestQueryTokens(t *testing.T) {
+	s := startServer(t, "sqlite3", nil)
+	r := s.do("GET", "/api/v1/user?token="+s.AdminToken, "")
+	expectStatus(t, r, 200)
+	if r.Header.Get("Warning") == "" || r.Header.Get("X-Gitea-Warning") == "" ||
+		!strings.Contains(r.Header.Get("Warning"), r.Header.Get("X-Gitea-Warning")) {
+		t.Fatalf("warning headers: %v", r.Header)
+	}
+	r = s.do("GET", "/api/v1/user?access_token="+s.AdminToken, "")
+	expectStatus(t, r, 200)
+	// Without a query token: no warning.
+	r = s.do("GET", "/api/v1/version", "")
+	if r.Header.Get("Warning") != "" {
+		t.Fatal("warning without a query token")
+	}
+
+	disabled := startServer(t, "sqlite3", func(c *config.Config) { c.Security.DisableQueryAuthToken = true })
+	r = disabled.do("GET", "/api/v1/version?token="+disabled.AdminToken, "")
+	expectStatus(t, r, 401)
+	if !strings.Contains(r.message(t), "disabled") || r.Header.Get("X-Gitea-Warning") == "" {
+		t.Fatalf("disabled query token: %s %v", r.Body, r.Header)
+	}
+	// The header still works.
+	expectStatus(t, disabled.do("GET", "/api/v1/user", "", "Authorization", "token "+disabled.AdminToken), 200)
+}
+
+func TestTOTPBasicAuth(t *testing.T) {
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		s.seedUser("alice", "alice-password", false)
+		// Enrol through the admin API over gRPC (see grpc_test) or the REST-less
+		// admin service: here via the CLI's path, the admin service.
+		uri := enrollTOTP(t, s, "alice")
+		secret := secretFromURI(t, uri)
+
+		r := s.do("GET", "/api/v1/user", "", "Authorization", basic("alice", "alice-password"))
+		expectStatus(t, r, 401)
+		if r.message(t) != "invalid provided OTP" {
+			t.Fatalf("message: %s", r.Body)
+		}
+		expectStatus(t, s.do("GET", "/api/v1/user", "", "Authorization", basic("alice", "alice-password"), "X-Gitea-OTP", "000000"), 401)
+		code, err := totp.GenerateCode(secret, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("GET", "/api/v1/user", "", "Authorization", basic("alice", "alice-password"), "X-Gitea-OTP", code), 200)
+		// The SDK sends the OTP too.
+		c := s.sdk(gitea.SetBasicAuth("alice", "alice-password"), gitea.SetOTP(code))
+		if _, _, err := c.CreateAccessToken(gitea.CreateAccessTokenOption{Name: "with-otp"}); err != nil {
+			t.Fatalf("SDK with OTP: %v", err)
+		}
+	})
+}
+
+func TestReverseProxyAuth(t *testing.T) {
+	on := func(trusted string) func(*config.Config) {
+		return func(c *config.Config) {
+			c.Service.EnableReverseProxyAuthAPI = true
+			_, n, _ := net.ParseCIDR(trusted)
+			c.Security.ReverseProxyTrustedProxies = []*net.IPNet{n}
+		}
+	}
+	// Off by default: the header is ignored.
+	s := startServer(t, "sqlite3", nil)
+	expectStatus(t, s.do("GET", "/api/v1/user", "", "X-WEBAUTH-USER", "root"), 401)
+
+	s = startServer(t, "sqlite3", on("127.0.0.0/8"))
+	r := s.do("GET", "/api/v1/user", "", "X-WEBAUTH-USER", "root")
+	expectStatus(t, r, 200)
+	expectStatus(t, s.do("GET", "/api/v1/user", "", "X-WEBAUTH-USER", "nobody"), 401)
+	// Reverse-proxy auth counts for the Basic-only token endpoints.
+	expectStatus(t, s.do("GET", "/api/v1/users/root/tokens", "", "X-WEBAUTH-USER", "root"), 200)
+
+	// From an untrusted address the header is not believed.
+	s = startServer(t, "sqlite3", on("10.0.0.0/8"))
+	expectStatus(t, s.do("GET", "/api/v1/user", "", "X-WEBAUTH-USER", "root"), 401)
+}
+
+func TestRoutingErrors(t *testing.T) {
+	s := startServer(t, "sqlite3", nil)
+	r := s.do("PUT", "/api/v1/version", "", "Content-Type", jsonCT)
+	expectStatus(t, r, http.StatusMethodNotAllowed)
+	r.message(t)
+	r = s.do("GET", "/api/v1/no/such/route", "")
+	expectStatus(t, r, 404)
+	r.message(t)
+	r = s.do("GET", "/api/v1/users/nobody", "")
+	expectStatus(t, r, 404)
+	if !strings.Contains(r.message(t), "nobody") {
+		t.Fatalf("404 message: %s", r.Body)
+	}
+	expectStatus(t, s.do("GET", "/api/healthz", ""), 200)
+	r = s.do("GET", "/api/swagger", "")
+	expectStatus(t, r, 200)
+	if !strings.Contains(string(r.Body), `"/api/v1/users/{username}/tokens"`) {
+		t.Fatal("swagger document lacks the token paths")
+	}
+	r = s.do("GET", "/api/v1/settings/api", "")
+	if string(r.Body) != `{"max_response_items":50,"default_paging_num":30,"default_git_trees_per_page":1000,"default_max_blob_size":10485760}`+"\n" {
+		t.Fatalf("settings: %s", r.Body)
+	}
+}
+
+func TestPagingHeaders(t *testing.T) {
+	s := startServer(t, "sqlite3", nil)
+	for _, n := range []string{"u1", "u2", "u3", "u4", "u5"} {
+		s.seedUser(n, "password-"+n, false)
+	}
+	r := s.do("GET", "/api/v1/admin/users?limit=2&page=2", "", "Authorization", "token "+s.AdminToken)
+	expectStatus(t, r, 200)
+	if r.Header.Get("X-Total-Count") != "6" {
+		t.Fatalf("X-Total-Count %q", r.Header.Get("X-Total-Count"))
+	}
+	base := s.URL + "/api/v1/admin/users?limit=2&page="
+	want := "<" + base + `3>; rel="next",<` + base + `3>; rel="last",<` + base + `1>; rel="first",<` + base + `1>; rel="prev"`
+	if got := r.Header.Get("Link"); got != want {
+		t.Fatalf("Link\n got %s\nwant %s", got, want)
+	}
+	var list []struct{ Login string }
+	r.json(t, &list)
+	if len(list) != 2 || list[0].Login != "u2" || list[1].Login != "u3" {
+		t.Fatalf("page 2: %+v", list)
+	}
+	// limit above MAX_RESPONSE_ITEMS is capped; page 0 is page 1.
+	r = s.do("GET", "/api/v1/admin/users?limit=1000&page=0", "", "Authorization", "token "+s.AdminToken)
+	r.json(t, &list)
+	if len(list) != 6 || r.Header.Get("Link") != "" {
+		t.Fatalf("capped page: %d items, Link %q", len(list), r.Header.Get("Link"))
+	}
+}
