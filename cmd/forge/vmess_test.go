@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"forge/services/vmess"
@@ -362,17 +364,29 @@ func TestVMessCLI(t *testing.T) {
 	})
 }
 
-// buildForge builds this package's binary into a temporary directory.
+// buildForge builds this package's binary once per test process.
 func buildForge(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go command not found")
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "forge-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBinary = filepath.Join(dir, "forge")
+		out, err := exec.Command("go", "build", "-o", builtBinary, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	bin := filepath.Join(t.TempDir(), "forge")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return builtBinary
 }
+
+var (
+	buildOnce   sync.Once
+	builtBinary string
+	buildErr    error
+)

@@ -110,4 +110,3 @@ func TestGRPCMeetsTheSameChecks(t *testing.T) {
 		}
 	})
 }
-

@@ -6,8 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 
 	"code.gitea.io/sdk/gitea"

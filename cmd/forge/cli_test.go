@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cli runs the built forge binary in dir with extra environment.
+type cli struct {
+	t   *testing.T
+	bin string
+	dir string
+	env []string
+}
+
+func newCLI(t *testing.T, extraEnv ...string) *cli {
+	return &cli{t: t, bin: buildForge(t), dir: t.TempDir(), env: append(os.Environ(), extraEnv...)}
+}
+
+func (c *cli) run(args ...string) (stdout, stderr string, code int) {
+	c.t.Helper()
+	cmd := exec.Command(c.bin, args...)
+	cmd.Dir, cmd.Env = c.dir, c.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return out.String(), errb.String(), ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatal(err)
+	}
+	return out.String(), errb.String(), 0
+}
+
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestAdminCLIAndServe follows README: create an admin with a token on the
+// embedded default (SQLite under ./data), serve, use the token, manage users
+// from the command line while the server runs.
+func TestAdminCLIAndServe(t *testing.T) {
+	httpPort, grpcPort := freePort(t), freePort(t)
+	c := newCLI(t,
+		"FORGE__SERVER__HTTP_PORT="+strconv.Itoa(httpPort),
+		"FORGE__SERVER__GRPC_ADDR=127.0.0.1:"+strconv.Itoa(grpcPort))
+
+	out, errOut, code := c.run("admin", "user", "create", "--username", "root", "--password", "root-password",
+		"--email", "root@example.org", "--admin", "--must-change-password=false", "--access-token")
+	token := lastWord(out)
+	if code != 0 || len(token) != 40 {
+		t.Fatalf("create: code %d, out %q, err %q", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, "data", "forge.db")); err != nil {
+		t.Fatalf("database not under ./data: %v", err)
+	}
+	if _, errOut, code := c.run("admin", "user", "create", "--username", "ROOT", "--password", "x-password", "--email", "o@example.org"); code == 0 || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("duplicate create: %d %q", code, errOut)
+	}
+	if _, errOut, code := c.run("admin", "user", "delete", "--username", "root"); code == 0 || !strings.Contains(errOut, "last active admin") {
+		t.Fatalf("deleting the last admin: %d %q", code, errOut)
+	}
+	if out, _, code := c.run("migrate"); code != 0 || !strings.Contains(out, "up to date") {
+		t.Fatalf("migrate: %d %q", code, out)
+	}
+
+	// Serve, and wait until /api/v1/version answers.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := exec.CommandContext(ctx, c.bin, "serve")
+	srv.Dir, srv.Env = c.dir, c.env
+	var srvLog bytes.Buffer
+	srv.Stdout, srv.Stderr = &srvLog, &srvLog
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(httpPort)
+	get := func(path, token string) (int, string) {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "token "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if code, _ := get("/api/v1/version", ""); code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not answer; log:\n%s", srvLog.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, body := get("/api/v1/user", token); code != 200 || !strings.Contains(body, `"login":"root"`) {
+		t.Fatalf("GET /user with the CLI token: %d %s", code, body)
+	}
+
+	// The CLI works on the same database while the server runs.
+	out, _, code = c.run("admin", "user", "create", "--username", "alice", "--password", "alice-password",
+		"--email", "alice@example.org", "--must-change-password=false", "--access-token", "--access-token-scopes", "read:user")
+	if code != 0 {
+		t.Fatalf("create while serving: %q", out)
+	}
+	aliceToken := lastWord(out)
+	if code, body := get("/api/v1/user", aliceToken); code != 200 || !strings.Contains(body, `"login":"alice"`) {
+		t.Fatalf("alice: %d %s", code, body)
+	}
+	if out, _, code := c.run("admin", "user", "list"); code != 0 || !strings.Contains(out, "alice") || !strings.Contains(out, "root") {
+		t.Fatalf("list: %q", out)
+	}
+	if _, _, code := c.run("admin", "user", "change-password", "--username", "alice", "--password", "new-alice-password"); code != 0 {
+		t.Fatal("change-password failed")
+	}
+	out, _, code = c.run("admin", "user", "totp", "enable", "--username", "alice")
+	if code != 0 || !strings.HasPrefix(lastWord(out), "otpauth://totp/") {
+		t.Fatalf("totp enable: %q", out)
+	}
+	if out, _, code := c.run("admin", "user", "list"); code != 0 || !strings.Contains(out, "true") {
+		t.Fatalf("list after totp: %q", out)
+	}
+	if _, _, code := c.run("admin", "user", "delete", "--username", "alice"); code != 0 {
+		t.Fatal("delete alice failed")
+	}
+	if code, _ := get("/api/v1/user", aliceToken); code != 401 {
+		t.Fatalf("token of a deleted user: %d", code)
+	}
+
+	srv.Process.Signal(syscall.SIGTERM)
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("serve exit: %v\n%s", err, srvLog.String())
+	}
+}
+
+func TestBadConfigNamesTheKey(t *testing.T) {
+	c := newCLI(t, "FORGE__SERVER__HTTP_PORT=abc", "FORGE__DATABASE__DB_TYPE=mysql")
+	_, errOut, code := c.run("serve")
+	if code == 0 || !strings.Contains(errOut, "[server] HTTP_PORT") {
+		t.Fatalf("bad port: %d %q", code, errOut)
+	}
+	c = newCLI(t, "FORGE__DATABASE__DB_TYPE=mysql")
+	_, errOut, code = c.run("migrate")
+	if code == 0 || !strings.Contains(errOut, "DB_TYPE") {
+		t.Fatalf("bad db type: %d %q", code, errOut)
+	}
+}

@@ -1,0 +1,149 @@
+package config
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestDefaultsWithoutFile(t *testing.T) {
+	cfg, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.HTTPListenAddr() != "127.0.0.1:3000" || cfg.Server.GRPCAddr != "127.0.0.1:3001" ||
+		cfg.Database.Type != "sqlite3" || cfg.Database.Path != filepath.Join("data", "forge.db") ||
+		cfg.Repository.Root != filepath.Join("data", "repositories") || cfg.Server.RootURL != "http://localhost:3000/" {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+}
+
+func TestFileAndEnvironment(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.ini")
+	ini := `
+APP_NAME = ignored
+[server]
+HTTP_PORT = 8080
+ROOT_URL = https://git.example.org
+UNKNOWN_KEY = fine
+[database]
+DB_TYPE = postgres
+HOST = db:5433
+[security]
+REVERSE_PROXY_TRUSTED_PROXIES = 10.0.0.0/8, 192.168.1.1
+[repository.pull-request]
+RETARGET_CHILDREN_ON_MERGE = false
+[some.unknown.section]
+X = 1
+`
+	if err := os.WriteFile(path, []byte(ini), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path, []string{
+		"FORGE__SERVER__HTTP_PORT=9090",
+		"FORGE__API__MAX_RESPONSE_ITEMS=100",
+		"FORGE__REPOSITORY_0X2E_PULL-REQUEST__RETARGET_CHILDREN_ON_MERGE=true",
+		"OTHER=1",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Server.HTTPPort != 9090 {
+		t.Errorf("env did not override the file: %d", cfg.Server.HTTPPort)
+	}
+	if cfg.Server.RootURL != "https://git.example.org/" || cfg.Server.Domain() != "git.example.org" {
+		t.Errorf("root url %q", cfg.Server.RootURL)
+	}
+	if cfg.Database.Type != "postgres" || cfg.Database.Host != "db:5433" || cfg.API.MaxResponseItems != 100 {
+		t.Errorf("database/api: %+v %+v", cfg.Database, cfg.API)
+	}
+	if !cfg.Repository.RetargetChildrenOnMerge {
+		t.Error("dotted section override failed")
+	}
+	if len(cfg.Security.ReverseProxyTrustedProxies) != 2 || !cfg.Security.Trusted([]byte{192, 168, 1, 1}) || cfg.Security.Trusted([]byte{192, 168, 1, 2}) {
+		t.Errorf("trusted proxies: %v", cfg.Security.ReverseProxyTrustedProxies)
+	}
+}
+
+func TestBadValuesNameTheKey(t *testing.T) {
+	cases := map[string]string{
+		"FORGE__SERVER__HTTP_PORT=abc":                            "[server] HTTP_PORT",
+		"FORGE__SECURITY__DISABLE_QUERY_AUTH_TOKEN=perhaps":       "[security] DISABLE_QUERY_AUTH_TOKEN",
+		"FORGE__DATABASE__DB_TYPE=mysql":                          "[database] DB_TYPE",
+		"FORGE__SECURITY__REVERSE_PROXY_TRUSTED_PROXIES=10.0.0.x": "[security] REVERSE_PROXY_TRUSTED_PROXIES",
+		"FORGE__API__DEFAULT_PAGING_NUM=0":                        "[api] DEFAULT_PAGING_NUM",
+		"FORGE__SERVER__ROOT_URL=ftp://x":                         "[server] ROOT_URL",
+	}
+	for env, key := range cases {
+		_, err := Load("", []string{env})
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s: error %v does not name %s", env, err, key)
+		}
+	}
+}
+
+// TestDocumentedDefaults reads docs/config.md and checks every documented
+// default against the configuration loaded from nothing.
+func TestDocumentedDefaults(t *testing.T) {
+	f, err := os.Open("../../docs/config.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actual := map[string]string{
+		"server.APP_DATA_PATH":                               cfg.Server.AppDataPath,
+		"server.HTTP_ADDR":                                   cfg.Server.HTTPAddr,
+		"server.HTTP_PORT":                                   itoa(cfg.Server.HTTPPort),
+		"server.ROOT_URL":                                    cfg.Server.RootURL,
+		"server.GRPC_ADDR":                                   cfg.Server.GRPCAddr,
+		"database.DB_TYPE":                                   cfg.Database.Type,
+		"database.PATH":                                      cfg.Database.Path,
+		"database.HOST":                                      cfg.Database.Host,
+		"database.NAME":                                      cfg.Database.Name,
+		"database.USER":                                      cfg.Database.User,
+		"database.PASSWD":                                    cfg.Database.Passwd,
+		"database.SSL_MODE":                                  cfg.Database.SSLMode,
+		"database.MAX_OPEN_CONNS":                            itoa(cfg.Database.MaxOpenConns),
+		"database.MAX_IDLE_CONNS":                            itoa(cfg.Database.MaxIdleConns),
+		"security.SECRET_KEY":                                cfg.Security.SecretKey,
+		"security.DISABLE_QUERY_AUTH_TOKEN":                  btoa(cfg.Security.DisableQueryAuthToken),
+		"security.REVERSE_PROXY_AUTHENTICATION_USER":         cfg.Security.ReverseProxyAuthUser,
+		"security.REVERSE_PROXY_TRUSTED_PROXIES":             cidrs(cfg),
+		"security.MIN_PASSWORD_LENGTH":                       itoa(cfg.Security.MinPasswordLength),
+		"service.ENABLE_REVERSE_PROXY_AUTHENTICATION_API":    btoa(cfg.Service.EnableReverseProxyAuthAPI),
+		"repository.ROOT":                                    cfg.Repository.Root,
+		"repository.pull-request.RETARGET_CHILDREN_ON_MERGE": btoa(cfg.Repository.RetargetChildrenOnMerge),
+		"api.DEFAULT_PAGING_NUM":                             itoa(cfg.API.DefaultPagingNum),
+		"api.MAX_RESPONSE_ITEMS":                             itoa(cfg.API.MaxResponseItems),
+		"migrations.ALLOW_LOCALNETWORKS":                     btoa(cfg.Migrations.AllowLocalNetworks),
+	}
+	documented := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		cells := strings.Split(sc.Text(), "|")
+		if len(cells) < 5 || strings.TrimSpace(cells[1]) == "Section" || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
+			continue
+		}
+		key := strings.TrimSpace(cells[1]) + "." + strings.TrimSpace(cells[2])
+		def := strings.TrimSpace(cells[3])
+		if def == "(empty)" {
+			def = ""
+		}
+		documented[key] = strings.Trim(def, "`")
+	}
+	if !reflect.DeepEqual(keys(documented), keys(actual)) {
+		t.Fatalf("documented keys %v\nactual keys %v", keys(documented), keys(actual))
+	}
+	for k, want := range actual {
+		if got := documented[k]; got != want {
+			t.Errorf("%s: documented default %q, real default %q", k, got, want)
+		}
+	}
+}
