@@ -13,11 +13,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	"forge/gateway/giteajson"
 	adminv1 "forge/gen/forge/admin/v1"
 	miscv1 "forge/gen/forge/misc/v1"
 	tokensv1 "forge/gen/forge/tokens/v1"
 	usersv1 "forge/gen/forge/users/v1"
-	"forge/gateway/giteajson"
 	"forge/services/auth"
 	"forge/services/paging"
 )
