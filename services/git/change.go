@@ -271,7 +271,8 @@ func (s *Store) planChanges(ctx context.Context, path string, idx *tempIndex, pa
 				}
 			}
 		}
-		out, err := s.output(ctx, path, append([]string{"ls-tree", "-z", "--long", "--full-tree", parent, "--"}, query...)...)
+		// -t: show a directory even when ls-tree descends into it.
+		out, err := s.output(ctx, path, append([]string{"ls-tree", "-t", "-z", "--long", "--full-tree", parent, "--"}, query...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -447,22 +448,6 @@ func (s *Store) commitTree(ctx context.Context, path, tree, parent string, autho
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
-}
-
-// casRef moves ref to newSHA only if it is at oldSHA. With oldSHA ""
-// the ref must not exist (ErrAlreadyExists); otherwise a ref that moved
-// gives ErrConflict.
-func (s *Store) casRef(ctx context.Context, path, ref, newSHA, oldSHA string) error {
-	err := s.run(ctx, invocation{gitDir: path, args: []string{"update-ref", ref, newSHA, oldSHA}})
-	switch {
-	case err == nil:
-		return nil
-	case oldSHA == "" && stderrContains(err, "reference already exists"):
-		return existsf("ref %q", ref)
-	case stderrContains(err, "cannot lock ref"):
-		return conflictf("ref %q moved concurrently", ref)
-	}
-	return err
 }
 
 // addSignoff appends a Signed-off-by trailer for the committer.

@@ -47,6 +47,7 @@ func TestChangeFiles(t *testing.T) {
 	}{
 		{"create existing", ChangeFilesOptions{Files: []FileChange{create("a.txt", "x")}}, ErrAlreadyExists},
 		{"create over dir", ChangeFilesOptions{Files: []FileChange{create("dir", "x")}}, ErrAlreadyExists},
+		{"create over dir, with a path inside it", ChangeFilesOptions{Files: []FileChange{create("dir", "x"), {Op: OpDelete, Path: "dir/b.txt"}}}, ErrAlreadyExists},
 		{"create under file", ChangeFilesOptions{Files: []FileChange{create("a.txt/c", "x")}}, ErrInvalid},
 		{"update wrong sha", ChangeFilesOptions{Files: []FileChange{{Op: OpUpdate, Path: "a.txt", SHA: b.SHA, Content: []byte("x")}}}, ErrConflict},
 		{"update missing", ChangeFilesOptions{Files: []FileChange{{Op: OpUpdate, Path: "nope.txt", SHA: a.SHA}}}, ErrNotFound},

@@ -31,11 +31,6 @@ type Entry struct {
 	Size int64     // blob size (symlink: target length); 0 for dirs and submodules
 }
 
-// resolveCommit resolves ref to a commit sha (see Resolve).
-func (s *Store) resolveCommit(ctx context.Context, path, ref string) (string, error) {
-	return s.ResolveRef(ctx, path, ref)
-}
-
 // Stat describes filePath at ref. The root ("" or "/") is a dir entry.
 // Returns ErrNotFound for a missing ref or path.
 func (s *Store) Stat(ctx context.Context, path, ref, filePath string) (Entry, error) {
@@ -43,7 +38,7 @@ func (s *Store) Stat(ctx context.Context, path, ref, filePath string) (Entry, er
 	if err != nil {
 		return Entry{}, notFoundf("path %q", filePath)
 	}
-	commit, err := s.resolveCommit(ctx, path, ref)
+	commit, err := s.ResolveRef(ctx, path, ref)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -74,7 +69,7 @@ func (s *Store) ReadDir(ctx context.Context, path, ref, dirPath string) ([]Entry
 	if err != nil {
 		return nil, notFoundf("path %q", dirPath)
 	}
-	commit, err := s.resolveCommit(ctx, path, ref)
+	commit, err := s.ResolveRef(ctx, path, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +143,7 @@ func (s *Store) OpenBlob(ctx context.Context, path, ref, filePath string) (io.Re
 	if err != nil || p == "" {
 		return nil, 0, notFoundf("file %q", filePath)
 	}
-	commit, err := s.resolveCommit(ctx, path, ref)
+	commit, err := s.ResolveRef(ctx, path, ref)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -262,7 +257,7 @@ func (s *Store) LastCommitForPath(ctx context.Context, path, ref, filePath strin
 	if err != nil {
 		return "", notFoundf("path %q", filePath)
 	}
-	commit, err := s.resolveCommit(ctx, path, ref)
+	commit, err := s.ResolveRef(ctx, path, ref)
 	if err != nil || p == "" {
 		return commit, err
 	}
@@ -287,7 +282,7 @@ func (s *Store) LastCommitsForEntries(ctx context.Context, path, ref, dirPath st
 	if err != nil {
 		return nil, notFoundf("path %q", dirPath)
 	}
-	commit, err := s.resolveCommit(ctx, path, ref)
+	commit, err := s.ResolveRef(ctx, path, ref)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@
 // of a repository or the entries of a directory each costs a small fixed
 // number of git processes, never one per item.
 //
+// It needs git 2.32 or newer (GIT_CONFIG_GLOBAL, --diff-merges).
+//
 // The package knows nothing about HTTP authentication, permissions or the
 // database. The smart HTTP entry points (AdvertiseRefs, UploadPack,
 // ReceivePack) take an io.Reader and an io.Writer so the HTTP layer can

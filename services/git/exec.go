@@ -136,6 +136,15 @@ func (s *Store) wrapErr(ctx context.Context, inv invocation, stderr *tailBuffer,
 	return &Error{Command: name, Stderr: text, Err: err}
 }
 
+// absPath makes a repository path absolute for commands that take it as an
+// argument (they run with the store root as working directory).
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
 // tailBuffer keeps the last limit bytes written to it.
 type tailBuffer struct {
 	limit int

@@ -59,12 +59,19 @@ func redactText(text string, secrets ...string) string {
 	return userInfoRE.ReplaceAllString(text, "$1")
 }
 
-// checkRemote rejects remote URLs git could read as options.
-func checkRemote(remoteURL string) error {
+// checkRemote rejects remote URLs git could read as options and makes an
+// existing local path absolute (git would resolve it against its own
+// working directory).
+func checkRemote(remoteURL string) (string, error) {
 	if remoteURL == "" || strings.HasPrefix(remoteURL, "-") || strings.ContainsAny(remoteURL, "\n\x00") {
-		return invalidf("remote URL")
+		return "", invalidf("remote URL")
 	}
-	return nil
+	if !strings.Contains(remoteURL, "://") {
+		if _, err := os.Stat(remoteURL); err == nil {
+			return absPath(remoteURL), nil
+		}
+	}
+	return remoteURL, nil
 }
 
 // CloneMirror creates path as a bare mirror of remoteURL (`git clone
@@ -73,7 +80,8 @@ func checkRemote(remoteURL string) error {
 // Whether a URL (local path, private address) is allowed is the caller's
 // decision. Returns ErrAlreadyExists if path exists.
 func (s *Store) CloneMirror(ctx context.Context, remoteURL, path string) error {
-	if err := checkRemote(remoteURL); err != nil {
+	remoteURL, err := checkRemote(remoteURL)
+	if err != nil {
 		return err
 	}
 	if err := s.inRoot(path); err != nil {
@@ -87,9 +95,9 @@ func (s *Store) CloneMirror(ctx context.Context, remoteURL, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return err
 	}
-	err := s.run(ctx, invocation{
+	err = s.run(ctx, invocation{
 		config:  mirrorConfig,
-		args:    []string{"clone", "--mirror", "--quiet", "--template=", "--", remoteURL, path},
+		args:    []string{"clone", "--mirror", "--quiet", "--template=", "--", remoteURL, absPath(path)},
 		secrets: []string{remoteURL},
 	})
 	if err != nil {
@@ -132,7 +140,8 @@ func (s *Store) FetchMirror(ctx context.Context, path string) ([]RefUpdate, erro
 // PushMirror pushes every ref of path to remoteURL, deleting remote refs
 // that no longer exist locally (`git push --mirror`).
 func (s *Store) PushMirror(ctx context.Context, path, remoteURL string) error {
-	if err := checkRemote(remoteURL); err != nil {
+	remoteURL, err := checkRemote(remoteURL)
+	if err != nil {
 		return err
 	}
 	if err := s.checkRepo(path); err != nil {

@@ -23,7 +23,7 @@ type Signature struct {
 type Commit struct {
 	SHA       string
 	Tree      string
-	Parents   []string
+	Parents   []string // never nil; empty for a root commit
 	Author    Signature
 	Committer Signature
 	Message   string // full raw message (subject, blank line, body)
@@ -151,7 +151,7 @@ func identEnv(prefix string, sig Signature) []string {
 // parseRawCommit parses the body of a commit object as printed by
 // `git cat-file commit`.
 func parseRawCommit(sha string, raw []byte) Commit {
-	c := Commit{SHA: sha}
+	c := Commit{SHA: sha, Parents: []string{}}
 	header, msg, _ := bytes.Cut(raw, []byte("\n\n"))
 	c.Message = string(msg)
 	for _, line := range strings.Split(string(header), "\n") {

@@ -252,10 +252,8 @@ func (s *Store) ListBranches(ctx context.Context, path string) ([]Branch, error)
 		if rec[1] != "commit" {
 			continue // receive-pack refuses non-commits in refs/heads; skip oddities
 		}
-		c := Commit{SHA: rec[2], Tree: rec[3], Author: parseIdent(rec[5]), Committer: parseIdent(rec[6]), Message: rec[7]}
-		if rec[4] != "" {
-			c.Parents = strings.Fields(rec[4])
-		}
+		c := Commit{SHA: rec[2], Tree: rec[3], Parents: strings.Fields(rec[4]),
+			Author: parseIdent(rec[5]), Committer: parseIdent(rec[6]), Message: rec[7]}
 		branches = append(branches, Branch{Name: strings.TrimPrefix(rec[0], "refs/heads/"), Commit: c})
 	}
 	return branches, nil
@@ -363,7 +361,7 @@ func (s *Store) CreateBranch(ctx context.Context, path, name, fromRef string) (B
 	} else if tag != "" {
 		return Branch{}, existsf("a tag named %q", name)
 	}
-	if err := s.createRef(ctx, path, "refs/heads/"+name, sha); err != nil {
+	if err := s.casRef(ctx, path, "refs/heads/"+name, sha, ""); err != nil {
 		return Branch{}, err
 	}
 	return s.GetBranch(ctx, path, name)
@@ -396,16 +394,18 @@ func (s *Store) deleteRef(ctx context.Context, path, what, prefix, name string) 
 	return err
 }
 
-// createRef creates fullName at sha, failing if it exists.
-func (s *Store) createRef(ctx context.Context, path, fullName, sha string) error {
-	err := s.run(ctx, invocation{gitDir: path, args: []string{"update-ref", fullName, sha, ""}})
+// casRef moves ref to newSHA only if it is at oldSHA. With oldSHA ""
+// the ref must not exist (ErrAlreadyExists); otherwise a ref that moved
+// gives ErrConflict.
+func (s *Store) casRef(ctx context.Context, path, ref, newSHA, oldSHA string) error {
+	err := s.run(ctx, invocation{gitDir: path, args: []string{"update-ref", ref, newSHA, oldSHA}})
 	switch {
 	case err == nil:
 		return nil
-	case stderrContains(err, "reference already exists"):
-		return existsf("ref %q", fullName)
+	case oldSHA == "" && stderrContains(err, "reference already exists"):
+		return existsf("ref %q", ref)
 	case stderrContains(err, "cannot lock ref"):
-		return conflictf("ref %q collides with an existing ref", fullName)
+		return conflictf("ref %q moved concurrently", ref)
 	}
 	return err
 }

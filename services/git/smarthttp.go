@@ -118,7 +118,7 @@ func (s *Store) AdvertiseRefs(ctx context.Context, path string, service Service,
 	}
 	return s.run(ctx, invocation{
 		config: config,
-		args:   append(args, path),
+		args:   append(args, absPath(path)),
 		env:    protocolEnv(gitProtocol),
 		stdout: &prefixWriter{w: withFlush(w), prefix: header},
 	})
@@ -133,7 +133,7 @@ func (s *Store) UploadPack(ctx context.Context, path string, body io.Reader, w i
 	}
 	return s.run(ctx, invocation{
 		config: uploadPackConfig,
-		args:   []string{"upload-pack", "--stateless-rpc", "--strict", path},
+		args:   []string{"upload-pack", "--stateless-rpc", "--strict", absPath(path)},
 		env:    protocolEnv(gitProtocol),
 		stdin:  body,
 		stdout: withFlush(w),
@@ -160,7 +160,7 @@ func (s *Store) ReceivePack(ctx context.Context, path string, body io.Reader, w 
 	defer os.Remove(logFile)
 	err = s.run(ctx, invocation{
 		config: receivePackConfig(s.hooksDir),
-		args:   []string{"receive-pack", "--stateless-rpc", path},
+		args:   []string{"receive-pack", "--stateless-rpc", absPath(path)},
 		env:    append(protocolEnv(gitProtocol), pushLogEnv+"="+logFile),
 		stdin:  body,
 		stdout: withFlush(w),

@@ -183,7 +183,7 @@ func (s *Store) Init(ctx context.Context, path, defaultBranch string) error {
 		return err
 	}
 	err := s.run(ctx, invocation{args: []string{
-		"init", "--bare", "--quiet", "--template=", "--initial-branch=" + defaultBranch, "--", path,
+		"init", "--bare", "--quiet", "--template=", "--initial-branch=" + defaultBranch, "--", absPath(path),
 	}})
 	if err != nil {
 		os.RemoveAll(path)

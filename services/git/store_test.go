@@ -118,3 +118,32 @@ func TestCleanEnvironment(t *testing.T) {
 		t.Fatalf("root commit diff: %+v, %v", cs, err)
 	}
 }
+
+// TestRelativeRoot: a relative Root works for commands that get the
+// repository path as an argument (init, clone, upload/receive-pack).
+func TestRelativeRoot(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ctx := context.Background()
+	s := &Store{Root: "repos"}
+	path, err := s.RepoPath("o", "r")
+	if err != nil || filepath.IsAbs(path) {
+		t.Fatalf("RepoPath = %q, %v", path, err)
+	}
+	if err := s.Init(ctx, path, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.InitialCommit(ctx, path, "main", map[string][]byte{"a": []byte("a")}, testAuthor, "init"); err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := s.AdvertiseRefs(ctx, path, ServiceUploadPack, "", &buf); err != nil || !strings.Contains(buf.String(), "refs/heads/main") {
+		t.Fatalf("AdvertiseRefs = %q, %v", buf.String(), err)
+	}
+	mirror, _ := s.RepoPath("o", "mirror")
+	if err := s.CloneMirror(ctx, path, mirror); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetBranch(ctx, mirror, "main"); err != nil {
+		t.Fatal(err)
+	}
+}

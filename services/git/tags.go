@@ -117,7 +117,7 @@ func (s *Store) CreateTag(ctx context.Context, path, name, target, message strin
 		}
 		obj = strings.TrimSpace(string(out))
 	}
-	if err := s.createRef(ctx, path, "refs/tags/"+name, obj); err != nil {
+	if err := s.casRef(ctx, path, "refs/tags/"+name, obj, ""); err != nil {
 		return Tag{}, err
 	}
 	return s.GetTag(ctx, path, name)
