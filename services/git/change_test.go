@@ -132,6 +132,7 @@ func TestChangeFiles(t *testing.T) {
 	if got := readFile(t, s, path, first, "a.txt"); got != "a\n" {
 		t.Fatalf("a.txt at first = %q", got)
 	}
+	checkNoScratch(t, s)
 }
 
 func TestInitialCommit(t *testing.T) {

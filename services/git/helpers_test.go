@@ -211,3 +211,12 @@ func writeFile(t testing.TB, dir, name, content string) {
 }
 
 func isErr(err, target error) bool { return errors.Is(err, target) }
+
+// checkNoScratch fails if a call left files in the store's scratch dir.
+func checkNoScratch(t testing.TB, s *Store) {
+	t.Helper()
+	left, err := os.ReadDir(s.tmpDir)
+	if err != nil || len(left) != 0 {
+		t.Errorf("scratch files left behind: %v, %v", left, err)
+	}
+}
