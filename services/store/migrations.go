@@ -63,12 +63,23 @@ var migrations = []*gormigrate.Migration{
 			return tx.Table("access_tokens").Migrator().CreateTable(&AccessToken{})
 		},
 	},
+	{
+		// A row version, bumped by every update, lets the authentication path
+		// reuse a cached user row while it is current.
+		ID: "0002_users_version",
+		Migrate: func(tx *gorm.DB) error {
+			type User struct {
+				Version int64 `gorm:"not null;default:0"`
+			}
+			return tx.Table("users").Migrator().AddColumn(&User{}, "Version")
+		},
+	},
 }
 
 // Migrate applies the pending migrations. Concurrent callers (several forge
 // processes starting on one PostgreSQL) are serialised by an advisory lock.
 func (s *Store) Migrate(ctx context.Context) error {
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if s.postgres {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(4242001)").Error; err != nil {
 				return err
@@ -78,6 +89,10 @@ func (s *Store) Migrate(ctx context.Context) error {
 		opts.TableName = "schema_migrations"
 		return gormigrate.New(tx, &opts, migrations).Migrate()
 	})
+	if err != nil {
+		return err
+	}
+	return s.prepareHot(ctx)
 }
 
 // SchemaVersion names the latest migration, for caches keyed by schema

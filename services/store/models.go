@@ -64,6 +64,9 @@ type User struct {
 	LastLoginUnix           int64
 	CreatedUnix             int64
 	UpdatedUnix             int64
+	// Version is bumped by every update (UpdateUser is the only writer of
+	// existing rows); the authentication cache depends on it.
+	Version int64
 }
 
 func (User) TableName() string { return "users" }

@@ -5,11 +5,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -38,6 +40,9 @@ var (
 type Store struct {
 	db       *gorm.DB
 	postgres bool
+	hotMu    sync.Mutex
+	authStmt *sql.Stmt // see hot.go
+	users    userCache
 }
 
 // Open connects to the configured database and sizes its connection pool.
@@ -109,6 +114,9 @@ func (s *Store) Close() error {
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
+	}
+	if s.authStmt != nil {
+		s.authStmt.Close()
 	}
 	return sqlDB.Close()
 }

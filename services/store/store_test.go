@@ -167,3 +167,57 @@ func TestAccessTokens(t *testing.T) {
 		}
 	})
 }
+
+// TestAuthLookupSeesChanges: the authentication path caches user rows, but
+// a change made through another Store (another forge process, or the CLI)
+// is visible on the very next lookup.
+func TestAuthLookupSeesChanges(t *testing.T) {
+	for _, kind := range storetest.Backends {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			cfg := storetest.Database(t, kind)
+			a, err := store.Open(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if err := a.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			b, err := store.Open(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			u := newUser("alice", "a@x.org", true)
+			if err := a.CreateUser(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			a.CreateUser(ctx, newUser("other", "o@x.org", true))
+			if err := a.CreateAccessToken(ctx, &store.AccessToken{UID: u.ID, Name: "t", TokenHash: "h"}); err != nil {
+				t.Fatal(err)
+			}
+			_, owner, err := a.AccessTokenByHash(ctx, "h") // now cached in a
+			if err != nil || !owner.IsAdmin {
+				t.Fatalf("first lookup: %+v %v", owner, err)
+			}
+			owner.IsAdmin = false // callers get copies
+			if _, o, _ := a.AccessTokenByHash(ctx, "h"); !o.IsAdmin {
+				t.Fatal("cached row was changed through a returned pointer")
+			}
+			if _, err := b.UpdateUser(ctx, "alice", func(u *store.User) error { u.IsAdmin = false; u.FullName = "A"; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			_, owner, err = a.AccessTokenByHash(ctx, "h")
+			if err != nil || owner.IsAdmin || owner.FullName != "A" {
+				t.Fatalf("change by another process not seen: %+v %v", owner, err)
+			}
+			if err := b.DeleteUser(ctx, "alice", nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := a.AccessTokenByHash(ctx, "h"); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("token of a user deleted elsewhere: %v", err)
+			}
+		})
+	}
+}

@@ -56,20 +56,6 @@ func (s *Store) DeleteAccessToken(ctx context.Context, uid, id int64) error {
 	return nil
 }
 
-// AccessTokenByHash finds a token by the SHA-256 of its value, with its
-// owner. It is on every token-authenticated request's path.
-func (s *Store) AccessTokenByHash(ctx context.Context, hash string) (*AccessToken, *User, error) {
-	var t AccessToken
-	if err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&t).Error; err != nil {
-		return nil, nil, notFound(err)
-	}
-	u, err := s.UserByID(ctx, t.UID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &t, u, nil
-}
-
 // TouchAccessTokens records last-use times (token id → unix seconds) in one
 // transaction; it never moves a time backwards.
 func (s *Store) TouchAccessTokens(ctx context.Context, used map[int64]int64) error {

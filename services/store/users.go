@@ -159,6 +159,7 @@ func (s *Store) UpdateUser(ctx context.Context, name string, change func(u *User
 		u.LowerName = strings.ToLower(u.Name)
 		u.LowerEmail = lowerEmail(u.Email)
 		u.UpdatedUnix = time.Now().Unix()
+		u.Version++
 		if err := checkUnique(tx, &u); err != nil {
 			return err
 		}
