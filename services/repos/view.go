@@ -1,0 +1,94 @@
+// Package repos serves forge.repos.v1.RepositoryService and renders
+// repositories as Gitea's Repository object for every service that embeds
+// one.
+package repos
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	reposv1 "forge/gen/forge/repos/v1"
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/store"
+	"forge/services/users"
+)
+
+// Renderer turns stored repositories into API objects.
+type Renderer struct {
+	RootURL string
+	Users   users.Renderer
+}
+
+var epoch = timestamppb.New(time.Unix(0, 0))
+
+// Repository renders r as seen by viewer, whose access r.Mode carries.
+func (v Renderer) Repository(r *access.Repo, viewer *auth.Principal) *reposv1.Repository {
+	full := r.Owner.Name + "/" + r.Name
+	out := &reposv1.Repository{
+		Id:                            r.ID,
+		Owner:                         v.Users.User(r.Owner, viewer),
+		Name:                          r.Name,
+		FullName:                      full,
+		Description:                   r.Description,
+		Empty:                         r.IsEmpty,
+		Private:                       r.IsPrivate,
+		Template:                      r.IsTemplate,
+		Mirror:                        r.IsMirror,
+		Size:                          r.Size,
+		LanguagesUrl:                  v.RootURL + "api/v1/repos/" + full + "/languages",
+		HtmlUrl:                       v.RootURL + full,
+		Url:                           v.RootURL + "api/v1/repos/" + full,
+		CloneUrl:                      v.RootURL + full + ".git",
+		OriginalUrl:                   r.OriginalURL,
+		Website:                       r.Website,
+		StarsCount:                    int64(r.NumStars),
+		ForksCount:                    int64(r.NumForks),
+		WatchersCount:                 int64(r.NumWatches),
+		DefaultBranch:                 r.DefaultBranch,
+		Archived:                      r.IsArchived,
+		CreatedAt:                     timestamppb.New(time.Unix(r.CreatedUnix, 0)),
+		UpdatedAt:                     timestamppb.New(time.Unix(r.UpdatedUnix, 0)),
+		ArchivedAt:                    timestamppb.New(time.Unix(r.ArchivedUnix, 0)),
+		Permissions:                   permission(r.Mode),
+		HasIssues:                     r.HasIssues,
+		HasWiki:                       r.HasWiki,
+		HasPullRequests:               r.HasPullRequests,
+		HasProjects:                   r.HasProjects,
+		ProjectsMode:                  "all",
+		HasReleases:                   r.HasReleases,
+		HasPackages:                   r.HasPackages,
+		HasActions:                    r.HasActions,
+		IgnoreWhitespaceConflicts:     r.IgnoreWhitespaceConflicts,
+		AllowMergeCommits:             r.AllowMergeCommits,
+		AllowRebase:                   r.AllowRebase,
+		AllowRebaseExplicit:           r.AllowRebaseExplicit,
+		AllowSquashMerge:              r.AllowSquashMerge,
+		AllowFastForwardOnlyMerge:     r.AllowFastForwardOnlyMerge,
+		AllowRebaseUpdate:             r.AllowRebaseUpdate,
+		DefaultDeleteBranchAfterMerge: r.DefaultDeleteBranchAfterMerge,
+		DefaultMergeStyle:             r.DefaultMergeStyle,
+		DefaultAllowMaintainerEdit:    r.DefaultAllowMaintainerEdit,
+		Internal:                      !r.IsPrivate && r.Owner.Visibility != store.VisibilityPublic,
+		MirrorUpdated:                 timestamppb.New(time.Time{}),
+	}
+	if r.HasIssues {
+		out.InternalTracker = &reposv1.InternalTracker{EnableTimeTracker: true, AllowOnlyContributorsToTrackTime: true, EnableIssueDependencies: true}
+	}
+	return out
+}
+
+// MirrorState fills the mirror fields of a rendered repository.
+func MirrorState(out *reposv1.Repository, interval time.Duration, updated int64) {
+	out.MirrorInterval = interval.String()
+	if updated > 0 {
+		out.MirrorUpdated = timestamppb.New(time.Unix(updated, 0))
+	} else {
+		out.MirrorUpdated = epoch
+	}
+}
+
+func permission(m store.AccessMode) *reposv1.Permission {
+	return &reposv1.Permission{Admin: m >= store.AccessAdmin, Push: m >= store.AccessWrite, Pull: m >= store.AccessRead}
+}

@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// BranchUpdate is a branch's new state after a push (or an API change).
+type BranchUpdate struct {
+	Name          string
+	CommitID      string
+	CommitMessage string
+	CommitUnix    int64
+	Deleted       bool
+}
+
+// SyncBranches brings a repository's branch records in step with git.
+//
+// If the repository has no branch records yet, all() is called (inside the
+// transaction) and records are written for every branch it returns;
+// otherwise only updates are applied: each named branch is inserted,
+// updated or removed. The cost of the second case does not depend on how
+// many branches the repository has. Concurrent calls for one repository are
+// serialised on its row. The repository's empty flag follows: it is empty
+// exactly when no branch records remain.
+func (s *Store) SyncBranches(ctx context.Context, repoID, pusherID int64, updates []BranchUpdate, all func(context.Context) ([]BranchUpdate, error)) error {
+	now := time.Now().Unix()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var repo Repository
+		if err := s.forUpdate(tx).Select("id", "is_empty").Where("id = ?", repoID).Take(&repo).Error; err != nil {
+			return notFound(err)
+		}
+		has, err := hasBranches(tx, repoID)
+		if err != nil {
+			return err
+		}
+		if !has && all != nil {
+			full, err := all(ctx)
+			if err != nil {
+				return err
+			}
+			updates = full
+		}
+		for _, u := range updates {
+			if u.Deleted {
+				if err := tx.Where("repo_id = ? AND name = ?", repoID, u.Name).Delete(&Branch{}).Error; err != nil {
+					return err
+				}
+				continue
+			}
+			res := tx.Model(&Branch{}).Where("repo_id = ? AND name = ?", repoID, u.Name).Updates(map[string]any{
+				"commit_id": u.CommitID, "commit_message": u.CommitMessage, "commit_unix": u.CommitUnix,
+				"pusher_id": pusherID, "updated_unix": now,
+			})
+			if res.Error != nil {
+				return res.Error
+			}
+			if res.RowsAffected == 0 {
+				b := Branch{RepoID: repoID, Name: u.Name, CommitID: u.CommitID, CommitMessage: u.CommitMessage,
+					CommitUnix: u.CommitUnix, PusherID: pusherID, CreatedUnix: now, UpdatedUnix: now}
+				if err := tx.Create(&b).Error; err != nil {
+					return err
+				}
+			}
+		}
+		has, err = hasBranches(tx, repoID)
+		if err != nil {
+			return err
+		}
+		if repo.IsEmpty == has { // flag out of step
+			return tx.Model(&Repository{}).Where("id = ?", repoID).Update("is_empty", !has).Error
+		}
+		return nil
+	})
+}
+
+func hasBranches(tx *gorm.DB, repoID int64) (bool, error) {
+	var ids []int64
+	err := tx.Model(&Branch{}).Where("repo_id = ?", repoID).Limit(1).Pluck("id", &ids).Error
+	return len(ids) > 0, err
+}
+
+// ListBranches returns a page of branch records, latest commit first, then
+// by name, and their total number.
+func (s *Store) ListBranches(ctx context.Context, repoID int64, offset, limit int) ([]Branch, int64, error) {
+	q := s.db.WithContext(ctx).Model(&Branch{}).Where("repo_id = ?", repoID)
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	branches := []Branch{}
+	err := q.Order("commit_unix DESC").Order("name").Offset(offset).Limit(limit).Find(&branches).Error
+	return branches, total, err
+}
+
+// BranchByName returns one branch record.
+func (s *Store) BranchByName(ctx context.Context, repoID int64, name string) (*Branch, error) {
+	var b Branch
+	if err := s.db.WithContext(ctx).Where("repo_id = ? AND name = ?", repoID, name).Take(&b).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &b, nil
+}

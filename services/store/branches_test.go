@@ -1,0 +1,170 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+
+	"forge/services/store"
+	"forge/services/store/storetest"
+)
+
+func newRepo(t *testing.T, s *store.Store, name string) *store.Repository {
+	t.Helper()
+	owner := newUser("owner-"+name, name+"@x.org", false)
+	if err := s.CreateUser(context.Background(), owner); err != nil {
+		t.Fatal(err)
+	}
+	r := &store.Repository{OwnerID: owner.ID, OwnerName: owner.Name, Name: name, IsEmpty: true, DefaultBranch: "main"}
+	if err := s.CreateRepository(context.Background(), r, owner.ID); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func branchNames(t *testing.T, s *store.Store, repoID int64) []string {
+	t.Helper()
+	bs, total, err := s.ListBranches(context.Background(), repoID, 0, 1000)
+	if err != nil || int(total) != len(bs) {
+		t.Fatalf("ListBranches: %v total %d", err, total)
+	}
+	var out []string
+	for _, b := range bs {
+		out = append(out, b.Name+"@"+b.CommitID)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestSyncBranches(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		r := newRepo(t, s, "repo")
+		gitState := []store.BranchUpdate{{Name: "main", CommitID: "a1"}, {Name: "dev", CommitID: "b1"}, {Name: "old", CommitID: "c1"}}
+		allCalls := 0
+		all := func(context.Context) ([]store.BranchUpdate, error) { allCalls++; return gitState, nil }
+
+		// Zero records: a push of one branch records every branch.
+		if err := s.SyncBranches(ctx, r.ID, 1, []store.BranchUpdate{{Name: "dev", CommitID: "b1"}}, all); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(branchNames(t, s, r.ID)); got != "[dev@b1 main@a1 old@c1]" || allCalls != 1 {
+			t.Fatalf("zero-records sync: %s (all called %d times)", got, allCalls)
+		}
+		if got, _ := s.RepositoryByID(ctx, r.ID); got.IsEmpty {
+			t.Fatal("repository still empty after branches were recorded")
+		}
+
+		// With records: only the pushed branches change; all() is not used.
+		err := s.SyncBranches(ctx, r.ID, 1, []store.BranchUpdate{
+			{Name: "main", CommitID: "a2"}, {Name: "feature/x", CommitID: "d1"}, {Name: "old", Deleted: true},
+		}, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(branchNames(t, s, r.ID)); got != "[dev@b1 feature/x@d1 main@a2]" || allCalls != 1 {
+			t.Fatalf("incremental sync: %s (all called %d times)", got, allCalls)
+		}
+
+		// Deleting every branch makes the repository empty again.
+		err = s.SyncBranches(ctx, r.ID, 1, []store.BranchUpdate{{Name: "main", Deleted: true}, {Name: "dev", Deleted: true}, {Name: "feature/x", Deleted: true}}, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.RepositoryByID(ctx, r.ID); !got.IsEmpty {
+			t.Fatal("repository not empty after its last branch was deleted")
+		}
+		if _, err := s.BranchByName(ctx, r.ID, "main"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("deleted branch: %v", err)
+		}
+	})
+}
+
+// TestSyncBranchesConcurrentPushes: pushes to one repository at the same
+// time neither lose nor duplicate records.
+func TestSyncBranchesConcurrentPushes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		r := newRepo(t, s, "busy")
+		var mu sync.Mutex
+		git := map[string]string{"main": "m0"}
+		all := func(context.Context) ([]store.BranchUpdate, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			var out []store.BranchUpdate
+			for n, c := range git {
+				out = append(out, store.BranchUpdate{Name: n, CommitID: c})
+			}
+			return out, nil
+		}
+		const pushes = 12
+		var wg sync.WaitGroup
+		errs := make(chan error, pushes)
+		for i := 0; i < pushes; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				name := fmt.Sprintf("b%02d", i)
+				mu.Lock()
+				git[name] = "c" + name
+				mu.Unlock()
+				errs <- s.SyncBranches(ctx, r.ID, 1, []store.BranchUpdate{{Name: name, CommitID: "c" + name}}, all)
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := branchNames(t, s, r.ID)
+		if len(got) != pushes+1 {
+			t.Fatalf("%d records after %d concurrent pushes: %v", len(got), pushes, got)
+		}
+	})
+}
+
+func TestRepositories(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		r := newRepo(t, s, "Project")
+		dup := &store.Repository{OwnerID: r.OwnerID, Name: "PROJECT"}
+		if err := s.CreateRepository(ctx, dup, 0); !errors.Is(err, store.ErrRepoExists) {
+			t.Fatalf("duplicate repository name: %v", err)
+		}
+		got, err := s.RepositoryByName(ctx, r.OwnerID, "project")
+		if err != nil || got.ID != r.ID || got.NumWatches != 1 {
+			t.Fatalf("RepositoryByName: %+v %v", got, err)
+		}
+		viewer := newUser("viewer", "v@x.org", false)
+		s.CreateUser(ctx, viewer)
+		priv := &store.Repository{OwnerID: r.OwnerID, Name: "secret", IsPrivate: true}
+		if err := s.CreateRepository(ctx, priv, 0); err != nil {
+			t.Fatal(err)
+		}
+		list, total, _ := s.ListRepositories(ctx, store.RepoListOptions{ViewerID: viewer.ID, Limit: 10})
+		if total != 1 || list[0].Name != "Project" {
+			t.Fatalf("viewer sees %d repositories", total)
+		}
+		if err := s.SetCollaborator(ctx, priv.ID, viewer.ID, store.AccessRead); err != nil {
+			t.Fatal(err)
+		}
+		if _, total, _ := s.ListRepositories(ctx, store.RepoListOptions{ViewerID: viewer.ID, Limit: 10}); total != 2 {
+			t.Fatalf("collaborator sees %d repositories, want 2", total)
+		}
+		s.SetCollaborator(ctx, priv.ID, viewer.ID, store.AccessAdmin)
+		if m, _ := s.CollaboratorMode(ctx, priv.ID, viewer.ID); m != store.AccessAdmin {
+			t.Fatalf("mode %v", m)
+		}
+		if err := s.DeleteRepository(ctx, priv.ID); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := s.CollaboratorMode(ctx, priv.ID, viewer.ID); m != store.AccessNone {
+			t.Fatal("collaboration survived its repository")
+		}
+	})
+}

@@ -1,0 +1,239 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// ErrRepoExists: the owner already has a repository of that name.
+var ErrRepoExists = errors.New("the repository with the same name already exists")
+
+// CreateRepository inserts r and, when watcherID is not 0, makes that user
+// watch it (Gitea's AUTO_WATCH_NEW_REPOS), in one transaction.
+func (s *Store) CreateRepository(ctx context.Context, r *Repository, watcherID int64) error {
+	r.LowerName = strings.ToLower(r.Name)
+	now := time.Now().Unix()
+	r.CreatedUnix, r.UpdatedUnix = now, now
+	if watcherID != 0 {
+		r.NumWatches = 1
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&Repository{}).Where("owner_id = ? AND lower_name = ?", r.OwnerID, r.LowerName).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrRepoExists
+		}
+		if err := tx.Create(r).Error; err != nil {
+			if errors.Is(err, gorm.ErrDuplicatedKey) {
+				return ErrRepoExists
+			}
+			return err
+		}
+		if watcherID != 0 {
+			return tx.Create(&Watch{UserID: watcherID, RepoID: r.ID, CreatedUnix: now}).Error
+		}
+		return nil
+	})
+}
+
+// RepositoryByName finds an owner's repository, case-insensitively.
+func (s *Store) RepositoryByName(ctx context.Context, ownerID int64, name string) (*Repository, error) {
+	var r Repository
+	err := s.db.WithContext(ctx).Where("owner_id = ? AND lower_name = ?", ownerID, strings.ToLower(name)).Take(&r).Error
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return &r, nil
+}
+
+// RepositoryByID finds a repository by id.
+func (s *Store) RepositoryByID(ctx context.Context, id int64) (*Repository, error) {
+	var r Repository
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&r).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &r, nil
+}
+
+// UpdateRepository loads the repository, applies change and saves it in
+// one transaction (the row is locked on PostgreSQL). Renames that collide
+// return ErrRepoExists.
+func (s *Store) UpdateRepository(ctx context.Context, id int64, change func(r *Repository) error) (*Repository, error) {
+	var out Repository
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var r Repository
+		if err := s.forUpdate(tx).Where("id = ?", id).Take(&r).Error; err != nil {
+			return notFound(err)
+		}
+		if err := change(&r); err != nil {
+			return err
+		}
+		r.LowerName = strings.ToLower(r.Name)
+		r.UpdatedUnix = time.Now().Unix()
+		var n int64
+		if err := tx.Model(&Repository{}).Where("owner_id = ? AND lower_name = ? AND id <> ?", r.OwnerID, r.LowerName, r.ID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrRepoExists
+		}
+		if err := tx.Save(&r).Error; err != nil {
+			if errors.Is(err, gorm.ErrDuplicatedKey) {
+				return ErrRepoExists
+			}
+			return err
+		}
+		out = r
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteRepository deletes a repository's records (not its git data).
+func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, model := range []any{&Collaboration{}, &Branch{}, &Release{}, &Watch{}, &Mirror{}, &PushMirror{}} {
+			if err := tx.Where("repo_id = ?", id).Delete(model).Error; err != nil {
+				return err
+			}
+		}
+		res := tx.Delete(&Repository{}, id)
+		if res.Error == nil && res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		return res.Error
+	})
+}
+
+// RepoListOptions filters ListRepositories.
+type RepoListOptions struct {
+	OwnerID int64  // 0: any owner
+	Keyword string // case-insensitive substring of the name
+	// ViewerID and ViewerIsAdmin limit the result to what the viewer may
+	// read: public repositories, their own, and those they collaborate on.
+	ViewerID      int64
+	ViewerIsAdmin bool
+	// OnlyAccessible keeps only repositories the viewer owns or
+	// collaborates on (GET /user/repos).
+	OnlyAccessible bool
+	// OnlyPublic drops private repositories (public-only tokens).
+	OnlyPublic bool
+	Offset     int
+	Limit      int
+}
+
+// ListRepositories returns a page of repositories sorted by name, and the
+// total number that match.
+func (s *Store) ListRepositories(ctx context.Context, o RepoListOptions) ([]Repository, int64, error) {
+	q := s.db.WithContext(ctx).Model(&Repository{})
+	if o.OwnerID != 0 {
+		q = q.Where("owner_id = ?", o.OwnerID)
+	}
+	if o.Keyword != "" {
+		q = q.Where("lower_name LIKE ? ESCAPE '\\'", "%"+escapeLike(strings.ToLower(o.Keyword))+"%")
+	}
+	collab := s.db.Model(&Collaboration{}).Select("repo_id").Where("user_id = ?", o.ViewerID)
+	switch {
+	case o.OnlyAccessible:
+		q = q.Where("(owner_id = ? OR id IN (?))", o.ViewerID, collab)
+	case !o.ViewerIsAdmin:
+		q = q.Where("(is_private = ? OR owner_id = ? OR id IN (?))", false, o.ViewerID, collab)
+	}
+	if o.OnlyPublic {
+		q = q.Where("is_private = ?", false)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	repos := []Repository{}
+	err := q.Order("lower_name").Order("id").Offset(o.Offset).Limit(o.Limit).Find(&repos).Error
+	return repos, total, err
+}
+
+// UsersByID loads users by id (for rendering owners of many repositories).
+func (s *Store) UsersByID(ctx context.Context, ids []int64) (map[int64]*User, error) {
+	var users []User
+	if err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&users).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*User, len(users))
+	for i := range users {
+		out[users[i].ID] = &users[i]
+	}
+	return out, nil
+}
+
+// CollaboratorMode returns a user's explicit access to a repository, or
+// AccessNone.
+func (s *Store) CollaboratorMode(ctx context.Context, repoID, userID int64) (AccessMode, error) {
+	var c Collaboration
+	err := s.db.WithContext(ctx).Where("repo_id = ? AND user_id = ?", repoID, userID).Take(&c).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return AccessNone, nil
+	}
+	return c.Mode, err
+}
+
+// SetCollaborator adds a collaborator or changes their mode.
+func (s *Store) SetCollaborator(ctx context.Context, repoID, userID int64, mode AccessMode) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&Collaboration{}).Where("repo_id = ? AND user_id = ?", repoID, userID).Update("mode", mode)
+		if res.Error != nil || res.RowsAffected > 0 {
+			return res.Error
+		}
+		return tx.Create(&Collaboration{RepoID: repoID, UserID: userID, Mode: mode, CreatedUnix: time.Now().Unix()}).Error
+	})
+}
+
+// DeleteCollaborator removes a collaborator; ErrNotFound if not one.
+func (s *Store) DeleteCollaborator(ctx context.Context, repoID, userID int64) error {
+	res := s.db.WithContext(ctx).Where("repo_id = ? AND user_id = ?", repoID, userID).Delete(&Collaboration{})
+	if res.Error == nil && res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return res.Error
+}
+
+// Collaborator is a user with their mode on a repository.
+type Collaborator struct {
+	User User
+	Mode AccessMode
+}
+
+// ListCollaborators returns a page of a repository's collaborators by name.
+func (s *Store) ListCollaborators(ctx context.Context, repoID int64, offset, limit int) ([]Collaborator, int64, error) {
+	q := s.db.WithContext(ctx).Model(&Collaboration{}).Where("repo_id = ?", repoID)
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var rows []Collaboration
+	if err := q.Order("user_id").Offset(offset).Limit(limit).Find(&rows).Error; err != nil {
+		return nil, 0, err
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.UserID
+	}
+	users, err := s.UsersByID(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Collaborator, 0, len(rows))
+	for _, r := range rows {
+		if u := users[r.UserID]; u != nil {
+			out = append(out, Collaborator{User: *u, Mode: r.Mode})
+		}
+	}
+	return out, total, nil
+}
