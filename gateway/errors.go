@@ -37,6 +37,10 @@ var statusOverrides = map[string]map[codes.Code]int{
 	"/forge.tokens.v1.TokenService/CreateAccessToken": {codes.AlreadyExists: http.StatusBadRequest},
 	// A used e-mail in an edit is 400.
 	"/forge.admin.v1.AdminService/EditUser": {codes.AlreadyExists: http.StatusBadRequest},
+	// A taken repository name is 409.
+	"/forge.repos.v1.RepositoryService/CreateCurrentUserRepo": {codes.AlreadyExists: http.StatusConflict},
+	"/forge.repos.v1.RepositoryService/AdminCreateRepo":       {codes.AlreadyExists: http.StatusConflict},
+	"/forge.repos.v1.RepositoryService/EditRepo":              {codes.AlreadyExists: http.StatusConflict},
 }
 
 // giteaError is Gitea's error body. Errors is only sent with 404, as

@@ -16,6 +16,7 @@ import (
 	"forge/gateway/giteajson"
 	adminv1 "forge/gen/forge/admin/v1"
 	miscv1 "forge/gen/forge/misc/v1"
+	reposv1 "forge/gen/forge/repos/v1"
 	tokensv1 "forge/gen/forge/tokens/v1"
 	usersv1 "forge/gen/forge/users/v1"
 	"forge/services/auth"
@@ -61,6 +62,9 @@ var register = []func(context.Context, *runtime.ServeMux, grpc.ClientConnInterfa
 	},
 	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return tokensv1.RegisterTokenServiceHandlerClient(ctx, mux, tokensv1.NewTokenServiceClient(cc))
+	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return reposv1.RegisterRepositoryServiceHandlerClient(ctx, mux, reposv1.NewRepositoryServiceClient(cc))
 	},
 }
 

@@ -119,10 +119,16 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // successStatus is the status of each method's success where Gitea does
 // not answer 200.
 var successStatus = map[string]int{
-	"/forge.admin.v1.AdminService/CreateUser":         http.StatusCreated,
-	"/forge.admin.v1.AdminService/DeleteUser":         http.StatusNoContent,
-	"/forge.tokens.v1.TokenService/CreateAccessToken": http.StatusCreated,
-	"/forge.tokens.v1.TokenService/DeleteAccessToken": http.StatusNoContent,
+	"/forge.admin.v1.AdminService/CreateUser":                 http.StatusCreated,
+	"/forge.admin.v1.AdminService/DeleteUser":                 http.StatusNoContent,
+	"/forge.tokens.v1.TokenService/CreateAccessToken":         http.StatusCreated,
+	"/forge.tokens.v1.TokenService/DeleteAccessToken":         http.StatusNoContent,
+	"/forge.repos.v1.RepositoryService/CreateCurrentUserRepo": http.StatusCreated,
+	"/forge.repos.v1.RepositoryService/AdminCreateRepo":       http.StatusCreated,
+	"/forge.repos.v1.RepositoryService/DeleteRepo":            http.StatusNoContent,
+	"/forge.repos.v1.RepositoryService/CheckCollaborator":     http.StatusNoContent,
+	"/forge.repos.v1.RepositoryService/AddCollaborator":       http.StatusNoContent,
+	"/forge.repos.v1.RepositoryService/DeleteCollaborator":    http.StatusNoContent,
 }
 
 type totalCounter interface{ GetTotalCount() int64 }

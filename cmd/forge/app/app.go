@@ -20,13 +20,17 @@ import (
 	"forge/gateway/apidocs"
 	adminv1 "forge/gen/forge/admin/v1"
 	miscv1 "forge/gen/forge/misc/v1"
+	reposv1 "forge/gen/forge/repos/v1"
 	tokensv1 "forge/gen/forge/tokens/v1"
 	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/access"
 	"forge/services/admin"
 	"forge/services/auth"
 	"forge/services/config"
+	"forge/services/git"
 	"forge/services/misc"
 	"forge/services/paging"
+	"forge/services/repos"
 	"forge/services/secretbox"
 	"forge/services/store"
 	"forge/services/tokens"
@@ -37,6 +41,10 @@ import (
 type App struct {
 	cfg     *config.Config
 	Store   *store.Store
+	Git     *git.Store
+	checker *access.Checker
+	syncer  *repos.Syncer
+	authn   *auth.Authenticator
 	usage   *auth.UsageRecorder
 	grpc    *grpc.Server
 	handler http.Handler
@@ -90,17 +98,31 @@ func (a *App) build() error {
 		return err
 	}
 
+	gitStore, err := git.New(cfg.Repository.Root)
+	if err != nil {
+		return fmt.Errorf("repository root: %w", err)
+	}
+	a.Git = gitStore
+	checker := access.NewChecker(a.Store)
+	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
+	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
+	a.syncer, a.checker = syncer, checker
+
 	// The policy table is declared once, per service, and merged here; the
 	// interceptor refuses any method without one.
-	policies := auth.Merge(misc.Policies, users.Policies, admin.Policies, tokens.Policies)
+	policies := auth.Merge(misc.Policies, users.Policies, admin.Policies, tokens.Policies,
+		repos.Policies,
+	)
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp)
+	a.authn = authn
 
 	register := func(r grpc.ServiceRegistrar) {
 		miscv1.RegisterMiscServiceServer(r, misc.NewServer(limits))
 		usersv1.RegisterUserServiceServer(r, users.NewServer(a.Store, render, limits))
 		adminv1.RegisterAdminServiceServer(r, admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp))
 		tokensv1.RegisterTokenServiceServer(r, tokens.NewServer(a.Store, limits))
+		reposv1.RegisterRepositoryServiceServer(r, repos.NewServer(a.Store, gitStore, checker, repoRender, syncer, limits))
 	}
 
 	// One interceptor chain, used by both transports.
