@@ -32,6 +32,10 @@ const (
 // is on and a request carries ?token= or ?access_token=.
 const QueryTokenDisabledMessage = "query-string tokens (token, access_token) are disabled on this server; send the token in the Authorization header"
 
+// OTPInvalidMessage refuses Basic password authentication of a TOTP user
+// without a valid X-Gitea-OTP code.
+const OTPInvalidMessage = "invalid provided OTP"
+
 // Store is what authentication reads.
 type Store interface {
 	AccessTokenByHash(ctx context.Context, hash string) (*store.AccessToken, *store.User, error)
@@ -271,7 +275,7 @@ func (a *Authenticator) byBasic(ctx context.Context, cred, otp string) (*Princip
 		return nil, errBadPassword
 	}
 	if u.TOTPSecret != nil && (a.totp == nil || !a.totp.Valid(u.TOTPSecret, strings.TrimSpace(otp))) {
-		return nil, status.Error(codes.Unauthenticated, "invalid provided OTP")
+		return nil, status.Error(codes.Unauthenticated, OTPInvalidMessage)
 	}
 	return &Principal{User: u, Method: MethodBasicPassword}, nil
 }

@@ -28,6 +28,7 @@ import (
 	"forge/services/auth"
 	"forge/services/config"
 	"forge/services/git"
+	"forge/services/githost"
 	"forge/services/misc"
 	"forge/services/paging"
 	"forge/services/repos"
@@ -138,7 +139,9 @@ func (a *App) build() error {
 		WithServerStreamInterceptor(chainStream(stream))
 	register(inproc)
 
+	gitHost := githost.New(authn, checker, gitStore, syncer)
 	h, err := gateway.NewHandler(gateway.Options{
+		Git:                gateway.NewGitHandler(gitHost, cfg.Security.ReverseProxyAuthUser),
 		RootURL:            cfg.Server.RootURL,
 		Limits:             limits,
 		ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser,

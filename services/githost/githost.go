@@ -1,0 +1,134 @@
+// Package githost decides who may fetch from and push to a repository over
+// git's smart HTTP protocol, runs the git side, and records what a push
+// changed. The gateway mounts it; the rules are here, beside the API's.
+package githost
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/git"
+	"forge/services/repos"
+	"forge/services/store"
+)
+
+// OTPMessage is the refusal for a TOTP-enrolled user who sends a password:
+// git cannot send the one-time code, so such users push with a token.
+const OTPMessage = "Users with two-factor authentication enabled cannot perform HTTP/HTTPS operations via plain username and password. Please create and use a personal access token on the user settings page"
+
+// AfterPush is called (in the background) after a push changed refs, for
+// work such as push mirrors with sync_on_commit.
+type AfterPush func(ctx context.Context, repoID int64)
+
+// Service serves git's smart HTTP protocol.
+type Service struct {
+	authn     *auth.Authenticator
+	access    *access.Checker
+	git       *git.Store
+	sync      *repos.Syncer
+	afterPush []AfterPush
+}
+
+func New(authn *auth.Authenticator, c *access.Checker, g *git.Store, sy *repos.Syncer, after ...AfterPush) *Service {
+	return &Service{authn: authn, access: c, git: g, sync: sy, afterPush: after}
+}
+
+// Session is an authorised git operation on one repository.
+type Session struct {
+	svc     *Service
+	repo    *access.Repo
+	path    string
+	service git.Service
+	caller  *auth.Principal
+}
+
+// Open authenticates the request (md carries the HTTP credentials as the
+// REST gateway passes them) and checks access for service on owner/name.
+// Errors are statuses: Unauthenticated (ask for credentials), NotFound,
+// PermissionDenied.
+func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, service git.Service) (*Session, error) {
+	ctx = metadata.NewIncomingContext(ctx, md)
+	caller, err := s.authn.Authenticate(ctx)
+	if err != nil {
+		if st := status.Convert(err); st.Message() == auth.OTPInvalidMessage {
+			return nil, status.Error(codes.Unauthenticated, OTPMessage)
+		}
+		return nil, err
+	}
+	write := service == git.ServiceReceivePack
+	r, err := s.access.Resolve(ctx, owner, name, caller)
+	if err != nil {
+		if caller == nil && status.Code(err) == codes.NotFound {
+			// Anonymous: the repository may be private; ask for credentials.
+			return nil, status.Error(codes.Unauthenticated, "authentication required")
+		}
+		if status.Code(err) == codes.NotFound {
+			return nil, status.Error(codes.NotFound, "Repository not found")
+		}
+		return nil, err
+	}
+	if caller != nil && caller.Token != nil {
+		level := auth.LevelRead
+		if write {
+			level = auth.LevelWrite
+		}
+		if !caller.Scopes.Has(auth.CategoryRepository, level) {
+			return nil, status.Error(codes.PermissionDenied, "token does not have the required repository scope")
+		}
+	}
+	if write {
+		if caller == nil {
+			return nil, status.Error(codes.Unauthenticated, "authentication required")
+		}
+		if r.IsMirror {
+			return nil, status.Error(codes.PermissionDenied, "mirror repository is read-only")
+		}
+		if r.IsArchived {
+			return nil, status.Error(codes.PermissionDenied, "repository is archived")
+		}
+		if err := r.Require(store.AccessWrite); err != nil {
+			return nil, err
+		}
+	}
+	path, err := s.git.RepoPath(r.Owner.Name, r.Name)
+	if err != nil {
+		return nil, status.Error(codes.NotFound, "Repository not found")
+	}
+	return &Session{svc: s, repo: r, path: path, service: service, caller: caller}, nil
+}
+
+// AdvertiseRefs writes the info/refs answer.
+func (ss *Session) AdvertiseRefs(ctx context.Context, gitProtocol string, w io.Writer) error {
+	return ss.svc.git.AdvertiseRefs(ctx, ss.path, ss.service, gitProtocol, w)
+}
+
+// Run serves the upload-pack or receive-pack request, streaming body in and
+// the result out. After a push it records the changed branches before
+// returning, so the API shows the push immediately.
+func (ss *Session) Run(ctx context.Context, body io.Reader, w io.Writer, gitProtocol string) error {
+	if ss.service == git.ServiceUploadPack {
+		return ss.svc.git.UploadPack(ctx, ss.path, body, w, gitProtocol)
+	}
+	updates, err := ss.svc.git.ReceivePack(ctx, ss.path, body, w, gitProtocol)
+	if err != nil {
+		return err
+	}
+	if len(updates) == 0 {
+		return nil
+	}
+	if err := ss.svc.sync.Apply(context.WithoutCancel(ctx), ss.repo.Repository, ss.caller.ID(), updates); err != nil {
+		// The push itself succeeded; the records are repaired by the next push.
+		slog.Error("record pushed branches", "repo", ss.repo.ID, "err", err)
+	}
+	for _, hook := range ss.svc.afterPush {
+		go hook(context.WithoutCancel(ctx), ss.repo.ID)
+	}
+	return nil
+}
