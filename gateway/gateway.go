@@ -83,6 +83,7 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rejectBody{g.json, "[]: Unsupported Content-Type"}),
 		runtime.WithMarshalerOption(mimeMissing, rejectBody{g.json, "[]: Empty Content-Type"}),
 		runtime.WithMarshalerOption(mimeIgnored, ignoreBody{g.json}),
+		runtime.WithMarshalerOption("application/x-www-form-urlencoded", formBody{g.json}),
 		runtime.WithErrorHandler(g.handleError),
 		runtime.WithRoutingErrorHandler(g.handleRoutingError),
 		runtime.WithForwardResponseOption(g.forwardResponse),

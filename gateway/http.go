@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
 	"google.golang.org/protobuf/proto"
 
 	"forge/gateway/giteajson"
@@ -198,6 +199,36 @@ func (m rejectBody) Unmarshal([]byte, any) error { return bodyError(m.msg) }
 type bodyError string
 
 func (e bodyError) Error() string { return string(e) }
+
+// formBody decodes application/x-www-form-urlencoded bodies, which Gitea
+// accepts beside JSON, with grpc-gateway's query-parameter parser (field
+// names as in JSON).
+type formBody struct{ *giteajson.Marshaler }
+
+func (m formBody) NewDecoder(r io.Reader) runtime.Decoder {
+	return runtime.DecoderFunc(func(v any) error {
+		b, err := io.ReadAll(io.LimitReader(r, 10<<20))
+		if err != nil {
+			return err
+		}
+		return m.Unmarshal(b, v)
+	})
+}
+
+func (formBody) Unmarshal(data []byte, v any) error {
+	msg, ok := v.(proto.Message)
+	if !ok {
+		return bodyError("[]: unsupported form target")
+	}
+	values, err := url.ParseQuery(string(data))
+	if err != nil {
+		return bodyError("[]: " + err.Error())
+	}
+	if err := (&runtime.DefaultQueryParser{}).Parse(msg, values, utilities.NewDoubleArray(nil)); err != nil {
+		return bodyError("[]: " + err.Error())
+	}
+	return nil
+}
 
 // ignoreBody decodes nothing: Gitea ignores PATCH/DELETE bodies without a
 // Content-Type.

@@ -238,3 +238,21 @@ func TestLastAdminREST(t *testing.T) {
 		expectStatus(t, r, 404)
 	})
 }
+
+// TestFormEncodedBody: Gitea accepts form-encoded option bodies too.
+func TestFormEncodedBody(t *testing.T) {
+	s := startServer(t, "sqlite3", nil)
+	s.seedUser("alice", "alice-password", false)
+	r := s.do("POST", "/api/v1/users/alice/tokens", "name=from-form&scopes=read:user",
+		"Authorization", basic("alice", "alice-password"), "Content-Type", "application/x-www-form-urlencoded")
+	expectStatus(t, r, 201)
+	r = s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", basic("alice", "alice-password"))
+	if !strings.Contains(string(r.Body), `"name":"from-form","sha1":"","token_last_eight"`) || !strings.Contains(string(r.Body), `"scopes":["read:user"]`) {
+		t.Fatalf("token from a form body: %s", r.Body)
+	}
+	r = s.do("POST", "/api/v1/users/alice/tokens", `{"name":"x"}`, "Authorization", basic("alice", "alice-password"), "Content-Type", "text/plain")
+	expectStatus(t, r, 422)
+	if r.message(t) != "[]: Unsupported Content-Type" {
+		t.Fatalf("message %s", r.Body)
+	}
+}
