@@ -16,9 +16,11 @@ import (
 	"forge/gateway/giteajson"
 	adminv1 "forge/gen/forge/admin/v1"
 	miscv1 "forge/gen/forge/misc/v1"
+	releasesv1 "forge/gen/forge/releases/v1"
 	reposv1 "forge/gen/forge/repos/v1"
 	tokensv1 "forge/gen/forge/tokens/v1"
 	usersv1 "forge/gen/forge/users/v1"
+	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/auth"
 	"forge/services/paging"
 )
@@ -65,6 +67,12 @@ var register = []func(context.Context, *runtime.ServeMux, grpc.ClientConnInterfa
 	},
 	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return reposv1.RegisterRepositoryServiceHandlerClient(ctx, mux, reposv1.NewRepositoryServiceClient(cc))
+	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return releasesv1.RegisterReleaseServiceHandlerClient(ctx, mux, releasesv1.NewReleaseServiceClient(cc))
+	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return watchv1.RegisterWatchServiceHandlerClient(ctx, mux, watchv1.NewWatchServiceClient(cc))
 	},
 }
 

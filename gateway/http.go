@@ -130,6 +130,11 @@ var successStatus = map[string]int{
 	"/forge.repos.v1.RepositoryService/CheckCollaborator":     http.StatusNoContent,
 	"/forge.repos.v1.RepositoryService/AddCollaborator":       http.StatusNoContent,
 	"/forge.repos.v1.RepositoryService/DeleteCollaborator":    http.StatusNoContent,
+	"/forge.releases.v1.ReleaseService/CreateRelease":         http.StatusCreated,
+	"/forge.releases.v1.ReleaseService/DeleteRelease":         http.StatusNoContent,
+	"/forge.releases.v1.ReleaseService/DeleteReleaseByTag":    http.StatusNoContent,
+	"/forge.releases.v1.ReleaseService/DeleteTag":             http.StatusNoContent,
+	"/forge.watch.v1.WatchService/Unwatch":                    http.StatusNoContent,
 }
 
 type totalCounter interface{ GetTotalCount() int64 }

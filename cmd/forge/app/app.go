@@ -20,9 +20,11 @@ import (
 	"forge/gateway/apidocs"
 	adminv1 "forge/gen/forge/admin/v1"
 	miscv1 "forge/gen/forge/misc/v1"
+	releasesv1 "forge/gen/forge/releases/v1"
 	reposv1 "forge/gen/forge/repos/v1"
 	tokensv1 "forge/gen/forge/tokens/v1"
 	usersv1 "forge/gen/forge/users/v1"
+	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/access"
 	"forge/services/admin"
 	"forge/services/auth"
@@ -31,11 +33,13 @@ import (
 	"forge/services/githost"
 	"forge/services/misc"
 	"forge/services/paging"
+	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/secretbox"
 	"forge/services/store"
 	"forge/services/tokens"
 	"forge/services/users"
+	"forge/services/watch"
 )
 
 // App is a configured forge instance.
@@ -113,6 +117,7 @@ func (a *App) build() error {
 	// interceptor refuses any method without one.
 	policies := auth.Merge(misc.Policies, users.Policies, admin.Policies, tokens.Policies,
 		repos.Policies,
+		releases.Policies, watch.Policies,
 	)
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp)
@@ -124,6 +129,8 @@ func (a *App) build() error {
 		adminv1.RegisterAdminServiceServer(r, admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp))
 		tokensv1.RegisterTokenServiceServer(r, tokens.NewServer(a.Store, limits))
 		reposv1.RegisterRepositoryServiceServer(r, repos.NewServer(a.Store, gitStore, checker, repoRender, syncer, limits))
+		releasesv1.RegisterReleaseServiceServer(r, releases.NewServer(a.Store, gitStore, checker, render, cfg.Server.RootURL, limits))
+		watchv1.RegisterWatchServiceServer(r, watch.NewServer(a.Store, checker, repoRender, limits))
 	}
 
 	// One interceptor chain, used by both transports.

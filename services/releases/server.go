@@ -1,0 +1,273 @@
+// Package releases serves forge.releases.v1.ReleaseService: a
+// repository's releases (stored rows tied to git tags) and its git tags.
+//
+// Rules, in one place: reads need read access to the repository (anonymous
+// callers may read public ones), writes need write access; drafts exist
+// only for callers with write access (everyone else gets 404 or an empty
+// list); with the releases unit disabled only repository administrators
+// reach releases at all. A release for a new tag creates the tag (from
+// target_commitish, default branch by default) unless it is a draft, in
+// which case the tag is created when the draft is published. Deleting a
+// release keeps its tag.
+package releases
+
+import (
+	"context"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	releasesv1 "forge/gen/forge/releases/v1"
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/git"
+	"forge/services/paging"
+	"forge/services/store"
+	"forge/services/users"
+)
+
+// Policies declares who may call each method. Repository access itself
+// (visibility, write access) is checked per repository.
+var Policies = auth.Policies{
+	releasesv1.ReleaseService_ListReleases_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository),
+	releasesv1.ReleaseService_GetRelease_FullMethodName:         auth.Read(auth.Public, auth.CategoryRepository),
+	releasesv1.ReleaseService_GetLatestRelease_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository),
+	releasesv1.ReleaseService_GetReleaseByTag_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository),
+	releasesv1.ReleaseService_CreateRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository),
+	releasesv1.ReleaseService_EditRelease_FullMethodName:        auth.Write(auth.SignedIn, auth.CategoryRepository),
+	releasesv1.ReleaseService_DeleteRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository),
+	releasesv1.ReleaseService_DeleteReleaseByTag_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository),
+	releasesv1.ReleaseService_ListTags_FullMethodName:           auth.Read(auth.Public, auth.CategoryRepository),
+	releasesv1.ReleaseService_GetTag_FullMethodName:             auth.Read(auth.Public, auth.CategoryRepository),
+	releasesv1.ReleaseService_DeleteTag_FullMethodName:          auth.Write(auth.SignedIn, auth.CategoryRepository),
+}
+
+// Store is what the release service reads and writes. Methods return
+// store.ErrNotFound for missing releases and store.ErrReleaseExists when
+// a tag already has a release.
+type Store interface {
+	CreateRelease(ctx context.Context, r *store.Release) error
+	ReleaseByID(ctx context.Context, repoID, id int64) (*store.Release, error)
+	ReleaseByTag(ctx context.Context, repoID int64, tag string) (*store.Release, error)
+	LatestRelease(ctx context.Context, repoID int64) (*store.Release, error)
+	ListReleases(ctx context.Context, o store.ReleaseListOptions) ([]store.Release, int64, error)
+	UpdateRelease(ctx context.Context, repoID, id int64, change func(r *store.Release) error) (*store.Release, error)
+	DeleteRelease(ctx context.Context, repoID, id int64) error
+	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
+}
+
+// Git is the part of the git store releases use. Errors wrap git's
+// sentinels (ErrNotFound, ErrInvalid, ErrAlreadyExists, ErrConflict).
+type Git interface {
+	RepoPath(owner, name string) (string, error)
+	IsEmpty(ctx context.Context, path string) (bool, error)
+	ResolveRef(ctx context.Context, path, ref string) (string, error)
+	ListTags(ctx context.Context, path string) ([]git.Tag, error)
+	GetTag(ctx context.Context, path, name string) (git.Tag, error)
+	CreateTag(ctx context.Context, path, name, target, message string, tagger git.Signature) (git.Tag, error)
+	DeleteTag(ctx context.Context, path, name string) error
+}
+
+// Resolver finds a repository as the caller sees it (access.Checker).
+type Resolver interface {
+	Resolve(ctx context.Context, owner, name string, viewer *auth.Principal) (*access.Repo, error)
+}
+
+// Server implements releasesv1.ReleaseServiceServer.
+type Server struct {
+	releasesv1.UnimplementedReleaseServiceServer
+	store  Store
+	git    Git
+	access Resolver
+	view   view
+	limits paging.Limits
+}
+
+var _ releasesv1.ReleaseServiceServer = (*Server)(nil)
+
+// NewServer builds the service; rootURL ends with "/".
+func NewServer(s Store, g Git, a Resolver, u users.Renderer, rootURL string, limits paging.Limits) *Server {
+	return &Server{store: s, git: g, access: a, view: view{root: rootURL, users: u}, limits: limits}
+}
+
+var errNotFound = status.Error(codes.NotFound, "The target couldn't be found.")
+
+// repo is a resolved repository with the caller and its git path.
+type repo struct {
+	*access.Repo
+	viewer *auth.Principal
+	path   string
+}
+
+// writer reports whether the caller may see drafts and change releases.
+func (r *repo) writer() bool { return r.Mode >= store.AccessWrite }
+
+// resolve finds the repository and checks the caller may use releases
+// (and, with need above read, that they have that access).
+func (s *Server) resolve(ctx context.Context, owner, name string, need store.AccessMode) (*repo, error) {
+	viewer := auth.FromContext(ctx)
+	r, err := s.access.Resolve(ctx, owner, name, viewer)
+	if err != nil {
+		return nil, err
+	}
+	if !r.HasReleases && r.Mode < store.AccessAdmin {
+		return nil, status.Error(codes.PermissionDenied, "user should have specific read permission or be a repo admin or a site admin")
+	}
+	if need > store.AccessRead {
+		if err := r.Require(need); err != nil {
+			return nil, err
+		}
+	}
+	path, err := s.git.RepoPath(r.Owner.Name, r.Name)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	return &repo{Repo: r, viewer: viewer, path: path}, nil
+}
+
+// resolveCode is resolve for tag endpoints, which belong to the code unit.
+func (s *Server) resolveCode(ctx context.Context, owner, name string, need store.AccessMode) (*repo, error) {
+	viewer := auth.FromContext(ctx)
+	r, err := s.access.Resolve(ctx, owner, name, viewer)
+	if err != nil {
+		return nil, err
+	}
+	if need > store.AccessRead {
+		if err := r.Require(need); err != nil {
+			return nil, err
+		}
+	}
+	path, err := s.git.RepoPath(r.Owner.Name, r.Name)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	return &repo{Repo: r, viewer: viewer, path: path}, nil
+}
+
+// visible hides drafts from callers without write access.
+func visible(r *repo, rel *store.Release, err error) (*store.Release, error) {
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if rel.IsDraft && !r.writer() {
+		return nil, errNotFound
+	}
+	return rel, nil
+}
+
+func (s *Server) ListReleases(ctx context.Context, req *releasesv1.ListReleasesRequest) (*releasesv1.ListReleasesResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	if err != nil {
+		return nil, err
+	}
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	list, total, err := s.store.ListReleases(ctx, store.ReleaseListOptions{
+		RepoID: r.ID, IncludeDrafts: r.writer(), Draft: req.Draft, Prerelease: req.PreRelease,
+		Offset: page.Offset(), Limit: page.Size,
+	})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	ids := make([]int64, len(list))
+	for i := range list {
+		ids[i] = list[i].PublisherID
+	}
+	publishers, err := s.store.UsersByID(ctx, ids)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	out := &releasesv1.ListReleasesResponse{Releases: make([]*releasesv1.Release, len(list)), TotalCount: total}
+	for i := range list {
+		out.Releases[i] = s.view.release(r.Repo, &list[i], publishers[list[i].PublisherID])
+	}
+	return out, nil
+}
+
+// render renders one release with its publisher.
+func (s *Server) render(ctx context.Context, r *repo, rel *store.Release) (*releasesv1.Release, error) {
+	publishers, err := s.store.UsersByID(ctx, []int64{rel.PublisherID})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	return s.view.release(r.Repo, rel, publishers[rel.PublisherID]), nil
+}
+
+func (s *Server) GetRelease(ctx context.Context, req *releasesv1.GetReleaseRequest) (*releasesv1.GetReleaseResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := visibleFetch(r, func() (*store.Release, error) { return s.store.ReleaseByID(ctx, r.ID, req.GetId()) })
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.render(ctx, r, rel)
+	if err != nil {
+		return nil, err
+	}
+	return &releasesv1.GetReleaseResponse{Release: out}, nil
+}
+
+func (s *Server) GetLatestRelease(ctx context.Context, req *releasesv1.GetLatestReleaseRequest) (*releasesv1.GetLatestReleaseResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := s.store.LatestRelease(ctx, r.ID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	out, err := s.render(ctx, r, rel)
+	if err != nil {
+		return nil, err
+	}
+	return &releasesv1.GetLatestReleaseResponse{Release: out}, nil
+}
+
+func (s *Server) GetReleaseByTag(ctx context.Context, req *releasesv1.GetReleaseByTagRequest) (*releasesv1.GetReleaseByTagResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := visibleFetch(r, func() (*store.Release, error) { return s.store.ReleaseByTag(ctx, r.ID, req.GetTag()) })
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.render(ctx, r, rel)
+	if err != nil {
+		return nil, err
+	}
+	return &releasesv1.GetReleaseByTagResponse{Release: out}, nil
+}
+
+func (s *Server) DeleteRelease(ctx context.Context, req *releasesv1.DeleteReleaseRequest) (*releasesv1.DeleteReleaseResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessWrite)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.DeleteRelease(ctx, r.ID, req.GetId()); err != nil {
+		return nil, storeErr(err)
+	}
+	return &releasesv1.DeleteReleaseResponse{}, nil
+}
+
+func (s *Server) DeleteReleaseByTag(ctx context.Context, req *releasesv1.DeleteReleaseByTagRequest) (*releasesv1.DeleteReleaseByTagResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessWrite)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := s.store.ReleaseByTag(ctx, r.ID, req.GetTag())
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if err := s.store.DeleteRelease(ctx, r.ID, rel.ID); err != nil {
+		return nil, storeErr(err)
+	}
+	return &releasesv1.DeleteReleaseByTagResponse{}, nil
+}
+
+// visibleFetch loads a release and hides drafts from non-writers.
+func visibleFetch(r *repo, fetch func() (*store.Release, error)) (*store.Release, error) {
+	rel, err := fetch()
+	return visible(r, rel, err)
+}

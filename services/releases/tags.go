@@ -1,0 +1,79 @@
+package releases
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	releasesv1 "forge/gen/forge/releases/v1"
+	"forge/services/git"
+	"forge/services/rpcerr"
+	"forge/services/store"
+)
+
+func (s *Server) ListTags(ctx context.Context, req *releasesv1.ListTagsRequest) (*releasesv1.ListTagsResponse, error) {
+	r, err := s.resolveCode(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := s.git.ListTags(ctx, r.path)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	from := min(page.Offset(), len(tags))
+	to := min(from+page.Size, len(tags))
+	out := &releasesv1.ListTagsResponse{Tags: make([]*releasesv1.Tag, 0, to-from), TotalCount: int64(len(tags))}
+	for _, t := range tags[from:to] {
+		out.Tags = append(out.Tags, s.view.tag(r.Repo, t))
+	}
+	return out, nil
+}
+
+func (s *Server) GetTag(ctx context.Context, req *releasesv1.GetTagRequest) (*releasesv1.GetTagResponse, error) {
+	r, err := s.resolveCode(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.git.GetTag(ctx, r.path, req.GetTag())
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	return &releasesv1.GetTagResponse{Tag: s.view.tag(r.Repo, t)}, nil
+}
+
+// DeleteTag deletes a git tag; a tag with a release (draft or not) must
+// lose its release first, as in Gitea.
+func (s *Server) DeleteTag(ctx context.Context, req *releasesv1.DeleteTagRequest) (*releasesv1.DeleteTagResponse, error) {
+	r, err := s.resolveCode(ctx, req.GetOwner(), req.GetRepo(), store.AccessWrite)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.store.ReleaseByTag(ctx, r.ID, req.GetTag()); err == nil {
+		return nil, status.Error(codes.Aborted, "a tag attached to a release cannot be deleted directly")
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, storeErr(err)
+	}
+	if err := s.git.DeleteTag(ctx, r.path, req.GetTag()); err != nil {
+		if errors.Is(err, git.ErrInvalid) {
+			return nil, errNotFound
+		}
+		return nil, gitErr(err)
+	}
+	return &releasesv1.DeleteTagResponse{}, nil
+}
+
+// storeErr maps store errors to statuses.
+func storeErr(err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return errNotFound
+	case errors.Is(err, store.ErrReleaseExists):
+		return status.Error(codes.Aborted, err.Error())
+	}
+	return rpcerr.FromStore(err, "The target couldn't be found.")
+}
+
+func internal(err error) error { return rpcerr.Internal(err) }

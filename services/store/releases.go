@@ -1,0 +1,189 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// ErrReleaseExists: the repository already has a release for that tag.
+var ErrReleaseExists = errors.New("release tag already exists")
+
+// Releases and tag-only records share the releases table (IsTag marks a
+// record that only mirrors a git tag). Everything below that reads or
+// writes "a release" ignores tag-only records, except that creating a
+// release for a tag that has one turns that record into the release.
+
+// CreateRelease stores r as a new release. A tag-only record for the same
+// tag (case-insensitively) becomes the release, keeping its id; a release
+// for the tag returns ErrReleaseExists, also when a concurrent call won.
+// r.ID, r.LowerTagName and the times are filled in (CreatedUnix is kept
+// when set).
+func (s *Store) CreateRelease(ctx context.Context, r *Release) error {
+	r.LowerTagName = strings.ToLower(r.TagName)
+	r.IsTag = false
+	now := time.Now().Unix()
+	if r.CreatedUnix == 0 {
+		r.CreatedUnix = now
+	}
+	r.UpdatedUnix = now
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var old Release
+		err := s.forUpdate(tx).Where("repo_id = ? AND lower_tag_name = ?", r.RepoID, r.LowerTagName).Take(&old).Error
+		switch {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+			r.ID = 0
+			return tx.Create(r).Error
+		case err != nil:
+			return err
+		case !old.IsTag:
+			return ErrReleaseExists
+		}
+		r.ID = old.ID
+		return tx.Select("*").Save(r).Error
+	})
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return ErrReleaseExists
+	}
+	return err
+}
+
+// ReleaseByID returns a release of a repository; ErrNotFound if there is
+// none with that id (or it is a tag-only record).
+func (s *Store) ReleaseByID(ctx context.Context, repoID, id int64) (*Release, error) {
+	var r Release
+	err := s.db.WithContext(ctx).Where("id = ? AND repo_id = ? AND is_tag = ?", id, repoID, false).Take(&r).Error
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return &r, nil
+}
+
+// ReleaseByTag returns the release of a tag (case-insensitively);
+// ErrNotFound if the tag has none.
+func (s *Store) ReleaseByTag(ctx context.Context, repoID int64, tag string) (*Release, error) {
+	var r Release
+	err := s.db.WithContext(ctx).Where("repo_id = ? AND lower_tag_name = ? AND is_tag = ?", repoID, strings.ToLower(tag), false).Take(&r).Error
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return &r, nil
+}
+
+// LatestRelease returns the newest release that is neither a draft nor a
+// pre-release; ErrNotFound if there is none.
+func (s *Store) LatestRelease(ctx context.Context, repoID int64) (*Release, error) {
+	var r Release
+	err := s.db.WithContext(ctx).
+		Where("repo_id = ? AND is_tag = ? AND is_draft = ? AND is_prerelease = ?", repoID, false, false, false).
+		Order("created_unix DESC").Order("id DESC").Take(&r).Error
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return &r, nil
+}
+
+// ReleaseListOptions filters ListReleases.
+type ReleaseListOptions struct {
+	RepoID int64
+	// IncludeDrafts must be set for drafts to be listed at all (callers
+	// with write access).
+	IncludeDrafts bool
+	// Draft and Prerelease, when set, keep only releases with that flag.
+	Draft      *bool
+	Prerelease *bool
+	Offset     int
+	Limit      int
+}
+
+// ListReleases returns a page of releases, newest first, and how many
+// match.
+func (s *Store) ListReleases(ctx context.Context, o ReleaseListOptions) ([]Release, int64, error) {
+	q := s.db.WithContext(ctx).Model(&Release{}).Where("repo_id = ? AND is_tag = ?", o.RepoID, false)
+	if !o.IncludeDrafts {
+		q = q.Where("is_draft = ?", false)
+	}
+	if o.Draft != nil {
+		q = q.Where("is_draft = ?", *o.Draft)
+	}
+	if o.Prerelease != nil {
+		q = q.Where("is_prerelease = ?", *o.Prerelease)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	out := []Release{}
+	err := q.Order("created_unix DESC").Order("id DESC").Offset(o.Offset).Limit(o.Limit).Find(&out).Error
+	return out, total, err
+}
+
+// UpdateRelease loads a release, applies change and saves it in one
+// transaction (the row is locked on PostgreSQL, so concurrent edits apply
+// one after the other). change may return an error to abort. A new tag
+// name that another release uses returns ErrReleaseExists; a tag-only
+// record for it is removed. ErrNotFound if there is no such release.
+func (s *Store) UpdateRelease(ctx context.Context, repoID, id int64, change func(r *Release) error) (*Release, error) {
+	var out Release
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var r Release
+		if err := s.forUpdate(tx).Where("id = ? AND repo_id = ? AND is_tag = ?", id, repoID, false).Take(&r).Error; err != nil {
+			return notFound(err)
+		}
+		if err := change(&r); err != nil {
+			return err
+		}
+		r.ID, r.RepoID, r.IsTag = id, repoID, false
+		lower := strings.ToLower(r.TagName)
+		if lower != r.LowerTagName {
+			var other Release
+			err := tx.Where("repo_id = ? AND lower_tag_name = ? AND id <> ?", repoID, lower, id).Take(&other).Error
+			switch {
+			case err == nil && !other.IsTag:
+				return ErrReleaseExists
+			case err == nil:
+				if err := tx.Delete(&Release{}, other.ID).Error; err != nil {
+					return err
+				}
+			case !errors.Is(err, gorm.ErrRecordNotFound):
+				return err
+			}
+			r.LowerTagName = lower
+		}
+		r.UpdatedUnix = time.Now().Unix()
+		if err := tx.Select("*").Save(&r).Error; err != nil {
+			return err
+		}
+		out = r
+		return nil
+	})
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return nil, ErrReleaseExists
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteRelease deletes a release record (the git tag is not touched);
+// ErrNotFound if there is no such release.
+func (s *Store) DeleteRelease(ctx context.Context, repoID, id int64) error {
+	res := s.db.WithContext(ctx).Where("id = ? AND repo_id = ? AND is_tag = ?", id, repoID, false).Delete(&Release{})
+	if res.Error == nil && res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return res.Error
+}
+
+// CountReleases is the number of published releases (not drafts, not
+// tag-only records) of a repository: Gitea's release_counter.
+func (s *Store) CountReleases(ctx context.Context, repoID int64) (int64, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&Release{}).
+		Where("repo_id = ? AND is_tag = ? AND is_draft = ?", repoID, false, false).Count(&n).Error
+	return n, err
+}

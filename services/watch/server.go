@@ -1,0 +1,199 @@
+// Package watch serves forge.watch.v1.WatchService: who watches
+// (subscribes to) which repository.
+//
+// Subscription endpoints need a signed-in caller who can see the
+// repository. Gitea's WatchInfo is a fixed shape: subscribed true, ignored
+// false, reason null, created_at the repository's creation time; "not
+// watching" is a 404. Watching and unwatching are idempotent and keep
+// repositories.num_watches exact (see store.Watch).
+package watch
+
+import (
+	"context"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	reposv1 "forge/gen/forge/repos/v1"
+	usersv1 "forge/gen/forge/users/v1"
+	watchv1 "forge/gen/forge/watch/v1"
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/paging"
+	"forge/services/repos"
+	"forge/services/rpcerr"
+	"forge/services/store"
+	"forge/services/users"
+)
+
+// Policies declares who may call each method.
+var Policies = auth.Policies{
+	watchv1.WatchService_GetSubscription_FullMethodName:       auth.Read(auth.SignedIn, auth.CategoryRepository),
+	watchv1.WatchService_Watch_FullMethodName:                 auth.Write(auth.SignedIn, auth.CategoryRepository),
+	watchv1.WatchService_Unwatch_FullMethodName:               auth.Write(auth.SignedIn, auth.CategoryRepository),
+	watchv1.WatchService_ListSubscribers_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository),
+	watchv1.WatchService_ListMySubscriptions_FullMethodName:   auth.Read(auth.SignedIn, auth.CategoryUser, auth.CategoryRepository),
+	watchv1.WatchService_ListUserSubscriptions_FullMethodName: auth.Read(auth.Public, auth.CategoryUser),
+}
+
+// Store is what the watch service needs. Watch returns store.ErrNotFound
+// for a missing repository.
+type Store interface {
+	UserByName(ctx context.Context, name string) (*store.User, error)
+	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
+	Watch(ctx context.Context, userID, repoID int64) (bool, error)
+	Unwatch(ctx context.Context, userID, repoID int64) (bool, error)
+	IsWatching(ctx context.Context, userID, repoID int64) (bool, error)
+	ListWatchers(ctx context.Context, repoID int64, offset, limit int) ([]store.User, int64, error)
+	ListWatchedRepositories(ctx context.Context, o store.WatchedListOptions) ([]store.Repository, int64, error)
+}
+
+// Access resolves repositories as the caller sees them (access.Checker).
+type Access interface {
+	Resolve(ctx context.Context, owner, name string, viewer *auth.Principal) (*access.Repo, error)
+	Mode(ctx context.Context, r *store.Repository, viewer *auth.Principal) (store.AccessMode, error)
+}
+
+// Server implements watchv1.WatchServiceServer.
+type Server struct {
+	watchv1.UnimplementedWatchServiceServer
+	store  Store
+	access Access
+	repos  repos.Renderer
+	limits paging.Limits
+}
+
+var _ watchv1.WatchServiceServer = (*Server)(nil)
+
+func NewServer(s Store, a Access, r repos.Renderer, limits paging.Limits) *Server {
+	return &Server{store: s, access: a, repos: r, limits: limits}
+}
+
+var errNotWatching = status.Error(codes.NotFound, "The target couldn't be found.")
+
+func (s *Server) info(r *access.Repo) *watchv1.WatchInfo {
+	api := s.repos.RootURL + "api/v1/repos/" + r.Owner.Name + "/" + r.Name
+	return &watchv1.WatchInfo{
+		Subscribed:    true,
+		CreatedAt:     timestamppb.New(time.Unix(r.CreatedUnix, 0)),
+		Url:           api + "/subscription",
+		RepositoryUrl: api,
+	}
+}
+
+func (s *Server) GetSubscription(ctx context.Context, req *watchv1.GetSubscriptionRequest) (*watchv1.GetSubscriptionResponse, error) {
+	p := auth.FromContext(ctx)
+	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), p)
+	if err != nil {
+		return nil, err
+	}
+	watching, err := s.store.IsWatching(ctx, p.ID(), r.ID)
+	if err != nil {
+		return nil, rpcerr.Internal(err)
+	}
+	if !watching {
+		return nil, errNotWatching
+	}
+	return &watchv1.GetSubscriptionResponse{Subscription: s.info(r)}, nil
+}
+
+func (s *Server) Watch(ctx context.Context, req *watchv1.WatchRequest) (*watchv1.WatchResponse, error) {
+	p := auth.FromContext(ctx)
+	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), p)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.store.Watch(ctx, p.ID(), r.ID); err != nil {
+		return nil, rpcerr.FromStore(err, access.ErrRepoNotFound.Error())
+	}
+	return &watchv1.WatchResponse{Subscription: s.info(r)}, nil
+}
+
+func (s *Server) Unwatch(ctx context.Context, req *watchv1.UnwatchRequest) (*watchv1.UnwatchResponse, error) {
+	p := auth.FromContext(ctx)
+	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), p)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.store.Unwatch(ctx, p.ID(), r.ID); err != nil {
+		return nil, rpcerr.Internal(err)
+	}
+	return &watchv1.UnwatchResponse{}, nil
+}
+
+func (s *Server) ListSubscribers(ctx context.Context, req *watchv1.ListSubscribersRequest) (*watchv1.ListSubscribersResponse, error) {
+	viewer := auth.FromContext(ctx)
+	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), viewer)
+	if err != nil {
+		return nil, err
+	}
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	list, total, err := s.store.ListWatchers(ctx, r.ID, page.Offset(), page.Size)
+	if err != nil {
+		return nil, rpcerr.Internal(err)
+	}
+	out := &watchv1.ListSubscribersResponse{Users: make([]*usersv1.User, len(list)), TotalCount: total}
+	for i := range list {
+		out.Users[i] = s.repos.Users.User(&list[i], viewer)
+	}
+	return out, nil
+}
+
+func (s *Server) ListMySubscriptions(ctx context.Context, req *watchv1.ListMySubscriptionsRequest) (*watchv1.ListMySubscriptionsResponse, error) {
+	p := auth.FromContext(ctx)
+	list, total, err := s.watched(ctx, p.User, p, req.GetPage(), req.GetLimit())
+	if err != nil {
+		return nil, err
+	}
+	return &watchv1.ListMySubscriptionsResponse{Repositories: list, TotalCount: total}, nil
+}
+
+func (s *Server) ListUserSubscriptions(ctx context.Context, req *watchv1.ListUserSubscriptionsRequest) (*watchv1.ListUserSubscriptionsResponse, error) {
+	viewer := auth.FromContext(ctx)
+	u, err := users.Visible(ctx, s.store, req.GetUsername(), viewer)
+	if err != nil {
+		return nil, err
+	}
+	list, total, err := s.watched(ctx, u, viewer, req.GetPage(), req.GetLimit())
+	if err != nil {
+		return nil, err
+	}
+	return &watchv1.ListUserSubscriptionsResponse{Repositories: list, TotalCount: total}, nil
+}
+
+// watched lists the repositories watcher watches that viewer can see,
+// rendered for viewer.
+func (s *Server) watched(ctx context.Context, watcher *store.User, viewer *auth.Principal, pageNum, limit int32) ([]*reposv1.Repository, int64, error) {
+	page := s.limits.Normalize(int(pageNum), int(limit))
+	list, total, err := s.store.ListWatchedRepositories(ctx, store.WatchedListOptions{
+		UserID: watcher.ID, ViewerID: viewer.ID(), ViewerIsAdmin: viewer.IsAdmin(), OnlyPublic: viewer.PublicOnly(),
+		Offset: page.Offset(), Limit: page.Size,
+	})
+	if err != nil {
+		return nil, 0, rpcerr.Internal(err)
+	}
+	ids := make([]int64, len(list))
+	for i := range list {
+		ids[i] = list[i].OwnerID
+	}
+	owners, err := s.store.UsersByID(ctx, ids)
+	if err != nil {
+		return nil, 0, rpcerr.Internal(err)
+	}
+	out := make([]*reposv1.Repository, 0, len(list))
+	for i := range list {
+		r := &list[i]
+		owner := owners[r.OwnerID]
+		if owner == nil {
+			continue
+		}
+		mode, err := s.access.Mode(ctx, r, viewer)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, s.repos.Repository(&access.Repo{Repository: r, Owner: owner, Mode: mode}, viewer))
+	}
+	return out, total, nil
+}
