@@ -203,6 +203,27 @@ func TestReleasesSDK(t *testing.T) {
 		if _, resp, err := anon.GetTag("alice", "proj", "v2-rc"); err == nil || resp.StatusCode != 404 {
 			t.Fatalf("GetTag of a deleted tag: %v", resp)
 		}
+
+		// Tag names with a slash (the SDK sends it as %2F).
+		if _, _, err := alice.CreateRelease("alice", "proj", gitea.CreateReleaseOption{TagName: "release/v4", Title: "Four"}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := anon.GetReleaseByTag("alice", "proj", "release/v4"); err != nil || got.TagName != "release/v4" ||
+			got.HTMLURL != s.URL+"/alice/proj/releases/tag/release/v4" {
+			t.Fatalf("GetReleaseByTag with a slash: %+v %v", got, err)
+		}
+		if tg, _, err := anon.GetTag("alice", "proj", "release/v4"); err != nil || tg.Name != "release/v4" {
+			t.Fatalf("GetTag with a slash: %+v %v", tg, err)
+		}
+		if resp, err := alice.DeleteReleaseByTag("alice", "proj", "release/v4"); err != nil || resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("DeleteReleaseByTag with a slash: %v", err)
+		}
+		if resp, err := alice.DeleteTag("alice", "proj", "release/v4"); err != nil || resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("DeleteTag with a slash: %v", err)
+		}
+		if s.remoteRef(t, "alice", "proj", "tags/release/v4") != "" {
+			t.Fatal("tag release/v4 still on the server")
+		}
 	})
 }
 

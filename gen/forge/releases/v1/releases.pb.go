@@ -1864,10 +1864,10 @@ const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\rCreateRelease\x12'.forge.releases.v1.CreateReleaseRequest\x1a(.forge.releases.v1.CreateReleaseResponse\x12\\\n" +
 	"\vEditRelease\x12%.forge.releases.v1.EditReleaseRequest\x1a&.forge.releases.v1.EditReleaseResponse\x12b\n" +
 	"\rDeleteRelease\x12'.forge.releases.v1.DeleteReleaseRequest\x1a(.forge.releases.v1.DeleteReleaseResponse\x12q\n" +
-	"\x12DeleteReleaseByTag\x12,.forge.releases.v1.DeleteReleaseByTagRequest\x1a-.forge.releases.v1.DeleteReleaseByTagResponse\x12S\n" +
-	"\bListTags\x12\".forge.releases.v1.ListTagsRequest\x1a#.forge.releases.v1.ListTagsResponse\x12M\n" +
+	"\x12DeleteReleaseByTag\x12,.forge.releases.v1.DeleteReleaseByTagRequest\x1a-.forge.releases.v1.DeleteReleaseByTagResponse\x12M\n" +
 	"\x06GetTag\x12 .forge.releases.v1.GetTagRequest\x1a!.forge.releases.v1.GetTagResponse\x12V\n" +
-	"\tDeleteTag\x12#.forge.releases.v1.DeleteTagRequest\x1a$.forge.releases.v1.DeleteTagResponseB\xb4\x01\n" +
+	"\tDeleteTag\x12#.forge.releases.v1.DeleteTagRequest\x1a$.forge.releases.v1.DeleteTagResponse\x12S\n" +
+	"\bListTags\x12\".forge.releases.v1.ListTagsRequest\x1a#.forge.releases.v1.ListTagsResponseB\xb4\x01\n" +
 	"\x15com.forge.releases.v1B\rReleasesProtoP\x01Z&forge/gen/forge/releases/v1;releasesv1\xa2\x02\x03FRX\xaa\x02\x11Forge.Releases.V1\xca\x02\x11Forge\\Releases\\V1\xe2\x02\x1dForge\\Releases\\V1\\GPBMetadata\xea\x02\x13Forge::Releases::V1b\x06proto3"
 
 var (
@@ -1937,9 +1937,9 @@ var file_forge_releases_v1_releases_proto_depIdxs = []int32{
 	14, // 20: forge.releases.v1.ReleaseService.EditRelease:input_type -> forge.releases.v1.EditReleaseRequest
 	16, // 21: forge.releases.v1.ReleaseService.DeleteRelease:input_type -> forge.releases.v1.DeleteReleaseRequest
 	18, // 22: forge.releases.v1.ReleaseService.DeleteReleaseByTag:input_type -> forge.releases.v1.DeleteReleaseByTagRequest
-	20, // 23: forge.releases.v1.ReleaseService.ListTags:input_type -> forge.releases.v1.ListTagsRequest
-	22, // 24: forge.releases.v1.ReleaseService.GetTag:input_type -> forge.releases.v1.GetTagRequest
-	24, // 25: forge.releases.v1.ReleaseService.DeleteTag:input_type -> forge.releases.v1.DeleteTagRequest
+	22, // 23: forge.releases.v1.ReleaseService.GetTag:input_type -> forge.releases.v1.GetTagRequest
+	24, // 24: forge.releases.v1.ReleaseService.DeleteTag:input_type -> forge.releases.v1.DeleteTagRequest
+	20, // 25: forge.releases.v1.ReleaseService.ListTags:input_type -> forge.releases.v1.ListTagsRequest
 	5,  // 26: forge.releases.v1.ReleaseService.ListReleases:output_type -> forge.releases.v1.ListReleasesResponse
 	7,  // 27: forge.releases.v1.ReleaseService.GetRelease:output_type -> forge.releases.v1.GetReleaseResponse
 	9,  // 28: forge.releases.v1.ReleaseService.GetLatestRelease:output_type -> forge.releases.v1.GetLatestReleaseResponse
@@ -1948,9 +1948,9 @@ var file_forge_releases_v1_releases_proto_depIdxs = []int32{
 	15, // 31: forge.releases.v1.ReleaseService.EditRelease:output_type -> forge.releases.v1.EditReleaseResponse
 	17, // 32: forge.releases.v1.ReleaseService.DeleteRelease:output_type -> forge.releases.v1.DeleteReleaseResponse
 	19, // 33: forge.releases.v1.ReleaseService.DeleteReleaseByTag:output_type -> forge.releases.v1.DeleteReleaseByTagResponse
-	21, // 34: forge.releases.v1.ReleaseService.ListTags:output_type -> forge.releases.v1.ListTagsResponse
-	23, // 35: forge.releases.v1.ReleaseService.GetTag:output_type -> forge.releases.v1.GetTagResponse
-	25, // 36: forge.releases.v1.ReleaseService.DeleteTag:output_type -> forge.releases.v1.DeleteTagResponse
+	23, // 34: forge.releases.v1.ReleaseService.GetTag:output_type -> forge.releases.v1.GetTagResponse
+	25, // 35: forge.releases.v1.ReleaseService.DeleteTag:output_type -> forge.releases.v1.DeleteTagResponse
+	21, // 36: forge.releases.v1.ReleaseService.ListTags:output_type -> forge.releases.v1.ListTagsResponse
 	26, // [26:37] is the sub-list for method output_type
 	15, // [15:26] is the sub-list for method input_type
 	15, // [15:15] is the sub-list for extension type_name

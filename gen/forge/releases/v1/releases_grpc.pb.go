@@ -27,9 +27,9 @@ const (
 	ReleaseService_EditRelease_FullMethodName        = "/forge.releases.v1.ReleaseService/EditRelease"
 	ReleaseService_DeleteRelease_FullMethodName      = "/forge.releases.v1.ReleaseService/DeleteRelease"
 	ReleaseService_DeleteReleaseByTag_FullMethodName = "/forge.releases.v1.ReleaseService/DeleteReleaseByTag"
-	ReleaseService_ListTags_FullMethodName           = "/forge.releases.v1.ReleaseService/ListTags"
 	ReleaseService_GetTag_FullMethodName             = "/forge.releases.v1.ReleaseService/GetTag"
 	ReleaseService_DeleteTag_FullMethodName          = "/forge.releases.v1.ReleaseService/DeleteTag"
+	ReleaseService_ListTags_FullMethodName           = "/forge.releases.v1.ReleaseService/ListTags"
 )
 
 // ReleaseServiceClient is the client API for ReleaseService service.
@@ -62,12 +62,14 @@ type ReleaseServiceClient interface {
 	DeleteRelease(ctx context.Context, in *DeleteReleaseRequest, opts ...grpc.CallOption) (*DeleteReleaseResponse, error)
 	// DeleteReleaseByTag deletes the release of a tag; the tag is kept.
 	DeleteReleaseByTag(ctx context.Context, in *DeleteReleaseByTagRequest, opts ...grpc.CallOption) (*DeleteReleaseByTagResponse, error)
-	// ListTags lists the repository's git tags, newest first.
-	ListTags(ctx context.Context, in *ListTagsRequest, opts ...grpc.CallOption) (*ListTagsResponse, error)
 	// GetTag returns one git tag.
 	GetTag(ctx context.Context, in *GetTagRequest, opts ...grpc.CallOption) (*GetTagResponse, error)
 	// DeleteTag deletes a git tag that has no release.
 	DeleteTag(ctx context.Context, in *DeleteTagRequest, opts ...grpc.CallOption) (*DeleteTagResponse, error)
+	// ListTags lists the repository's git tags, newest first. Declared after
+	// GetTag and DeleteTag on purpose: their {tag=**} pattern also matches an
+	// empty name, and the gateway tries the last registered pattern first.
+	ListTags(ctx context.Context, in *ListTagsRequest, opts ...grpc.CallOption) (*ListTagsResponse, error)
 }
 
 type releaseServiceClient struct {
@@ -158,16 +160,6 @@ func (c *releaseServiceClient) DeleteReleaseByTag(ctx context.Context, in *Delet
 	return out, nil
 }
 
-func (c *releaseServiceClient) ListTags(ctx context.Context, in *ListTagsRequest, opts ...grpc.CallOption) (*ListTagsResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ListTagsResponse)
-	err := c.cc.Invoke(ctx, ReleaseService_ListTags_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 func (c *releaseServiceClient) GetTag(ctx context.Context, in *GetTagRequest, opts ...grpc.CallOption) (*GetTagResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetTagResponse)
@@ -182,6 +174,16 @@ func (c *releaseServiceClient) DeleteTag(ctx context.Context, in *DeleteTagReque
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DeleteTagResponse)
 	err := c.cc.Invoke(ctx, ReleaseService_DeleteTag_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *releaseServiceClient) ListTags(ctx context.Context, in *ListTagsRequest, opts ...grpc.CallOption) (*ListTagsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTagsResponse)
+	err := c.cc.Invoke(ctx, ReleaseService_ListTags_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -218,12 +220,14 @@ type ReleaseServiceServer interface {
 	DeleteRelease(context.Context, *DeleteReleaseRequest) (*DeleteReleaseResponse, error)
 	// DeleteReleaseByTag deletes the release of a tag; the tag is kept.
 	DeleteReleaseByTag(context.Context, *DeleteReleaseByTagRequest) (*DeleteReleaseByTagResponse, error)
-	// ListTags lists the repository's git tags, newest first.
-	ListTags(context.Context, *ListTagsRequest) (*ListTagsResponse, error)
 	// GetTag returns one git tag.
 	GetTag(context.Context, *GetTagRequest) (*GetTagResponse, error)
 	// DeleteTag deletes a git tag that has no release.
 	DeleteTag(context.Context, *DeleteTagRequest) (*DeleteTagResponse, error)
+	// ListTags lists the repository's git tags, newest first. Declared after
+	// GetTag and DeleteTag on purpose: their {tag=**} pattern also matches an
+	// empty name, and the gateway tries the last registered pattern first.
+	ListTags(context.Context, *ListTagsRequest) (*ListTagsResponse, error)
 	mustEmbedUnimplementedReleaseServiceServer()
 }
 
@@ -258,14 +262,14 @@ func (UnimplementedReleaseServiceServer) DeleteRelease(context.Context, *DeleteR
 func (UnimplementedReleaseServiceServer) DeleteReleaseByTag(context.Context, *DeleteReleaseByTagRequest) (*DeleteReleaseByTagResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteReleaseByTag not implemented")
 }
-func (UnimplementedReleaseServiceServer) ListTags(context.Context, *ListTagsRequest) (*ListTagsResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method ListTags not implemented")
-}
 func (UnimplementedReleaseServiceServer) GetTag(context.Context, *GetTagRequest) (*GetTagResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetTag not implemented")
 }
 func (UnimplementedReleaseServiceServer) DeleteTag(context.Context, *DeleteTagRequest) (*DeleteTagResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteTag not implemented")
+}
+func (UnimplementedReleaseServiceServer) ListTags(context.Context, *ListTagsRequest) (*ListTagsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTags not implemented")
 }
 func (UnimplementedReleaseServiceServer) mustEmbedUnimplementedReleaseServiceServer() {}
 func (UnimplementedReleaseServiceServer) testEmbeddedByValue()                        {}
@@ -432,24 +436,6 @@ func _ReleaseService_DeleteReleaseByTag_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
-func _ReleaseService_ListTags_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ListTagsRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(ReleaseServiceServer).ListTags(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: ReleaseService_ListTags_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(ReleaseServiceServer).ListTags(ctx, req.(*ListTagsRequest))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
 func _ReleaseService_GetTag_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetTagRequest)
 	if err := dec(in); err != nil {
@@ -482,6 +468,24 @@ func _ReleaseService_DeleteTag_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(ReleaseServiceServer).DeleteTag(ctx, req.(*DeleteTagRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReleaseService_ListTags_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTagsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReleaseServiceServer).ListTags(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReleaseService_ListTags_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReleaseServiceServer).ListTags(ctx, req.(*ListTagsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -526,16 +530,16 @@ var ReleaseService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _ReleaseService_DeleteReleaseByTag_Handler,
 		},
 		{
-			MethodName: "ListTags",
-			Handler:    _ReleaseService_ListTags_Handler,
-		},
-		{
 			MethodName: "GetTag",
 			Handler:    _ReleaseService_GetTag_Handler,
 		},
 		{
 			MethodName: "DeleteTag",
 			Handler:    _ReleaseService_DeleteTag_Handler,
+		},
+		{
+			MethodName: "ListTags",
+			Handler:    _ReleaseService_ListTags_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
