@@ -10,7 +10,9 @@ import (
 	adminv1 "forge/gen/forge/admin/v1"
 	tokensv1 "forge/gen/forge/tokens/v1"
 	"forge/services/admin"
+	"forge/services/git"
 	"forge/services/paging"
+	"forge/services/repos"
 	"forge/services/store"
 	"forge/services/tokens"
 	"forge/services/users"
@@ -42,11 +44,18 @@ func (e *cliEnv) openAdmin(ctx context.Context) (*adminTools, error) {
 		st.Close()
 		return nil, err
 	}
+	gitStore, err := git.New(cfg.Repository.Root)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	limits := paging.Limits{Default: cfg.API.DefaultPagingNum, Max: cfg.API.MaxResponseItems}
 	render := users.Renderer{RootURL: cfg.Server.RootURL, Domain: cfg.Server.Domain()}
+	// Only Purge of the repository service is used here (delete --purge).
+	purger := repos.NewServer(st, gitStore, nil, repos.Renderer{}, nil, limits)
 	return &adminTools{
 		store:  st,
-		admin:  admin.NewServer(st, render, limits, cfg.Security.MinPasswordLength, totp),
+		admin:  admin.NewServer(st, render, limits, cfg.Security.MinPasswordLength, totp, purger),
 		tokens: tokens.NewServer(st, limits),
 	}, nil
 }
@@ -152,11 +161,12 @@ func (e *cliEnv) adminList(ctx context.Context, args []string) int {
 func (e *cliEnv) adminDelete(ctx context.Context, args []string) int {
 	fs := e.flags("admin user delete")
 	username := fs.String("username", "", "user name (required)")
+	purge := fs.Bool("purge", false, "also delete the user's repositories")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	return e.withTools(ctx, func(t *adminTools) error {
-		if _, err := t.admin.DeleteUser(ctx, &adminv1.DeleteUserRequest{Username: *username}); err != nil {
+		if _, err := t.admin.DeleteUser(ctx, &adminv1.DeleteUserRequest{Username: *username, Purge: *purge}); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "User '%s' has been deleted.\n", *username)

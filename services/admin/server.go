@@ -23,6 +23,7 @@ type Store interface {
 	CreateUser(ctx context.Context, u *store.User) error
 	UpdateUser(ctx context.Context, name string, change func(u *store.User) error) (*store.User, error)
 	DeleteUser(ctx context.Context, name string, check func(u *store.User) error) error
+	RepositoriesOwnedBy(ctx context.Context, ownerID int64) ([]store.Repository, error)
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 }
 
@@ -45,12 +46,24 @@ type Server struct {
 	limits      paging.Limits
 	minPassword int
 	totp        *auth.TOTP
+	purger      RepoPurger
+	users       interface {
+		UserByName(ctx context.Context, name string) (*store.User, error)
+	}
 }
 
 var _ adminv1.AdminServiceServer = (*Server)(nil)
 
-func NewServer(s Store, r users.Renderer, limits paging.Limits, minPasswordLength int, totp *auth.TOTP) *Server {
-	return &Server{store: s, render: r, limits: limits, minPassword: minPasswordLength, totp: totp}
+// NewServer builds the service; purger may be nil (purge then only deletes
+// users without repositories).
+func NewServer(s Store, r users.Renderer, limits paging.Limits, minPasswordLength int, totp *auth.TOTP, purger RepoPurger) *Server {
+	srv := &Server{store: s, render: r, limits: limits, minPassword: minPasswordLength, totp: totp, purger: purger}
+	if u, ok := s.(interface {
+		UserByName(ctx context.Context, name string) (*store.User, error)
+	}); ok {
+		srv.users = u
+	}
+	return srv
 }
 
 func (s *Server) ListUsers(ctx context.Context, req *adminv1.ListUsersRequest) (*adminv1.ListUsersResponse, error) {
@@ -228,8 +241,19 @@ func setBool(dst *bool, v *bool) {
 	}
 }
 
+// RepoPurger deletes a repository's records and git data (the repos
+// service); DeleteUser uses it for ?purge=true.
+type RepoPurger interface {
+	Purge(ctx context.Context, r *store.Repository) error
+}
+
 func (s *Server) DeleteUser(ctx context.Context, req *adminv1.DeleteUserRequest) (*adminv1.DeleteUserResponse, error) {
 	caller := auth.FromContext(ctx)
+	if req.GetPurge() && s.purger != nil {
+		if err := s.purgeRepos(ctx, req.GetUsername(), caller); err != nil {
+			return nil, err
+		}
+	}
 	err := s.store.DeleteUser(ctx, req.GetUsername(), func(u *store.User) error {
 		if u.Type == store.UserTypeOrganization {
 			return status.Errorf(codes.InvalidArgument, "%s is an organization not a user", u.Name)
@@ -237,12 +261,41 @@ func (s *Server) DeleteUser(ctx context.Context, req *adminv1.DeleteUserRequest)
 		if u.ID == caller.ID() {
 			return status.Error(codes.InvalidArgument, "you cannot delete yourself")
 		}
+		owned, err := s.store.RepositoriesOwnedBy(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		if len(owned) > 0 {
+			return status.Errorf(codes.InvalidArgument, "user still has ownership of repositories [uid: %d]", u.ID)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, rpcerr.FromStore(err, "user does not exist [name: "+req.GetUsername()+"]")
 	}
 	return &adminv1.DeleteUserResponse{}, nil
+}
+
+// purgeRepos deletes the repositories of the user named name, after the
+// same checks DeleteUser makes (never purge yourself or an organization).
+func (s *Server) purgeRepos(ctx context.Context, name string, caller *auth.Principal) error {
+	u, err := s.users.UserByName(ctx, name)
+	if err != nil {
+		return rpcerr.FromStore(err, "user does not exist [name: "+name+"]")
+	}
+	if u.ID == caller.ID() || u.Type != store.UserTypeIndividual {
+		return nil // DeleteUser refuses these with the right message
+	}
+	owned, err := s.store.RepositoriesOwnedBy(ctx, u.ID)
+	if err != nil {
+		return rpcerr.Internal(err)
+	}
+	for i := range owned {
+		if err := s.purger.Purge(ctx, &owned[i]); err != nil {
+			return rpcerr.Internal(err)
+		}
+	}
+	return nil
 }
 
 func (s *Server) EnableUserTOTP(ctx context.Context, req *adminv1.EnableUserTOTPRequest) (*adminv1.EnableUserTOTPResponse, error) {

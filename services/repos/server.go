@@ -311,14 +311,22 @@ func (s *Server) DeleteRepo(ctx context.Context, req *reposv1.DeleteRepoRequest)
 	if err := r.Require(store.AccessOwner); err != nil {
 		return nil, err
 	}
-	if err := s.store.DeleteRepository(ctx, r.ID); err != nil {
+	if err := s.Purge(ctx, r.Repository); err != nil {
 		return nil, rpcerr.FromStore(err, "The target couldn't be found.")
 	}
-	path, _ := s.git.RepoPath(r.Owner.Name, r.Name)
+	return &reposv1.DeleteRepoResponse{}, nil
+}
+
+// Purge deletes a repository's records, then its git data.
+func (s *Server) Purge(ctx context.Context, r *store.Repository) error {
+	if err := s.store.DeleteRepository(ctx, r.ID); err != nil {
+		return err
+	}
+	path, _ := s.git.RepoPath(r.OwnerName, r.Name)
 	if err := s.git.Delete(path); err != nil {
 		slog.Error("delete repository files", "path", path, "err", err) // the record is gone; files are garbage
 	}
-	return &reposv1.DeleteRepoResponse{}, nil
+	return nil
 }
 
 // list renders a page of repositories for viewer.

@@ -237,3 +237,10 @@ func (s *Store) ListCollaborators(ctx context.Context, repoID int64, offset, lim
 	}
 	return out, total, nil
 }
+
+// RepositoriesOwnedBy lists the repositories an account owns.
+func (s *Store) RepositoriesOwnedBy(ctx context.Context, ownerID int64) ([]Repository, error) {
+	var repos []Repository
+	err := s.db.WithContext(ctx).Where("owner_id = ?", ownerID).Order("id").Find(&repos).Error
+	return repos, err
+}

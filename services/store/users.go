@@ -195,7 +195,8 @@ func (s *Store) ensureOtherActiveAdmin(tx *gorm.DB, id int64) error {
 	return nil
 }
 
-// DeleteUser deletes an individual user and their tokens. check runs inside
+// DeleteUser deletes an individual user with their tokens, collaborations
+// and watches. check runs inside
 // the transaction on the loaded user and may veto the deletion. Returns
 // ErrLastAdmin for the last active administrator.
 func (s *Store) DeleteUser(ctx context.Context, name string, check func(u *User) error) error {
@@ -215,6 +216,18 @@ func (s *Store) DeleteUser(ctx context.Context, name string, check func(u *User)
 			}
 		}
 		if err := tx.Where("uid = ?", u.ID).Delete(&AccessToken{}).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("user_id = ?", u.ID).Delete(&Collaboration{}).Error; err != nil {
+			return err
+		}
+		// Watches go, and the counters of the watched repositories follow.
+		watched := tx.Model(&Watch{}).Select("repo_id").Where("user_id = ?", u.ID)
+		if err := tx.Model(&Repository{}).Where("id IN (?) AND num_watches > 0", watched).
+			Update("num_watches", gorm.Expr("num_watches - 1")).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("user_id = ?", u.ID).Delete(&Watch{}).Error; err != nil {
 			return err
 		}
 		return tx.Delete(&User{}, u.ID).Error

@@ -123,12 +123,13 @@ func (a *App) build() error {
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp)
 	a.authn = authn
 
+	repoServer := repos.NewServer(a.Store, gitStore, checker, repoRender, syncer, limits)
 	register := func(r grpc.ServiceRegistrar) {
 		miscv1.RegisterMiscServiceServer(r, misc.NewServer(limits))
 		usersv1.RegisterUserServiceServer(r, users.NewServer(a.Store, render, limits))
-		adminv1.RegisterAdminServiceServer(r, admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp))
+		adminv1.RegisterAdminServiceServer(r, admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp, repoServer))
 		tokensv1.RegisterTokenServiceServer(r, tokens.NewServer(a.Store, limits))
-		reposv1.RegisterRepositoryServiceServer(r, repos.NewServer(a.Store, gitStore, checker, repoRender, syncer, limits))
+		reposv1.RegisterRepositoryServiceServer(r, repoServer)
 		releasesv1.RegisterReleaseServiceServer(r, releases.NewServer(a.Store, gitStore, checker, render, cfg.Server.RootURL, limits))
 		watchv1.RegisterWatchServiceServer(r, watch.NewServer(a.Store, checker, repoRender, limits))
 	}

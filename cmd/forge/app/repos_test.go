@@ -261,3 +261,24 @@ func TestGitAccessRules(t *testing.T) {
 	}
 	gitCmd(t, tmp, "ls-remote", s.gitURL("alice", writeTok, "alice", "secret"))
 }
+
+// TestDeleteUserWithRepositories: a user who owns repositories is deleted
+// only with ?purge=true, which removes the repositories and their files.
+func TestDeleteUserWithRepositories(t *testing.T) {
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		bobTok := s.seedUser("bob", "bob-password", false)
+		s.createRepo(t, bobTok, "mine", true, false)
+		admin := "token " + s.AdminToken
+		r := s.do("DELETE", "/api/v1/admin/users/bob", "", "Authorization", admin)
+		expectStatus(t, r, 422)
+		if !strings.Contains(r.message(t), "ownership of repositories") {
+			t.Fatalf("message: %s", r.Body)
+		}
+		expectStatus(t, s.do("GET", "/api/v1/repos/bob/mine", ""), 200)
+		expectStatus(t, s.do("DELETE", "/api/v1/admin/users/bob?purge=true", "", "Authorization", admin), 204)
+		expectStatus(t, s.do("GET", "/api/v1/users/bob", ""), 404)
+		if _, err := os.Stat(filepath.Join(s.Cfg.Repository.Root, "bob", "mine.git")); !os.IsNotExist(err) {
+			t.Fatalf("purged repository files remain: %v", err)
+		}
+	})
+}
