@@ -15,6 +15,9 @@ import (
 
 	"forge/gateway/giteajson"
 	adminv1 "forge/gen/forge/admin/v1"
+	branchesv1 "forge/gen/forge/branches/v1"
+	commitsv1 "forge/gen/forge/commits/v1"
+	contentsv1 "forge/gen/forge/contents/v1"
 	miscv1 "forge/gen/forge/misc/v1"
 	releasesv1 "forge/gen/forge/releases/v1"
 	reposv1 "forge/gen/forge/repos/v1"
@@ -74,6 +77,19 @@ var register = []func(context.Context, *runtime.ServeMux, grpc.ClientConnInterfa
 	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return watchv1.RegisterWatchServiceHandlerClient(ctx, mux, watchv1.NewWatchServiceClient(cc))
 	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return branchesv1.RegisterBranchServiceHandlerClient(ctx, mux, branchesv1.NewBranchServiceClient(cc))
+	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		client := contentsv1.NewContentServiceClient(cc)
+		if err := contentsv1.RegisterContentServiceHandlerClient(ctx, mux, client); err != nil {
+			return err
+		}
+		return registerRaw(mux, client)
+	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return commitsv1.RegisterCommitServiceHandlerClient(ctx, mux, commitsv1.NewCommitServiceClient(cc))
+	},
 }
 
 // NewHandler builds the HTTP handler for everything forge serves on its
@@ -96,7 +112,8 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		runtime.WithRoutingErrorHandler(g.handleRoutingError),
 		runtime.WithForwardResponseOption(g.forwardResponse),
 		runtime.WithIncomingHeaderMatcher(g.incomingHeader),
-		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
+		runtime.WithForwardResponseRewriter(restBody),
 		runtime.WithMetadata(g.metadata),
 		runtime.WithDisablePathLengthFallback(),
 	)

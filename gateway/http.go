@@ -135,6 +135,9 @@ var successStatus = map[string]int{
 	"/forge.releases.v1.ReleaseService/DeleteReleaseByTag":    http.StatusNoContent,
 	"/forge.releases.v1.ReleaseService/DeleteTag":             http.StatusNoContent,
 	"/forge.watch.v1.WatchService/Unwatch":                    http.StatusNoContent,
+	"/forge.branches.v1.BranchService/CreateBranch":           http.StatusCreated,
+	"/forge.branches.v1.BranchService/DeleteBranch":           http.StatusNoContent,
+	"/forge.contents.v1.ContentService/CreateFile":            http.StatusCreated,
 }
 
 type totalCounter interface{ GetTotalCount() int64 }
@@ -244,3 +247,44 @@ func (ignoreBody) NewDecoder(io.Reader) runtime.Decoder {
 }
 
 func (ignoreBody) Unmarshal([]byte, any) error { return nil }
+
+// restBody lets a response choose its body at run time, for the Gitea
+// endpoints whose body is an object or an array depending on the result
+// (contents: a file or a directory) or null (the branches of an empty
+// repository), which a static response_body cannot express. A response
+// message with a oneof named rest_body is written as the member that is
+// set: a message as an object, a message with a single repeated field (a
+// list) as that JSON array, no member as null. Other responses pass as
+// they are.
+func restBody(_ context.Context, resp proto.Message) (any, error) {
+	m := resp.ProtoReflect()
+	od := m.Descriptor().Oneofs().ByName("rest_body")
+	if od == nil {
+		return resp, nil
+	}
+	fd := m.WhichOneof(od)
+	if fd == nil || fd.Message() == nil {
+		return nil, nil
+	}
+	v := m.Get(fd).Message()
+	if fs := v.Descriptor().Fields(); fs.Len() == 1 && fs.Get(0).IsList() && fs.Get(0).Message() != nil {
+		l := v.Get(fs.Get(0)).List()
+		list := make([]proto.Message, l.Len())
+		for i := range list {
+			list[i] = l.Get(i).Message().Interface()
+		}
+		return list, nil
+	}
+	return v.Interface(), nil
+}
+
+// outgoingHeader passes on the legacy paging headers Gitea sends with
+// commit lists (X-Page, X-PerPage, X-Total, X-PageCount, X-HasMore), which
+// services set as gRPC header metadata; no other metadata reaches HTTP.
+func outgoingHeader(key string) (string, bool) {
+	switch key {
+	case "x-page", "x-perpage", "x-total", "x-pagecount", "x-hasmore":
+		return key, true
+	}
+	return "", false
+}

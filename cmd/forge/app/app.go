@@ -28,6 +28,7 @@ import (
 	"forge/services/access"
 	"forge/services/admin"
 	"forge/services/auth"
+	"forge/services/code"
 	"forge/services/config"
 	"forge/services/git"
 	"forge/services/githost"
@@ -118,6 +119,7 @@ func (a *App) build() error {
 	policies := auth.Merge(misc.Policies, users.Policies, admin.Policies, tokens.Policies,
 		repos.Policies,
 		releases.Policies, watch.Policies,
+		code.Policies,
 	)
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp)
@@ -132,6 +134,8 @@ func (a *App) build() error {
 		reposv1.RegisterRepositoryServiceServer(r, repoServer)
 		releasesv1.RegisterReleaseServiceServer(r, releases.NewServer(a.Store, gitStore, checker, render, cfg.Server.RootURL, limits))
 		watchv1.RegisterWatchServiceServer(r, watch.NewServer(a.Store, checker, repoRender, limits))
+		code.Register(r, code.Deps{Store: code.DBStore{Store: a.Store}, Git: gitStore, Access: checker, Sync: syncer,
+			Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})
 	}
 
 	// One interceptor chain, used by both transports.

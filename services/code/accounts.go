@@ -1,0 +1,87 @@
+package code
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"forge/services/git"
+	"forge/services/store"
+)
+
+// Accounts are the users commits are attributed to, by lower-cased e-mail.
+type Accounts map[string]*store.User
+
+func (a Accounts) lookup(email string) *store.User { return a[strings.ToLower(email)] }
+
+// FindAccounts looks up the authors and committers of commits with one
+// query: an address matches the user with that e-mail, or, for Gitea's
+// placeholder <name>@noreply.<domain>, the user with that name.
+func FindAccounts(ctx context.Context, s Store, domain string, commits ...*git.Commit) (Accounts, error) {
+	noreply := "@noreply." + strings.ToLower(domain)
+	seen := map[string]bool{}
+	var emails, names []string
+	for _, c := range commits {
+		for _, e := range []string{c.Author.Email, c.Committer.Email} {
+			e = strings.ToLower(e)
+			if e == "" || seen[e] {
+				continue
+			}
+			seen[e] = true
+			if name, ok := strings.CutSuffix(e, noreply); ok && name != "" {
+				names = append(names, e)
+			} else {
+				emails = append(emails, e)
+			}
+		}
+	}
+	found := Accounts{}
+	if len(emails) > 0 {
+		m, err := s.UsersByEmails(ctx, emails)
+		if err != nil {
+			return nil, err
+		}
+		for e, u := range m {
+			found[e] = u
+		}
+	}
+	for _, e := range names { // placeholders are rare: one lookup each
+		u, err := s.UserByName(ctx, strings.TrimSuffix(e, noreply))
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if u.Type == store.UserTypeIndividual {
+			found[e] = u
+		}
+	}
+	return found, nil
+}
+
+// DBStore adapts *store.Store to Store.
+//
+// UsersByEmails belongs in services/store; it is written here, on the
+// store's exported gorm handle, only until it moves there.
+type DBStore struct{ *store.Store }
+
+// UsersByEmails implements Store.
+func (s DBStore) UsersByEmails(ctx context.Context, emails []string) (map[string]*store.User, error) {
+	lower := make([]string, len(emails))
+	for i, e := range emails {
+		lower[i] = strings.ToLower(e)
+	}
+	var users []store.User
+	err := s.DB().WithContext(ctx).Where("lower_email IN ? AND type = ?", lower, store.UserTypeIndividual).Find(&users).Error
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*store.User, len(users))
+	for i := range users {
+		if users[i].LowerEmail != nil {
+			out[*users[i].LowerEmail] = &users[i]
+		}
+	}
+	return out, nil
+}

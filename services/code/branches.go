@@ -1,0 +1,225 @@
+package code
+
+import (
+	"context"
+	"errors"
+	"unicode/utf8"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	branchesv1 "forge/gen/forge/branches/v1"
+	"forge/services/git"
+	"forge/services/rpcerr"
+	"forge/services/store"
+)
+
+// BranchServer implements branchesv1.BranchServiceServer.
+type BranchServer struct {
+	branchesv1.UnimplementedBranchServiceServer
+	Deps
+}
+
+var _ branchesv1.BranchServiceServer = (*BranchServer)(nil)
+
+func NewBranchServer(d Deps) *BranchServer { return &BranchServer{Deps: d} }
+
+var (
+	errEmptyRepo  = status.Error(codes.NotFound, "Git Repository is empty.")
+	errMirrorRepo = status.Error(codes.PermissionDenied, "Git Repository is a mirror.")
+)
+
+func branchNotFound(name string) error {
+	return status.Errorf(codes.NotFound, "branch does not exist [name: %s]", name)
+}
+
+// ListBranches lists the branch records of a page joined with their heads
+// in git; a record whose ref vanished is skipped (the total still counts
+// it). An empty repository has no body at all (null).
+func (s *BranchServer) ListBranches(ctx context.Context, req *branchesv1.ListBranchesRequest) (*branchesv1.ListBranchesResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	if err != nil {
+		return nil, err
+	}
+	out := &branchesv1.ListBranchesResponse{}
+	if r.IsEmpty {
+		return out, nil
+	}
+	page := s.Limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	recs, total, err := s.Store.ListBranches(ctx, r.ID, page.Offset(), page.Size)
+	if err == nil && total == 0 {
+		// A non-empty repository whose branches were never recorded (a
+		// repository older than its records): record them all now.
+		if err = s.sync(ctx, r); err == nil {
+			recs, total, err = s.Store.ListBranches(ctx, r.ID, page.Offset(), page.Size)
+		}
+	}
+	if err != nil {
+		return nil, rpcerr.FromStore(err, "")
+	}
+	names := make([]string, len(recs))
+	for i, b := range recs {
+		names[i] = b.Name
+	}
+	heads, err := s.Git.BranchesByName(ctx, r.path, names)
+	if err != nil {
+		return nil, rpcerr.Internal(err)
+	}
+	commits := make([]*git.Commit, len(heads))
+	for i := range heads {
+		commits[i] = &heads[i].Commit
+	}
+	who, err := s.accounts(ctx, commits...)
+	if err != nil {
+		return nil, err
+	}
+	list := &branchesv1.BranchList{Branches: make([]*branchesv1.Branch, len(heads))}
+	for i := range heads {
+		list.Branches[i] = s.branch(r, &heads[i], who)
+	}
+	out.RestBody = &branchesv1.ListBranchesResponse_Branches{Branches: list}
+	out.TotalCount = total
+	return out, nil
+}
+
+func (s *BranchServer) GetBranch(ctx context.Context, req *branchesv1.GetBranchRequest) (*branchesv1.GetBranchResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.Git.GetBranch(ctx, r.path, req.GetBranch())
+	if errors.Is(err, git.ErrNotFound) {
+		return nil, branchNotFound(req.GetBranch())
+	}
+	if err != nil {
+		return nil, rpcerr.Internal(err)
+	}
+	who, err := s.accounts(ctx, &b.Commit)
+	if err != nil {
+		return nil, err
+	}
+	return &branchesv1.GetBranchResponse{Branch: s.branch(r, &b, who)}, nil
+}
+
+// validRef checks a ref-name field as Gitea's GitRefName and MaxSize(100)
+// bindings do; the messages name the Go field, as Gitea's do.
+func validRef(field, name string, required bool) error {
+	switch {
+	case name == "" && required:
+		return status.Errorf(codes.InvalidArgument, "[%s]: Required", field)
+	case name == "":
+		return nil
+	case utf8.RuneCountInString(name) > 100:
+		return status.Errorf(codes.InvalidArgument, "[%s]: MaxSize", field)
+	case !git.ValidRefName(name):
+		return status.Errorf(codes.InvalidArgument, "[%s]: GitRefName", field)
+	}
+	return nil
+}
+
+func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateBranchRequest) (*branchesv1.CreateBranchResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Require(store.AccessWrite); err != nil {
+		return nil, err
+	}
+	name := req.GetNewBranchName()
+	for _, err := range []error{
+		validRef("BranchName", name, true),
+		validRef("OldRefName", req.GetOldRefName(), false),
+		validRef("OldBranchName", req.GetOldBranchName(), false),
+	} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case r.IsEmpty:
+		return nil, errEmptyRepo
+	case r.IsMirror:
+		return nil, errMirrorRepo
+	}
+	from := "refs/heads/" + r.DefaultBranch
+	switch {
+	case req.GetOldRefName() != "":
+		from = req.GetOldRefName()
+	case req.GetOldBranchName() != "":
+		from = "refs/heads/" + req.GetOldBranchName()
+	}
+	b, err := s.Git.CreateBranch(ctx, r.path, name, from)
+	switch {
+	case errors.Is(err, git.ErrNotFound) && req.GetOldRefName() != "":
+		return nil, status.Errorf(codes.NotFound, "The old ref does not exist [ref: %s]", req.GetOldRefName())
+	case errors.Is(err, git.ErrNotFound):
+		return nil, status.Error(codes.NotFound, "The old branch does not exist")
+	case errors.Is(err, git.ErrAlreadyExists):
+		if _, gerr := s.Git.GetBranch(ctx, r.path, name); gerr == nil {
+			return nil, status.Error(codes.AlreadyExists, "The branch already exists.")
+		}
+		return nil, status.Error(codes.AlreadyExists, "The branch with the same tag already exists.")
+	case errors.Is(err, git.ErrConflict):
+		return nil, status.Error(codes.AlreadyExists, "The branch with a name that conflicts with another branch already exists.")
+	case errors.Is(err, git.ErrInvalid):
+		return nil, status.Errorf(codes.InvalidArgument, "[BranchName]: GitRefName")
+	case err != nil:
+		return nil, rpcerr.Internal(err)
+	}
+	if err := s.sync(ctx, r, git.RefUpdate{Name: "refs/heads/" + name, OldSHA: git.ZeroSHA, NewSHA: b.Commit.SHA}); err != nil {
+		return nil, err
+	}
+	who, err := s.accounts(ctx, &b.Commit)
+	if err != nil {
+		return nil, err
+	}
+	return &branchesv1.CreateBranchResponse{Branch: s.branch(r, &b, who)}, nil
+}
+
+func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteBranchRequest) (*branchesv1.DeleteBranchResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Require(store.AccessWrite); err != nil {
+		return nil, err
+	}
+	name := req.GetBranch()
+	switch {
+	case r.IsEmpty:
+		return nil, errEmptyRepo
+	case r.IsMirror:
+		return nil, status.Error(codes.PermissionDenied, "can not delete branch of an mirror repository")
+	case name == r.DefaultBranch:
+		return nil, status.Error(codes.PermissionDenied, "can not delete default branch")
+	}
+	head, err := s.Git.GetBranch(ctx, r.path, name)
+	if err == nil {
+		err = s.Git.DeleteBranch(ctx, r.path, name)
+	}
+	switch {
+	case errors.Is(err, git.ErrNotFound):
+		return nil, branchNotFound(name)
+	case errors.Is(err, git.ErrConflict):
+		return nil, status.Errorf(codes.Aborted, "branch %s changed while being deleted", name)
+	case err != nil:
+		return nil, rpcerr.Internal(err)
+	}
+	if err := s.sync(ctx, r, git.RefUpdate{Name: "refs/heads/" + name, OldSHA: head.Commit.SHA, NewSHA: git.ZeroSHA}); err != nil {
+		return nil, err
+	}
+	return &branchesv1.DeleteBranchResponse{}, nil
+}
+
+// branch renders an unprotected branch (forge has no branch protection
+// yet): writers may push and merge.
+func (s *BranchServer) branch(r *repo, b *git.Branch, who Accounts) *branchesv1.Branch {
+	write := r.canWrite()
+	return &branchesv1.Branch{
+		Name:                b.Name,
+		Commit:              s.Render.PayloadCommit(s.Render.URLs(r.Owner.Name, r.Name), &b.Commit, who),
+		StatusCheckContexts: []string{},
+		UserCanPush:         write,
+		UserCanMerge:        write,
+	}
+}

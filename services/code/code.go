@@ -1,0 +1,151 @@
+// Package code serves what a repository holds: its branches
+// (forge.branches.v1.BranchService), its files (forge.contents.v1
+// .ContentService, raw files included) and its history
+// (forge.commits.v1.CommitService). Renderer turns git commits into
+// Gitea's Commit, PayloadCommit and FileCommitResponse objects for every
+// service that shows one.
+//
+// Every method resolves the repository through access.Checker first, so a
+// missing or invisible repository is NotFound; writes then need write
+// access. Anything that moves a branch is recorded with repos.Syncer, so
+// branch records follow API changes exactly as they follow pushes.
+package code
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	branchesv1 "forge/gen/forge/branches/v1"
+	commitsv1 "forge/gen/forge/commits/v1"
+	contentsv1 "forge/gen/forge/contents/v1"
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/git"
+	"forge/services/paging"
+	"forge/services/repos"
+	"forge/services/rpcerr"
+	"forge/services/store"
+)
+
+// Policies: reads are open to anonymous callers (the repository's own
+// visibility decides), writes need a signed-in caller; all need the
+// repository token scope.
+var Policies = auth.Policies{
+	branchesv1.BranchService_ListBranches_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository),
+	branchesv1.BranchService_GetBranch_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository),
+	branchesv1.BranchService_CreateBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository),
+	branchesv1.BranchService_DeleteBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository),
+
+	contentsv1.ContentService_GetContents_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository),
+	contentsv1.ContentService_GetRawFile_FullMethodName:  auth.Read(auth.Public, auth.CategoryRepository),
+	contentsv1.ContentService_CreateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository),
+	contentsv1.ContentService_UpdateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository),
+	contentsv1.ContentService_DeleteFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository),
+
+	commitsv1.CommitService_ListCommits_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository),
+	commitsv1.CommitService_GetCommit_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository),
+}
+
+// Store is what the code services read from the database.
+type Store interface {
+	// ListBranches returns a page of a repository's branch records, latest
+	// commit first, then by name, and their total number.
+	ListBranches(ctx context.Context, repoID int64, offset, limit int) ([]store.Branch, int64, error)
+	// UsersByEmails returns the individual users whose e-mail is one of
+	// emails, compared case-insensitively, keyed by the lower-cased e-mail.
+	// Unknown addresses are absent; an error means the query failed.
+	UsersByEmails(ctx context.Context, emails []string) (map[string]*store.User, error)
+	// UserByName returns store.ErrNotFound for an unknown name.
+	UserByName(ctx context.Context, name string) (*store.User, error)
+}
+
+// Deps are the collaborators of the three services.
+type Deps struct {
+	Store  Store
+	Git    *git.Store
+	Access *access.Checker
+	Sync   *repos.Syncer
+	Render Renderer
+	Limits paging.Limits
+	// MaxBlobSize is [api] DEFAULT_MAX_BLOB_SIZE; 0 is DefaultMaxBlobSize.
+	MaxBlobSize int64
+}
+
+// Register registers BranchService, ContentService and CommitService.
+func Register(r grpc.ServiceRegistrar, d Deps) {
+	branchesv1.RegisterBranchServiceServer(r, NewBranchServer(d))
+	contentsv1.RegisterContentServiceServer(r, NewContentServer(d))
+	commitsv1.RegisterCommitServiceServer(r, NewCommitServer(d))
+}
+
+// repo is a resolved repository with its path on disk and the caller.
+type repo struct {
+	*access.Repo
+	path   string
+	caller *auth.Principal
+}
+
+// resolve finds owner/name as the caller sees it (NotFound when missing or
+// invisible).
+func (d *Deps) resolve(ctx context.Context, owner, name string) (*repo, error) {
+	caller := auth.FromContext(ctx)
+	r, err := d.Access.Resolve(ctx, owner, name, caller)
+	if err != nil {
+		return nil, err
+	}
+	path, err := d.Git.RepoPath(r.Owner.Name, r.Name)
+	if err != nil {
+		return nil, rpcerr.Internal(err)
+	}
+	return &repo{Repo: r, path: path, caller: caller}, nil
+}
+
+// canWrite reports whether the caller may push to the repository.
+func (r *repo) canWrite() bool { return r.Mode >= store.AccessWrite }
+
+// accounts finds the users the commits are attributed to.
+func (d *Deps) accounts(ctx context.Context, commits ...*git.Commit) (Accounts, error) {
+	a, err := FindAccounts(ctx, d.Store, d.Render.Users.Domain, commits...)
+	if err != nil {
+		return nil, rpcerr.Internal(err)
+	}
+	return a, nil
+}
+
+// sync records the branch updates a change made.
+func (d *Deps) sync(ctx context.Context, r *repo, updates ...git.RefUpdate) error {
+	if err := d.Sync.Apply(ctx, r.Repository, r.caller.ID(), updates); err != nil {
+		return rpcerr.Internal(err)
+	}
+	return nil
+}
+
+// readErr maps an error of a git read: a missing (or malformed) ref,
+// path or object is NotFound with the error's own text (names and the
+// outcome; git's diagnostics never reach it), anything else Internal.
+func readErr(err error) error {
+	if errors.Is(err, git.ErrNotFound) || errors.Is(err, git.ErrInvalid) {
+		return status.Error(codes.NotFound, err.Error())
+	}
+	return rpcerr.Internal(err)
+}
+
+// writeErr maps an error of a git write: the sentinel picks the code, the
+// error's own text is the message.
+func writeErr(err error, exists, conflict, invalid codes.Code) error {
+	switch {
+	case errors.Is(err, git.ErrNotFound):
+		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, git.ErrAlreadyExists):
+		return status.Error(exists, err.Error())
+	case errors.Is(err, git.ErrConflict):
+		return status.Error(conflict, err.Error())
+	case errors.Is(err, git.ErrInvalid):
+		return status.Error(invalid, err.Error())
+	}
+	return rpcerr.Internal(err)
+}

@@ -1,0 +1,106 @@
+package code
+
+import (
+	"context"
+	"strconv"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	commitsv1 "forge/gen/forge/commits/v1"
+	"forge/services/git"
+)
+
+// CommitServer implements commitsv1.CommitServiceServer.
+type CommitServer struct {
+	commitsv1.UnimplementedCommitServiceServer
+	Deps
+}
+
+var _ commitsv1.CommitServiceServer = (*CommitServer)(nil)
+
+func NewCommitServer(d Deps) *CommitServer { return &CommitServer{Deps: d} }
+
+// Legacy paging headers Gitea sends with commit lists besides
+// X-Total-Count and Link; sent as gRPC header metadata, which the gateway
+// passes on.
+const (
+	HeaderPage      = "x-page"
+	HeaderPerPage   = "x-perpage"
+	HeaderTotal     = "x-total"
+	HeaderPageCount = "x-pagecount"
+	HeaderHasMore   = "x-hasmore"
+)
+
+func orTrue(b *bool) bool { return b == nil || *b }
+
+// ListCommits lists a page of history. An empty repository is
+// FailedPrecondition ("Git Repository is empty.", 409 over REST); a path no
+// commit touched is NotFound.
+func (s *CommitServer) ListCommits(ctx context.Context, req *commitsv1.ListCommitsRequest) (*commitsv1.ListCommitsResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	if err != nil {
+		return nil, err
+	}
+	if r.IsEmpty {
+		return nil, status.Error(codes.FailedPrecondition, "Git Repository is empty.")
+	}
+	opts := CommitOptions{Stat: orTrue(req.Stat), Verification: orTrue(req.Verification), Files: orTrue(req.Files)}
+	page := s.Limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	var not []string
+	if req.GetNot() != "" {
+		not = []string{req.GetNot()}
+	}
+	commits, total, err := s.Git.Log(ctx, r.path, git.LogOptions{
+		Ref: req.GetSha(), Not: not, Path: req.GetPath(), Skip: page.Offset(), Limit: page.Size,
+		Files: opts.Files, Stats: opts.Stat,
+	})
+	if err != nil {
+		return nil, readErr(err)
+	}
+	if req.GetPath() != "" && total == 0 {
+		return nil, status.Errorf(codes.NotFound, "no commit touches %q", req.GetPath())
+	}
+	ptrs := make([]*git.Commit, len(commits))
+	for i := range commits {
+		ptrs[i] = &commits[i]
+	}
+	who, err := s.accounts(ctx, ptrs...)
+	if err != nil {
+		return nil, err
+	}
+	u := s.Render.URLs(r.Owner.Name, r.Name)
+	out := &commitsv1.ListCommitsResponse{Commits: make([]*commitsv1.Commit, len(commits)), TotalCount: int64(total)}
+	for i, c := range ptrs {
+		out.Commits[i] = s.Render.Commit(u, c, who, opts)
+	}
+	pages := (total + page.Size - 1) / page.Size
+	grpc.SetHeader(ctx, metadata.Pairs(
+		HeaderPage, strconv.Itoa(page.Number),
+		HeaderPerPage, strconv.Itoa(page.Size),
+		HeaderTotal, strconv.Itoa(total),
+		HeaderPageCount, strconv.Itoa(pages),
+		HeaderHasMore, strconv.FormatBool(page.Number < pages),
+	))
+	return out, nil
+}
+
+// GetCommit returns one commit; sha may be any ref naming one.
+func (s *CommitServer) GetCommit(ctx context.Context, req *commitsv1.GetCommitRequest) (*commitsv1.GetCommitResponse, error) {
+	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.Git.GetCommit(ctx, r.path, req.GetSha())
+	if err != nil {
+		return nil, readErr(err)
+	}
+	who, err := s.accounts(ctx, &c)
+	if err != nil {
+		return nil, err
+	}
+	opts := CommitOptions{Stat: orTrue(req.Stat), Verification: orTrue(req.Verification), Files: orTrue(req.Files)}
+	return &commitsv1.GetCommitResponse{Commit: s.Render.Commit(s.Render.URLs(r.Owner.Name, r.Name), &c, who, opts)}, nil
+}
