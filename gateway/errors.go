@@ -41,6 +41,7 @@ var statusOverrides = map[string]map[codes.Code]int{
 	"/forge.repos.v1.RepositoryService/CreateCurrentUserRepo": {codes.AlreadyExists: http.StatusConflict},
 	"/forge.repos.v1.RepositoryService/AdminCreateRepo":       {codes.AlreadyExists: http.StatusConflict},
 	"/forge.repos.v1.RepositoryService/EditRepo":              {codes.AlreadyExists: http.StatusConflict},
+	"/forge.mirrors.v1.MirrorService/MigrateRepo":             {codes.AlreadyExists: http.StatusConflict},
 	// A taken branch name is 409; listing the commits of an empty
 	// repository too.
 	"/forge.branches.v1.BranchService/CreateBranch": {codes.AlreadyExists: http.StatusConflict},

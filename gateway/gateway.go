@@ -18,6 +18,7 @@ import (
 	branchesv1 "forge/gen/forge/branches/v1"
 	commitsv1 "forge/gen/forge/commits/v1"
 	contentsv1 "forge/gen/forge/contents/v1"
+	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	miscv1 "forge/gen/forge/misc/v1"
 	releasesv1 "forge/gen/forge/releases/v1"
 	reposv1 "forge/gen/forge/repos/v1"
@@ -70,6 +71,9 @@ var register = []func(context.Context, *runtime.ServeMux, grpc.ClientConnInterfa
 	},
 	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return reposv1.RegisterRepositoryServiceHandlerClient(ctx, mux, reposv1.NewRepositoryServiceClient(cc))
+	},
+	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return mirrorsv1.RegisterMirrorServiceHandlerClient(ctx, mux, mirrorsv1.NewMirrorServiceClient(cc))
 	},
 	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return releasesv1.RegisterReleaseServiceHandlerClient(ctx, mux, releasesv1.NewReleaseServiceClient(cc))

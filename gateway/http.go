@@ -130,6 +130,8 @@ var successStatus = map[string]int{
 	"/forge.repos.v1.RepositoryService/CheckCollaborator":     http.StatusNoContent,
 	"/forge.repos.v1.RepositoryService/AddCollaborator":       http.StatusNoContent,
 	"/forge.repos.v1.RepositoryService/DeleteCollaborator":    http.StatusNoContent,
+	"/forge.mirrors.v1.MirrorService/MigrateRepo":             http.StatusCreated,
+	"/forge.mirrors.v1.MirrorService/DeletePushMirror":        http.StatusNoContent,
 	"/forge.releases.v1.ReleaseService/CreateRelease":         http.StatusCreated,
 	"/forge.releases.v1.ReleaseService/DeleteRelease":         http.StatusNoContent,
 	"/forge.releases.v1.ReleaseService/DeleteReleaseByTag":    http.StatusNoContent,

@@ -19,6 +19,7 @@ import (
 	"forge/gateway"
 	"forge/gateway/apidocs"
 	adminv1 "forge/gen/forge/admin/v1"
+	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	miscv1 "forge/gen/forge/misc/v1"
 	releasesv1 "forge/gen/forge/releases/v1"
 	reposv1 "forge/gen/forge/repos/v1"
@@ -32,6 +33,7 @@ import (
 	"forge/services/config"
 	"forge/services/git"
 	"forge/services/githost"
+	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/paging"
 	"forge/services/releases"
@@ -48,6 +50,7 @@ type App struct {
 	cfg     *config.Config
 	Store   *store.Store
 	Git     *git.Store
+	Mirrors *mirrors.Server // migrations, mirrors and their scheduler
 	checker *access.Checker
 	syncer  *repos.Syncer
 	authn   *auth.Authenticator
@@ -113,11 +116,16 @@ func (a *App) build() error {
 	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker
+	a.Mirrors, err = mirrors.NewServer(mirrors.Options{Store: a.Store, Git: gitStore, Access: checker, Render: repoRender, Syncer: syncer,
+		SecretKey: cfg.Security.SecretKey, Limits: limits, AllowLocalNetworks: cfg.Migrations.AllowLocalNetworks})
+	if err != nil {
+		return err
+	}
 
 	// The policy table is declared once, per service, and merged here; the
 	// interceptor refuses any method without one.
 	policies := auth.Merge(misc.Policies, users.Policies, admin.Policies, tokens.Policies,
-		repos.Policies,
+		repos.Policies, mirrors.Policies,
 		releases.Policies, watch.Policies,
 		code.Policies,
 	)
@@ -132,6 +140,7 @@ func (a *App) build() error {
 		adminv1.RegisterAdminServiceServer(r, admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp, repoServer))
 		tokensv1.RegisterTokenServiceServer(r, tokens.NewServer(a.Store, limits))
 		reposv1.RegisterRepositoryServiceServer(r, repoServer)
+		mirrorsv1.RegisterMirrorServiceServer(r, a.Mirrors)
 		releasesv1.RegisterReleaseServiceServer(r, releases.NewServer(a.Store, gitStore, checker, render, cfg.Server.RootURL, limits))
 		watchv1.RegisterWatchServiceServer(r, watch.NewServer(a.Store, checker, repoRender, limits))
 		code.Register(r, code.Deps{Store: code.DBStore{Store: a.Store}, Git: gitStore, Access: checker, Sync: syncer,
@@ -151,7 +160,7 @@ func (a *App) build() error {
 		WithServerStreamInterceptor(chainStream(stream))
 	register(inproc)
 
-	gitHost := githost.New(authn, checker, gitStore, syncer)
+	gitHost := githost.New(authn, checker, gitStore, syncer, a.Mirrors.AfterPush)
 	h, err := gateway.NewHandler(gateway.Options{
 		Git:                gateway.NewGitHandler(gitHost, cfg.Security.ReverseProxyAuthUser),
 		RootURL:            cfg.Server.RootURL,
@@ -179,6 +188,9 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(httpLn) }()
 	go func() { errc <- a.grpc.Serve(grpcLn) }()
+	schedCtx, stopSched := context.WithCancel(ctx)
+	schedDone := make(chan struct{})
+	go func() { a.Mirrors.RunScheduler(schedCtx, time.Minute); close(schedDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -188,6 +200,8 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	defer cancel()
 	srv.Shutdown(shutdown)
 	a.grpc.GracefulStop()
+	stopSched()
+	<-schedDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}
@@ -196,6 +210,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 
 // Close flushes pending token usage and closes the database.
 func (a *App) Close() error {
+	a.Mirrors.Close()
 	return errors.Join(a.usage.Close(), a.Store.Close())
 }
 
