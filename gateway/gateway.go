@@ -85,11 +85,10 @@ var register = []func(context.Context, *runtime.ServeMux, grpc.ClientConnInterfa
 		return branchesv1.RegisterBranchServiceHandlerClient(ctx, mux, branchesv1.NewBranchServiceClient(cc))
 	},
 	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		client := contentsv1.NewContentServiceClient(cc)
-		if err := contentsv1.RegisterContentServiceHandlerClient(ctx, mux, client); err != nil {
+		if err := contentsv1.RegisterContentServiceHandlerClient(ctx, mux, contentsv1.NewContentServiceClient(cc)); err != nil {
 			return err
 		}
-		return registerRaw(mux, client)
+		return registerRaw(mux, cc)
 	},
 	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return commitsv1.RegisterCommitServiceHandlerClient(ctx, mux, commitsv1.NewCommitServiceClient(cc))

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
 
 	contentsv1 "forge/gen/forge/contents/v1"
 )
@@ -24,16 +26,16 @@ var rawPatterns = []string{
 // (grpc-gateway would wrap each chunk in JSON). The call goes through the
 // same annotated context as generated handlers, so authentication,
 // policies and error statuses are the same.
-func registerRaw(mux *runtime.ServeMux, client contentsv1.ContentServiceClient) error {
+func registerRaw(mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 	for _, pattern := range rawPatterns {
-		if err := mux.HandlePath(http.MethodGet, pattern, rawHandler(mux, client, pattern)); err != nil {
+		if err := mux.HandlePath(http.MethodGet, pattern, rawHandler(mux, cc, pattern)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func rawHandler(mux *runtime.ServeMux, client contentsv1.ContentServiceClient, pattern string) runtime.HandlerFunc {
+func rawHandler(mux *runtime.ServeMux, cc grpc.ClientConnInterface, pattern string) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 		_, outbound := runtime.MarshalerForRequest(mux, r)
 		ctx, err := runtime.AnnotateContext(r.Context(), mux, r, contentsv1.ContentService_GetRawFile_FullMethodName,
@@ -42,7 +44,7 @@ func rawHandler(mux *runtime.ServeMux, client contentsv1.ContentServiceClient, p
 			runtime.HTTPError(r.Context(), mux, outbound, w, r, err)
 			return
 		}
-		stream, err := client.GetRawFile(ctx, &contentsv1.GetRawFileRequest{
+		stream, err := openRaw(ctx, cc, &contentsv1.GetRawFileRequest{
 			Owner: params["owner"], Repo: params["repo"], Filepath: params["filepath"], Ref: r.URL.Query().Get("ref"),
 		})
 		var first *contentsv1.GetRawFileResponse
@@ -77,4 +79,24 @@ func rawHandler(mux *runtime.ServeMux, client contentsv1.ContentServiceClient, p
 			}
 		}
 	}
+}
+
+// openRaw starts GetRawFile. It is the generated client's call except that
+// a server that ended the stream before reading the request (an
+// interceptor refused the call) is not an error here: as with grpc-go, the
+// status comes from the first Recv. (The in-process channel reports io.EOF
+// from SendMsg in that case, which the generated client would return.)
+func openRaw(ctx context.Context, cc grpc.ClientConnInterface, req *contentsv1.GetRawFileRequest) (grpc.ServerStreamingClient[contentsv1.GetRawFileResponse], error) {
+	desc := &contentsv1.ContentService_ServiceDesc.Streams[0]
+	cs, err := cc.NewStream(ctx, desc, contentsv1.ContentService_GetRawFile_FullMethodName)
+	if err != nil {
+		return nil, err
+	}
+	if err := cs.SendMsg(req); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err := cs.CloseSend(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return &grpc.GenericClientStream[contentsv1.GetRawFileRequest, contentsv1.GetRawFileResponse]{ClientStream: cs}, nil
 }

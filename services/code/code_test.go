@@ -344,3 +344,20 @@ func TestRenderCommit(t *testing.T) {
 		t.Fatalf("payload commit: %v", pc)
 	}
 }
+
+func TestListBranchesRecordsMissingRecords(t *testing.T) {
+	f := newFixture(t)
+	c := f.create(t, "a.txt", "a", "")
+	// A repository whose records were never written (older than them).
+	if err := f.st.DB().Where("repo_id = ?", f.repo.ID).Delete(&store.Branch{}).Error; err != nil {
+		t.Fatal(err)
+	}
+	resp, err := NewBranchServer(f.deps).ListBranches(f.ctx, &branchesv1.ListBranchesRequest{Owner: "alice", Repo: "proj"})
+	if err != nil || resp.GetTotalCount() != 1 || len(resp.GetBranches().GetBranches()) != 1 ||
+		resp.GetBranches().GetBranches()[0].GetCommit().GetId() != c.GetCommit().GetSha() {
+		t.Fatalf("list: %v %v", resp, err)
+	}
+	if recs, total, _ := f.st.ListBranches(f.ctx, f.repo.ID, 0, 10); total != 1 || recs[0].Name != "main" {
+		t.Fatalf("records not restored: %v", recs)
+	}
+}

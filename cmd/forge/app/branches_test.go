@@ -274,4 +274,22 @@ func TestBranchesPrivateRepository(t *testing.T) {
 		"Authorization", "token "+bobTok, "Content-Type", jsonCT), 404)
 	expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret/branches/main", "", "Authorization", "token "+aliceTok), 200)
 	expectStatus(t, s.do("GET", "/api/v1/repos/nobody/secret/branches", "", "Authorization", "token "+aliceTok), 404)
+
+	// Tokens need the repository scope: read to read, write to write.
+	userOnly := s.createToken(t, "alice", "alice-password", "user-only", "read:user")
+	readRepo := s.createToken(t, "alice", "alice-password", "read-repo", "read:repository")
+	for path, want := range map[string]int{"/branches": 403, "/contents": 403, "/commits": 403, "/raw/README.md": 403} {
+		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret"+path, "", "Authorization", "token "+userOnly), want)
+		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret"+path, "", "Authorization", "token "+readRepo), 200)
+	}
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/branches", `{"new_branch_name":"x"}`},
+		{"DELETE", "/branches/main", ""},
+		{"POST", "/contents/x.txt", `{"content":"eA=="}`},
+	} {
+		r := s.do(c.method, "/api/v1/repos/alice/secret"+c.path, c.body, "Authorization", "token "+readRepo, "Content-Type", jsonCT)
+		if r.Status != 403 {
+			t.Fatalf("%s %s with a read token: %d %s", c.method, c.path, r.Status, r.Body)
+		}
+	}
 }
