@@ -197,6 +197,13 @@ func (s *Server) cloneInto(ctx context.Context, m *migration, path string) error
 	if err := s.git.Init(ctx, path, branch); err != nil {
 		return s.cloneError(ctx, err, m, path)
 	}
+	empty, err := s.git.IsEmpty(ctx, scratch)
+	if err != nil {
+		return rpcerr.Internal(err)
+	}
+	if empty {
+		return nil // nothing to copy (and git push --mirror would fail)
+	}
 	if err := s.git.PushMirror(ctx, scratch, path); err != nil {
 		return rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
 	}

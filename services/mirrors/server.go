@@ -78,6 +78,7 @@ type Git interface {
 	PushMirror(ctx context.Context, path, remoteURL string) error
 	DefaultBranch(ctx context.Context, path string) (string, error)
 	ListBranches(ctx context.Context, path string) ([]git.Branch, error)
+	IsEmpty(ctx context.Context, path string) (bool, error)
 }
 
 // BranchSyncer records branch changes (repos.Syncer).

@@ -50,8 +50,10 @@ func (s *Server) fetch(ctx context.Context, repo *store.Repository, m *store.Mir
 	if ferr != nil {
 		ferr = errors.New(redact(strings.ReplaceAll(ferr.Error(), path, repo.OwnerName+"/"+repo.Name), remote))
 	}
-	// Even a failed fetch may have moved some refs: record them.
+	// Even a failed fetch may have moved some refs: record them, and pass
+	// them on to push mirrors that follow every change.
 	if len(updates) > 0 {
+		s.AfterPush(ctx, repo.ID)
 		if err := s.syncer.Apply(context.WithoutCancel(ctx), repo, repo.OwnerID, updates); err != nil {
 			return errors.Join(ferr, errors.New("record branches: "+redact(err.Error(), remote)))
 		}
@@ -88,10 +90,14 @@ func (s *Server) pushOnce(ctx context.Context, repo *store.Repository, pm *store
 	if err != nil {
 		return err
 	}
-	if err := s.git.PushMirror(ctx, path, remote.String()); err != nil {
+	empty, err := s.git.IsEmpty(ctx, path)
+	if err == nil && !empty {
+		err = s.git.PushMirror(ctx, path, remote.String())
+	}
+	if err != nil {
 		return errors.New(redact(strings.ReplaceAll(err.Error(), path, repo.OwnerName+"/"+repo.Name), remote))
 	}
-	return nil
+	return nil // an empty repository has nothing to push yet
 }
 
 // logError logs a mirror failure; err must already be redacted.

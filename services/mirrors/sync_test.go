@@ -136,6 +136,16 @@ func TestSchedulerSyncsDueMirrors(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A sync_on_commit push mirror of the pull mirror follows its syncs.
+	_, chained := f.repo("chained", false)
+	if err := f.git.Init(f.ctx, chained, "main"); err != nil {
+		t.Fatal(err)
+	}
+	chain := &store.PushMirror{RepoID: mirror.ID, RemoteName: "remote_mirror_c", SyncOnCommit: true, RemoteSealed: f.srv.box.Seal([]byte(chained))}
+	if err := f.st.CreatePushMirror(f.ctx, chain); err != nil {
+		t.Fatal(err)
+	}
+
 	want := f.commit(src, "new.txt", "new")
 	ctx, cancel := context.WithCancel(f.ctx)
 	done := make(chan struct{})
@@ -148,8 +158,15 @@ func TestSchedulerSyncsDueMirrors(t *testing.T) {
 		p, _ := f.st.PushMirrorByID(f.ctx, pm.ID)
 		return p.LastUpdateUnix > 0
 	})
+	waitFor(t, "chained push mirror push", func() bool {
+		p, _ := f.st.PushMirrorByID(f.ctx, chain.ID)
+		return p.LastUpdateUnix > 0
+	})
 	cancel()
 	<-done
+	if got := f.head(chained); got != want {
+		t.Fatalf("chained push mirror main at %s, want %s", got, want)
+	}
 
 	if got := f.head(mpath); got != want {
 		t.Fatalf("mirror main at %s, want %s", got, want)

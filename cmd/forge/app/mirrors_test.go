@@ -149,6 +149,10 @@ func TestPullMirror(t *testing.T) {
 		if refs["refs/heads/main"] != head || refs["refs/heads/dev"] != "" {
 			t.Fatalf("mirror refs after sync: %v", refs)
 		}
+		branches, _, err := carol.ListRepoBranches("carol", "copy", gitea.ListRepoBranchesOptions{})
+		if err != nil || len(branches) != 1 || branches[0].Name != "main" || !strings.HasPrefix(branches[0].Commit.ID, head) {
+			t.Fatalf("branches API after sync: %+v %v", branches, err)
+		}
 		got, _, err := carol.GetRepo("carol", "copy")
 		if err != nil || !got.Mirror || got.OriginalURL != source {
 			t.Fatalf("GetRepo of the mirror: %+v %v", got, err)
@@ -254,6 +258,21 @@ func TestMigratePlainRepository(t *testing.T) {
 		gitCmd(t, push, "push", "-q", "origin", "main")
 		r := s.do("POST", "/api/v1/repos/carol/imported/mirror-sync", "", "Authorization", "token "+carolTok)
 		expectStatus(t, r, 400)
+
+		// An empty source migrates to an empty repository, plain or mirror.
+		s.createRepo(t, aliceTok, "blank", false, true)
+		for i, mirror := range []string{"false", "true"} {
+			r := s.do("POST", "/api/v1/repos/migrate", `{"clone_addr":"`+s.URL+`/alice/blank.git","repo_name":"blank`+fmtInt(int64(i))+`","mirror":`+mirror+
+				`,"auth_username":"alice","auth_password":"`+alicePW+`"}`, "Authorization", "token "+carolTok, "Content-Type", jsonCT)
+			expectStatus(t, r, 201)
+			if !strings.Contains(string(r.Body), `"empty":true`) {
+				t.Fatalf("migrated empty repository: %s", r.Body)
+			}
+		}
+		expectStatus(t, s.do("POST", "/api/v1/repos/carol/blank1/mirror-sync", "", "Authorization", "token "+carolTok), 200)
+		if m, err := s.App.Store.MirrorByRepoID(context.Background(), s.repoRecord(t, "carol", "blank1").ID); err != nil || m.LastError != "" {
+			t.Fatalf("sync of an empty mirror: %+v %v", m, err)
+		}
 
 		// Name taken: 409, and the existing repository is untouched.
 		r = s.do("POST", "/api/v1/repos/migrate", `{"clone_addr":"`+s.URL+`/alice/source.git","repo_name":"Imported","auth_username":"alice","auth_password":"`+alicePW+`"}`,
