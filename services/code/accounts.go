@@ -59,29 +59,3 @@ func FindAccounts(ctx context.Context, s Store, domain string, commits ...*git.C
 	}
 	return found, nil
 }
-
-// DBStore adapts *store.Store to Store.
-//
-// UsersByEmails belongs in services/store; it is written here, on the
-// store's exported gorm handle, only until it moves there.
-type DBStore struct{ *store.Store }
-
-// UsersByEmails implements Store.
-func (s DBStore) UsersByEmails(ctx context.Context, emails []string) (map[string]*store.User, error) {
-	lower := make([]string, len(emails))
-	for i, e := range emails {
-		lower[i] = strings.ToLower(e)
-	}
-	var users []store.User
-	err := s.DB().WithContext(ctx).Where("lower_email IN ? AND type = ?", lower, store.UserTypeIndividual).Find(&users).Error
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*store.User, len(users))
-	for i := range users {
-		if users[i].LowerEmail != nil {
-			out[*users[i].LowerEmail] = &users[i]
-		}
-	}
-	return out, nil
-}

@@ -58,7 +58,7 @@ func newFixture(t *testing.T) *fixture {
 	root := "http://forge.test/"
 	return &fixture{
 		deps: Deps{
-			Store: DBStore{st}, Git: gs, Access: access.NewChecker(st), Sync: &repos.Syncer{Store: st, Git: gs},
+			Store: st, Git: gs, Access: access.NewChecker(st), Sync: &repos.Syncer{Store: st, Git: gs},
 			Render: Renderer{RootURL: root, Users: users.Renderer{RootURL: root, Domain: "forge.test"}},
 			Limits: paging.Limits{Default: 30, Max: 50},
 		},

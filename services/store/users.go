@@ -233,3 +233,24 @@ func (s *Store) DeleteUser(ctx context.Context, name string, check func(u *User)
 		return tx.Delete(&User{}, u.ID).Error
 	})
 }
+
+// UsersByEmails returns the individual users whose e-mail is one of emails
+// (case-insensitively), keyed by lower-case e-mail.
+func (s *Store) UsersByEmails(ctx context.Context, emails []string) (map[string]*User, error) {
+	lower := make([]string, len(emails))
+	for i, e := range emails {
+		lower[i] = strings.ToLower(e)
+	}
+	var users []User
+	err := s.db.WithContext(ctx).Where("lower_email IN ? AND type = ?", lower, UserTypeIndividual).Find(&users).Error
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*User, len(users))
+	for i := range users {
+		if users[i].LowerEmail != nil {
+			out[*users[i].LowerEmail] = &users[i]
+		}
+	}
+	return out, nil
+}
