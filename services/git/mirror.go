@@ -13,8 +13,10 @@ import (
 )
 
 // mirrorConfig applies to every command that talks to a remote: never run
-// the ext:: transport (arbitrary commands), never prompt.
-var mirrorConfig = []string{"protocol.ext.allow=never", "credential.helper="}
+// the ext:: transport (arbitrary commands), never prompt, and never follow
+// HTTP redirects (a public host could otherwise send git to an address the
+// caller's host check refused).
+var mirrorConfig = []string{"protocol.ext.allow=never", "credential.helper=", "http.followRedirects=false"}
 
 // userInfoRE matches "scheme://user[:password]@" anywhere in a text.
 var userInfoRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@]*@`)
@@ -100,6 +102,10 @@ func (s *Store) CloneMirror(ctx context.Context, remoteURL, path string) error {
 		args:    []string{"clone", "--mirror", "--quiet", "--template=", "--", remoteURL, absPath(path)},
 		secrets: []string{remoteURL},
 	})
+	if err == nil {
+		// Keep no credentials on disk: FetchMirror is given the URL each time.
+		err = s.run(ctx, invocation{gitDir: path, args: []string{"config", "remote.origin.url", RedactURL(remoteURL)}})
+	}
 	if err != nil {
 		os.RemoveAll(path)
 		return err
@@ -107,17 +113,18 @@ func (s *Store) CloneMirror(ctx context.Context, remoteURL, path string) error {
 	return nil
 }
 
-// FetchMirror updates a mirror from its origin remote, pruning refs the
-// remote deleted, and returns the refs that changed (sorted by name). It
-// compares full ref listings before and after, which costs O(refs) — fine
-// for a periodic background job.
-func (s *Store) FetchMirror(ctx context.Context, path string) ([]RefUpdate, error) {
-	if err := s.checkRepo(path); err != nil {
+// FetchMirror updates a mirror from remoteURL (the same remote it was
+// cloned from; passed on each call so credentials never rest in the
+// repository's config), pruning refs the remote deleted, and returns the
+// refs that changed (sorted by name). It compares full ref listings before
+// and after, which costs O(refs) — fine for a periodic background job.
+func (s *Store) FetchMirror(ctx context.Context, path, remoteURL string) ([]RefUpdate, error) {
+	remoteURL, err := checkRemote(remoteURL)
+	if err != nil {
 		return nil, err
 	}
-	remote, err := s.output(ctx, path, "config", "--get", "remote.origin.url")
-	if err != nil {
-		return nil, notFoundf("mirror remote")
+	if err := s.checkRepo(path); err != nil {
+		return nil, err
 	}
 	before, err := s.refSnapshot(ctx, path)
 	if err != nil {
@@ -126,8 +133,8 @@ func (s *Store) FetchMirror(ctx context.Context, path string) ([]RefUpdate, erro
 	err = s.run(ctx, invocation{
 		gitDir:  path,
 		config:  mirrorConfig,
-		args:    []string{"fetch", "--prune", "--quiet", "--no-write-fetch-head", "origin"},
-		secrets: []string{strings.TrimSpace(string(remote))},
+		args:    []string{"fetch", "--prune", "--quiet", "--no-write-fetch-head", "--", remoteURL, "+refs/*:refs/*"},
+		secrets: []string{remoteURL},
 	})
 	// Even a failed fetch may have updated some refs; report them.
 	after, serr := s.refSnapshot(ctx, path)

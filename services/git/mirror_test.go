@@ -40,7 +40,7 @@ func TestMirror(t *testing.T) {
 	}
 
 	// Nothing changed: no updates.
-	if ups, err := s.FetchMirror(ctx, mirror); err != nil || len(ups) != 0 {
+	if ups, err := s.FetchMirror(ctx, mirror, src); err != nil || len(ups) != 0 {
 		t.Fatalf("idle fetch = %v, %v", ups, err)
 	}
 	// Update main, delete a branch, add a tag and a branch.
@@ -54,7 +54,7 @@ func TestMirror(t *testing.T) {
 	if _, err := s.CreateBranch(ctx, src, "fresh", c1); err != nil {
 		t.Fatal(err)
 	}
-	ups, err := s.FetchMirror(ctx, mirror)
+	ups, err := s.FetchMirror(ctx, mirror, src)
 	if err != nil {
 		t.Fatal(err)
 	}

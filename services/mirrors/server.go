@@ -74,7 +74,7 @@ type Git interface {
 	Init(ctx context.Context, path, defaultBranch string) error
 	Delete(path string) error
 	CloneMirror(ctx context.Context, remoteURL, path string) error
-	FetchMirror(ctx context.Context, path string) ([]git.RefUpdate, error)
+	FetchMirror(ctx context.Context, path, remoteURL string) ([]git.RefUpdate, error)
 	PushMirror(ctx context.Context, path, remoteURL string) error
 	DefaultBranch(ctx context.Context, path string) (string, error)
 	ListBranches(ctx context.Context, path string) ([]git.Branch, error)

@@ -46,7 +46,7 @@ func (s *Server) fetch(ctx context.Context, repo *store.Repository, m *store.Mir
 	if err != nil {
 		return err
 	}
-	updates, ferr := s.git.FetchMirror(ctx, path)
+	updates, ferr := s.git.FetchMirror(ctx, path, remote.String())
 	if ferr != nil {
 		ferr = errors.New(redact(strings.ReplaceAll(ferr.Error(), path, repo.OwnerName+"/"+repo.Name), remote))
 	}

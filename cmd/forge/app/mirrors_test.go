@@ -133,6 +133,15 @@ func TestPullMirror(t *testing.T) {
 		if m.RemoteAddress != source || bytes.Contains(m.RemoteSealed, []byte(alicePW)) || rec.OriginalURL != source || m.IntervalSecs != 8*3600 {
 			t.Fatalf("stored mirror: %+v, original_url %q", m, rec.OriginalURL)
 		}
+		// ... and never rest in the mirror's own git files.
+		filepath.WalkDir(s.repoDir("carol", "copy"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(alicePW)) {
+					t.Errorf("%s holds the mirror's credentials", p)
+				}
+			}
+			return nil
+		})
 
 		// A new commit and a deleted branch reach the mirror on mirror-sync.
 		commitFile(t, work, "two.txt", "two\n", "second")
