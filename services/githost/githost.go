@@ -23,21 +23,16 @@ import (
 // git cannot send the one-time code, so such users push with a token.
 const OTPMessage = "Users with two-factor authentication enabled cannot perform HTTP/HTTPS operations via plain username and password. Please create and use a personal access token on the user settings page"
 
-// AfterPush is called (in the background) after a push changed refs, for
-// work such as push mirrors with sync_on_commit.
-type AfterPush func(ctx context.Context, repoID int64)
-
 // Service serves git's smart HTTP protocol.
 type Service struct {
-	authn     *auth.Authenticator
-	access    *access.Checker
-	git       *git.Store
-	sync      *repos.Syncer
-	afterPush []AfterPush
+	authn  *auth.Authenticator
+	access *access.Checker
+	git    *git.Store
+	sync   *repos.Syncer
 }
 
-func New(authn *auth.Authenticator, c *access.Checker, g *git.Store, sy *repos.Syncer, after ...AfterPush) *Service {
-	return &Service{authn: authn, access: c, git: g, sync: sy, afterPush: after}
+func New(authn *auth.Authenticator, c *access.Checker, g *git.Store, sy *repos.Syncer) *Service {
+	return &Service{authn: authn, access: c, git: g, sync: sy}
 }
 
 // Session is an authorised git operation on one repository.
@@ -126,9 +121,6 @@ func (ss *Session) Run(ctx context.Context, body io.Reader, w io.Writer, gitProt
 	if err := ss.svc.sync.Apply(context.WithoutCancel(ctx), ss.repo.Repository, ss.caller.ID(), updates); err != nil {
 		// The push itself succeeded; the records are repaired by the next push.
 		slog.Error("record pushed branches", "repo", ss.repo.ID, "err", err)
-	}
-	for _, hook := range ss.svc.afterPush {
-		go hook(context.WithoutCancel(ctx), ss.repo.ID)
 	}
 	return nil
 }

@@ -50,10 +50,9 @@ func (s *Server) fetch(ctx context.Context, repo *store.Repository, m *store.Mir
 	if ferr != nil {
 		ferr = errors.New(redact(strings.ReplaceAll(ferr.Error(), path, repo.OwnerName+"/"+repo.Name), remote))
 	}
-	// Even a failed fetch may have moved some refs: record them, and pass
-	// them on to push mirrors that follow every change.
+	// Even a failed fetch may have moved some refs: record them (the syncer
+	// also passes them on to push mirrors that follow every change).
 	if len(updates) > 0 {
-		s.AfterPush(ctx, repo.ID)
 		if err := s.syncer.Apply(context.WithoutCancel(ctx), repo, repo.OwnerID, updates); err != nil {
 			return errors.Join(ferr, errors.New("record branches: "+redact(err.Error(), remote)))
 		}

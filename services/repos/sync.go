@@ -14,6 +14,9 @@ import (
 type Syncer struct {
 	Store *store.Store
 	Git   *git.Store
+	// OnChange hooks run after refs changed and were recorded (push mirrors
+	// with sync_on_commit). They must return quickly.
+	OnChange []func(ctx context.Context, repoID int64)
 }
 
 // Apply records the branch updates among updates (tags are read from git
@@ -58,6 +61,11 @@ func (s *Syncer) Apply(ctx context.Context, repo *store.Repository, pusherID int
 	}
 	if err := s.Store.SyncBranches(ctx, repo.ID, pusherID, changed, all); err != nil {
 		return err
+	}
+	if len(updates) > 0 {
+		for _, hook := range s.OnChange {
+			hook(ctx, repo.ID)
+		}
 	}
 	if len(names) > 0 {
 		return s.fixDefaultBranch(ctx, repo, path, names[0])

@@ -121,6 +121,9 @@ func (a *App) build() error {
 	if err != nil {
 		return err
 	}
+	// Every recorded ref change (push, API edit, mirror fetch) reaches the
+	// push mirrors that sync on commit.
+	syncer.OnChange = append(syncer.OnChange, a.Mirrors.AfterPush)
 
 	// The policy table is declared once, per service, and merged here; the
 	// interceptor refuses any method without one.
@@ -160,7 +163,7 @@ func (a *App) build() error {
 		WithServerStreamInterceptor(chainStream(stream))
 	register(inproc)
 
-	gitHost := githost.New(authn, checker, gitStore, syncer, a.Mirrors.AfterPush)
+	gitHost := githost.New(authn, checker, gitStore, syncer)
 	h, err := gateway.NewHandler(gateway.Options{
 		Git:                gateway.NewGitHandler(gitHost, cfg.Security.ReverseProxyAuthUser),
 		RootURL:            cfg.Server.RootURL,

@@ -492,6 +492,17 @@ func TestPushMirrors(t *testing.T) {
 		if got := lsRemote(t, s.gitURL("alice", alicePW, "alice", "backup"))["refs/heads/main"]; got != head {
 			t.Fatalf("backup after the scheduled push: %s, want %s", got, head)
 		}
+		// A commit made through the contents API reaches live too.
+		r = s.do("POST", "/api/v1/repos/alice/origin/contents/api.txt", `{"content":"YXBp","message":"via api"}`,
+			"Authorization", "token "+aliceTok, "Content-Type", jsonCT)
+		expectStatus(t, r, 201)
+		apiHead := lsRemote(t, s.gitURL("alice", alicePW, "alice", "origin"))["refs/heads/main"]
+		for lsRemote(t, s.gitURL("alice", alicePW, "alice", "live"))["refs/heads/main"] != apiHead {
+			if time.Now().After(deadline.Add(20 * time.Second)) {
+				t.Fatal("sync_on_commit push mirror not updated after a commit through the API")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 
 		// Bad input: 400.
 		for _, body := range []string{
