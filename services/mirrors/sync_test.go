@@ -37,13 +37,15 @@ func newFixture(t *testing.T, allowLocal bool) *fixture {
 	if err := st.CreateUser(ctx, owner); err != nil {
 		t.Fatal(err)
 	}
+	syncer := &repos.Syncer{Store: st, Git: gs}
 	srv, err := NewServer(Options{
-		Store: st, Git: gs, Syncer: &repos.Syncer{Store: st, Git: gs}, SecretKey: "test-secret", AllowLocalNetworks: allowLocal,
+		Store: st, Git: gs, Syncer: syncer, SecretKey: "test-secret", AllowLocalNetworks: allowLocal,
 		Resolver: fakeResolver{"public.example": {"93.184.216.34"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	syncer.OnChange = append(syncer.OnChange, srv.AfterPush) // as the app wires it
 	t.Cleanup(srv.Close)
 	return &fixture{t: t, ctx: ctx, st: st, git: gs, srv: srv, owner: owner}
 }
