@@ -59,6 +59,10 @@ func NewServer(s *store.Store, g *git.Store, c *access.Checker, r Renderer, sy *
 
 const defaultBranch = "main"
 
+// MinMirrorInterval is the shortest pull-mirror interval (Gitea's [mirror]
+// MIN_INTERVAL default); 0 disables periodic syncing.
+const MinMirrorInterval = 10 * time.Minute
+
 func (s *Server) CreateCurrentUserRepo(ctx context.Context, req *reposv1.CreateCurrentUserRepoRequest) (*reposv1.CreateCurrentUserRepoResponse, error) {
 	p := auth.FromContext(ctx)
 	if p.User.Type != store.UserTypeIndividual {
@@ -187,13 +191,37 @@ func NewRecord(owner *store.User, name, description, branch string, private bool
 	return newRecord(owner, name, description, branch, private)
 }
 
+// present renders r with what lives beside the repository row: the
+// release counter and, for mirrors, the mirror's interval and last sync.
+func (s *Server) present(ctx context.Context, r *access.Repo, viewer *auth.Principal) (*reposv1.Repository, error) {
+	out := s.render.Repository(r, viewer)
+	n, err := s.store.CountReleases(ctx, r.ID)
+	if err != nil {
+		return nil, rpcerr.Internal(err)
+	}
+	out.ReleaseCounter = n
+	if r.IsMirror {
+		m, err := s.store.MirrorByRepoID(ctx, r.ID)
+		if err == nil {
+			MirrorState(out, time.Duration(m.IntervalSecs)*time.Second, m.UpdatedUnix)
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, rpcerr.Internal(err)
+		}
+	}
+	return out, nil
+}
+
 func (s *Server) GetRepo(ctx context.Context, req *reposv1.GetRepoRequest) (*reposv1.GetRepoResponse, error) {
 	viewer := auth.FromContext(ctx)
 	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), viewer)
 	if err != nil {
 		return nil, err
 	}
-	return &reposv1.GetRepoResponse{Repository: s.render.Repository(r, viewer)}, nil
+	out, err := s.present(ctx, r, viewer)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.GetRepoResponse{Repository: out}, nil
 }
 
 func (s *Server) GetRepoByID(ctx context.Context, req *reposv1.GetRepoByIDRequest) (*reposv1.GetRepoByIDResponse, error) {
@@ -202,7 +230,11 @@ func (s *Server) GetRepoByID(ctx context.Context, req *reposv1.GetRepoByIDReques
 	if err != nil {
 		return nil, err
 	}
-	return &reposv1.GetRepoByIDResponse{Repository: s.render.Repository(r, viewer)}, nil
+	out, err := s.present(ctx, r, viewer)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.GetRepoByIDResponse{Repository: out}, nil
 }
 
 func (s *Server) EditRepo(ctx context.Context, req *reposv1.EditRepoRequest) (*reposv1.EditRepoResponse, error) {
@@ -230,6 +262,14 @@ func (s *Server) EditRepo(ctx context.Context, req *reposv1.EditRepoRequest) (*r
 	}
 	if ms := req.GetDefaultMergeStyle(); req.DefaultMergeStyle != nil && !validMergeStyle(ms) {
 		return nil, status.Errorf(codes.InvalidArgument, "[DefaultMergeStyle]: invalid merge style %q", ms)
+	}
+	var mirrorInterval time.Duration
+	if req.MirrorInterval != nil && r.IsMirror {
+		d, err := time.ParseDuration(req.GetMirrorInterval())
+		if err != nil || (d != 0 && d < MinMirrorInterval) {
+			return nil, status.Errorf(codes.InvalidArgument, "[MirrorInterval]: invalid mirror interval %q (a duration of at least %s, or 0 to disable)", req.GetMirrorInterval(), MinMirrorInterval)
+		}
+		mirrorInterval = d
 	}
 	oldName := r.Name
 	updated, err := s.store.UpdateRepository(ctx, r.ID, func(rec *store.Repository) error {
@@ -270,6 +310,11 @@ func (s *Server) EditRepo(ctx context.Context, req *reposv1.EditRepoRequest) (*r
 	if err != nil {
 		return nil, rpcerr.FromStore(err, "The target couldn't be found.")
 	}
+	if req.MirrorInterval != nil && r.IsMirror {
+		if err := s.store.SetMirrorInterval(ctx, r.ID, mirrorInterval); err != nil {
+			return nil, rpcerr.FromStore(err, "The target couldn't be found.")
+		}
+	}
 	if !strings.EqualFold(oldName, updated.Name) {
 		// The record is renamed first (it owns name uniqueness); the files
 		// follow, and the record is put back if they cannot.
@@ -286,7 +331,11 @@ func (s *Server) EditRepo(ctx context.Context, req *reposv1.EditRepoRequest) (*r
 			return nil, rpcerr.Internal(err)
 		}
 	}
-	return &reposv1.EditRepoResponse{Repository: s.render.Repository(&access.Repo{Repository: updated, Owner: r.Owner, Mode: r.Mode}, viewer)}, nil
+	out, err := s.present(ctx, &access.Repo{Repository: updated, Owner: r.Owner, Mode: r.Mode}, viewer)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.EditRepoResponse{Repository: out}, nil
 }
 
 func validMergeStyle(s string) bool {
@@ -350,7 +399,11 @@ func (s *Server) list(ctx context.Context, opts store.RepoListOptions, viewer *a
 		if err != nil {
 			return nil, 0, err
 		}
-		out = append(out, s.render.Repository(&access.Repo{Repository: &found[i], Owner: owners[found[i].OwnerID], Mode: mode}, viewer))
+		rendered, err := s.present(ctx, &access.Repo{Repository: &found[i], Owner: owners[found[i].OwnerID], Mode: mode}, viewer)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, rendered)
 	}
 	return out, total, nil
 }
