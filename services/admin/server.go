@@ -24,6 +24,7 @@ type Store interface {
 	UpdateUser(ctx context.Context, name string, change func(u *store.User) error) (*store.User, error)
 	DeleteUser(ctx context.Context, name string, check func(u *store.User) error) error
 	RepositoriesOwnedBy(ctx context.Context, ownerID int64) ([]store.Repository, error)
+	UserByName(ctx context.Context, name string) (*store.User, error)
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 }
 
@@ -47,9 +48,6 @@ type Server struct {
 	minPassword int
 	totp        *auth.TOTP
 	purger      RepoPurger
-	users       interface {
-		UserByName(ctx context.Context, name string) (*store.User, error)
-	}
 }
 
 var _ adminv1.AdminServiceServer = (*Server)(nil)
@@ -57,13 +55,7 @@ var _ adminv1.AdminServiceServer = (*Server)(nil)
 // NewServer builds the service; purger may be nil (purge then only deletes
 // users without repositories).
 func NewServer(s Store, r users.Renderer, limits paging.Limits, minPasswordLength int, totp *auth.TOTP, purger RepoPurger) *Server {
-	srv := &Server{store: s, render: r, limits: limits, minPassword: minPasswordLength, totp: totp, purger: purger}
-	if u, ok := s.(interface {
-		UserByName(ctx context.Context, name string) (*store.User, error)
-	}); ok {
-		srv.users = u
-	}
-	return srv
+	return &Server{store: s, render: r, limits: limits, minPassword: minPasswordLength, totp: totp, purger: purger}
 }
 
 func (s *Server) ListUsers(ctx context.Context, req *adminv1.ListUsersRequest) (*adminv1.ListUsersResponse, error) {
@@ -279,7 +271,7 @@ func (s *Server) DeleteUser(ctx context.Context, req *adminv1.DeleteUserRequest)
 // purgeRepos deletes the repositories of the user named name, after the
 // same checks DeleteUser makes (never purge yourself or an organization).
 func (s *Server) purgeRepos(ctx context.Context, name string, caller *auth.Principal) error {
-	u, err := s.users.UserByName(ctx, name)
+	u, err := s.store.UserByName(ctx, name)
 	if err != nil {
 		return rpcerr.FromStore(err, "user does not exist [name: "+name+"]")
 	}
