@@ -258,34 +258,26 @@ func normalizeOps(files []FileChange) ([]FileChange, error) {
 func (s *Store) planChanges(ctx context.Context, path string, idx *tempIndex, parent string, ops []FileChange) ([]string, error) {
 	existing := map[string]Entry{}
 	if parent != "" {
-		// One ls-tree for every path involved and all their parent dirs.
-		var query []string
-		qseen := map[string]bool{}
-		for _, op := range ops {
-			for _, p := range []string{op.Path, op.FromPath} {
-				for q := p; q != ""; q = parentDir(q) {
-					if !qseen[q] {
-						qseen[q] = true
-						query = append(query, q)
-					}
-				}
-			}
-		}
-		// -t: show a directory even when ls-tree descends into it.
-		out, err := s.output(ctx, path, append([]string{"ls-tree", "-t", "-z", "--long", "--full-tree", parent, "--"}, query...)...)
-		if err != nil {
+		var err error
+		if existing, err = s.lookupPaths(ctx, path, parent, ops); err != nil {
 			return nil, err
-		}
-		for _, e := range parseLsTree(out, "") {
-			existing[e.Path] = e
 		}
 	}
 	isFile := func(e Entry) bool { return e.Type == EntryFile || e.Type == EntrySymlink }
 	// checkParents: every leading directory of p must be a dir or absent.
+	// lookupPaths listed the existing ones and the first entry that is not
+	// a directory, so the walk stops at the first absent name.
 	checkParents := func(p string) error {
-		for q := parentDir(p); q != ""; q = parentDir(q) {
-			if e, ok := existing[q]; ok && e.Type != EntryDir {
-				return invalidf("%q is a file, cannot create %q", q, p)
+		for i := 0; i < len(p); i++ {
+			if p[i] != '/' {
+				continue
+			}
+			e, ok := existing[p[:i]]
+			if !ok {
+				return nil
+			}
+			if e.Type != EntryDir {
+				return invalidf("%q is a file, cannot create %q", shortPath(p[:i]), shortPath(p))
 			}
 		}
 		return nil
@@ -433,7 +425,11 @@ func (t *tempIndex) writeTree(ctx context.Context, lines []string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(string(out)), nil
+	tree := strings.TrimSpace(string(out))
+	if err := t.s.verifyTree(ctx, t.path, tree, lines); err != nil {
+		return "", err
+	}
+	return tree, nil
 }
 
 // commitTree writes a commit object and returns its sha.
