@@ -120,8 +120,11 @@ func (s *Server) create(ctx context.Context, owner *store.User, opt *reposv1.Cre
 	if branch == "" {
 		branch = defaultBranch
 	}
-	if len(branch) > 100 || !git.ValidRefName(branch) {
-		return nil, status.Errorf(codes.InvalidArgument, "[DefaultBranch]: invalid branch name %q", branch)
+	if len(branch) > 100 { // Gitea's binding: MaxSize(100)
+		return nil, status.Error(codes.InvalidArgument, "[DefaultBranch]: MaxSize")
+	}
+	if err := validateDefaultBranch(branch); err != nil {
+		return nil, err
 	}
 	if f := opt.GetObjectFormatName(); f != "" && f != "sha1" {
 		return nil, status.Errorf(codes.InvalidArgument, "[ObjectFormatName]: unsupported object format %q (sha1)", f)
@@ -171,6 +174,21 @@ func (s *Server) create(ctx context.Context, owner *store.User, opt *reposv1.Cre
 		rec.IsEmpty = false
 	}
 	return s.render.Repository(&access.Repo{Repository: rec, Owner: owner, Mode: store.AccessOwner}, caller), nil
+}
+
+// validateDefaultBranch checks a default branch name given through the
+// API: a valid branch name for git (git.ValidRefName, which also caps it at
+// 255 bytes, the size of the database column). Long names are shortened in
+// the message.
+func validateDefaultBranch(name string) error {
+	if git.ValidRefName(name) {
+		return nil
+	}
+	shown := name
+	if len(shown) > 100 {
+		shown = shown[:100] + "..."
+	}
+	return status.Errorf(codes.InvalidArgument, "[DefaultBranch]: invalid branch name %q", shown)
 }
 
 // newRecord is a repository record with Gitea's defaults.
@@ -253,6 +271,13 @@ func (s *Server) EditRepo(ctx context.Context, req *reposv1.EditRepoRequest) (*r
 	}
 	if req.Description != nil && utf8.RuneCountInString(req.GetDescription()) > 2048 {
 		return nil, status.Error(codes.InvalidArgument, "[Description]: MaxSize")
+	}
+	if req.DefaultBranch != nil {
+		// Checked even while the repository is empty: the name is stored
+		// and later handed to git as HEAD's target.
+		if err := validateDefaultBranch(req.GetDefaultBranch()); err != nil {
+			return nil, err
+		}
 	}
 	if req.DefaultBranch != nil && !r.IsEmpty {
 		path, _ := s.git.RepoPath(r.Owner.Name, r.Name)
