@@ -58,8 +58,12 @@ type ChangeFilesOptions struct {
 //     NewBranch exists;
 //   - ErrConflict: a SHA or OldCommitSHA does not match, or the branch
 //     moved while the commit was being made;
-//   - ErrInvalid: bad paths or signatures, a path used twice, a directory
-//     where a file is expected or a file where a directory is needed.
+//   - ErrInvalid: bad paths (longer than MaxPathBytes, deeper than
+//     MaxPathDepth, a name longer than MaxComponentBytes, ".", "..", or a
+//     name git treats as .git) or signatures, a path used twice, a
+//     directory where a file is expected or a file where a directory is
+//     needed. Nothing is committed unless the new tree holds exactly the
+//     requested changes.
 func (s *Store) ChangeFiles(ctx context.Context, path string, opts ChangeFilesOptions) (string, error) {
 	if err := s.checkRepo(path); err != nil {
 		return "", err

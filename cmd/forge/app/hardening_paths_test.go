@@ -96,7 +96,7 @@ func TestHardeningContentsDeepPaths(t *testing.T) {
 	tooDeep := strings.Repeat("d/", 256) + "f"   // short, but deeper than MaxPathDepth
 	longName := strings.Repeat("n", 256) + "/f"  // a component longer than 255 bytes
 	longPath := strings.Repeat("p/", 2100) + "f" // over 4096 bytes
-	for _, p := range []string{deep, tooDeep, longName, longPath} {
+	for _, p := range []string{deep, huge, tooDeep, longName, longPath} {
 		r := s.do("POST", "/api/v1/repos/alice/proj/contents/"+p, `{"content":"`+b64("x")+`"}`, auth...)
 		expectStatus(t, r, 422)
 		if msg := r.message(t); len(msg) > 300 || !strings.Contains(msg, "path") {
