@@ -132,6 +132,9 @@ func (a *App) build() error {
 		releases.Policies, watch.Policies,
 		code.Policies,
 	)
+	// The checker reads what each method writes, so that archived and
+	// mirror repositories refuse writes in one place.
+	checker.WithPolicies(policies)
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp)
 	a.authn = authn
