@@ -83,5 +83,12 @@ func (c *Checker) readOnly(ctx context.Context, r *Repo) error {
 	if !ok {
 		return nil
 	}
-	return ReadOnly(r, c.policies[method].Writes)
+	pol := c.policies[method]
+	w := pol.Writes
+	if w == auth.WritesUndeclared && pol.Level == auth.LevelWrite {
+		// Fail closed: a write that forgot its declaration is treated as
+		// writing code (TestRepositoryWritesAreDeclared reports it).
+		w = auth.WritesCode
+	}
+	return ReadOnly(r, w)
 }
