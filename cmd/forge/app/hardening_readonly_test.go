@@ -103,6 +103,21 @@ func TestReadOnlyArchivedRepository(t *testing.T) {
 			{"DELETE", "/api/v1/repos/alice/demo/releases/tags/v1", "", 403, locked},
 			{"DELETE", "/api/v1/repos/alice/demo/tags/v1", "", 403, locked},
 		})
+		// The Gitea SDK sees the same statuses.
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		_, resp, err := alice.CreateFile("alice", "demo", "sdk.txt", gitea.CreateFileOptions{Content: "aGkK"})
+		if err == nil || resp == nil || resp.StatusCode != 423 || !strings.Contains(err.Error(), locked) {
+			t.Fatalf("SDK CreateFile on an archived repository: %v %v", resp, err)
+		}
+		_, resp, err = alice.CreateBranch("alice", "demo", gitea.CreateBranchOption{BranchName: "sdk"})
+		if err == nil || resp == nil || resp.StatusCode != 423 {
+			t.Fatalf("SDK CreateBranch on an archived repository: %v %v", resp, err)
+		}
+		_, resp, err = alice.CreateRelease("alice", "demo", gitea.CreateReleaseOption{TagName: "sdk", Title: "sdk"})
+		if err == nil || resp == nil || resp.StatusCode != 403 {
+			t.Fatalf("SDK CreateRelease on an archived repository: %v %v", resp, err)
+		}
+
 		// A caller without write access meets the permission check first.
 		r = s.do("POST", "/api/v1/repos/alice/demo/contents/new.txt", `{"content":"aGkK"}`, "Authorization", "token "+bobTok, "Content-Type", jsonCT)
 		expectStatus(t, r, 403)
@@ -120,7 +135,7 @@ func TestReadOnlyArchivedRepository(t *testing.T) {
 		// gRPC: the same refusal, FailedPrecondition with the 423 detail
 		// for code, PermissionDenied for releases.
 		ctx := withToken(t.Context(), aliceTok)
-		_, err := contentsv1.NewContentServiceClient(s.grpcConn()).CreateFile(ctx, &contentsv1.CreateFileRequest{
+		_, err = contentsv1.NewContentServiceClient(s.grpcConn()).CreateFile(ctx, &contentsv1.CreateFileRequest{
 			Owner: "alice", Repo: "demo", Filepath: "grpc.txt", Content: "aGkK",
 		})
 		expectReadOnlyStatus(t, err, codes.FailedPrecondition, access.ReasonArchived, "423")
