@@ -30,8 +30,8 @@ type Policy struct {
 	Level  Level
 	// Writes says what the method changes inside the repository it acts
 	// on, so that archived repositories and pull mirrors refuse it in one
-	// place (services/access). Every method at LevelWrite with the
-	// repository scope must declare it.
+	// place (services/access). Every write whose request names a
+	// repository must declare it.
 	Writes RepoWrite
 }
 
@@ -41,8 +41,10 @@ type Policy struct {
 type RepoWrite int
 
 const (
-	// WritesUndeclared is the zero value: the method writes no repository,
-	// or forgot to say; a test fails for write methods left here.
+	// WritesUndeclared is the zero value, for reads and methods on no
+	// repository. A write left here that resolves a repository is refused
+	// on read-only ones as a code write (fail closed), and
+	// TestRepositoryWritesAreDeclared reports it.
 	WritesUndeclared RepoWrite = iota
 	// WritesNothing: the method changes nothing inside the repository
 	// (watching it, creating a new one), so read-only states do not matter.
