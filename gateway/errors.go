@@ -8,6 +8,8 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"forge/services/rpcerr"
 )
 
 // httpStatus maps canonical gRPC codes to Gitea's statuses. Services use
@@ -71,7 +73,13 @@ func (g *gateway) statusFor(ctx context.Context, code codes.Code) int {
 // handleError writes a gRPC error as Gitea's error body.
 func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
 	st := status.Convert(err)
-	g.writeError(w, g.statusFor(ctx, st.Code()), st.Message())
+	code := g.statusFor(ctx, st.Code())
+	// A service may name Gitea's status itself when no code maps to it
+	// (423 Locked); that detail wins over the tables.
+	if s, ok := rpcerr.HTTPStatus(st); ok {
+		code = s
+	}
+	g.writeError(w, code, st.Message())
 }
 
 // handleRoutingError answers unknown paths (404) and unknown methods (405).

@@ -28,7 +28,8 @@ type Store interface {
 
 // Checker resolves repositories for callers.
 type Checker struct {
-	store Store
+	store    Store
+	policies auth.Policies // what each method writes; see WithPolicies
 }
 
 func NewChecker(s Store) *Checker { return &Checker{store: s} }
@@ -91,7 +92,11 @@ func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User
 	if r.IsPrivate && viewer.PublicOnly() {
 		return nil, status.Error(codes.PermissionDenied, "token scope is limited to public repos")
 	}
-	return &Repo{Repository: r, Owner: o, Mode: mode}, nil
+	repo := &Repo{Repository: r, Owner: o, Mode: mode}
+	if err := c.readOnly(ctx, repo); err != nil {
+		return nil, err
+	}
+	return repo, nil
 }
 
 // Mode is viewer's access to r: site administrators and the owner have

@@ -28,7 +28,40 @@ type Policy struct {
 	// Level; none means any token works.
 	Scopes []Category
 	Level  Level
+	// Writes says what the method changes inside the repository it acts
+	// on, so that archived repositories and pull mirrors refuse it in one
+	// place (services/access). Every write whose request names a
+	// repository must declare it.
+	Writes RepoWrite
 }
+
+// RepoWrite is what a method changes inside a repository. Archived
+// repositories and pull mirrors are read-only: the repository access
+// checker refuses a method by what it declares here.
+type RepoWrite int
+
+const (
+	// WritesUndeclared is the zero value, for reads and methods on no
+	// repository. A write left here that resolves a repository is refused
+	// on read-only ones as a code write (fail closed), and
+	// TestRepositoryWritesAreDeclared reports it.
+	WritesUndeclared RepoWrite = iota
+	// WritesNothing: the method changes nothing inside the repository
+	// (watching it, creating a new one), so read-only states do not matter.
+	WritesNothing
+	// WritesSettings: the repository record itself (edit, archive and
+	// unarchive, delete, collaborators). Allowed on read-only repositories,
+	// as in Gitea; otherwise an archived one could never be unarchived.
+	WritesSettings
+	// WritesCode: git refs and files (contents, branches). Gitea's routes
+	// are not-archived: 423 when archived, 403 on a mirror.
+	WritesCode
+	// WritesReleases: releases and tags. 403 when archived or a mirror.
+	WritesReleases
+	// WritesMirroring: push mirrors and mirror sync. Gitea's routes are
+	// not-archived (423); a pull mirror may keep doing both.
+	WritesMirroring
+)
 
 // Policies maps full gRPC method names to their policy. Each service
 // package declares its own next to its registration; cmd merges them.
@@ -61,4 +94,10 @@ func Read(access Access, cats ...Category) Policy {
 
 func Write(access Access, cats ...Category) Policy {
 	return Policy{Access: access, Scopes: cats, Level: LevelWrite}
+}
+
+// Writing returns p declaring that the method writes w in its repository.
+func (p Policy) Writing(w RepoWrite) Policy {
+	p.Writes = w
+	return p
 }

@@ -24,10 +24,10 @@ var _ branchesv1.BranchServiceServer = (*BranchServer)(nil)
 
 func NewBranchServer(d Deps) *BranchServer { return &BranchServer{Deps: d} }
 
-var (
-	errEmptyRepo  = status.Error(codes.NotFound, "Git Repository is empty.")
-	errMirrorRepo = status.Error(codes.PermissionDenied, "Git Repository is a mirror.")
-)
+// errEmptyRepo refuses branch writes on an empty repository. Archived
+// repositories and mirrors are refused before the handler runs, by the
+// methods' Writes declaration (services/access.ReadOnly).
+var errEmptyRepo = status.Error(codes.NotFound, "Git Repository is empty.")
 
 func branchNotFound(name string) error {
 	return status.Errorf(codes.NotFound, "branch does not exist [name: %s]", name)
@@ -135,11 +135,8 @@ func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateB
 			return nil, err
 		}
 	}
-	switch {
-	case r.IsEmpty:
+	if r.IsEmpty {
 		return nil, errEmptyRepo
-	case r.IsMirror:
-		return nil, errMirrorRepo
 	}
 	from := "refs/heads/" + r.DefaultBranch
 	switch {
@@ -188,8 +185,6 @@ func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteB
 	switch {
 	case r.IsEmpty:
 		return nil, errEmptyRepo
-	case r.IsMirror:
-		return nil, status.Error(codes.PermissionDenied, "can not delete branch of an mirror repository")
 	case name == r.DefaultBranch:
 		return nil, status.Error(codes.PermissionDenied, "can not delete default branch")
 	}

@@ -37,14 +37,14 @@ import (
 var Policies = auth.Policies{
 	branchesv1.BranchService_ListBranches_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository),
 	branchesv1.BranchService_GetBranch_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository),
-	branchesv1.BranchService_CreateBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository),
-	branchesv1.BranchService_DeleteBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository),
+	branchesv1.BranchService_CreateBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
+	branchesv1.BranchService_DeleteBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
 
 	contentsv1.ContentService_GetContents_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository),
 	contentsv1.ContentService_GetRawFile_FullMethodName:  auth.Read(auth.Public, auth.CategoryRepository),
-	contentsv1.ContentService_CreateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository),
-	contentsv1.ContentService_UpdateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository),
-	contentsv1.ContentService_DeleteFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository),
+	contentsv1.ContentService_CreateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
+	contentsv1.ContentService_UpdateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
+	contentsv1.ContentService_DeleteFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
 
 	commitsv1.CommitService_ListCommits_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository),
 	commitsv1.CommitService_GetCommit_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository),

@@ -82,13 +82,11 @@ func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, 
 		if caller == nil {
 			return nil, status.Error(codes.Unauthenticated, "authentication required")
 		}
-		if r.IsMirror {
-			return nil, status.Error(codes.PermissionDenied, "mirror repository is read-only")
-		}
-		if r.IsArchived {
-			return nil, status.Error(codes.PermissionDenied, "repository is archived")
-		}
 		if err := r.Require(store.AccessWrite); err != nil {
+			return nil, err
+		}
+		// The API's read-only rule; fetches stay allowed.
+		if err := access.ReadOnly(r, access.WritesPush); err != nil {
 			return nil, err
 		}
 	}

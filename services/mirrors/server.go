@@ -34,13 +34,13 @@ import (
 // Policies declares who may call each method: signed-in callers with the
 // repository scope; the repository rules are checked per request.
 var Policies = auth.Policies{
-	mirrorsv1.MirrorService_MigrateRepo_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository),
-	mirrorsv1.MirrorService_MirrorSync_FullMethodName:       auth.Write(auth.SignedIn, auth.CategoryRepository),
+	mirrorsv1.MirrorService_MigrateRepo_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing),
+	mirrorsv1.MirrorService_MirrorSync_FullMethodName:       auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring),
 	mirrorsv1.MirrorService_ListPushMirrors_FullMethodName:  auth.Read(auth.SignedIn, auth.CategoryRepository),
-	mirrorsv1.MirrorService_AddPushMirror_FullMethodName:    auth.Write(auth.SignedIn, auth.CategoryRepository),
+	mirrorsv1.MirrorService_AddPushMirror_FullMethodName:    auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring),
 	mirrorsv1.MirrorService_GetPushMirror_FullMethodName:    auth.Read(auth.SignedIn, auth.CategoryRepository),
-	mirrorsv1.MirrorService_DeletePushMirror_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository),
-	mirrorsv1.MirrorService_SyncPushMirrors_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository),
+	mirrorsv1.MirrorService_DeletePushMirror_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring),
+	mirrorsv1.MirrorService_SyncPushMirrors_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring),
 }
 
 // Store is what the mirror service needs from the database.

@@ -33,13 +33,13 @@ var Policies = auth.Policies{
 	releasesv1.ReleaseService_GetRelease_FullMethodName:         auth.Read(auth.Public, auth.CategoryRepository),
 	releasesv1.ReleaseService_GetLatestRelease_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository),
 	releasesv1.ReleaseService_GetReleaseByTag_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository),
-	releasesv1.ReleaseService_CreateRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository),
-	releasesv1.ReleaseService_EditRelease_FullMethodName:        auth.Write(auth.SignedIn, auth.CategoryRepository),
-	releasesv1.ReleaseService_DeleteRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository),
-	releasesv1.ReleaseService_DeleteReleaseByTag_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository),
+	releasesv1.ReleaseService_CreateRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
+	releasesv1.ReleaseService_EditRelease_FullMethodName:        auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
+	releasesv1.ReleaseService_DeleteRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
+	releasesv1.ReleaseService_DeleteReleaseByTag_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
 	releasesv1.ReleaseService_ListTags_FullMethodName:           auth.Read(auth.Public, auth.CategoryRepository),
 	releasesv1.ReleaseService_GetTag_FullMethodName:             auth.Read(auth.Public, auth.CategoryRepository),
-	releasesv1.ReleaseService_DeleteTag_FullMethodName:          auth.Write(auth.SignedIn, auth.CategoryRepository),
+	releasesv1.ReleaseService_DeleteTag_FullMethodName:          auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
 }
 
 // Store is what the release service reads and writes. Methods return

@@ -31,8 +31,8 @@ import (
 // Policies declares who may call each method.
 var Policies = auth.Policies{
 	watchv1.WatchService_GetSubscription_FullMethodName:       auth.Read(auth.SignedIn, auth.CategoryRepository),
-	watchv1.WatchService_Watch_FullMethodName:                 auth.Write(auth.SignedIn, auth.CategoryRepository),
-	watchv1.WatchService_Unwatch_FullMethodName:               auth.Write(auth.SignedIn, auth.CategoryRepository),
+	watchv1.WatchService_Watch_FullMethodName:                 auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing),
+	watchv1.WatchService_Unwatch_FullMethodName:               auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing),
 	watchv1.WatchService_ListSubscribers_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository),
 	watchv1.WatchService_ListMySubscriptions_FullMethodName:   auth.Read(auth.SignedIn, auth.CategoryUser, auth.CategoryRepository),
 	watchv1.WatchService_ListUserSubscriptions_FullMethodName: auth.Read(auth.Public, auth.CategoryUser),

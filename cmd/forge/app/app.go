@@ -57,6 +57,9 @@ type App struct {
 	usage   *auth.UsageRecorder
 	grpc    *grpc.Server
 	handler http.Handler
+
+	// policies is the merged per-method table (Policies).
+	policies auth.Policies
 }
 
 // New opens and migrates the database and builds every component.
@@ -132,6 +135,10 @@ func (a *App) build() error {
 		releases.Policies, watch.Policies,
 		code.Policies,
 	)
+	// The checker reads what each method writes, so that archived and
+	// mirror repositories refuse writes in one place.
+	checker.WithPolicies(policies)
+	a.policies = policies
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp)
 	a.authn = authn
@@ -180,6 +187,9 @@ func (a *App) build() error {
 
 // Handler is the HTTP handler (REST API, git, health).
 func (a *App) Handler() http.Handler { return a.handler }
+
+// Policies is the merged per-method policy table.
+func (a *App) Policies() auth.Policies { return a.policies }
 
 // GRPCServer is the gRPC server.
 func (a *App) GRPCServer() *grpc.Server { return a.grpc }
