@@ -256,3 +256,32 @@ func TestMirrorCredentialsStayOffCommandLine(t *testing.T) {
 		t.Fatalf("clone with wrong credentials: %v", err)
 	}
 }
+
+// TestMirrorNoRedirects: a pinned remote that redirects elsewhere does not
+// take git (nor the credentials) there.
+func TestMirrorNoRedirects(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	src := newRepo(t, s, "up", "stream")
+	commitFiles(t, s, src, "main", "one", create("a", "a"))
+	g, _ := startGitServer(t, s)
+	var reached atomic.Int64
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		g.ServeHTTP(w, r)
+	}))
+	defer elsewhere.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.RequestURI(), http.StatusFound)
+	}))
+	defer redirector.Close()
+	port := redirector.URL[strings.LastIndex(redirector.URL, ":")+1:]
+	remote := Remote{URL: "http://alice:pw-redirected@pinned.invalid:" + port + "/up/stream.git", Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}
+	path, _ := s.RepoPath("me", "mirror")
+	if err := s.CloneMirror(ctx, remote, path); err == nil || strings.Contains(err.Error(), "pw-redirected") {
+		t.Fatalf("clone through a redirect: %v", err)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("git followed the redirect (%d requests)", n)
+	}
+}

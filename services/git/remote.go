@@ -26,7 +26,9 @@ type Remote struct {
 	// accepted. Without them git resolves the name again itself, and a DNS
 	// answer changed since the check (DNS rebinding) could send it to an
 	// address the check would have refused. Ignored when the host is an IP
-	// address (nothing to resolve).
+	// address (nothing to resolve). Through an HTTP proxy (http_proxy etc.
+	// in forge's environment) the proxy resolves the name, and the pin is
+	// the proxy's business.
 	Addrs []netip.Addr
 }
 
