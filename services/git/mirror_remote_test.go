@@ -89,10 +89,10 @@ func TestRemoteCall(t *testing.T) {
 		})
 	}
 	for _, bad := range []Remote{
-		{URL: local, Addrs: addrs("127.0.0.1")},            // nothing to pin
-		{URL: "ssh://u:pw@example.org/r.git"},              // no way to pass the password
+		{URL: local, Addrs: addrs("127.0.0.1")},             // nothing to pin
+		{URL: "ssh://u:pw@example.org/r.git"},               // no way to pass the password
 		{URL: "file:///srv/r.git", Addrs: addrs("1.2.3.4")}, // no host to pin
-		{URL: "http://u:p@exa mple.org/r.git"},             // does not parse
+		{URL: "http://u:p@exa mple.org/r.git"},              // does not parse
 		{URL: "-uhttp://example.org/r.git"},
 	} {
 		if rc, err := bad.call(); err == nil {
