@@ -74,6 +74,8 @@ func TestRemoteCall(t *testing.T) {
 		{"git:// IPv6 with port", Remote{URL: "git://u:pw@pinned.example:9418/r.git", Addrs: addrs("::1")},
 			"git://[::1]:9418/r.git", map[string]string{}},
 		{"local path", Remote{URL: local}, local, map[string]string{}},
+		{"file URL", Remote{URL: "file://" + local}, "file://" + local, map[string]string{}},
+		{"ssh keeps its user name", Remote{URL: "ssh://git@example.org/r.git"}, "ssh://git@example.org/r.git", map[string]string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rc, err := tc.remote.call()

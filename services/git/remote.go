@@ -58,11 +58,15 @@ func (r Remote) call() (remoteCall, error) {
 		return remoteCall{url: local, secrets: []string{r.URL}}, nil
 	}
 	u, err := url.Parse(r.URL)
-	if err != nil || u.Opaque != "" || u.Host == "" {
+	if err != nil || u.Opaque != "" {
 		return remoteCall{}, invalidf("remote URL")
 	}
 	var config []configEntry
-	switch strings.ToLower(u.Scheme) {
+	scheme := strings.ToLower(u.Scheme)
+	if (scheme == "http" || scheme == "https" || scheme == "git") && u.Host == "" {
+		return remoteCall{}, invalidf("remote URL")
+	}
+	switch scheme {
 	case "http", "https":
 		if auth := basicAuth(u.User); auth != "" {
 			// Sent on every request of this one command, which talks to
@@ -86,11 +90,18 @@ func (r Remote) call() (remoteCall, error) {
 			u.Host = host
 		}
 	default:
+		// Other transports (file://, ssh:// with its user name) are
+		// passed as they are, so nothing secret may be in them.
 		if _, has := u.User.Password(); has || len(r.Addrs) > 0 {
 			return remoteCall{}, invalidf("remote URL: credentials and address pins need http(s):// or git://")
 		}
+		clean, err := checkRemote(r.URL)
+		if err != nil {
+			return remoteCall{}, err
+		}
+		return remoteCall{url: clean, secrets: []string{r.URL}}, nil
 	}
-	u.User = nil
+	u.User = nil // http(s) credentials are in the header; git:// has no use for them
 	clean, err := checkRemote(u.String())
 	if err != nil {
 		return remoteCall{}, err
