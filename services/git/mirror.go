@@ -76,13 +76,14 @@ func checkRemote(remoteURL string) (string, error) {
 	return remoteURL, nil
 }
 
-// CloneMirror creates path as a bare mirror of remoteURL (`git clone
-// --mirror`). Credentials may be embedded in the URL; they end up in the
-// repository's remote config (as with Gitea) but never in returned errors.
-// Whether a URL (local path, private address) is allowed is the caller's
-// decision. Returns ErrAlreadyExists if path exists.
-func (s *Store) CloneMirror(ctx context.Context, remoteURL, path string) error {
-	remoteURL, err := checkRemote(remoteURL)
+// CloneMirror creates path as a bare mirror of remote (`git clone
+// --mirror`). Credentials in the remote's URL go to git through the
+// environment, never its command line, and never into the repository's
+// config or returned errors. Whether a remote (local path, private
+// address) is allowed is the caller's decision. Returns ErrAlreadyExists
+// if path exists.
+func (s *Store) CloneMirror(ctx context.Context, remote Remote, path string) error {
+	rc, err := remote.call()
 	if err != nil {
 		return err
 	}
@@ -99,12 +100,15 @@ func (s *Store) CloneMirror(ctx context.Context, remoteURL, path string) error {
 	}
 	err = s.run(ctx, invocation{
 		config:  mirrorConfig,
-		args:    []string{"clone", "--mirror", "--quiet", "--template=", "--", remoteURL, absPath(path)},
-		secrets: []string{remoteURL},
+		args:    []string{"clone", "--mirror", "--quiet", "--template=", "--", rc.url, absPath(path)},
+		env:     rc.env,
+		secrets: rc.secrets,
 	})
-	if err == nil {
-		// Keep no credentials on disk: FetchMirror is given the URL each time.
-		err = s.run(ctx, invocation{gitDir: path, args: []string{"config", "remote.origin.url", RedactURL(remoteURL)}})
+	if err == nil && strings.Contains(remote.URL, "://") {
+		// Record the remote as given (a pinned git:// URL was cloned from
+		// an address), without credentials: FetchMirror is given the
+		// remote each time.
+		err = s.run(ctx, invocation{gitDir: path, args: []string{"config", "remote.origin.url", RedactURL(remote.URL)}})
 	}
 	if err != nil {
 		os.RemoveAll(path)
@@ -113,13 +117,13 @@ func (s *Store) CloneMirror(ctx context.Context, remoteURL, path string) error {
 	return nil
 }
 
-// FetchMirror updates a mirror from remoteURL (the same remote it was
-// cloned from; passed on each call so credentials never rest in the
-// repository's config), pruning refs the remote deleted, and returns the
-// refs that changed (sorted by name). It compares full ref listings before
-// and after, which costs O(refs) — fine for a periodic background job.
-func (s *Store) FetchMirror(ctx context.Context, path, remoteURL string) ([]RefUpdate, error) {
-	remoteURL, err := checkRemote(remoteURL)
+// FetchMirror updates a mirror from remote (the one it was cloned from;
+// passed on each call so credentials never rest in the repository's
+// config), pruning refs the remote deleted, and returns the refs that
+// changed (sorted by name). It compares full ref listings before and
+// after, which costs O(refs) — fine for a periodic background job.
+func (s *Store) FetchMirror(ctx context.Context, path string, remote Remote) ([]RefUpdate, error) {
+	rc, err := remote.call()
 	if err != nil {
 		return nil, err
 	}
@@ -133,8 +137,9 @@ func (s *Store) FetchMirror(ctx context.Context, path, remoteURL string) ([]RefU
 	err = s.run(ctx, invocation{
 		gitDir:  path,
 		config:  mirrorConfig,
-		args:    []string{"fetch", "--prune", "--quiet", "--no-write-fetch-head", "--", remoteURL, "+refs/*:refs/*"},
-		secrets: []string{remoteURL},
+		args:    []string{"fetch", "--prune", "--quiet", "--no-write-fetch-head", "--", rc.url, "+refs/*:refs/*"},
+		env:     rc.env,
+		secrets: rc.secrets,
 	})
 	// Even a failed fetch may have updated some refs; report them.
 	after, serr := s.refSnapshot(ctx, path)
@@ -144,10 +149,10 @@ func (s *Store) FetchMirror(ctx context.Context, path, remoteURL string) ([]RefU
 	return diffSnapshots(before, after), err
 }
 
-// PushMirror pushes every ref of path to remoteURL, deleting remote refs
+// PushMirror pushes every ref of path to remote, deleting remote refs
 // that no longer exist locally (`git push --mirror`).
-func (s *Store) PushMirror(ctx context.Context, path, remoteURL string) error {
-	remoteURL, err := checkRemote(remoteURL)
+func (s *Store) PushMirror(ctx context.Context, path string, remote Remote) error {
+	rc, err := remote.call()
 	if err != nil {
 		return err
 	}
@@ -157,8 +162,9 @@ func (s *Store) PushMirror(ctx context.Context, path, remoteURL string) error {
 	return s.run(ctx, invocation{
 		gitDir:  path,
 		config:  mirrorConfig,
-		args:    []string{"push", "--mirror", "--quiet", "--", remoteURL},
-		secrets: []string{remoteURL},
+		args:    []string{"push", "--mirror", "--quiet", "--", rc.url},
+		env:     rc.env,
+		secrets: rc.secrets,
 	})
 }
 

@@ -22,7 +22,7 @@ func TestMirror(t *testing.T) {
 	}
 
 	mirror, _ := s.RepoPath("me", "mirror")
-	if err := s.CloneMirror(ctx, src, mirror); err != nil {
+	if err := s.CloneMirror(ctx, Remote{URL: src}, mirror); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := s.refSnapshot(ctx, src)
@@ -35,12 +35,12 @@ func TestMirror(t *testing.T) {
 			t.Fatalf("mirror %s = %s, want %s", name, got[name], sha)
 		}
 	}
-	if err := s.CloneMirror(ctx, src, mirror); !errors.Is(err, ErrAlreadyExists) {
+	if err := s.CloneMirror(ctx, Remote{URL: src}, mirror); !errors.Is(err, ErrAlreadyExists) {
 		t.Fatalf("second clone: %v", err)
 	}
 
 	// Nothing changed: no updates.
-	if ups, err := s.FetchMirror(ctx, mirror, src); err != nil || len(ups) != 0 {
+	if ups, err := s.FetchMirror(ctx, mirror, Remote{URL: src}); err != nil || len(ups) != 0 {
 		t.Fatalf("idle fetch = %v, %v", ups, err)
 	}
 	// Update main, delete a branch, add a tag and a branch.
@@ -54,7 +54,7 @@ func TestMirror(t *testing.T) {
 	if _, err := s.CreateBranch(ctx, src, "fresh", c1); err != nil {
 		t.Fatal(err)
 	}
-	ups, err := s.FetchMirror(ctx, mirror, src)
+	ups, err := s.FetchMirror(ctx, mirror, Remote{URL: src})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestMirror(t *testing.T) {
 
 	// Push the mirror to an empty repository.
 	target := newRepo(t, s, "down", "stream")
-	if err := s.PushMirror(ctx, mirror, target); err != nil {
+	if err := s.PushMirror(ctx, mirror, Remote{URL: target}); err != nil {
 		t.Fatal(err)
 	}
 	want, _ = s.refSnapshot(ctx, mirror)
@@ -79,17 +79,17 @@ func TestMirror(t *testing.T) {
 	if err := s.DeleteBranch(ctx, mirror, "fresh"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PushMirror(ctx, mirror, target); err != nil {
+	if err := s.PushMirror(ctx, mirror, Remote{URL: target}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.GetBranch(ctx, target, "fresh"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("deleted branch still in push target: %v", err)
 	}
 
-	if err := s.CloneMirror(ctx, "--upload-pack=touch /tmp/pwned", mirror+"2"); !errors.Is(err, ErrInvalid) {
+	if err := s.CloneMirror(ctx, Remote{URL: "--upload-pack=touch /tmp/pwned"}, mirror+"2"); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("option-like URL: %v", err)
 	}
-	if err := s.CloneMirror(ctx, "ext::sh -c touch% /tmp/pwned", mirror+"3"); err == nil {
+	if err := s.CloneMirror(ctx, Remote{URL: "ext::sh -c touch% /tmp/pwned"}, mirror+"3"); err == nil {
 		t.Fatal("ext:: transport allowed")
 	}
 }
@@ -115,7 +115,7 @@ func TestMirrorErrorsRedacted(t *testing.T) {
 	}
 	for i, u := range urls {
 		path, _ := s.RepoPath("o", "m"+string(rune('a'+i)))
-		err := s.CloneMirror(ctx, u, path)
+		err := s.CloneMirror(ctx, Remote{URL: u}, path)
 		if err == nil {
 			t.Fatalf("clone of %s succeeded", RedactURL(u))
 		}
@@ -131,7 +131,7 @@ func TestMirrorErrorsRedacted(t *testing.T) {
 	// PushMirror too.
 	repo := newRepo(t, s, "o", "r")
 	commitFiles(t, s, repo, "main", "one", create("a", "a"))
-	if err := s.PushMirror(ctx, repo, urls[2]); err == nil || strings.Contains(err.Error(), "s3cr3t") {
+	if err := s.PushMirror(ctx, repo, Remote{URL: urls[2]}); err == nil || strings.Contains(err.Error(), "s3cr3t") {
 		t.Fatalf("PushMirror error: %v", err)
 	}
 }

@@ -140,7 +140,7 @@ func TestRelativeRoot(t *testing.T) {
 		t.Fatalf("AdvertiseRefs = %q, %v", buf.String(), err)
 	}
 	mirror, _ := s.RepoPath("o", "mirror")
-	if err := s.CloneMirror(ctx, path, mirror); err != nil {
+	if err := s.CloneMirror(ctx, Remote{URL: path}, mirror); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.GetBranch(ctx, mirror, "main"); err != nil {

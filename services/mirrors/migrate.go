@@ -27,7 +27,8 @@ import (
 type migration struct {
 	owner    *store.User
 	name     string
-	remote   *url.URL // with credentials
+	remote   *url.URL   // with credentials
+	target   git.Remote // remote, pinned to the addresses that passed the host check
 	mirror   bool
 	interval time.Duration
 	private  bool
@@ -100,10 +101,11 @@ func (s *Server) validateMigration(ctx context.Context, req *mirrorsv1.MigrateRe
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, "Invalid clone address: only http://, https:// and git:// URLs are allowed")
 	}
-	if err := s.hosts.check(ctx, remote); err != nil {
+	target, err := s.hosts.remote(ctx, remote)
+	if err != nil {
 		return nil, hostError(err)
 	}
-	m.remote = remote
+	m.remote, m.target = remote, target
 	return m, nil
 }
 
@@ -180,14 +182,14 @@ func (s *Server) migrate(ctx context.Context, m *migration, caller *auth.Princip
 // cloned to a scratch repository first and pushed into a fresh one.
 func (s *Server) cloneInto(ctx context.Context, m *migration, path string) error {
 	if m.mirror || m.remote.User == nil {
-		return s.cloneError(ctx, s.git.CloneMirror(ctx, m.remote.String(), path), m, path)
+		return s.cloneError(ctx, s.git.CloneMirror(ctx, m.target, path), m, path)
 	}
 	scratch, err := scratchPath(path)
 	if err != nil {
 		return rpcerr.Internal(err)
 	}
 	defer s.git.Delete(scratch)
-	if err := s.git.CloneMirror(ctx, m.remote.String(), scratch); err != nil {
+	if err := s.git.CloneMirror(ctx, m.target, scratch); err != nil {
 		return s.cloneError(ctx, err, m, scratch)
 	}
 	branch, err := s.git.DefaultBranch(ctx, scratch)
@@ -204,7 +206,7 @@ func (s *Server) cloneInto(ctx context.Context, m *migration, path string) error
 	if empty {
 		return nil // nothing to copy (and git push --mirror would fail)
 	}
-	if err := s.git.PushMirror(ctx, scratch, path); err != nil {
+	if err := s.git.PushMirror(ctx, scratch, git.Remote{URL: path}); err != nil {
 		return rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
 	}
 	return nil

@@ -132,13 +132,17 @@ func TestHostPolicy(t *testing.T) {
 			t.Errorf("check(%s) = %v, want %v", raw, got, want)
 		}
 	}
-	// ALLOW_LOCALNETWORKS lets everything through without resolving.
+	// ALLOW_LOCALNETWORKS lets every address through, but a name must
+	// still resolve (git is pinned to its addresses).
 	open := hostPolicy{allowLocal: true, resolver: res}
-	for _, raw := range []string{"http://127.0.0.1:3000/r.git", "http://internal.example/r", "http://nowhere.example/r"} {
+	for _, raw := range []string{"http://127.0.0.1:3000/r.git", "http://internal.example/r", "http://[::ffff:0:127.0.0.1]/r"} {
 		u, _ := url.Parse(raw)
 		if err := open.check(context.Background(), u); err != nil {
 			t.Errorf("allowLocal check(%s) = %v", raw, err)
 		}
+	}
+	if u, _ := url.Parse("http://nowhere.example/r"); !errors.Is(open.check(context.Background(), u), errUnresolvable) {
+		t.Errorf("allowLocal check of an unresolvable name passed")
 	}
 }
 

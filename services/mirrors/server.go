@@ -73,9 +73,9 @@ type Git interface {
 	RepoPath(owner, name string) (string, error)
 	Init(ctx context.Context, path, defaultBranch string) error
 	Delete(path string) error
-	CloneMirror(ctx context.Context, remoteURL, path string) error
-	FetchMirror(ctx context.Context, path, remoteURL string) ([]git.RefUpdate, error)
-	PushMirror(ctx context.Context, path, remoteURL string) error
+	CloneMirror(ctx context.Context, remote git.Remote, path string) error
+	FetchMirror(ctx context.Context, path string, remote git.Remote) ([]git.RefUpdate, error)
+	PushMirror(ctx context.Context, path string, remote git.Remote) error
 	DefaultBranch(ctx context.Context, path string) (string, error)
 	ListBranches(ctx context.Context, path string) ([]git.Branch, error)
 	IsEmpty(ctx context.Context, path string) (bool, error)

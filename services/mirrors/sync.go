@@ -39,14 +39,15 @@ func (s *Server) fetch(ctx context.Context, repo *store.Repository, m *store.Mir
 	if err != nil {
 		return err
 	}
-	if err := s.hosts.check(ctx, remote); err != nil {
+	target, err := s.hosts.remote(ctx, remote)
+	if err != nil {
 		return errors.New("remote host refused: " + err.Error())
 	}
 	path, err := s.git.RepoPath(repo.OwnerName, repo.Name)
 	if err != nil {
 		return err
 	}
-	updates, ferr := s.git.FetchMirror(ctx, path, remote.String())
+	updates, ferr := s.git.FetchMirror(ctx, path, target)
 	if ferr != nil {
 		ferr = errors.New(redact(strings.ReplaceAll(ferr.Error(), path, repo.OwnerName+"/"+repo.Name), remote))
 	}
@@ -82,7 +83,8 @@ func (s *Server) pushOnce(ctx context.Context, repo *store.Repository, pm *store
 	if err != nil {
 		return err
 	}
-	if err := s.hosts.check(ctx, remote); err != nil {
+	target, err := s.hosts.remote(ctx, remote)
+	if err != nil {
 		return errors.New("remote host refused: " + err.Error())
 	}
 	path, err := s.git.RepoPath(repo.OwnerName, repo.Name)
@@ -91,7 +93,7 @@ func (s *Server) pushOnce(ctx context.Context, repo *store.Repository, pm *store
 	}
 	empty, err := s.git.IsEmpty(ctx, path)
 	if err == nil && !empty {
-		err = s.git.PushMirror(ctx, path, remote.String())
+		err = s.git.PushMirror(ctx, path, target)
 	}
 	if err != nil {
 		return errors.New(redact(strings.ReplaceAll(err.Error(), path, repo.OwnerName+"/"+repo.Name), remote))

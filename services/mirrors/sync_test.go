@@ -114,7 +114,7 @@ func TestSchedulerSyncsDueMirrors(t *testing.T) {
 
 	// A pull mirror of src, due now, and one without interval.
 	mirror, mpath := f.repo("mirror", true)
-	if err := f.git.CloneMirror(f.ctx, src, mpath); err != nil {
+	if err := f.git.CloneMirror(f.ctx, git.Remote{URL: src}, mpath); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().Unix()
@@ -122,7 +122,7 @@ func TestSchedulerSyncsDueMirrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	manual, manualPath := f.repo("manual", true)
-	if err := f.git.CloneMirror(f.ctx, src, manualPath); err != nil {
+	if err := f.git.CloneMirror(f.ctx, git.Remote{URL: src}, manualPath); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.st.CreateMirror(f.ctx, &store.Mirror{RepoID: manual.ID, IntervalSecs: 0, RemoteSealed: f.srv.box.Seal([]byte(src))}); err != nil {
@@ -210,7 +210,7 @@ func TestSyncDueClaimsOnce(t *testing.T) {
 	const n = 6
 	for i := range n {
 		rec, path := f.repo("m"+string(rune('a'+i)), true)
-		if err := f.git.CloneMirror(f.ctx, src, path); err != nil {
+		if err := f.git.CloneMirror(f.ctx, git.Remote{URL: src}, path); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.st.CreateMirror(f.ctx, &store.Mirror{RepoID: rec.ID, IntervalSecs: 600, RemoteSealed: f.srv.box.Seal([]byte(src)), NextUpdateUnix: 1}); err != nil {
