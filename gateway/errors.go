@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"forge/services/auth"
 )
 
 // httpStatus maps canonical gRPC codes to Gitea's statuses. Services use
@@ -71,7 +74,16 @@ func (g *gateway) statusFor(ctx context.Context, code codes.Code) int {
 // handleError writes a gRPC error as Gitea's error body.
 func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
 	st := status.Convert(err)
+	setRetryAfter(w, st)
 	g.writeError(w, g.statusFor(ctx, st.Code()), st.Message())
+}
+
+// setRetryAfter turns a status's RetryInfo (a throttled sign-in) into the
+// Retry-After header.
+func setRetryAfter(w http.ResponseWriter, st *status.Status) {
+	if secs, ok := auth.RetryAfter(st); ok {
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	}
 }
 
 // handleRoutingError answers unknown paths (404) and unknown methods (405).
