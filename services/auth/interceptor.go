@@ -111,7 +111,7 @@ func (a *Authenticator) check(ctx context.Context, method string, req any) (cont
 	if !ok {
 		return nil, status.Errorf(codes.PermissionDenied, "method %s has no access policy", method)
 	}
-	p, err := a.Authenticate(ctx)
+	p, err := a.authenticate(ctx, !pol.CallerUnused)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +172,13 @@ func requiredScopes(pol Policy) string {
 // anonymous call, an Unauthenticated/PermissionDenied status for bad or
 // refused credentials. Exported for the git smart-HTTP endpoint.
 func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
+	return a.authenticate(ctx, true)
+}
+
+// authenticate is Authenticate; spendOTP false checks a one-time code
+// without spending it, for methods whose answer does not depend on the
+// caller (Policy.CallerUnused).
+func (a *Authenticator) authenticate(ctx context.Context, spendOTP bool) (*Principal, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	first := func(key string) string {
 		if v := md.Get(key); len(v) > 0 {
@@ -179,7 +186,7 @@ func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
 		}
 		return ""
 	}
-	p, err := a.identify(ctx, first("authorization"), first(MDQueryToken), first(MDOTP), first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
+	p, err := a.identify(ctx, first("authorization"), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
 	if err != nil || p == nil {
 		return nil, err
 	}
@@ -198,7 +205,7 @@ func (a *Authenticator) PasswordHashPeak() int { return a.hashes.Peak() }
 
 // identify tries the methods in Gitea's order: token header, query token,
 // Basic, reverse proxy.
-func (a *Authenticator) identify(ctx context.Context, authz, queryToken, otp, proxyUser string, remote net.IP) (*Principal, error) {
+func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, otp otpCode, proxyUser string, remote net.IP) (*Principal, error) {
 	cred, err := ParseAuthorization(authz)
 	if err != nil {
 		return nil, status.Error(codes.Unauthenticated, err.Error())
@@ -254,7 +261,7 @@ func (a *Authenticator) byToken(ctx context.Context, plain string, method Method
 
 var errBadPassword = status.Error(codes.Unauthenticated, "invalid user name, password or token")
 
-func (a *Authenticator) byBasic(ctx context.Context, user, pass, otp string, remote net.IP) (*Principal, error) {
+func (a *Authenticator) byBasic(ctx context.Context, user, pass string, otp otpCode, remote net.IP) (*Principal, error) {
 	// A token may stand in the password, or in the user name with an empty
 	// (or x-oauth-basic) password.
 	candidate := pass
@@ -280,7 +287,7 @@ func (a *Authenticator) byBasic(ctx context.Context, user, pass, otp string, rem
 // Every attempt first takes a failure allowance for the account and the
 // client address, given back on success; an exhausted one refuses the
 // attempt before any hash runs.
-func (a *Authenticator) byPassword(ctx context.Context, user, pass, otp string, remote net.IP) (*Principal, error) {
+func (a *Authenticator) byPassword(ctx context.Context, user, pass string, otp otpCode, remote net.IP) (*Principal, error) {
 	attempt := NewAttempt(user, remote)
 	if err := a.failures.Take(attempt); err != nil {
 		return nil, err
@@ -294,7 +301,7 @@ func (a *Authenticator) byPassword(ctx context.Context, user, pass, otp string, 
 	return p, err
 }
 
-func (a *Authenticator) checkPassword(ctx context.Context, user, pass, otp string) (*Principal, error) {
+func (a *Authenticator) checkPassword(ctx context.Context, user, pass string, otp otpCode) (*Principal, error) {
 	u, err := a.store.UserByName(ctx, user)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errBadPassword
@@ -313,7 +320,7 @@ func (a *Authenticator) checkPassword(ctx context.Context, user, pass, otp strin
 		return nil, errBadPassword
 	}
 	if u.TOTPSecret != nil {
-		if err := a.checkOTP(ctx, u, strings.TrimSpace(otp)); err != nil {
+		if err := a.checkOTP(ctx, u, otp); err != nil {
 			return nil, err
 		}
 	}
@@ -322,15 +329,27 @@ func (a *Authenticator) checkPassword(ctx context.Context, user, pass, otp strin
 
 var errBadOTP = status.Error(codes.Unauthenticated, OTPInvalidMessage)
 
+// otpCode is the X-Gitea-OTP value and whether this call spends it.
+type otpCode struct {
+	code  string
+	spend bool
+}
+
 // checkOTP accepts a valid code once: its time step is claimed in the
-// database, so a replay (on this or another process) is refused.
-func (a *Authenticator) checkOTP(ctx context.Context, u *store.User, code string) error {
+// database, so a replay (on this or another process) is refused. A call
+// that does not spend it (a caller-independent method, such as the
+// version probe Gitea's SDK sends with every client's credentials) only
+// checks it; the same code then still works for the next call.
+func (a *Authenticator) checkOTP(ctx context.Context, u *store.User, otp otpCode) error {
 	if a.totp == nil {
 		return errBadOTP
 	}
-	step, ok := a.totp.Match(u.TOTPSecret, code)
+	step, ok := a.totp.Match(u.TOTPSecret, strings.TrimSpace(otp.code))
 	if !ok {
 		return errBadOTP
+	}
+	if !otp.spend {
+		return nil
 	}
 	claimed, err := a.store.ClaimTOTPStep(ctx, u.ID, step)
 	if err != nil {

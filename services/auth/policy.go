@@ -28,6 +28,11 @@ type Policy struct {
 	// Level; none means any token works.
 	Scopes []Category
 	Level  Level
+	// CallerUnused marks a method whose answer is the same for every
+	// caller (the version probe). Credentials are still checked, but a
+	// one-time code is not spent, so a client sending the same code on
+	// its probe and its next call is not refused.
+	CallerUnused bool
 }
 
 // Policies maps full gRPC method names to their policy. Each service
