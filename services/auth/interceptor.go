@@ -293,9 +293,11 @@ func (a *Authenticator) byPassword(ctx context.Context, user, pass string, otp o
 		return nil, err
 	}
 	p, err := a.checkPassword(ctx, user, pass, otp)
-	// Only a judged failure keeps the allowance spent; a refusal for load or
-	// a store error says nothing about the password.
-	if c := status.Code(err); c != codes.Unauthenticated {
+	// Only a judged failure keeps the allowance spent. A refusal for load or
+	// a store error says nothing about the password; neither does a right
+	// password sent without its one-time code (what git and a first SDK
+	// call do), so that is not held against the account either.
+	if status.Code(err) != codes.Unauthenticated || err == errOTPMissing {
 		a.failures.Refund(attempt)
 	}
 	return p, err
@@ -329,6 +331,9 @@ func (a *Authenticator) checkPassword(ctx context.Context, user, pass string, ot
 
 var errBadOTP = status.Error(codes.Unauthenticated, OTPInvalidMessage)
 
+// errOTPMissing is errBadOTP's answer when no code was sent at all.
+var errOTPMissing = status.Error(codes.Unauthenticated, OTPInvalidMessage)
+
 // otpCode is the X-Gitea-OTP value and whether this call spends it.
 type otpCode struct {
 	code  string
@@ -341,10 +346,14 @@ type otpCode struct {
 // version probe Gitea's SDK sends with every client's credentials) only
 // checks it; the same code then still works for the next call.
 func (a *Authenticator) checkOTP(ctx context.Context, u *store.User, otp otpCode) error {
+	code := strings.TrimSpace(otp.code)
+	if code == "" {
+		return errOTPMissing
+	}
 	if a.totp == nil {
 		return errBadOTP
 	}
-	step, ok := a.totp.Match(u.TOTPSecret, strings.TrimSpace(otp.code))
+	step, ok := a.totp.Match(u.TOTPSecret, code)
 	if !ok {
 		return errBadOTP
 	}

@@ -135,8 +135,21 @@ func TestLoginFailuresThrottled(t *testing.T) {
 	}
 	// Other accounts from that address are unaffected.
 	expectStatus(t, s.from("127.0.0.4", "GET", user, "", "Authorization", basic("bob", "bob-password")), 200)
-	// The default (unlimited here) localhost client is another address.
+	// The default localhost client is another address.
 	expectStatus(t, s.do("GET", user, "", "Authorization", basic("bob", "bob-password")), 200)
+
+	// A TOTP user's right password without a code (what git, or a first
+	// SDK call, sends) is refused but not counted; a wrong code is.
+	s.seedUser("carol", "carol-password", false)
+	enrollTOTP(t, s, "carol")
+	for range 5 {
+		r := s.from("127.0.0.5", "GET", user, "", "Authorization", basic("carol", "carol-password"))
+		expectStatus(t, r, 401)
+	}
+	for range 3 {
+		expectStatus(t, s.from("127.0.0.5", "GET", user, "", "Authorization", basic("carol", "carol-password"), "X-Gitea-OTP", "000000"), 401)
+	}
+	expectThrottled(t, s.from("127.0.0.5", "GET", user, "", "Authorization", basic("carol", "carol-password"), "X-Gitea-OTP", "000000"))
 }
 
 // TestPasswordHashesBounded: many concurrent wrong-password sign-ins never
