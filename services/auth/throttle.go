@@ -97,6 +97,7 @@ func (g *HashGate) Check(ctx context.Context, hash, password string) (bool, erro
 	defer func() { <-g.slots }()
 	n := g.running.Add(1)
 	defer g.running.Add(-1)
+	// Record the high-water mark (Peak).
 	for p := g.peak.Load(); n > p && !g.peak.CompareAndSwap(p, n); p = g.peak.Load() {
 	}
 	return g.checkFor(hash, password), nil
