@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"forge/services/auth"
 	"forge/services/rpcerr"
 )
 
@@ -79,7 +81,16 @@ func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtim
 	if s, ok := rpcerr.HTTPStatus(st); ok {
 		code = s
 	}
+	setRetryAfter(w, st)
 	g.writeError(w, code, st.Message())
+}
+
+// setRetryAfter turns a status's RetryInfo (a throttled sign-in) into the
+// Retry-After header.
+func setRetryAfter(w http.ResponseWriter, st *status.Status) {
+	if secs, ok := auth.RetryAfter(st); ok {
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	}
 }
 
 // handleRoutingError answers unknown paths (404) and unknown methods (405).

@@ -106,6 +106,9 @@ func writeGitError(w http.ResponseWriter, err error) {
 		code = http.StatusNotFound
 	case codes.PermissionDenied:
 		code = http.StatusForbidden
+	case codes.ResourceExhausted:
+		setRetryAfter(w, st)
+		code = http.StatusTooManyRequests
 	}
 	msg := st.Message()
 	if code == http.StatusInternalServerError {

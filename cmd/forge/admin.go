@@ -10,6 +10,7 @@ import (
 	adminv1 "forge/gen/forge/admin/v1"
 	tokensv1 "forge/gen/forge/tokens/v1"
 	"forge/services/admin"
+	"forge/services/auth"
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/repos"
@@ -117,6 +118,13 @@ func (e *cliEnv) adminCreate(ctx context.Context, args []string) int {
 		}
 		fmt.Fprintf(e.stdout, "New user '%s' has been successfully created!\n", resp.GetUser().GetLogin())
 		if *withToken {
+			// The token service checks the creating credential; the operator
+			// at the command line acts for the new user with full rights.
+			u, err := t.store.UserByName(ctx, *username)
+			if err != nil {
+				return err
+			}
+			ctx := auth.NewContext(ctx, &auth.Principal{User: u, Method: auth.MethodLocal})
 			tok, err := t.tokens.CreateAccessToken(ctx, &tokensv1.CreateAccessTokenRequest{
 				Username: *username, Name: *tokenName, Scopes: strings.Split(*tokenScopes, ","),
 			})

@@ -3,11 +3,11 @@ package auth
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -40,6 +40,9 @@ const OTPInvalidMessage = "invalid provided OTP"
 type Store interface {
 	AccessTokenByHash(ctx context.Context, hash string) (*store.AccessToken, *store.User, error)
 	UserByName(ctx context.Context, name string) (*store.User, error)
+	// ClaimTOTPStep records a TOTP time step as used; false when it (or a
+	// later one) already was.
+	ClaimTOTPStep(ctx context.Context, id, step int64) (bool, error)
 }
 
 // Authenticator is the gRPC interceptor that authenticates every call and
@@ -50,6 +53,8 @@ type Authenticator struct {
 	policies          Policies
 	usage             *UsageRecorder
 	totp              *TOTP
+	hashes            *HashGate
+	failures          *FailureLimiter
 	cfg               *config.Config
 	proxyKey          string // lower-case metadata key of the reverse-proxy header
 	mustChangeMessage string
@@ -59,10 +64,13 @@ type Authenticator struct {
 // policy; calls to undeclared methods are refused.
 func NewAuthenticator(cfg *config.Config, s Store, policies Policies, usage *UsageRecorder, totp *TOTP) *Authenticator {
 	return &Authenticator{
-		store:             s,
-		policies:          policies,
-		usage:             usage,
-		totp:              totp,
+		store:    s,
+		policies: policies,
+		usage:    usage,
+		totp:     totp,
+		hashes:   NewHashGate(cfg.Security.PasswordHashConcurrency, cfg.Security.PasswordHashQueue),
+		failures: NewFailureLimiter(cfg.Security.LoginMaxFailuresPerAccount, cfg.Security.LoginMaxFailuresPerAddress,
+			time.Duration(cfg.Security.LoginFailureWindowSeconds)*time.Second, cfg.Security.LoginFailureMaxTracked),
 		cfg:               cfg,
 		proxyKey:          strings.ToLower(cfg.Security.ReverseProxyAuthUser),
 		mustChangeMessage: "You must change your password. Change it at: " + cfg.Server.RootURL + "user/change_password",
@@ -103,7 +111,7 @@ func (a *Authenticator) check(ctx context.Context, method string, req any) (cont
 	if !ok {
 		return nil, status.Errorf(codes.PermissionDenied, "method %s has no access policy", method)
 	}
-	p, err := a.Authenticate(ctx)
+	p, err := a.authenticate(ctx, !pol.CallerUnused)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +172,13 @@ func requiredScopes(pol Policy) string {
 // anonymous call, an Unauthenticated/PermissionDenied status for bad or
 // refused credentials. Exported for the git smart-HTTP endpoint.
 func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
+	return a.authenticate(ctx, true)
+}
+
+// authenticate is Authenticate; spendOTP false checks a one-time code
+// without spending it, for methods whose answer does not depend on the
+// caller (Policy.CallerUnused).
+func (a *Authenticator) authenticate(ctx context.Context, spendOTP bool) (*Principal, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	first := func(key string) string {
 		if v := md.Get(key); len(v) > 0 {
@@ -171,7 +186,7 @@ func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
 		}
 		return ""
 	}
-	p, err := a.identify(ctx, first("authorization"), first(MDQueryToken), first(MDOTP), first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
+	p, err := a.identify(ctx, first("authorization"), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
 	if err != nil || p == nil {
 		return nil, err
 	}
@@ -184,16 +199,22 @@ func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
 	return p, nil
 }
 
+// PasswordHashPeak is the largest number of password checks that ran at
+// once (for tests and diagnostics).
+func (a *Authenticator) PasswordHashPeak() int { return a.hashes.Peak() }
+
 // identify tries the methods in Gitea's order: token header, query token,
 // Basic, reverse proxy.
-func (a *Authenticator) identify(ctx context.Context, authz, queryToken, otp, proxyUser string, remote net.IP) (*Principal, error) {
-	scheme, cred, _ := strings.Cut(authz, " ")
-	cred = strings.TrimSpace(cred)
-	switch {
-	case scheme == "token" || strings.EqualFold(scheme, "bearer"):
-		return a.byToken(ctx, cred, MethodToken)
-	case strings.EqualFold(scheme, "basic"):
-		return a.byBasic(ctx, cred, otp)
+func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, otp otpCode, proxyUser string, remote net.IP) (*Principal, error) {
+	cred, err := ParseAuthorization(authz)
+	if err != nil {
+		return nil, status.Error(codes.Unauthenticated, err.Error())
+	}
+	switch cred.Scheme {
+	case SchemeToken:
+		return a.byToken(ctx, cred.Token, MethodToken)
+	case SchemeBasic:
+		return a.byBasic(ctx, cred.User, cred.Pass, otp, remote)
 	}
 	if queryToken != "" {
 		if a.cfg.Security.DisableQueryAuthToken {
@@ -240,12 +261,7 @@ func (a *Authenticator) byToken(ctx context.Context, plain string, method Method
 
 var errBadPassword = status.Error(codes.Unauthenticated, "invalid user name, password or token")
 
-func (a *Authenticator) byBasic(ctx context.Context, cred, otp string) (*Principal, error) {
-	raw, err := base64.StdEncoding.DecodeString(cred)
-	if err != nil {
-		return nil, status.Error(codes.Unauthenticated, "malformed Basic authorization header")
-	}
-	user, pass, _ := strings.Cut(string(raw), ":")
+func (a *Authenticator) byBasic(ctx context.Context, user, pass string, otp otpCode, remote net.IP) (*Principal, error) {
 	// A token may stand in the password, or in the user name with an empty
 	// (or x-oauth-basic) password.
 	candidate := pass
@@ -264,6 +280,30 @@ func (a *Authenticator) byBasic(ctx context.Context, cred, otp string) (*Princip
 	if user == "" || pass == "" {
 		return nil, errBadPassword
 	}
+	return a.byPassword(ctx, user, pass, otp, remote)
+}
+
+// byPassword checks a password (and the one-time code of a TOTP user).
+// Every attempt first takes a failure allowance for the account and the
+// client address, given back on success; an exhausted one refuses the
+// attempt before any hash runs.
+func (a *Authenticator) byPassword(ctx context.Context, user, pass string, otp otpCode, remote net.IP) (*Principal, error) {
+	attempt := NewAttempt(user, remote)
+	if err := a.failures.Take(attempt); err != nil {
+		return nil, err
+	}
+	p, err := a.checkPassword(ctx, user, pass, otp)
+	// Only a judged failure keeps the allowance spent. A refusal for load or
+	// a store error says nothing about the password; neither does a right
+	// password sent without its one-time code (what git and a first SDK
+	// call do), so that is not held against the account either.
+	if status.Code(err) != codes.Unauthenticated || err == errOTPMissing {
+		a.failures.Refund(attempt)
+	}
+	return p, err
+}
+
+func (a *Authenticator) checkPassword(ctx context.Context, user, pass string, otp otpCode) (*Principal, error) {
 	u, err := a.store.UserByName(ctx, user)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errBadPassword
@@ -271,13 +311,63 @@ func (a *Authenticator) byBasic(ctx context.Context, cred, otp string) (*Princip
 	if err != nil {
 		return nil, internal(err)
 	}
-	if u.Type != store.UserTypeIndividual || u.PasswdHash == "" || !CheckPassword(u.PasswdHash, pass) {
+	if u.Type != store.UserTypeIndividual || u.PasswdHash == "" {
 		return nil, errBadPassword
 	}
-	if u.TOTPSecret != nil && (a.totp == nil || !a.totp.Valid(u.TOTPSecret, strings.TrimSpace(otp))) {
-		return nil, status.Error(codes.Unauthenticated, OTPInvalidMessage)
+	ok, err := a.hashes.Check(ctx, u.PasswdHash, pass)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errBadPassword
+	}
+	if u.TOTPSecret != nil {
+		if err := a.checkOTP(ctx, u, otp); err != nil {
+			return nil, err
+		}
 	}
 	return &Principal{User: u, Method: MethodBasicPassword}, nil
+}
+
+var errBadOTP = status.Error(codes.Unauthenticated, OTPInvalidMessage)
+
+// errOTPMissing is errBadOTP's answer when no code was sent at all.
+var errOTPMissing = status.Error(codes.Unauthenticated, OTPInvalidMessage)
+
+// otpCode is the X-Gitea-OTP value and whether this call spends it.
+type otpCode struct {
+	code  string
+	spend bool
+}
+
+// checkOTP accepts a valid code once: its time step is claimed in the
+// database, so a replay (on this or another process) is refused. A call
+// that does not spend it (a caller-independent method, such as the
+// version probe Gitea's SDK sends with every client's credentials) only
+// checks it; the same code then still works for the next call.
+func (a *Authenticator) checkOTP(ctx context.Context, u *store.User, otp otpCode) error {
+	code := strings.TrimSpace(otp.code)
+	if code == "" {
+		return errOTPMissing
+	}
+	if a.totp == nil {
+		return errBadOTP
+	}
+	step, ok := a.totp.Match(u.TOTPSecret, code)
+	if !ok {
+		return errBadOTP
+	}
+	if !otp.spend {
+		return nil
+	}
+	claimed, err := a.store.ClaimTOTPStep(ctx, u.ID, step)
+	if err != nil {
+		return internal(err)
+	}
+	if !claimed {
+		return errBadOTP
+	}
+	return nil
 }
 
 // verify is Gitea's global check on every authenticated request.
@@ -292,16 +382,13 @@ func (a *Authenticator) verify(u *store.User) error {
 }
 
 // remoteIP is the client's address: the TCP peer for gRPC clients; for
-// calls from the in-process REST gateway, the HTTP client address the
-// gateway passed along.
+// calls from the in-process REST gateway, and for the git HTTP endpoint
+// (which calls Authenticate directly, without any gRPC transport, hence no
+// peer), the HTTP client address the gateway passed along.
 func remoteIP(ctx context.Context, fromGateway string) net.IP {
-	pr, ok := peer.FromContext(ctx)
-	if !ok || pr.Addr == nil {
-		return nil
-	}
-	addr := pr.Addr.String()
-	if pr.Addr.Network() == "inproc" {
-		addr = fromGateway
+	addr := fromGateway
+	if pr, ok := peer.FromContext(ctx); ok && pr.Addr != nil && pr.Addr.Network() != "inproc" {
+		addr = pr.Addr.String()
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

@@ -33,6 +33,11 @@ type Policy struct {
 	// place (services/access). Every write whose request names a
 	// repository must declare it.
 	Writes RepoWrite
+	// CallerUnused marks a method whose answer is the same for every
+	// caller (the version probe). Credentials are still checked, but a
+	// one-time code is not spent, so a client sending the same code on
+	// its probe and its next call is not refused.
+	CallerUnused bool
 }
 
 // RepoWrite is what a method changes inside a repository. Archived

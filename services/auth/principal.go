@@ -14,6 +14,7 @@ const (
 	MethodBasicPassword                   // Basic with the account password (+ OTP)
 	MethodBasicToken                      // Basic with a token as password
 	MethodReverseProxy                    // trusted reverse-proxy header
+	MethodLocal                           // the forge command line, which has the database anyway
 )
 
 // Principal is the authenticated caller.

@@ -65,6 +65,19 @@ type Security struct {
 	ReverseProxyAuthUser       string       // [security] REVERSE_PROXY_AUTHENTICATION_USER
 	ReverseProxyTrustedProxies []*net.IPNet // [security] REVERSE_PROXY_TRUSTED_PROXIES
 	MinPasswordLength          int          // [security] MIN_PASSWORD_LENGTH
+	LoginThrottle
+}
+
+// LoginThrottle bounds what password sign-ins may cost: argon2id holds
+// about 19 MiB per running check, so both the checks running at once and
+// the failures an account or address may rack up are limited.
+type LoginThrottle struct {
+	PasswordHashConcurrency    int // [security] PASSWORD_HASH_CONCURRENCY; 0: one per CPU
+	PasswordHashQueue          int // [security] PASSWORD_HASH_QUEUE
+	LoginMaxFailuresPerAccount int // [security] LOGIN_MAX_FAILURES_PER_ACCOUNT; 0: no limit
+	LoginMaxFailuresPerAddress int // [security] LOGIN_MAX_FAILURES_PER_ADDRESS; 0: no limit
+	LoginFailureWindowSeconds  int // [security] LOGIN_FAILURE_WINDOW_SECONDS
+	LoginFailureMaxTracked     int // [security] LOGIN_FAILURE_MAX_TRACKED
 }
 
 type Service struct {
@@ -110,6 +123,14 @@ func Default() *Config {
 			ReverseProxyAuthUser:       "X-WEBAUTH-USER",
 			ReverseProxyTrustedProxies: mustCIDRs("127.0.0.0/8,::1/128"),
 			MinPasswordLength:          8,
+			LoginThrottle: LoginThrottle{
+				PasswordHashConcurrency:    0,
+				PasswordHashQueue:          64,
+				LoginMaxFailuresPerAccount: 10,
+				LoginMaxFailuresPerAddress: 30,
+				LoginFailureWindowSeconds:  300,
+				LoginFailureMaxTracked:     10000,
+			},
 		},
 		Repository: Repository{
 			Root:                    "", // derived: APP_DATA_PATH/repositories
@@ -163,6 +184,13 @@ func Load(path string, environ []string) (*Config, error) {
 	r.str("security", "REVERSE_PROXY_AUTHENTICATION_USER", &sec.ReverseProxyAuthUser)
 	r.cidrs("security", "REVERSE_PROXY_TRUSTED_PROXIES", &sec.ReverseProxyTrustedProxies)
 	r.int("security", "MIN_PASSWORD_LENGTH", &sec.MinPasswordLength)
+	lt := &sec.LoginThrottle
+	r.int("security", "PASSWORD_HASH_CONCURRENCY", &lt.PasswordHashConcurrency)
+	r.int("security", "PASSWORD_HASH_QUEUE", &lt.PasswordHashQueue)
+	r.int("security", "LOGIN_MAX_FAILURES_PER_ACCOUNT", &lt.LoginMaxFailuresPerAccount)
+	r.int("security", "LOGIN_MAX_FAILURES_PER_ADDRESS", &lt.LoginMaxFailuresPerAddress)
+	r.int("security", "LOGIN_FAILURE_WINDOW_SECONDS", &lt.LoginFailureWindowSeconds)
+	r.int("security", "LOGIN_FAILURE_MAX_TRACKED", &lt.LoginFailureMaxTracked)
 
 	r.bool("service", "ENABLE_REVERSE_PROXY_AUTHENTICATION_API", &cfg.Service.EnableReverseProxyAuthAPI)
 	r.str("repository", "ROOT", &cfg.Repository.Root)
@@ -228,7 +256,27 @@ func (c *Config) Validate() error {
 	if c.Security.ReverseProxyAuthUser == "" {
 		bad("[security] REVERSE_PROXY_AUTHENTICATION_USER", "must not be empty")
 	}
+	c.Security.LoginThrottle.validate(bad)
 	return errors.Join(errs...)
+}
+
+func (lt LoginThrottle) validate(bad func(key, format string, args ...any)) {
+	for key, v := range map[string]int{
+		"PASSWORD_HASH_CONCURRENCY":      lt.PasswordHashConcurrency,
+		"PASSWORD_HASH_QUEUE":            lt.PasswordHashQueue,
+		"LOGIN_MAX_FAILURES_PER_ACCOUNT": lt.LoginMaxFailuresPerAccount,
+		"LOGIN_MAX_FAILURES_PER_ADDRESS": lt.LoginMaxFailuresPerAddress,
+	} {
+		if v < 0 {
+			bad("[security] "+key, "must not be negative")
+		}
+	}
+	if lt.LoginFailureWindowSeconds < 1 {
+		bad("[security] LOGIN_FAILURE_WINDOW_SECONDS", "must be at least 1")
+	}
+	if lt.LoginFailureMaxTracked < 1 {
+		bad("[security] LOGIN_FAILURE_MAX_TRACKED", "must be at least 1")
+	}
 }
 
 // EnsureSecretKey fills an empty SECRET_KEY from APP_DATA_PATH/secret_key,

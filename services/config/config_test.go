@@ -76,6 +76,8 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"FORGE__SECURITY__REVERSE_PROXY_TRUSTED_PROXIES=10.0.0.x": "[security] REVERSE_PROXY_TRUSTED_PROXIES",
 		"FORGE__API__DEFAULT_PAGING_NUM=0":                        "[api] DEFAULT_PAGING_NUM",
 		"FORGE__SERVER__ROOT_URL=ftp://x":                         "[server] ROOT_URL",
+		"FORGE__SECURITY__PASSWORD_HASH_QUEUE=-1":                 "[security] PASSWORD_HASH_QUEUE",
+		"FORGE__SECURITY__LOGIN_FAILURE_WINDOW_SECONDS=0":         "[security] LOGIN_FAILURE_WINDOW_SECONDS",
 	}
 	for env, key := range cases {
 		_, err := Load("", []string{env})
@@ -117,6 +119,12 @@ func TestDocumentedDefaults(t *testing.T) {
 		"security.REVERSE_PROXY_AUTHENTICATION_USER":         cfg.Security.ReverseProxyAuthUser,
 		"security.REVERSE_PROXY_TRUSTED_PROXIES":             cidrs(cfg),
 		"security.MIN_PASSWORD_LENGTH":                       itoa(cfg.Security.MinPasswordLength),
+		"security.PASSWORD_HASH_CONCURRENCY":                 itoa(cfg.Security.PasswordHashConcurrency),
+		"security.PASSWORD_HASH_QUEUE":                       itoa(cfg.Security.PasswordHashQueue),
+		"security.LOGIN_MAX_FAILURES_PER_ACCOUNT":            itoa(cfg.Security.LoginMaxFailuresPerAccount),
+		"security.LOGIN_MAX_FAILURES_PER_ADDRESS":            itoa(cfg.Security.LoginMaxFailuresPerAddress),
+		"security.LOGIN_FAILURE_WINDOW_SECONDS":              itoa(cfg.Security.LoginFailureWindowSeconds),
+		"security.LOGIN_FAILURE_MAX_TRACKED":                 itoa(cfg.Security.LoginFailureMaxTracked),
 		"service.ENABLE_REVERSE_PROXY_AUTHENTICATION_API":    btoa(cfg.Service.EnableReverseProxyAuthAPI),
 		"repository.ROOT":                                    cfg.Repository.Root,
 		"repository.pull-request.RETARGET_CHILDREN_ON_MERGE": btoa(cfg.Repository.RetargetChildrenOnMerge),

@@ -19,7 +19,7 @@ const Version = "0.1.0"
 
 // Policies: both methods are public and need no token scope.
 var Policies = auth.Policies{
-	miscv1.MiscService_GetVersion_FullMethodName:     {Access: auth.Public},
+	miscv1.MiscService_GetVersion_FullMethodName:     {Access: auth.Public, CallerUnused: true},
 	miscv1.MiscService_GetAPISettings_FullMethodName: {Access: auth.Public},
 }
 

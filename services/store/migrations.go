@@ -196,6 +196,17 @@ var migrations = []*gormigrate.Migration{
 			return nil
 		},
 	},
+	{
+		// The last accepted TOTP time step per user, so a one-time code is
+		// accepted once, by any process.
+		ID: "0004_totp_last_step",
+		Migrate: func(tx *gorm.DB) error {
+			type User struct {
+				TOTPLastStep int64 `gorm:"column:totp_last_step;not null;default:0"`
+			}
+			return tx.Table("users").Migrator().AddColumn(&User{}, "TOTPLastStep")
+		},
+	},
 }
 
 // Migrate applies the pending migrations. Concurrent callers (several forge

@@ -67,6 +67,10 @@ type User struct {
 	// Version is bumped by every update (UpdateUser is the only writer of
 	// existing rows); the authentication cache depends on it.
 	Version int64
+	// TOTPLastStep is the time step (Unix time / 30 s) of the last accepted
+	// one-time code. Read-only to gorm: only ClaimTOTPStep writes it, so
+	// saving a user read earlier cannot wind it back.
+	TOTPLastStep int64 `gorm:"column:totp_last_step;->"`
 }
 
 func (User) TableName() string { return "users" }

@@ -254,3 +254,15 @@ func (s *Store) UsersByEmails(ctx context.Context, emails []string) (map[string]
 	}
 	return out, nil
 }
+
+// ClaimTOTPStep records step as user id's last accepted TOTP time step if
+// it is later than the one recorded, in one conditional UPDATE, so two
+// processes cannot both accept the same code. It reports false when that
+// step (or a later one) was already accepted: the code is spent.
+func (s *Store) ClaimTOTPStep(ctx context.Context, id, step int64) (bool, error) {
+	res := s.db.WithContext(ctx).Exec("UPDATE users SET totp_last_step = ? WHERE id = ? AND totp_last_step < ?", step, id, step)
+	if res.Error != nil {
+		return false, res.Error
+	}
+	return res.RowsAffected == 1, nil
+}

@@ -30,6 +30,8 @@ type Store interface {
 
 // Policies: the caller acts on themself unless a site administrator, and
 // must authenticate with Basic (or the reverse proxy), as Gitea requires.
+// Creating a token further needs a credential that covers the new token's
+// scopes (auth.MayGrant).
 var Policies = auth.Policies{
 	tokensv1.TokenService_ListAccessTokens_FullMethodName:  basicOnly(auth.Read(auth.SelfOrAdmin, auth.CategoryUser)),
 	tokensv1.TokenService_CreateAccessToken_FullMethodName: basicOnly(auth.Write(auth.SelfOrAdmin, auth.CategoryUser)),
@@ -107,6 +109,10 @@ func (s *Server) CreateAccessToken(ctx context.Context, req *tokensv1.CreateAcce
 	scopes, err := auth.ParseScopes(req.GetScopes())
 	if err != nil {
 		return nil, status.Errorf(codes.FailedPrecondition, "invalid access token scope provided: %v", err)
+	}
+	// A token used as the Basic password must not mint a wider one.
+	if err := auth.MayGrant(auth.FromContext(ctx), scopes); err != nil {
+		return nil, err
 	}
 	u, err := s.owner(ctx, req.GetUsername())
 	if err != nil {

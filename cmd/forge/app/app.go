@@ -194,6 +194,9 @@ func (a *App) Policies() auth.Policies { return a.policies }
 // GRPCServer is the gRPC server.
 func (a *App) GRPCServer() *grpc.Server { return a.grpc }
 
+// Authenticator is the interceptor both transports share.
+func (a *App) Authenticator() *auth.Authenticator { return a.authn }
+
 // Serve serves HTTP on httpLn and gRPC on grpcLn until ctx is done, then
 // shuts both down gracefully.
 func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
