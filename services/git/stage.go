@@ -158,8 +158,9 @@ func (s *Store) Sweep(ctx context.Context, maxAge time.Duration) (int, error) {
 	return n, err
 }
 
-// removeOlder removes the entries of dir named prefix* whose modification
-// time is before cutoff.
+// removeOlder removes the entries of dir named prefix* in which nothing
+// was modified since cutoff (a directory counts as modified when anything
+// inside it is, so a long-running push still writing is kept).
 func removeOlder(dir, prefix string, cutoff time.Time) (int, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -171,15 +172,36 @@ func removeOlder(dir, prefix string, cutoff time.Time) (int, error) {
 		if !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
-		info, err := e.Info()
-		if err != nil || !info.ModTime().Before(cutoff) {
+		p := filepath.Join(dir, e.Name())
+		if touchedSince(p, cutoff) {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+		if err := os.RemoveAll(p); err != nil {
 			errs = errors.Join(errs, err)
 			continue
 		}
 		n++
 	}
 	return n, errs
+}
+
+// touchedSince reports whether p, or anything under it, was modified at or
+// after cutoff. Errors count as touched: when in doubt, keep.
+func touchedSince(p string, cutoff time.Time) bool {
+	touched := false
+	err := filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !info.ModTime().Before(cutoff) {
+			touched = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return touched || err != nil
 }

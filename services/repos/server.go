@@ -340,7 +340,9 @@ func (s *Server) Purge(ctx context.Context, r *store.Repository) error {
 		return err
 	}
 	path, _ := s.git.RepoPath(r.OwnerName, r.Name)
-	if err := s.git.Delete(path); err != nil {
+	// Delete removes whatever exists there, a repository or the leftovers
+	// of an interrupted create; nothing at all is fine too.
+	if err := s.git.Delete(path); err != nil && !errors.Is(err, git.ErrNotFound) {
 		slog.Error("delete repository files", "path", path, "err", err) // the record is gone; files are garbage
 	}
 	return nil
