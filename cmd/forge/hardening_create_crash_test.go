@@ -226,3 +226,60 @@ func TestRepoCreateCrash(t *testing.T) {
 		})
 	}
 }
+
+// TestKilledWriteLeavesNoScratch kills forge in the middle of a contents
+// API write, which leaves its temporary index behind (five trials used to
+// leave 38 of them). Once that debris is older than an hour, starting
+// forge removes it; the repository is intact and writable.
+func TestKilledWriteLeavesNoScratch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and restarts the binary")
+	}
+	for _, kind := range storetest.Backends {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			c := newCLI(t, crashEnv(t, kind, dir)...)
+			c.dir = dir
+			out, _, code := c.run("admin", "user", "create", "--username", "alice", "--password", "alice-password",
+				"--email", "alice@example.org", "--must-change-password=false", "--access-token")
+			token := lastWord(out)
+			if code != 0 {
+				t.Fatalf("create alice: %q", out)
+			}
+			p := startServe(t, c, failpoint.EnvVar+"=contents-write-after-index")
+			if code, body := p.call("POST", "/api/v1/user/repos", token, `{"name":"r","auto_init":true}`); code != 201 {
+				t.Fatalf("create: %d %.300s", code, body)
+			}
+			if code, _ := p.call("POST", "/api/v1/repos/alice/r/contents/a.txt", token, `{"content":"YQo="}`); code != 0 {
+				t.Fatalf("the write was answered (%d) instead of crashing", code)
+			}
+			p.killedByFailpoint(t)
+
+			tmp := filepath.Join(dir, "data", "repositories", "@forge", "tmp")
+			left, _ := filepath.Glob(filepath.Join(tmp, "index-*"))
+			if len(left) != 1 {
+				t.Fatalf("the killed write left %v", left)
+			}
+			// A restart right away keeps it (it could be a live write of
+			// another process); an hour later it is debris.
+			p = startServe(t, c)
+			if _, err := os.Stat(left[0]); err != nil {
+				t.Fatalf("young scratch removed: %v", err)
+			}
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			<-p.done
+			old := time.Now().Add(-2 * time.Hour)
+			filepath.WalkDir(left[0], func(q string, _ os.DirEntry, _ error) error { return os.Chtimes(q, old, old) })
+
+			p = startServe(t, c)
+			if _, err := os.Stat(left[0]); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("stale scratch kept: %v", err)
+			}
+			if code, body := p.call("POST", "/api/v1/repos/alice/r/contents/a.txt", token, `{"content":"YQo="}`); code != 201 {
+				t.Fatalf("write after restart: %d %.300s", code, body)
+			}
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			<-p.done
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"forge/services/failpoint"
 )
 
 // FileOp is a ChangeFiles operation.
@@ -130,6 +132,7 @@ func (s *Store) changeFilesOnce(ctx context.Context, path string, opts ChangeFil
 		return "", err
 	}
 	defer idx.remove()
+	failpoint.Hit("contents-write-after-index")
 	lines, err := s.planChanges(ctx, path, idx, parent, ops)
 	if err != nil {
 		return "", err
