@@ -47,11 +47,14 @@ func (s *Store) InitStaged(ctx context.Context, defaultBranch string) (string, e
 }
 
 // Place moves the staged repository to path with one rename, so path
-// holds either nothing or a complete repository. Whatever is at path is
-// removed first: the caller holds the name (it is inserting the
-// repository's record in a transaction that has not committed), so no
-// live repository can be there, only debris of an unfinished create or
-// delete, which would otherwise block the name for ever.
+// holds either nothing or a complete repository. The caller holds the name
+// (it is inserting the repository's record in a transaction that has not
+// committed), so whatever is already at path belongs to no record: left
+// by an interrupted create, delete or rename, it would otherwise block the
+// name for ever. It is cleared first: a directory that is not a
+// repository is removed; a repository is kept aside under @forge/lost
+// (it might be the files of a repository whose rename was interrupted),
+// never deleted.
 func (s *Store) Place(staged, path string) error {
 	if err := s.inRoot(path); err != nil {
 		return err
@@ -59,17 +62,39 @@ func (s *Store) Place(staged, path string) error {
 	if err := s.isStaged(staged); err != nil {
 		return err
 	}
-	if _, err := os.Lstat(path); err == nil {
-		slog.Warn("removing leftovers of an unfinished repository create or delete", "path", path)
-		if err := s.discard(path); err != nil {
-			return err
-		}
+	if err := s.clear(path); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return err
 	}
 	failpoint.Hit("repo-create-before-place")
 	return os.Rename(staged, path)
+}
+
+// clear empties path for a new repository (see Place).
+func (s *Store) clear(path string) error {
+	if _, err := os.Lstat(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if !s.Exists(path) {
+		slog.Warn("removing leftovers of an interrupted repository create or delete", "path", path)
+		return s.discard(path)
+	}
+	lost := filepath.Join(s.root, internalDir, "lost")
+	if err := os.MkdirAll(lost, 0o750); err != nil {
+		return err
+	}
+	rel, _ := filepath.Rel(s.root, path)
+	aside, err := os.MkdirTemp(lost, strings.ReplaceAll(rel, string(filepath.Separator), "_")+"-")
+	if err != nil {
+		return err
+	}
+	slog.Warn("moving aside a repository that belongs to no record", "path", path, "to", aside)
+	return os.Rename(path, filepath.Join(aside, filepath.Base(path)))
 }
 
 // Discard removes a staged repository that will not be placed.

@@ -43,6 +43,26 @@ func TestStagedCreate(t *testing.T) {
 	}
 	checkNoScratch(t, s)
 
+	// A repository without a record (say, a rename was interrupted) is
+	// never deleted: it is kept aside.
+	staged, err = s.InitStaged(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Place(staged, path); err != nil {
+		t.Fatal(err)
+	}
+	aside, _ := filepath.Glob(filepath.Join(s.Root, "@forge", "lost", "o_r.git-*", "r.git"))
+	if len(aside) != 1 || !s.Exists(aside[0]) {
+		t.Fatalf("kept aside: %v", aside)
+	}
+	if b, err := s.GetBranch(ctx, aside[0], "main"); err != nil || b.Name != "main" {
+		t.Fatalf("the kept repository: %+v %v", b, err)
+	}
+	if empty, err := s.IsEmpty(ctx, path); err != nil || !empty {
+		t.Fatalf("the new repository: empty %v %v", empty, err)
+	}
+
 	os.RemoveAll(path)
 	os.MkdirAll(path, 0o750) // a create killed after mkdir, before git init
 	if err := s.Delete(path); err != nil {

@@ -26,7 +26,7 @@ import (
 //  2. one transaction inserts the record and the branch records and, before
 //     committing, renames the repository into place (a crash before the
 //     commit leaves files without a record, which the next create of the
-//     name, holding the name, replaces);
+//     name clears, see git.Store.Place);
 //  3. the commit makes both visible at once.
 //
 // So a record always has a complete repository, and a name is never
