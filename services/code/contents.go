@@ -287,7 +287,7 @@ func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string
 	// overlap all land (and the branch record never goes backwards).
 	unlock, err := s.Git.LockRef(ctx, r.path, "refs/heads/"+target)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, status.FromContextError(err).Err() // the caller gave up waiting
 	}
 	defer unlock()
 	sha, err := s.Git.ChangeFiles(ctx, r.path, git.ChangeFilesOptions{
