@@ -49,13 +49,17 @@ type at struct {
 }
 
 // GetContents describes a file, symlink or submodule, or lists a directory.
-// An empty repository answers an empty listing for any path and ref.
+// An empty repository answers an empty listing for its root, at any ref,
+// and 404 for any other path: nothing exists there.
 func (s *ContentServer) GetContents(ctx context.Context, req *contentsv1.GetContentsRequest) (*contentsv1.GetContentsResponse, error) {
 	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
 	if err != nil {
 		return nil, err
 	}
 	if r.IsEmpty {
+		if p := strings.Trim(req.GetFilepath(), "/"); p != "" {
+			return nil, status.Errorf(codes.NotFound, "path %q: %v", p, git.ErrNotFound)
+		}
 		return directory(nil), nil
 	}
 	ref := req.GetRef()
@@ -278,6 +282,14 @@ func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string
 		msg = verb + " " + strings.Trim(fc.Path, "/")
 	}
 	author, committer := signatures(r.caller.User, req.GetAuthor(), req.GetCommitter(), req.GetDates())
+	// One writer of the branch at a time in this process, from reading its
+	// head to recording the new one, so concurrent writes that do not
+	// overlap all land (and the branch record never goes backwards).
+	unlock, err := s.Git.LockRef(ctx, r.path, "refs/heads/"+target)
+	if err != nil {
+		return nil, status.FromContextError(err).Err() // the caller gave up waiting
+	}
+	defer unlock()
 	sha, err := s.Git.ChangeFiles(ctx, r.path, git.ChangeFilesOptions{
 		Branch: branch, NewBranch: req.GetNewBranch(), Files: []git.FileChange{fc},
 		Author: author, Committer: committer, Message: msg, Signoff: req.GetSignoff(),
@@ -301,6 +313,7 @@ func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string
 	if err := s.sync(ctx, r, git.RefUpdate{Name: "refs/heads/" + target, OldSHA: old, NewSHA: sha}); err != nil {
 		return nil, err
 	}
+	unlock()
 	out := &contentsv1.FileResponse{
 		Commit:       s.Render.FileCommit(s.Render.URLs(r.Owner.Name, r.Name), &c),
 		Verification: NotSigned(),

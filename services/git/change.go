@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"forge/services/failpoint"
 )
 
 // FileOp is a ChangeFiles operation.
@@ -50,21 +52,20 @@ type ChangeFilesOptions struct {
 	Signoff      bool // append "Signed-off-by: <committer>"
 }
 
-// ChangeFiles applies opts.Files on top of the branch head as one commit
-// and returns the new commit sha. Errors:
+// changeFilesOnce is one attempt of ChangeFiles: it applies opts.Files on
+// top of the branch head as one commit and returns the new commit sha. If
+// the branch moved meanwhile it returns a *refMovedError (which matches
+// ErrConflict) for ChangeFiles to retry. Errors:
 //   - ErrNotFound: the branch does not exist (in a non-empty repository),
 //     or a file to update or delete does not exist;
 //   - ErrAlreadyExists: a file to create (or rename to) exists, or
 //     NewBranch exists;
 //   - ErrConflict: a SHA or OldCommitSHA does not match, or the branch
 //     moved while the commit was being made;
-//   - ErrInvalid: bad paths (longer than MaxPathBytes, deeper than
-//     MaxPathDepth, a name longer than MaxComponentBytes, ".", "..", or a
-//     name git treats as .git) or signatures, a path used twice, a
-//     directory where a file is expected or a file where a directory is
-//     needed. Nothing is committed unless the new tree holds exactly the
-//     requested changes.
-func (s *Store) ChangeFiles(ctx context.Context, path string, opts ChangeFilesOptions) (string, error) {
+//   - ErrInvalid: bad paths (see ChangeFiles) or signatures, a path used
+//     twice, a directory where a file is expected or a file where a
+//     directory is needed.
+func (s *Store) changeFilesOnce(ctx context.Context, path string, opts ChangeFilesOptions) (string, error) {
 	if err := s.checkRepo(path); err != nil {
 		return "", err
 	}
@@ -132,6 +133,7 @@ func (s *Store) ChangeFiles(ctx context.Context, path string, opts ChangeFilesOp
 		return "", err
 	}
 	defer idx.remove()
+	failpoint.Hit("contents-write-after-index")
 	lines, err := s.planChanges(ctx, path, idx, parent, ops)
 	if err != nil {
 		return "", err
@@ -155,7 +157,7 @@ func (s *Store) ChangeFiles(ctx context.Context, path string, opts ChangeFilesOp
 	if err := s.casRef(ctx, path, "refs/heads/"+target, sha, old); err != nil {
 		if target == branch && errors.Is(err, ErrAlreadyExists) {
 			// A concurrent first commit to an empty repository won.
-			return "", conflictf("branch %q was created concurrently", branch)
+			return "", &refMovedError{ref: "refs/heads/" + branch}
 		}
 		return "", err
 	}
@@ -288,7 +290,7 @@ func (s *Store) planChanges(ctx context.Context, path string, idx *tempIndex, pa
 	}
 	checkSHA := func(op FileChange, e Entry) error {
 		if op.SHA != "" && op.SHA != e.SHA {
-			return conflictf("file %q has sha %s, not %s", e.Path, shortSHA(e.SHA), shortSHA(op.SHA))
+			return &SHAMismatchError{Path: e.Path, Given: op.SHA, Current: e.SHA}
 		}
 		return nil
 	}
@@ -297,7 +299,7 @@ func (s *Store) planChanges(ctx context.Context, path string, idx *tempIndex, pa
 		switch op.Op {
 		case OpCreate:
 			if _, ok := existing[op.Path]; ok {
-				return nil, existsf("file %q", op.Path)
+				return nil, &FileExistsError{Path: op.Path}
 			}
 			if err := checkParents(op.Path); err != nil {
 				return nil, err

@@ -405,7 +405,7 @@ func (s *Store) casRef(ctx context.Context, path, ref, newSHA, oldSHA string) er
 	case oldSHA == "" && stderrContains(err, "reference already exists"):
 		return existsf("ref %q", ref)
 	case stderrContains(err, "cannot lock ref"):
-		return conflictf("ref %q moved concurrently", ref)
+		return &refMovedError{ref: ref}
 	}
 	return err
 }

@@ -42,6 +42,8 @@ type Store struct {
 	hooksDir string
 	homeDir  string
 	tmpDir   string
+
+	refLocks refLocks // see LockRef
 }
 
 // New returns a Store rooted at root, creating root and forge's internal
@@ -192,16 +194,22 @@ func (s *Store) Init(ctx context.Context, path, defaultBranch string) error {
 	return nil
 }
 
-// Delete removes the repository at path. It returns ErrNotFound if there is
-// no repository there and ErrInvalid if path lies outside Root.
+// Delete removes whatever is at path: a repository, or the debris of one
+// whose create or delete was interrupted (a directory that is not a
+// repository). It returns ErrNotFound if nothing is there and ErrInvalid if
+// path lies outside Root. Path disappears with one rename before the
+// files are removed, so a crash never leaves half a repository behind.
 func (s *Store) Delete(path string) error {
 	if err := s.inRoot(path); err != nil {
 		return err
 	}
-	if err := s.checkRepo(path); err != nil {
+	if _, err := os.Lstat(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return notFoundf("repository %s", filepath.Base(path))
+		}
 		return err
 	}
-	return os.RemoveAll(path)
+	return s.discard(path)
 }
 
 // Rename moves the repository at oldPath to newPath (e.g. after a rename or

@@ -108,7 +108,7 @@ func ValidateRepoName(name string) error {
 }
 
 // create makes the record, the bare repository and, with auto_init, the
-// first commit; on any failure nothing is left behind.
+// first commit and its branch record, all or nothing (see createAtomic).
 func (s *Server) create(ctx context.Context, owner *store.User, opt *reposv1.CreateRepoOption, caller *auth.Principal) (*reposv1.Repository, error) {
 	if err := ValidateRepoName(opt.GetName()); err != nil {
 		return nil, err
@@ -138,40 +138,8 @@ func (s *Server) create(ctx context.Context, owner *store.User, opt *reposv1.Cre
 	}
 	rec := newRecord(owner, opt.GetName(), opt.GetDescription(), branch, opt.GetPrivate())
 	rec.IsTemplate = opt.GetTemplate()
-	if err := s.store.CreateRepository(ctx, rec, caller.ID()); err != nil {
-		if errors.Is(err, store.ErrRepoExists) {
-			return nil, status.Error(codes.AlreadyExists, "The repository with the same name already exists.")
-		}
-		return nil, rpcerr.Internal(err)
-	}
-	undo := func() {
-		s.git.Delete(path)
-		if err := s.store.DeleteRepository(context.WithoutCancel(ctx), rec.ID); err != nil {
-			slog.Error("roll back repository record", "repo", rec.ID, "err", err)
-		}
-	}
-	if err := s.git.Init(ctx, path, branch); err != nil {
-		undo()
-		if errors.Is(err, git.ErrAlreadyExists) {
-			return nil, status.Error(codes.AlreadyExists, "The repository files already exist.")
-		}
-		return nil, rpcerr.Internal(err)
-	}
-	if opt.GetAutoInit() {
-		readme := "# " + opt.GetName() + "\n"
-		if d := opt.GetDescription(); d != "" {
-			readme += "\n" + d + "\n"
-		}
-		sig := git.Signature{Name: caller.User.Name, Email: caller.User.Email, When: time.Now()}
-		sha, err := s.git.InitialCommit(ctx, path, branch, map[string][]byte{"README.md": []byte(readme)}, sig, "Initial commit")
-		if err == nil {
-			err = s.sync.Apply(ctx, rec, caller.ID(), []git.RefUpdate{{Name: "refs/heads/" + branch, OldSHA: git.ZeroSHA, NewSHA: sha}})
-		}
-		if err != nil {
-			undo()
-			return nil, rpcerr.Internal(err)
-		}
-		rec.IsEmpty = false
+	if err := s.createAtomic(ctx, rec, path, opt, caller); err != nil {
+		return nil, err
 	}
 	return s.render.Repository(&access.Repo{Repository: rec, Owner: owner, Mode: store.AccessOwner}, caller), nil
 }
@@ -397,7 +365,9 @@ func (s *Server) Purge(ctx context.Context, r *store.Repository) error {
 		return err
 	}
 	path, _ := s.git.RepoPath(r.OwnerName, r.Name)
-	if err := s.git.Delete(path); err != nil {
+	// Delete removes whatever exists there, a repository or the leftovers
+	// of an interrupted create; nothing at all is fine too.
+	if err := s.git.Delete(path); err != nil && !errors.Is(err, git.ErrNotFound) {
 		slog.Error("delete repository files", "path", path, "err", err) // the record is gone; files are garbage
 	}
 	return nil

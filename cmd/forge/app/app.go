@@ -115,6 +115,7 @@ func (a *App) build() error {
 		return fmt.Errorf("repository root: %w", err)
 	}
 	a.Git = gitStore
+	a.sweep(context.Background()) // debris of a previous run that was killed
 	checker := access.NewChecker(a.Store)
 	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
@@ -207,6 +208,8 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	schedCtx, stopSched := context.WithCancel(ctx)
 	schedDone := make(chan struct{})
 	go func() { a.Mirrors.RunScheduler(schedCtx, time.Minute); close(schedDone) }()
+	sweepDone := make(chan struct{})
+	go func() { a.runSweeper(schedCtx); close(sweepDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -218,6 +221,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	a.grpc.GracefulStop()
 	stopSched()
 	<-schedDone
+	<-sweepDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}

@@ -22,11 +22,16 @@ func TestContentsEmptyRepository(t *testing.T) {
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, aliceTok, "empty", false, false)
-		for _, p := range []string{"/contents", "/contents/README.md", "/contents/a/b/c?ref=nope"} {
+		// The root is an empty listing; any other path does not exist.
+		for _, p := range []string{"/contents", "/contents/", "/contents?ref=nope"} {
 			r := s.do("GET", "/api/v1/repos/alice/empty"+p, "", "Authorization", "token "+aliceTok)
 			if r.Status != 200 || string(r.Body) != "[]\n" {
 				t.Fatalf("%s: %d %q", p, r.Status, r.Body)
 			}
+		}
+		for _, p := range []string{"/contents/README.md", "/contents/a/b/c?ref=nope"} {
+			r := s.do("GET", "/api/v1/repos/alice/empty"+p, "", "Authorization", "token "+aliceTok)
+			expectStatus(t, r, 404)
 		}
 		// The first file committed through the API makes the repository
 		// and its default branch.

@@ -1,0 +1,38 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"forge/services/git"
+)
+
+// sweepEvery is how often debris of killed operations is looked for while
+// serving (it is also removed at start-up).
+const sweepEvery = time.Hour
+
+// sweep removes scratch files and push quarantines left by killed
+// operations (see git.Store.Sweep); failures are logged, never fatal.
+func (a *App) sweep(ctx context.Context) {
+	n, err := a.Git.Sweep(ctx, git.DefaultScratchAge)
+	if err != nil {
+		slog.Warn("removing leftovers of interrupted operations", "removed", n, "err", err)
+	} else if n > 0 {
+		slog.Info("removed leftovers of interrupted operations", "removed", n)
+	}
+}
+
+// runSweeper sweeps every sweepEvery until ctx is done.
+func (a *App) runSweeper(ctx context.Context) {
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			a.sweep(ctx)
+		}
+	}
+}

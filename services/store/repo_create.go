@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// NewRepository is what CreateRepositoryAtomic records at once: the
+// repository, the creator's watch and the branches its first commit made.
+type NewRepository struct {
+	Repo      *Repository
+	WatcherID int64          // 0: nobody watches it
+	PusherID  int64          // recorded on the branches
+	Branches  []BranchUpdate // the branches the repository starts with
+}
+
+// CreateRepositoryAtomic inserts n.Repo (is_empty follows n.Branches), its
+// watch and its branch records in one transaction, and calls place inside
+// it, after the insert has claimed the name and before the commit. place
+// moves the repository's files into place; if it fails, or the process
+// dies before the commit, nothing is recorded, so a repository record
+// never exists without its files. Returns ErrRepoExists if the owner has a
+// repository of that name (place is then not called).
+func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, place func() error) error {
+	r := n.Repo
+	r.LowerName = strings.ToLower(r.Name)
+	now := time.Now().Unix()
+	r.CreatedUnix, r.UpdatedUnix = now, now
+	r.IsEmpty = len(n.Branches) == 0
+	if n.WatcherID != 0 {
+		r.NumWatches = 1
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var count int64
+		if err := tx.Model(&Repository{}).Where("owner_id = ? AND lower_name = ?", r.OwnerID, r.LowerName).Count(&count).Error; err != nil {
+			return err
+		}
+		if count > 0 {
+			return ErrRepoExists
+		}
+		if err := tx.Create(r).Error; err != nil {
+			if errors.Is(err, gorm.ErrDuplicatedKey) {
+				return ErrRepoExists
+			}
+			return err
+		}
+		if n.WatcherID != 0 {
+			if err := tx.Create(&Watch{UserID: n.WatcherID, RepoID: r.ID, CreatedUnix: now}).Error; err != nil {
+				return err
+			}
+		}
+		for _, b := range n.Branches {
+			rec := Branch{RepoID: r.ID, Name: b.Name, CommitID: b.CommitID, CommitMessage: b.CommitMessage,
+				CommitUnix: b.CommitUnix, PusherID: n.PusherID, CreatedUnix: now, UpdatedUnix: now}
+			if err := tx.Create(&rec).Error; err != nil {
+				return err
+			}
+		}
+		return place()
+	})
+}
