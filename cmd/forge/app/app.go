@@ -194,6 +194,10 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	schedCtx, stopSched := context.WithCancel(ctx)
 	schedDone := make(chan struct{})
 	go func() { a.Mirrors.RunScheduler(schedCtx, time.Minute); close(schedDone) }()
+	// Branch records converge to git's refs: at start-up (after a crash),
+	// every few seconds, and after any failed record write.
+	reconcileDone := make(chan struct{})
+	go func() { a.syncer.RunReconciler(schedCtx, repos.ReconcileInterval); close(reconcileDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -205,6 +209,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	a.grpc.GracefulStop()
 	stopSched()
 	<-schedDone
+	<-reconcileDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}

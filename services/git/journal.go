@@ -1,0 +1,184 @@
+package git
+
+import (
+	"bufio"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Ref journal.
+//
+// Every git process forge runs uses forge's hooks directory, where a
+// reference-transaction hook writes each ref transaction to the journal
+// directory (Root/@forge/journal) before git moves the refs ("prepared")
+// and again after ("committed"). An entry therefore exists on disk for every
+// ref move whose database record may not have been written yet, whatever
+// moved it (a push, an API write, a mirror fetch) and wherever the process
+// was killed. The reconciler (repos.Syncer) re-reads git's current value of
+// just the journaled refs, fixes the records, and only then forgets the
+// entry, so the records converge to git after a crash or a failed write.
+//
+// Entry files hold the repository directory on the first line and git's
+// "<old> <new> <ref>" lines after it:
+//
+//	p-<pid>   prepared by git process <pid>; replaced by its next transaction
+//	c-<rand>  committed: the refs have moved
+//	t-<rand>  a committed entry being written (renamed to c-… when complete)
+//
+// The journal is as durable as git's own loose refs (neither is fsynced by
+// default), which is what a crash of forge or git needs.
+const journalEnv = "FORGE_REF_JOURNAL"
+
+// referenceTransactionHook writes the journal. A failure to write the
+// prepared entry aborts the transaction (exit 1), so a ref never moves
+// without an entry.
+const referenceTransactionHook = `#!/bin/sh
+# Installed by forge: journals ref transactions so branch records can be
+# reconciled with git after a crash (services/git/journal.go).
+test -n "$` + journalEnv + `" || { cat >/dev/null; exit 0; }
+j="$` + journalEnv + `"
+pending="$j/p-$PPID"
+case "$1" in
+prepared)
+	dir=$(cd "${GIT_DIR:-.}" && pwd -P) || exit 1
+	{ echo "$dir"; cat; } >"$pending" || exit 1
+	;;
+committed)
+	dir=$(cd "${GIT_DIR:-.}" && pwd -P) || exit 0
+	tmp=$(mktemp "$j/t-XXXXXXXXXX") || exit 0
+	{ echo "$dir"; cat; } >"$tmp" && mv -f "$tmp" "$j/c-${tmp#"$j/t-"}" && rm -f "$pending"
+	;;
+*)
+	cat >/dev/null
+	rm -f "$pending"
+	;;
+esac
+exit 0
+`
+
+// journalLease is how long a prepared entry of a live process (or a
+// half-written committed one) is kept before it is treated as settled.
+const journalLease = time.Minute
+
+// JournalEntry is one journaled ref transaction.
+type JournalEntry struct {
+	file      string
+	Owner     string   // repository owner (lower case, as on disk); "" if outside Root
+	Name      string   // repository name without .git
+	Refs      []string // full ref names
+	Committed bool     // the refs have moved
+	settled   bool
+}
+
+// Settled reports whether the entry's refs can no longer move: the
+// transaction committed, or the git process that prepared it is gone, or
+// the entry is older than journalLease. Records written after reading git
+// once an entry is settled are final for its refs.
+func (e JournalEntry) Settled() bool { return e.settled }
+
+// RefJournal returns the journal's entries, oldest first. Its cost is
+// proportional to the number of entries (ref transactions not yet
+// reconciled), not to the number of repositories or refs.
+func (s *Store) RefJournal() ([]JournalEntry, error) {
+	if err := s.setup(); err != nil {
+		return nil, err
+	}
+	dirents, err := os.ReadDir(s.journalDir)
+	if err != nil {
+		return nil, err
+	}
+	type stamped struct {
+		e   JournalEntry
+		mod time.Time
+	}
+	var list []stamped
+	now := time.Now()
+	for _, d := range dirents {
+		info, err := d.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		name := d.Name()
+		old := now.Sub(info.ModTime()) > journalLease
+		if strings.HasPrefix(name, "t-") {
+			if old { // the writer died before renaming it; its p- entry remains
+				os.Remove(filepath.Join(s.journalDir, name))
+			}
+			continue
+		}
+		e, err := s.readJournalEntry(name)
+		if err != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(name, "c-"):
+			e.Committed, e.settled = true, true
+		case strings.HasPrefix(name, "p-"):
+			pid, _ := strconv.Atoi(strings.TrimPrefix(name, "p-"))
+			e.settled = old || !processAlive(pid)
+		default:
+			continue
+		}
+		list = append(list, stamped{e, info.ModTime()})
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].mod.Before(list[j].mod) })
+	out := make([]JournalEntry, len(list))
+	for i := range list {
+		out[i] = list[i].e
+	}
+	return out, nil
+}
+
+func (s *Store) readJournalEntry(name string) (JournalEntry, error) {
+	e := JournalEntry{file: name}
+	f, err := os.Open(filepath.Join(s.journalDir, name))
+	if err != nil {
+		return e, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 4096), 1<<20)
+	if !sc.Scan() {
+		return e, sc.Err() // empty: being written; the next read sees it
+	}
+	e.Owner, e.Name = s.repoOfDir(sc.Text())
+	for sc.Scan() {
+		if fields := strings.Fields(sc.Text()); len(fields) == 3 {
+			e.Refs = append(e.Refs, fields[2])
+		}
+	}
+	return e, sc.Err()
+}
+
+// repoOfDir maps a repository directory to owner and name; "" when it is
+// not a repository under Root (a scratch clone, forge's own files).
+func (s *Store) repoOfDir(dir string) (owner, name string) {
+	rel, err := filepath.Rel(s.realRoot, filepath.Clean(dir))
+	if err != nil {
+		return "", ""
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) != 2 || !strings.HasSuffix(parts[1], ".git") {
+		return "", ""
+	}
+	owner, name = parts[0], strings.TrimSuffix(parts[1], ".git")
+	if !ValidName(owner) || !ValidName(name) {
+		return "", ""
+	}
+	return owner, name
+}
+
+// ForgetJournalEntry removes an entry once the records match git for its
+// refs. Only settled entries may be forgotten.
+func (s *Store) ForgetJournalEntry(e JournalEntry) error {
+	if err := os.Remove(filepath.Join(s.journalDir, e.file)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
