@@ -29,7 +29,7 @@ import (
 //
 //	p-<pid>   prepared by git process <pid>; replaced by its next transaction
 //	c-<rand>  committed: the refs have moved
-//	t-<rand>  a committed entry being written (renamed to c-… when complete)
+//	t-<rand>  a committed entry being moved into place (renamed to c-…)
 //
 // The journal is as durable as git's own loose refs (neither is fsynced by
 // default), which is what a crash of forge or git needs.
@@ -40,19 +40,25 @@ const journalEnv = "FORGE_REF_JOURNAL"
 // without an entry.
 const referenceTransactionHook = `#!/bin/sh
 # Installed by forge: journals ref transactions so branch records can be
-# reconciled with git after a crash (services/git/journal.go).
+# reconciled with git after a crash (services/git/journal.go). Few forks:
+# it runs twice for every ref transaction.
 test -n "$` + journalEnv + `" || { cat >/dev/null; exit 0; }
 j="$` + journalEnv + `"
 pending="$j/p-$PPID"
 case "$1" in
 prepared)
-	dir=$(cd "${GIT_DIR:-.}" && pwd -P) || exit 1
-	{ echo "$dir"; cat; } >"$pending" || exit 1
+	cd -P "${GIT_DIR:-.}" || exit 1
+	{ echo "$PWD"; cat; } >"$pending" || exit 1
 	;;
 committed)
-	dir=$(cd "${GIT_DIR:-.}" && pwd -P) || exit 0
-	tmp=$(mktemp "$j/t-XXXXXXXXXX") || exit 0
-	{ echo "$dir"; cat; } >"$tmp" && mv -f "$tmp" "$j/c-${tmp#"$j/t-"}" && rm -f "$pending"
+	# The prepared entry holds the same lines; a fresh name keeps it from
+	# being overwritten by this process's next transaction.
+	done=$(mktemp "$j/t-XXXXXXXXXX") || exit 0
+	if ! mv -f "$pending" "$done" 2>/dev/null; then
+		cd -P "${GIT_DIR:-.}" || exit 0
+		{ echo "$PWD"; cat; } >"$done" || exit 0
+	fi
+	mv -f "$done" "$j/c-${done#"$j/t-"}"
 	;;
 *)
 	cat >/dev/null
@@ -106,19 +112,20 @@ func (s *Store) RefJournal() ([]JournalEntry, error) {
 		}
 		name := d.Name()
 		old := now.Sub(info.ModTime()) > journalLease
-		if strings.HasPrefix(name, "t-") {
-			if old { // the writer died before renaming it; its p- entry remains
-				os.Remove(filepath.Join(s.journalDir, name))
-			}
-			continue
-		}
 		e, err := s.readJournalEntry(name)
 		if err != nil {
+			if old && strings.HasPrefix(name, "t-") { // mktemp'd, never written
+				os.Remove(filepath.Join(s.journalDir, name))
+			}
 			continue
 		}
 		switch {
 		case strings.HasPrefix(name, "c-"):
 			e.Committed, e.settled = true, true
+		case strings.HasPrefix(name, "t-"):
+			// Committed but not yet renamed; a hook that died here leaves
+			// it behind, so it settles with age.
+			e.Committed, e.settled = true, old
 		case strings.HasPrefix(name, "p-"):
 			pid, _ := strconv.Atoi(strings.TrimPrefix(name, "p-"))
 			e.settled = old || !processAlive(pid)
@@ -144,8 +151,8 @@ func (s *Store) readJournalEntry(name string) (JournalEntry, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 4096), 1<<20)
-	if !sc.Scan() {
-		return e, sc.Err() // empty: being written; the next read sees it
+	if !sc.Scan() { // empty: being written; the next read sees it
+		return e, errors.Join(errors.New("empty journal entry"), sc.Err())
 	}
 	e.Owner, e.Name = s.repoOfDir(sc.Text())
 	for sc.Scan() {
