@@ -17,7 +17,7 @@ const ReconcileInterval = 2 * time.Second
 
 // maxReconcileBackoff bounds the wait between attempts while the database
 // keeps failing (locked, unreachable): entries wait, they are never dropped.
-const maxReconcileBackoff = 30 * time.Second
+const maxReconcileBackoff = 5 * time.Second
 
 // Kick wakes the reconciler (after a failed record write).
 func (s *Syncer) Kick() {
