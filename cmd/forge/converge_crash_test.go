@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand"
 	"net/http"
 	"os"
 	"os/exec"
@@ -350,5 +351,61 @@ func TestConvergeCrashDuringAPIWriteBurst(t *testing.T) {
 		f.waitKilled()
 		f.start("")
 		f.assertConverges("burst")
+	})
+}
+
+// TestConvergeKillAtAnyMoment: forge is killed with SIGKILL at random
+// moments of a mixed burst of pushes and API writes; after each restart
+// the records equal git's refs within 5 s.
+func TestConvergeKillAtAnyMoment(t *testing.T) {
+	eachCrashBackend(t, func(t *testing.T, f *crashForge) {
+		f.start("")
+		f.createRepo("any", true)
+		pushers := make([]string, 2)
+		for i := range pushers {
+			pushers[i] = t.TempDir()
+			mustClientGit(t, pushers[i], "clone", "-q", f.pushURL("any"), ".")
+			mustClientGit(t, pushers[i], "checkout", "-q", "-b", fmt.Sprintf("push-%d", i))
+		}
+		f.stop()
+		for round := 0; round < 3; round++ {
+			f.start("")
+			var wg sync.WaitGroup
+			for i, dir := range pushers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for n := 0; n < 5; n++ {
+						os.WriteFile(filepath.Join(dir, "p.txt"), []byte(fmt.Sprintf("%d %d %d\n", round, i, n)), 0o644)
+						clientGit(t, dir, "commit", "-qam", "push")
+						clientGit(t, dir, "push", "-q", f.pushURL("any"), "HEAD")
+					}
+				}()
+			}
+			for i := 0; i < 6; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for n := 0; n < 10; n++ {
+						name := fmt.Sprintf("r%d-%d-%d", round, i, n)
+						f.api("POST", "/api/v1/repos/root/any/branches", fmt.Sprintf(`{"new_branch_name":%q,"old_branch_name":"main"}`, name))
+						if n%2 == 1 {
+							f.api("DELETE", "/api/v1/repos/root/any/branches/"+fmt.Sprintf("r%d-%d-%d", round, i, n-1), "")
+						}
+						content := base64.StdEncoding.EncodeToString([]byte(name))
+						f.api("POST", "/api/v1/repos/root/any/contents/"+name+".txt",
+							fmt.Sprintf(`{"content":%q,"branch":"main","message":%q}`, content, name))
+					}
+				}()
+			}
+			time.Sleep(time.Duration(100+rand.Intn(500)) * time.Millisecond)
+			f.proc.Process.Kill()
+			f.proc.Wait()
+			f.proc = nil
+			wg.Wait()
+			f.start("")
+			f.assertConverges("any")
+			f.stop()
+		}
 	})
 }
