@@ -27,9 +27,9 @@ import (
 // Entry files hold the repository directory on the first line and git's
 // "<old> <new> <ref>" lines after it:
 //
-//	p-<pid>   prepared by git process <pid>; replaced by its next transaction
-//	c-<rand>  committed: the refs have moved
-//	t-<rand>  a committed entry being moved into place (renamed to c-…)
+//	p-<pid>          prepared by git process <pid>; renamed to c-… when committed
+//	c-<pid>-<hook>   committed: the refs have moved
+//	t-<pid>-<hook>   a committed entry being written (renamed to c-…)
 //
 // The journal is as durable as git's own loose refs (neither is fsynced by
 // default), which is what a crash of forge or git needs.
@@ -40,9 +40,10 @@ const journalEnv = "FORGE_REF_JOURNAL"
 // without an entry.
 const referenceTransactionHook = `#!/bin/sh
 # Installed by forge: journals ref transactions so branch records can be
-# reconciled with git after a crash (services/git/journal.go). Few forks:
-# it runs twice for every ref transaction.
-test -n "$` + journalEnv + `" || { cat >/dev/null; exit 0; }
+# reconciled with git after a crash (services/git/journal.go). It runs
+# twice for every ref transaction, so it spawns as little as it can: one
+# cat when prepared, one mv when committed.
+test -n "$` + journalEnv + `" || exit 0
 j="$` + journalEnv + `"
 pending="$j/p-$PPID"
 case "$1" in
@@ -51,17 +52,14 @@ prepared)
 	{ echo "$PWD"; cat; } >"$pending" || exit 1
 	;;
 committed)
-	# The prepared entry holds the same lines; a fresh name keeps it from
-	# being overwritten by this process's next transaction.
-	done=$(mktemp "$j/t-XXXXXXXXXX") || exit 0
-	if ! mv -f "$pending" "$done" 2>/dev/null; then
-		cd -P "${GIT_DIR:-.}" || exit 0
-		{ echo "$PWD"; cat; } >"$done" || exit 0
-	fi
-	mv -f "$done" "$j/c-${done#"$j/t-"}"
+	done="$j/c-$PPID-$$"
+	while test -e "$done"; do done="$done-"; done # an entry not yet reconciled
+	mv -f "$pending" "$done" 2>/dev/null && exit 0
+	# No prepared entry under our parent's pid (git ran us through a shell).
+	cd -P "${GIT_DIR:-.}" || exit 0
+	{ echo "$PWD"; cat; } >"$j/t-$PPID-$$" && mv -f "$j/t-$PPID-$$" "$done"
 	;;
 *)
-	cat >/dev/null
 	rm -f "$pending"
 	;;
 esac
@@ -112,9 +110,17 @@ func (s *Store) RefJournal() ([]JournalEntry, error) {
 		}
 		name := d.Name()
 		old := now.Sub(info.ModTime()) > journalLease
+		if strings.HasPrefix(name, "t-") {
+			if old { // the hook died before renaming it
+				os.Remove(filepath.Join(s.journalDir, name))
+			}
+			continue
+		}
 		e, err := s.readJournalEntry(name)
 		if err != nil {
-			if old && strings.HasPrefix(name, "t-") { // mktemp'd, never written
+			// Empty: being written, or its hook died before writing (then
+			// git aborted the transaction and nothing moved).
+			if pid, ok := strings.CutPrefix(name, "p-"); ok && (old || !processAlive(atoi(pid))) {
 				os.Remove(filepath.Join(s.journalDir, name))
 			}
 			continue
@@ -122,13 +128,8 @@ func (s *Store) RefJournal() ([]JournalEntry, error) {
 		switch {
 		case strings.HasPrefix(name, "c-"):
 			e.Committed, e.settled = true, true
-		case strings.HasPrefix(name, "t-"):
-			// Committed but not yet renamed; a hook that died here leaves
-			// it behind, so it settles with age.
-			e.Committed, e.settled = true, old
 		case strings.HasPrefix(name, "p-"):
-			pid, _ := strconv.Atoi(strings.TrimPrefix(name, "p-"))
-			e.settled = old || !processAlive(pid)
+			e.settled = old || !processAlive(atoi(strings.TrimPrefix(name, "p-")))
 		default:
 			continue
 		}
@@ -140,6 +141,11 @@ func (s *Store) RefJournal() ([]JournalEntry, error) {
 		out[i] = list[i].e
 	}
 	return out, nil
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 func (s *Store) readJournalEntry(name string) (JournalEntry, error) {
