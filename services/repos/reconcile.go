@@ -117,8 +117,8 @@ func (s *Syncer) Reconcile(ctx context.Context) error {
 }
 
 // reconcileRepo records the named branches of owner/name. A repository
-// without a record (deleted, or being created: creation records all its
-// branches) has nothing to reconcile.
+// without a record or without its directory (deleted, or being created:
+// creation records all its branches) has nothing to reconcile.
 func (s *Syncer) reconcileRepo(ctx context.Context, owner, name string, names []string) error {
 	repo, err := s.repository(ctx, owner, name)
 	if errors.Is(err, store.ErrNotFound) {
@@ -126,6 +126,9 @@ func (s *Syncer) reconcileRepo(ctx context.Context, owner, name string, names []
 	}
 	if err != nil {
 		return err
+	}
+	if path, err := s.Git.RepoPath(repo.OwnerName, repo.Name); err != nil || !s.Git.Exists(path) {
+		return nil
 	}
 	return s.record(ctx, repo, 0, names, false)
 }

@@ -58,9 +58,9 @@ func (s *Syncer) Apply(ctx context.Context, repo *store.Repository, pusherID int
 	return err
 }
 
-// record brings the records of the named branches in step with git, runs
-// the change hooks when notify is set or a record changed, and fixes the
-// default branch.
+// record brings the records of the named branches in step with git and,
+// when notify is set or a record changed, runs the change hooks and fixes
+// the default branch.
 func (s *Syncer) record(ctx context.Context, repo *store.Repository, pusherID int64, names []string, notify bool) error {
 	path, err := s.Git.RepoPath(repo.OwnerName, repo.Name)
 	if err != nil {
@@ -92,10 +92,11 @@ func (s *Syncer) record(ctx context.Context, repo *store.Repository, pusherID in
 	if err != nil {
 		return err
 	}
-	if notify || changed {
-		for _, hook := range s.OnChange {
-			hook(ctx, repo.ID)
-		}
+	if !notify && !changed {
+		return nil
+	}
+	for _, hook := range s.OnChange {
+		hook(ctx, repo.ID)
 	}
 	if len(names) == 0 {
 		return nil
