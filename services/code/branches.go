@@ -35,13 +35,15 @@ func branchNotFound(name string) error {
 
 // ListBranches lists the branch records of a page joined with their heads
 // in git; a record whose ref vanished is skipped (the total still counts
-// it). An empty repository has no body at all (null).
+// it). An empty repository has an empty list ([], not null).
 func (s *BranchServer) ListBranches(ctx context.Context, req *branchesv1.ListBranchesRequest) (*branchesv1.ListBranchesResponse, error) {
 	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
 	if err != nil {
 		return nil, err
 	}
-	out := &branchesv1.ListBranchesResponse{}
+	out := &branchesv1.ListBranchesResponse{
+		RestBody: &branchesv1.ListBranchesResponse_Branches{Branches: &branchesv1.BranchList{}},
+	}
 	if r.IsEmpty {
 		return out, nil
 	}

@@ -11,6 +11,11 @@
 //
 // It needs git 2.32 or newer (GIT_CONFIG_GLOBAL, --diff-merges).
 //
+// Every git process runs with forge's own hooks directory
+// (core.hooksPath): hooks inside repositories never run, and a
+// reference-transaction hook journals every ref move (journal.go) so the
+// database's records of refs can be reconciled after a crash.
+//
 // The package knows nothing about HTTP authentication, permissions or the
 // database. The smart HTTP entry points (AdvertiseRefs, UploadPack,
 // ReceivePack) take an io.Reader and an io.Writer so the HTTP layer can

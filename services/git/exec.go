@@ -53,6 +53,7 @@ func (s *Store) env(extra []string) []string {
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_LITERAL_PATHSPECS=1",
 		"GIT_NO_REPLACE_OBJECTS=1",
+		journalEnv + "=" + s.journalDir,
 	}
 	for _, k := range passThroughEnv {
 		if v, ok := os.LookupEnv(k); ok {
@@ -68,8 +69,11 @@ func (s *Store) command(ctx context.Context, inv invocation) (*exec.Cmd, *tailBu
 	if err := s.setup(); err != nil {
 		return nil, nil, err
 	}
-	args := make([]string, 0, 2*len(inv.config)+len(inv.args)+1)
+	args := make([]string, 0, 2*len(inv.config)+len(inv.args)+3)
 	dir := s.root
+	// forge's hooks only, for every command: the reference-transaction hook
+	// journals every ref move, whatever runs it (journal.go).
+	args = append(args, "-c", "core.hooksPath="+s.hooksDir)
 	if inv.gitDir != "" {
 		abs, err := filepath.Abs(inv.gitDir)
 		if err != nil {

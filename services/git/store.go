@@ -44,6 +44,10 @@ type Store struct {
 	tmpDir   string
 
 	refLocks refLocks // see LockRef
+	// journalDir holds the ref journal (journal.go); realRoot is root with
+	// symlinks resolved, as the journal hook records repository paths.
+	journalDir string
+	realRoot   string
 }
 
 // New returns a Store rooted at root, creating root and forge's internal
@@ -73,10 +77,17 @@ func (s *Store) doSetup() error {
 	s.hooksDir = filepath.Join(root, internalDir, "hooks")
 	s.homeDir = filepath.Join(root, internalDir, "home")
 	s.tmpDir = filepath.Join(root, internalDir, "tmp")
-	for _, d := range []string{s.hooksDir, s.homeDir, s.tmpDir} {
+	s.journalDir = filepath.Join(root, internalDir, "journal")
+	for _, d := range []string{s.hooksDir, s.homeDir, s.tmpDir, s.journalDir} {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			return fmt.Errorf("git store: %w", err)
 		}
+	}
+	if s.realRoot, err = filepath.EvalSymlinks(root); err != nil {
+		return fmt.Errorf("git store: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(s.hooksDir, "reference-transaction"), []byte(referenceTransactionHook), 0o755); err != nil {
+		return err
 	}
 	return writeFileAtomic(filepath.Join(s.hooksDir, "post-receive"), []byte(postReceiveHook), 0o755)
 }

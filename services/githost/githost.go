@@ -117,7 +117,8 @@ func (ss *Session) Run(ctx context.Context, body io.Reader, w io.Writer, gitProt
 		return nil
 	}
 	if err := ss.svc.sync.Apply(context.WithoutCancel(ctx), ss.repo.Repository, ss.caller.ID(), updates); err != nil {
-		// The push itself succeeded; the records are repaired by the next push.
+		// The push itself succeeded and git journaled its refs: the
+		// reconciler (woken by Apply) records them once the database answers.
 		slog.Error("record pushed branches", "repo", ss.repo.ID, "err", err)
 	}
 	return nil

@@ -3,7 +3,9 @@ package repos
 import (
 	"context"
 	"fmt"
+	"sync"
 
+	"forge/services/failpoint"
 	"forge/services/git"
 	"forge/services/store"
 )
@@ -11,42 +13,69 @@ import (
 // Syncer keeps the database in step with a repository's git refs after
 // anything moved them: a push, a branch or file change through the API, a
 // mirror sync.
+//
+// Two paths write the branch records. Apply, called by whoever moved the
+// refs, records them at once so the API shows the change immediately. The
+// reconciler (reconcile.go) makes that reliable: git journals every ref
+// transaction before and after it moves the refs (git.Store.RefJournal),
+// and the reconciler re-reads just the journaled refs and fixes their
+// records at start-up, every few seconds, and right after Apply failed. A
+// crash between the ref move and the record, or a busy database, delays
+// the record; it never loses it.
 type Syncer struct {
 	Store *store.Store
 	Git   *git.Store
 	// OnChange hooks run after refs changed and were recorded (push mirrors
 	// with sync_on_commit). They must return quickly.
 	OnChange []func(ctx context.Context, repoID int64)
+
+	kickOnce sync.Once
+	kick     chan struct{}
 }
 
+// FailpointAfterRefUpdate is the test-only failpoint (see package
+// failpoint) between a ref move and its record.
+const FailpointAfterRefUpdate = "after-ref-update"
+
 // Apply records the branch updates among updates (tags are read from git
-// when listed and need no records). The first branch pushed into an empty
-// repository whose default branch does not exist becomes the default.
+// when listed and need no records). The records follow git's current
+// value of each named branch, read while the repository's record is
+// locked, so concurrent writers converge. The first branch pushed into an
+// empty repository whose default branch does not exist becomes the
+// default. When recording fails the reconciler is woken to retry.
 func (s *Syncer) Apply(ctx context.Context, repo *store.Repository, pusherID int64, updates []git.RefUpdate) error {
+	failpoint.Hit(FailpointAfterRefUpdate)
+	var names []string
+	for _, u := range updates {
+		if u.IsBranch() {
+			names = append(names, u.ShortName())
+		}
+	}
+	err := s.record(ctx, repo, pusherID, names, len(updates) > 0)
+	if err != nil {
+		s.Kick()
+	}
+	return err
+}
+
+// record brings the records of the named branches in step with git and,
+// when notify is set or a record changed, runs the change hooks and fixes
+// the default branch.
+func (s *Syncer) record(ctx context.Context, repo *store.Repository, pusherID int64, names []string, notify bool) error {
 	path, err := s.Git.RepoPath(repo.OwnerName, repo.Name)
 	if err != nil {
 		return err
 	}
-	var changed []store.BranchUpdate
-	var names []string
-	for _, u := range updates {
-		if !u.IsBranch() {
-			continue
-		}
-		if u.IsDelete() {
-			changed = append(changed, store.BranchUpdate{Name: u.ShortName(), Deleted: true})
-		} else {
-			names = append(names, u.ShortName())
-		}
-	}
-	if len(names) > 0 {
+	read := func(ctx context.Context, names []string) ([]store.BranchUpdate, error) {
 		heads, err := s.Git.BranchesByName(ctx, path, names)
 		if err != nil {
-			return fmt.Errorf("read pushed branches: %w", err)
+			return nil, fmt.Errorf("read branches: %w", err)
 		}
-		for _, b := range heads {
-			changed = append(changed, branchUpdate(b))
+		out := make([]store.BranchUpdate, len(heads))
+		for i, b := range heads {
+			out[i] = branchUpdate(b)
 		}
+		return out, nil
 	}
 	all := func(ctx context.Context) ([]store.BranchUpdate, error) {
 		branches, err := s.Git.ListBranches(ctx, path)
@@ -59,30 +88,38 @@ func (s *Syncer) Apply(ctx context.Context, repo *store.Repository, pusherID int
 		}
 		return out, nil
 	}
-	if err := s.Store.SyncBranches(ctx, repo.ID, pusherID, changed, all); err != nil {
+	changed, err := s.Store.SyncBranchHeads(ctx, repo.ID, pusherID, names, read, all)
+	if err != nil {
 		return err
 	}
-	if len(updates) > 0 {
-		for _, hook := range s.OnChange {
-			hook(ctx, repo.ID)
-		}
+	if !notify && !changed {
+		return nil
 	}
-	if len(names) > 0 {
-		return s.fixDefaultBranch(ctx, repo, path, names[0])
+	for _, hook := range s.OnChange {
+		hook(ctx, repo.ID)
 	}
-	return nil
+	if len(names) == 0 {
+		return nil
+	}
+	return s.fixDefaultBranch(ctx, repo, path, names)
 }
 
-// fixDefaultBranch points HEAD (and the record) at candidate when the
-// configured default branch does not exist in git.
-func (s *Syncer) fixDefaultBranch(ctx context.Context, repo *store.Repository, path, candidate string) error {
+// fixDefaultBranch points HEAD (and the record) at the first existing
+// branch among candidates when the configured default branch does not
+// exist in git.
+func (s *Syncer) fixDefaultBranch(ctx context.Context, repo *store.Repository, path string, candidates []string) error {
 	if _, err := s.Git.GetBranch(ctx, path, repo.DefaultBranch); err == nil {
 		return nil
 	}
+	heads, err := s.Git.BranchesByName(ctx, path, candidates)
+	if err != nil || len(heads) == 0 {
+		return err
+	}
+	candidate := heads[0].Name
 	if err := s.Git.SetDefaultBranch(ctx, path, candidate); err != nil {
 		return err
 	}
-	_, err := s.Store.UpdateRepository(ctx, repo.ID, func(r *store.Repository) error {
+	_, err = s.Store.UpdateRepository(ctx, repo.ID, func(r *store.Repository) error {
 		r.DefaultBranch = candidate
 		return nil
 	})

@@ -76,6 +76,132 @@ func (s *Store) SyncBranches(ctx context.Context, repoID, pusherID int64, update
 	})
 }
 
+// SyncBranchHeads brings the records of the named branches in step with
+// git and reports whether any record changed.
+//
+// read is called inside the transaction, after the repository's row is
+// locked, and returns the branches among names that exist in git; a named
+// branch it does not return has no ref and its record is removed. Because
+// every writer reads git while holding the lock, the last record written
+// reflects the last ref move, whatever order concurrent writers (a push, an
+// API write, the reconciler) reach the database in. The cost is
+// proportional to len(names), except that a repository without any branch
+// record gets records for all() instead ("zero records → full sync"). The
+// repository's empty flag follows, as in SyncBranches.
+func (s *Store) SyncBranchHeads(ctx context.Context, repoID, pusherID int64, names []string,
+	read func(ctx context.Context, names []string) ([]BranchUpdate, error),
+	all func(context.Context) ([]BranchUpdate, error)) (changed bool, err error) {
+	now := time.Now().Unix()
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		changed = false
+		var repo Repository
+		if err := s.forUpdate(tx).Select("id", "is_empty").Where("id = ?", repoID).Take(&repo).Error; err != nil {
+			return notFound(err)
+		}
+		has, err := hasBranches(tx, repoID)
+		if err != nil {
+			return err
+		}
+		var updates []BranchUpdate
+		switch {
+		case !has && all != nil:
+			if updates, err = all(ctx); err != nil {
+				return err
+			}
+		case len(names) > 0:
+			if updates, err = headsOrDeleted(ctx, names, read); err != nil {
+				return err
+			}
+		}
+		if changed, err = applyChanges(tx, repoID, pusherID, now, updates); err != nil {
+			return err
+		}
+		if has, err = hasBranches(tx, repoID); err != nil {
+			return err
+		}
+		if repo.IsEmpty == has { // flag out of step
+			changed = true
+			return tx.Model(&Repository{}).Where("id = ?", repoID).Update("is_empty", !has).Error
+		}
+		return nil
+	})
+	return changed, err
+}
+
+// headsOrDeleted reads the named branches and marks the missing ones
+// deleted.
+func headsOrDeleted(ctx context.Context, names []string, read func(context.Context, []string) ([]BranchUpdate, error)) ([]BranchUpdate, error) {
+	heads, err := read(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	found := make(map[string]bool, len(heads))
+	for _, h := range heads {
+		found[h.Name] = true
+	}
+	for _, n := range names {
+		if !found[n] {
+			heads = append(heads, BranchUpdate{Name: n, Deleted: true})
+			found[n] = true
+		}
+	}
+	return heads, nil
+}
+
+// applyChanges writes updates that differ from the records.
+func applyChanges(tx *gorm.DB, repoID, pusherID, now int64, updates []BranchUpdate) (bool, error) {
+	if len(updates) == 0 {
+		return false, nil
+	}
+	names := make([]string, len(updates))
+	for i, u := range updates {
+		names[i] = u.Name
+	}
+	have := make(map[string]string, len(names))
+	for start := 0; start < len(names); start += 500 { // stay under bind-variable limits
+		chunk := names[start:min(start+500, len(names))]
+		var recs []Branch
+		if err := tx.Select("name", "commit_id").Where("repo_id = ? AND name IN ?", repoID, chunk).Find(&recs).Error; err != nil {
+			return false, err
+		}
+		for _, r := range recs {
+			have[r.Name] = r.CommitID
+		}
+	}
+	changed := false
+	for _, u := range updates {
+		commit, exists := have[u.Name]
+		switch {
+		case u.Deleted && !exists, !u.Deleted && exists && commit == u.CommitID:
+			continue
+		case u.Deleted:
+			if err := tx.Where("repo_id = ? AND name = ?", repoID, u.Name).Delete(&Branch{}).Error; err != nil {
+				return changed, err
+			}
+		case exists:
+			err := tx.Model(&Branch{}).Where("repo_id = ? AND name = ?", repoID, u.Name).Updates(map[string]any{
+				"commit_id": u.CommitID, "commit_message": u.CommitMessage, "commit_unix": u.CommitUnix,
+				"pusher_id": pusherID, "updated_unix": now,
+			}).Error
+			if err != nil {
+				return changed, err
+			}
+		default:
+			b := Branch{RepoID: repoID, Name: u.Name, CommitID: u.CommitID, CommitMessage: u.CommitMessage,
+				CommitUnix: u.CommitUnix, PusherID: pusherID, CreatedUnix: now, UpdatedUnix: now}
+			if err := tx.Create(&b).Error; err != nil {
+				return changed, err
+			}
+		}
+		changed = true
+		have[u.Name] = u.CommitID
+		if u.Deleted {
+			delete(have, u.Name)
+		}
+	}
+	return changed, nil
+}
+
 func hasBranches(tx *gorm.DB, repoID int64) (bool, error) {
 	var ids []int64
 	err := tx.Model(&Branch{}).Where("repo_id = ?", repoID).Limit(1).Pluck("id", &ids).Error

@@ -210,6 +210,10 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	go func() { a.Mirrors.RunScheduler(schedCtx, time.Minute); close(schedDone) }()
 	sweepDone := make(chan struct{})
 	go func() { a.runSweeper(schedCtx); close(sweepDone) }()
+	// Branch records converge to git's refs: at start-up (after a crash),
+	// every few seconds, and after any failed record write.
+	reconcileDone := make(chan struct{})
+	go func() { a.syncer.RunReconciler(schedCtx, repos.ReconcileInterval); close(reconcileDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -222,6 +226,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	stopSched()
 	<-schedDone
 	<-sweepDone
+	<-reconcileDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}

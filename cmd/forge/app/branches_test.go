@@ -84,10 +84,10 @@ func TestBranchesEmptyRepository(t *testing.T) {
 		s.createRepo(t, aliceTok, "empty", false, false)
 		auth := []string{"Authorization", "token " + aliceTok}
 
-		// Gitea answers the branches of an empty repository with null.
+		// The branches of an empty repository are an empty list, not null.
 		r := s.do("GET", "/api/v1/repos/alice/empty/branches", "", auth...)
 		expectStatus(t, r, 200)
-		if string(r.Body) != "null\n" || r.Header.Get("X-Total-Count") != "0" {
+		if string(r.Body) != "[]\n" || r.Header.Get("X-Total-Count") != "0" {
 			t.Fatalf("empty list: %q, X-Total-Count %q", r.Body, r.Header.Get("X-Total-Count"))
 		}
 		alice := s.sdk(gitea.SetToken(aliceTok))

@@ -1,0 +1,142 @@
+package repos
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"forge/services/git"
+	"forge/services/store"
+)
+
+// ReconcileInterval is how often the reconciler looks at the ref journal
+// when nothing wakes it.
+const ReconcileInterval = 2 * time.Second
+
+// maxReconcileBackoff bounds the wait between attempts while the database
+// keeps failing (locked, unreachable): entries wait, they are never dropped.
+const maxReconcileBackoff = 5 * time.Second
+
+// Kick wakes the reconciler (after a failed record write).
+func (s *Syncer) Kick() {
+	select {
+	case s.kickChan() <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+func (s *Syncer) kickChan() chan struct{} {
+	s.kickOnce.Do(func() { s.kick = make(chan struct{}, 1) })
+	return s.kick
+}
+
+// RunReconciler reconciles the ref journal at once (start-up), then every
+// interval and whenever Kick is called, until ctx is done. While attempts
+// fail it backs off, doubling the wait up to maxReconcileBackoff.
+func (s *Syncer) RunReconciler(ctx context.Context, interval time.Duration) {
+	wait := interval
+	for {
+		if err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
+			slog.Warn("reconcile branch records", "err", err, "retry_in", wait)
+			wait = min(2*wait, maxReconcileBackoff)
+		} else {
+			wait = interval
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-s.kickChan():
+			timer.Stop()
+		case <-timer.C:
+		}
+	}
+}
+
+// Reconcile brings the branch records of every journaled ref in step with
+// git and forgets the entries that are settled (their refs can no longer
+// move). Its cost is proportional to the journaled refs. Running it in
+// several processes at once is safe: each record is written from git's
+// value read under the repository's row lock, so duplicate work writes the
+// same thing, and removing an entry twice is harmless.
+func (s *Syncer) Reconcile(ctx context.Context) error {
+	entries, err := s.Git.RefJournal()
+	if err != nil {
+		return err
+	}
+	type batch struct {
+		owner, name string
+		refs        map[string]bool
+		entries     []git.JournalEntry
+	}
+	var order []*batch
+	byRepo := map[string]*batch{}
+	for _, e := range entries {
+		if e.Owner == "" { // not a repository (a scratch clone)
+			if e.Settled() {
+				s.Git.ForgetJournalEntry(e)
+			}
+			continue
+		}
+		key := e.Owner + "/" + e.Name
+		b := byRepo[key]
+		if b == nil {
+			b = &batch{owner: e.Owner, name: e.Name, refs: map[string]bool{}}
+			byRepo[key] = b
+			order = append(order, b)
+		}
+		for _, r := range e.Refs {
+			if n, ok := strings.CutPrefix(r, "refs/heads/"); ok {
+				b.refs[n] = true
+			}
+		}
+		b.entries = append(b.entries, e)
+	}
+	var errs []error
+	for _, b := range order {
+		names := make([]string, 0, len(b.refs))
+		for n := range b.refs {
+			names = append(names, n)
+		}
+		if err := s.reconcileRepo(ctx, b.owner, b.name, names); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, e := range b.entries {
+			if e.Settled() {
+				if err := s.Git.ForgetJournalEntry(e); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// reconcileRepo records the named branches of owner/name. A repository
+// without a record or without its directory (deleted, or being created:
+// creation records all its branches) has nothing to reconcile.
+func (s *Syncer) reconcileRepo(ctx context.Context, owner, name string, names []string) error {
+	repo, err := s.repository(ctx, owner, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if path, err := s.Git.RepoPath(repo.OwnerName, repo.Name); err != nil || !s.Git.Exists(path) {
+		return nil
+	}
+	return s.record(ctx, repo, 0, names, false)
+}
+
+func (s *Syncer) repository(ctx context.Context, owner, name string) (*store.Repository, error) {
+	u, err := s.Store.UserByName(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.RepositoryByName(ctx, u.ID, name)
+}

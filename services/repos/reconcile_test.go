@@ -1,0 +1,115 @@
+package repos_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"forge/services/git"
+	"forge/services/repos"
+	"forge/services/store"
+	"forge/services/store/storetest"
+)
+
+// TestReconcileFollowsJournaledRefs: refs moved in git without any record
+// (as when the process died after the move) are recorded by Reconcile,
+// run by two "processes" at once; a branch deleted in git loses its record
+// (no ghost), and the journal is empty afterwards.
+func TestReconcileFollowsJournaledRefs(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		g, err := git.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := &store.User{Name: "Alice", Email: "alice@example.org", IsActive: true}
+		if err := s.CreateUser(ctx, owner); err != nil {
+			t.Fatal(err)
+		}
+		repo := &store.Repository{OwnerID: owner.ID, OwnerName: owner.Name, Name: "Proj", IsEmpty: true, DefaultBranch: "main"}
+		if err := s.CreateRepository(ctx, repo, 0); err != nil {
+			t.Fatal(err)
+		}
+		path, _ := g.RepoPath(repo.OwnerName, repo.Name)
+		if err := g.Init(ctx, path, "main"); err != nil {
+			t.Fatal(err)
+		}
+		commit := func(branch, file string) {
+			t.Helper()
+			_, err := g.ChangeFiles(ctx, path, git.ChangeFilesOptions{Branch: branch,
+				Files:   []git.FileChange{{Op: git.OpCreate, Path: file, Content: []byte(file)}},
+				Author:  git.Signature{Name: "A", Email: "a@example.org", When: time.Now()},
+				Message: file})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		commit("main", "a.txt")
+		for _, b := range []string{"one", "two", "ghost"} {
+			if _, err := g.CreateBranch(ctx, path, b, "refs/heads/main"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a := &repos.Syncer{Store: s, Git: g}
+		b := &repos.Syncer{Store: s, Git: g}
+		reconcileBoth(t, a, b)
+		assertRecords(t, s, g, repo.ID, path)
+
+		// Moves after the records exist: an update and a deletion.
+		commit("one", "b.txt")
+		if err := g.DeleteBranch(ctx, path, "ghost"); err != nil {
+			t.Fatal(err)
+		}
+		reconcileBoth(t, a, b)
+		assertRecords(t, s, g, repo.ID, path)
+		if entries, _ := g.RefJournal(); len(entries) != 0 {
+			t.Fatalf("journal not emptied: %+v", entries)
+		}
+		if r, _ := s.RepositoryByID(ctx, repo.ID); r.IsEmpty {
+			t.Fatal("repository still marked empty")
+		}
+	})
+}
+
+func reconcileBoth(t *testing.T, a, b *repos.Syncer) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, sy := range []*repos.Syncer{a, b} {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = sy.Reconcile(context.Background()) }()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func assertRecords(t *testing.T, s *store.Store, g *git.Store, repoID int64, path string) {
+	t.Helper()
+	branches, err := g.ListBranches(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	for _, b := range branches {
+		want = append(want, b.Name+"@"+b.Commit.SHA)
+	}
+	recs, total, err := s.ListBranches(context.Background(), repoID, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		got = append(got, r.Name+"@"+r.CommitID)
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if fmt.Sprint(got) != fmt.Sprint(want) || int(total) != len(want) {
+		t.Fatalf("records %v (total %d), git %v", got, total, want)
+	}
+}
