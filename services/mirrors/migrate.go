@@ -148,11 +148,8 @@ func (s *Server) migrate(ctx context.Context, m *migration, caller *auth.Princip
 	rec := repos.NewRecord(m.owner, m.name, m.desc, "main", m.private)
 	rec.IsMirror = m.mirror
 	rec.OriginalURL = git.RedactURL(m.remote.String())
-	if err := s.store.CreateRepository(ctx, rec, caller.ID()); err != nil {
-		if errors.Is(err, store.ErrRepoExists) {
-			return nil, status.Error(codes.AlreadyExists, "The repository with the same name already exists.")
-		}
-		return nil, rpcerr.Internal(err)
+	if err := s.access.CreateRepository(ctx, rec, m.owner, caller); err != nil {
+		return nil, err
 	}
 	undo := func() {
 		if err := s.git.Delete(path); err != nil && !errors.Is(err, git.ErrNotFound) {
