@@ -112,7 +112,7 @@ func (a *App) build() error {
 		return fmt.Errorf("repository root: %w", err)
 	}
 	a.Git = gitStore
-	checker := access.NewChecker(a.Store)
+	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit)
 	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker
