@@ -144,3 +144,26 @@ func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersReques
 	}
 	return out, nil
 }
+
+// DropHidden removes from m the accounts viewer may not see, for services
+// that embed accounts found by other means (release publishers, commit
+// authors), so they show no account the viewer could not look up.
+func DropHidden[K comparable](ctx context.Context, st interface {
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+}, viewer *auth.Principal, m map[K]*store.User) error {
+	seen := map[int64]bool{}
+	for k, u := range m {
+		visible, known := seen[u.ID]
+		if !known {
+			var err error
+			if visible, err = CanSee(ctx, st, u, viewer); err != nil {
+				return err
+			}
+			seen[u.ID] = visible
+		}
+		if !visible {
+			delete(m, k)
+		}
+	}
+	return nil
+}
