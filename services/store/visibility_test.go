@@ -142,3 +142,25 @@ func TestCreateRepositoryWithinLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestNewUserRepoLimitDefaultsToSite: an account created without a limit
+// gets -1 (the site default), not 0 (no repositories).
+func TestNewUserRepoLimitDefaultsToSite(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u := newUser("fresh", "f@x.org", false)
+		if err := s.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.UserByID(ctx, u.ID)
+		if err != nil || got.MaxRepoCreation != -1 || u.MaxRepoCreation != -1 {
+			t.Fatalf("stored %d, returned %d, %v", got.MaxRepoCreation, u.MaxRepoCreation, err)
+		}
+		if _, err := s.UpdateUser(ctx, "fresh", func(u *store.User) error { u.MaxRepoCreation = 0; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.UserByID(ctx, u.ID); got.MaxRepoCreation != 0 {
+			t.Fatalf("after setting 0: %d", got.MaxRepoCreation)
+		}
+	})
+}
