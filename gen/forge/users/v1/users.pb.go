@@ -50,14 +50,16 @@ type User struct {
 	FollowersCount    int64  `protobuf:"varint,20,opt,name=followers_count,json=followersCount,proto3" json:"followers_count,omitempty"`
 	FollowingCount    int64  `protobuf:"varint,21,opt,name=following_count,json=followingCount,proto3" json:"following_count,omitempty"`
 	StarredReposCount int64  `protobuf:"varint,22,opt,name=starred_repos_count,json=starredReposCount,proto3" json:"starred_repos_count,omitempty"`
-	// Duplicate of login, always sent.
-	Username string `protobuf:"bytes,23,opt,name=username,proto3" json:"username,omitempty"`
 	// How many repositories the user may own (-1: the site default of
 	// [repository] MAX_CREATION_LIMIT). Not in Gitea's User; sent to the user
 	// themself and site administrators only, null otherwise.
+	// Declared before username so that username stays the last key, as in
+	// Gitea's JSON.
 	MaxRepoCreation *int32 `protobuf:"varint,24,opt,name=max_repo_creation,json=maxRepoCreation,proto3,oneof" json:"max_repo_creation,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Duplicate of login, always sent.
+	Username      string `protobuf:"bytes,23,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *User) Reset() {
@@ -244,18 +246,18 @@ func (x *User) GetStarredReposCount() int64 {
 	return 0
 }
 
-func (x *User) GetUsername() string {
-	if x != nil {
-		return x.Username
-	}
-	return ""
-}
-
 func (x *User) GetMaxRepoCreation() int32 {
 	if x != nil && x.MaxRepoCreation != nil {
 		return *x.MaxRepoCreation
 	}
 	return 0
+}
+
+func (x *User) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
 }
 
 type GetAuthenticatedUserRequest struct {
@@ -591,9 +593,9 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"visibility\x12'\n" +
 	"\x0ffollowers_count\x18\x14 \x01(\x03R\x0efollowersCount\x12'\n" +
 	"\x0ffollowing_count\x18\x15 \x01(\x03R\x0efollowingCount\x12.\n" +
-	"\x13starred_repos_count\x18\x16 \x01(\x03R\x11starredReposCount\x12\x1a\n" +
-	"\busername\x18\x17 \x01(\tR\busername\x12/\n" +
-	"\x11max_repo_creation\x18\x18 \x01(\x05H\x00R\x0fmaxRepoCreation\x88\x01\x01B\x14\n" +
+	"\x13starred_repos_count\x18\x16 \x01(\x03R\x11starredReposCount\x12/\n" +
+	"\x11max_repo_creation\x18\x18 \x01(\x05H\x00R\x0fmaxRepoCreation\x88\x01\x01\x12\x1a\n" +
+	"\busername\x18\x17 \x01(\tR\busernameB\x14\n" +
 	"\x12_max_repo_creation\"\x1d\n" +
 	"\x1bGetAuthenticatedUserRequest\"H\n" +
 	"\x1cGetAuthenticatedUserResponse\x12(\n" +
