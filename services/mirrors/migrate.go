@@ -21,6 +21,7 @@ import (
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/store"
+	"forge/services/users"
 )
 
 // migration is a validated MigrateRepo request.
@@ -122,6 +123,13 @@ func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoR
 		u, err = s.store.UserByID(ctx, req.GetUid())
 	default:
 		return caller.User, nil
+	}
+	if err == nil {
+		// An account the caller may not see is as unknown as a missing one.
+		var visible bool
+		if visible, err = users.CanSee(ctx, s.store, u, caller); err == nil && !visible {
+			err = store.ErrNotFound
+		}
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, status.Errorf(codes.InvalidArgument, "user does not exist [name: %s]", req.GetRepoOwner())

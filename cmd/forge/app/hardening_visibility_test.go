@@ -167,6 +167,16 @@ func TestHiddenUsersDoNotLeak(t *testing.T) {
 			t.Errorf("adding a hidden collaborator: %d %s", r.Status, r.Body)
 		}
 
+		// Migrating into someone else's account: hidden and unknown owners
+		// get the same answer.
+		for _, owner := range []string{"hidden", "nobody"} {
+			body := `{"clone_addr":"http://127.0.0.1:1/x.git","repo_name":"x","repo_owner":"` + owner + `"}`
+			r := s.do("POST", "/api/v1/repos/migrate", body, "Authorization", "token "+v.stranger, "Content-Type", jsonCT)
+			if r.Status != 422 || r.message(t) != "user does not exist [name: "+owner+"]" {
+				t.Errorf("migrate into %s: %d %s", owner, r.Status, r.Body)
+			}
+		}
+
 		for _, c := range []struct{ who, token, want string }{
 			{"alice", v.alice, ""},
 			{"hidden", v.hidden, "hidden"},
