@@ -222,6 +222,30 @@ func TestHiddenUsersDoNotLeak(t *testing.T) {
 			}
 		}
 
+		// A commit hidden authored keeps its git signature but shows no
+		// account to those who may not see hidden.
+		dir := s.clone(t, "alice", "alice-password", "alice", "pub")
+		commitAs(t, dir, "hidden@example.org", 1700000000, "h.txt", "h\n", "by hidden")
+		gitCmd(t, dir, "push", "-q", "origin", "main")
+		for _, c := range []struct{ who, token, want string }{
+			{"anonymous", "", ""},
+			{"stranger", v.stranger, ""},
+			{"hidden", v.hidden, "hidden"},
+			{"admin", admin, "hidden"},
+		} {
+			r := v.get(c.token, "/api/v1/repos/alice/pub/commits?limit=1&stat=false")
+			expectStatus(t, r, 200)
+			var commits []gitea.Commit
+			r.json(t, &commits)
+			got := ""
+			if len(commits) == 1 && commits[0].Author != nil {
+				got = commits[0].Author.UserName
+			}
+			if len(commits) != 1 || got != c.want || commits[0].RepoCommit.Author.Email != "hidden@example.org" {
+				t.Errorf("%s: commit author account %q, want %q (%s)", c.who, got, c.want, r.Body)
+			}
+		}
+
 		// gRPC applies the same rule.
 		ctx := t.Context()
 		repos := reposv1.NewRepositoryServiceClient(s.grpcConn())
