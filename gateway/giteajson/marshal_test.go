@@ -59,13 +59,13 @@ const fullUserJSON = `{"id":42,"login":"alice","login_name":"alice@ldap","source
 	`"created":"2023-11-15T07:13:20+09:00","restricted":true,"active":true,"prohibit_login":true,` +
 	`"location":"Wonderland","website":"https://example.com","description":"line 1\nline 2\t\"quoted\"",` +
 	`"visibility":"public","followers_count":9007199254740993,"following_count":-1,` +
-	`"starred_repos_count":7,"username":"alice"}`
+	`"starred_repos_count":7,"max_repo_creation":null,"username":"alice"}`
 
 const zeroUserJSON = `{"id":0,"login":"","login_name":"","source_id":0,"full_name":"","email":"",` +
 	`"avatar_url":"","html_url":"","language":"","is_admin":false,"last_login":null,"created":null,` +
 	`"restricted":false,"active":false,"prohibit_login":false,"location":"","website":"",` +
 	`"description":"","visibility":"","followers_count":0,"following_count":0,` +
-	`"starred_repos_count":0,"username":""}`
+	`"starred_repos_count":0,"max_repo_creation":null,"username":""}`
 
 func TestMarshal(t *testing.T) {
 	emptyTime := &timestamppb.Timestamp{}

@@ -24,15 +24,19 @@ type Store interface {
 	RepositoryByID(ctx context.Context, id int64) (*store.Repository, error)
 	UserByID(ctx context.Context, id int64) (*store.User, error)
 	CollaboratorMode(ctx context.Context, repoID, userID int64) (store.AccessMode, error)
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+	CreateRepositoryWithin(ctx context.Context, r *store.Repository, watcherID int64, limit int) error
 }
 
 // Checker resolves repositories for callers.
 type Checker struct {
 	store    Store
 	policies auth.Policies // what each method writes; see WithPolicies
+	// maxCreation is [repository] MAX_CREATION_LIMIT (-1: unlimited).
+	maxCreation int
 }
 
-func NewChecker(s Store) *Checker { return &Checker{store: s} }
+func NewChecker(s Store) *Checker { return &Checker{store: s, maxCreation: -1} }
 
 // Repo is a repository the caller can see, with their access mode.
 type Repo struct {
@@ -75,7 +79,11 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 	if err != nil {
 		return nil, rpcerr.FromStore(err, "The target couldn't be found.")
 	}
-	if !users.CanSee(o, viewer) {
+	visible, err := users.CanSee(ctx, c.store, o, viewer)
+	if err != nil {
+		return nil, err
+	}
+	if !visible {
 		return nil, ErrRepoNotFound
 	}
 	return c.finish(ctx, r, o, viewer)
@@ -100,8 +108,9 @@ func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User
 }
 
 // Mode is viewer's access to r: site administrators and the owner have
-// owner access, collaborators their mode, everyone read on public
-// repositories.
+// owner access, collaborators their mode, everyone else read on public
+// repositories, except restricted users, who read only what is shared
+// with them (Filter is the same rule for lists).
 func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Principal) (store.AccessMode, error) {
 	if viewer != nil {
 		if viewer.IsAdmin() || viewer.User.ID == r.OwnerID {
@@ -115,7 +124,7 @@ func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Pr
 			return mode, nil
 		}
 	}
-	if !r.IsPrivate {
+	if !r.IsPrivate && !restricted(viewer) {
 		return store.AccessRead, nil
 	}
 	return store.AccessNone, nil

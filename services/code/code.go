@@ -29,6 +29,7 @@ import (
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/store"
+	"forge/services/users"
 )
 
 // Policies: reads are open to anonymous callers (the repository's own
@@ -61,6 +62,8 @@ type Store interface {
 	UsersByEmails(ctx context.Context, emails []string) (map[string]*store.User, error)
 	// UserByName returns store.ErrNotFound for an unknown name.
 	UserByName(ctx context.Context, name string) (*store.User, error)
+	// UserVisible applies account visibility (users.Filter) to one account.
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
 }
 
 // Deps are the collaborators of the three services.
@@ -107,11 +110,15 @@ func (d *Deps) resolve(ctx context.Context, owner, name string) (*repo, error) {
 // canWrite reports whether the caller may push to the repository.
 func (r *repo) canWrite() bool { return r.Mode >= store.AccessWrite }
 
-// accounts finds the users the commits are attributed to.
+// accounts finds the users the commits are attributed to, among those the
+// caller may see; the others stay plain git signatures.
 func (d *Deps) accounts(ctx context.Context, commits ...*git.Commit) (Accounts, error) {
 	a, err := FindAccounts(ctx, d.Store, d.Render.Users.Domain, commits...)
 	if err != nil {
 		return nil, rpcerr.Internal(err)
+	}
+	if err := users.DropHidden(ctx, d.Store, auth.FromContext(ctx), a); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

@@ -87,6 +87,7 @@ type Service struct {
 type Repository struct {
 	Root                    string // [repository] ROOT
 	RetargetChildrenOnMerge bool   // [repository.pull-request] RETARGET_CHILDREN_ON_MERGE
+	MaxCreationLimit        int    // [repository] MAX_CREATION_LIMIT
 }
 
 type API struct {
@@ -135,6 +136,7 @@ func Default() *Config {
 		Repository: Repository{
 			Root:                    "", // derived: APP_DATA_PATH/repositories
 			RetargetChildrenOnMerge: true,
+			MaxCreationLimit:        -1,
 		},
 		API: API{DefaultPagingNum: 30, MaxResponseItems: 50},
 	}
@@ -194,6 +196,7 @@ func Load(path string, environ []string) (*Config, error) {
 
 	r.bool("service", "ENABLE_REVERSE_PROXY_AUTHENTICATION_API", &cfg.Service.EnableReverseProxyAuthAPI)
 	r.str("repository", "ROOT", &cfg.Repository.Root)
+	r.int("repository", "MAX_CREATION_LIMIT", &cfg.Repository.MaxCreationLimit)
 	r.bool("repository.pull-request", "RETARGET_CHILDREN_ON_MERGE", &cfg.Repository.RetargetChildrenOnMerge)
 	r.int("api", "DEFAULT_PAGING_NUM", &cfg.API.DefaultPagingNum)
 	r.int("api", "MAX_RESPONSE_ITEMS", &cfg.API.MaxResponseItems)

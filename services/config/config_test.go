@@ -127,6 +127,7 @@ func TestDocumentedDefaults(t *testing.T) {
 		"security.LOGIN_FAILURE_MAX_TRACKED":                 itoa(cfg.Security.LoginFailureMaxTracked),
 		"service.ENABLE_REVERSE_PROXY_AUTHENTICATION_API":    btoa(cfg.Service.EnableReverseProxyAuthAPI),
 		"repository.ROOT":                                    cfg.Repository.Root,
+		"repository.MAX_CREATION_LIMIT":                      itoa(cfg.Repository.MaxCreationLimit),
 		"repository.pull-request.RETARGET_CHILDREN_ON_MERGE": btoa(cfg.Repository.RetargetChildrenOnMerge),
 		"api.DEFAULT_PAGING_NUM":                             itoa(cfg.API.DefaultPagingNum),
 		"api.MAX_RESPONSE_ITEMS":                             itoa(cfg.API.MaxResponseItems),

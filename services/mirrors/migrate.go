@@ -21,6 +21,7 @@ import (
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/store"
+	"forge/services/users"
 )
 
 // migration is a validated MigrateRepo request.
@@ -125,6 +126,13 @@ func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoR
 	default:
 		return caller.User, nil
 	}
+	if err == nil {
+		// An account the caller may not see is as unknown as a missing one.
+		var visible bool
+		if visible, err = users.CanSee(ctx, s.store, u, caller); err == nil && !visible {
+			err = store.ErrNotFound
+		}
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, status.Errorf(codes.InvalidArgument, "user does not exist [name: %s]", req.GetRepoOwner())
 	}
@@ -150,11 +158,8 @@ func (s *Server) migrate(ctx context.Context, m *migration, caller *auth.Princip
 	rec := repos.NewRecord(m.owner, m.name, m.desc, "main", m.private)
 	rec.IsMirror = m.mirror
 	rec.OriginalURL = git.RedactURL(m.remote.String())
-	if err := s.store.CreateRepository(ctx, rec, caller.ID()); err != nil {
-		if errors.Is(err, store.ErrRepoExists) {
-			return nil, status.Error(codes.AlreadyExists, "The repository with the same name already exists.")
-		}
-		return nil, rpcerr.Internal(err)
+	if err := s.access.CreateRepository(ctx, rec, m.owner, caller); err != nil {
+		return nil, err
 	}
 	undo := func() {
 		if err := s.git.Delete(path); err != nil && !errors.Is(err, git.ErrNotFound) {

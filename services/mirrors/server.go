@@ -47,6 +47,7 @@ var Policies = auth.Policies{
 type Store interface {
 	UserByName(ctx context.Context, name string) (*store.User, error)
 	UserByID(ctx context.Context, id int64) (*store.User, error)
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
 	RepositoryByID(ctx context.Context, id int64) (*store.Repository, error)
 	CreateRepository(ctx context.Context, r *store.Repository, watcherID int64) error
 	UpdateRepository(ctx context.Context, id int64, change func(r *store.Repository) error) (*store.Repository, error)

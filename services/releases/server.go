@@ -54,6 +54,7 @@ type Store interface {
 	UpdateRelease(ctx context.Context, repoID, id int64, change func(r *store.Release) error) (*store.Release, error)
 	DeleteRelease(ctx context.Context, repoID, id int64) error
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
 }
 
 // Git is the part of the git store releases use. Errors wrap git's
@@ -172,9 +173,9 @@ func (s *Server) ListReleases(ctx context.Context, req *releasesv1.ListReleasesR
 	for i := range list {
 		ids[i] = list[i].PublisherID
 	}
-	publishers, err := s.store.UsersByID(ctx, ids)
+	publishers, err := s.publishers(ctx, ids...)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	out := &releasesv1.ListReleasesResponse{Releases: make([]*releasesv1.Release, len(list)), TotalCount: total}
 	for i := range list {
@@ -185,11 +186,24 @@ func (s *Server) ListReleases(ctx context.Context, req *releasesv1.ListReleasesR
 
 // render renders one release with its publisher.
 func (s *Server) render(ctx context.Context, r *repo, rel *store.Release) (*releasesv1.Release, error) {
-	publishers, err := s.store.UsersByID(ctx, []int64{rel.PublisherID})
+	publishers, err := s.publishers(ctx, rel.PublisherID)
+	if err != nil {
+		return nil, err
+	}
+	return s.view.release(r.Repo, rel, publishers[rel.PublisherID]), nil
+}
+
+// publishers loads the publishers the caller may see; a hidden one is
+// rendered as the ghost, like a deleted one.
+func (s *Server) publishers(ctx context.Context, ids ...int64) (map[int64]*store.User, error) {
+	found, err := s.store.UsersByID(ctx, ids)
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	return s.view.release(r.Repo, rel, publishers[rel.PublisherID]), nil
+	if err := users.DropHidden(ctx, s.store, auth.FromContext(ctx), found); err != nil {
+		return nil, err
+	}
+	return found, nil
 }
 
 func (s *Server) GetRelease(ctx context.Context, req *releasesv1.GetReleaseRequest) (*releasesv1.GetReleaseResponse, error) {

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	reposv1 "forge/gen/forge/repos/v1"
+	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/failpoint"
 	"forge/services/git"
@@ -31,7 +32,8 @@ import (
 //
 // So a record always has a complete repository, and a name is never
 // blocked by leftovers.
-func (s *Server) createAtomic(ctx context.Context, rec *store.Repository, path string, opt *reposv1.CreateRepoOption, caller *auth.Principal) error {
+// limit is the owner's repository limit (access.Checker.RepoLimit).
+func (s *Server) createAtomic(ctx context.Context, rec *store.Repository, path string, opt *reposv1.CreateRepoOption, caller *auth.Principal, limit int) error {
 	staged, err := s.git.InitStaged(ctx, rec.DefaultBranch)
 	if err != nil {
 		return rpcerr.Internal(err)
@@ -54,7 +56,7 @@ func (s *Server) createAtomic(ctx context.Context, rec *store.Repository, path s
 	}
 	failpoint.Hit("repo-create-before-record")
 	err = s.store.CreateRepositoryAtomic(ctx, store.NewRepository{
-		Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Branches: branches,
+		Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Branches: branches, Limit: limit,
 	}, func() error {
 		if err := s.git.Place(staged, path); err != nil {
 			return err
@@ -70,8 +72,11 @@ func (s *Server) createAtomic(ctx context.Context, rec *store.Repository, path s
 				slog.Error("remove files of a failed repository create", "path", path, "err", derr)
 			}
 		}
-		if errors.Is(err, store.ErrRepoExists) {
+		switch {
+		case errors.Is(err, store.ErrRepoExists):
 			return status.Error(codes.AlreadyExists, "The repository with the same name already exists.")
+		case errors.Is(err, store.ErrRepoLimit):
+			return access.RepoLimitError(limit)
 		}
 		return rpcerr.Internal(err)
 	}

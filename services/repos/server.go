@@ -138,7 +138,7 @@ func (s *Server) create(ctx context.Context, owner *store.User, opt *reposv1.Cre
 	}
 	rec := newRecord(owner, opt.GetName(), opt.GetDescription(), branch, opt.GetPrivate())
 	rec.IsTemplate = opt.GetTemplate()
-	if err := s.createAtomic(ctx, rec, path, opt, caller); err != nil {
+	if err := s.createAtomic(ctx, rec, path, opt, caller, s.access.RepoLimit(owner, caller)); err != nil {
 		return nil, err
 	}
 	return s.render.Repository(&access.Repo{Repository: rec, Owner: owner, Mode: store.AccessOwner}, caller), nil
@@ -375,7 +375,7 @@ func (s *Server) Purge(ctx context.Context, r *store.Repository) error {
 
 // list renders a page of repositories for viewer.
 func (s *Server) list(ctx context.Context, opts store.RepoListOptions, viewer *auth.Principal) ([]*reposv1.Repository, int64, error) {
-	opts.ViewerID, opts.ViewerIsAdmin, opts.OnlyPublic = viewer.ID(), viewer.IsAdmin(), viewer.PublicOnly()
+	opts.RepoFilter = access.Filter(viewer)
 	found, total, err := s.store.ListRepositories(ctx, opts)
 	if err != nil {
 		return nil, 0, rpcerr.Internal(err)
@@ -444,7 +444,7 @@ func (s *Server) ListCollaborators(ctx context.Context, req *reposv1.ListCollabo
 		return nil, err
 	}
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
-	list, total, err := s.store.ListCollaborators(ctx, r.ID, page.Offset(), page.Size)
+	list, total, err := s.store.ListCollaborators(ctx, r.ID, users.Filter(viewer), page.Offset(), page.Size)
 	if err != nil {
 		return nil, rpcerr.Internal(err)
 	}
@@ -455,24 +455,23 @@ func (s *Server) ListCollaborators(ctx context.Context, req *reposv1.ListCollabo
 	return out, nil
 }
 
-// collaborator resolves the repository and the named user.
+// collaborator resolves the repository and the named user, as the caller
+// sees them: an account hidden from the caller is as unknown as a missing
+// one.
 func (s *Server) collaborator(ctx context.Context, owner, repo, name string) (*access.Repo, *store.User, error) {
-	r, err := s.access.Resolve(ctx, owner, repo, auth.FromContext(ctx))
+	viewer := auth.FromContext(ctx)
+	r, err := s.access.Resolve(ctx, owner, repo, viewer)
 	if err != nil {
 		return nil, nil, err
 	}
-	u, err := s.store.UserByName(ctx, name)
-	if err != nil || u.Type != store.UserTypeIndividual {
-		return r, nil, rpcerr.FromStore(orNotFound(err), "user does not exist [name: "+name+"]")
+	u, err := users.Visible(ctx, s.store, name, viewer)
+	if err != nil {
+		return r, nil, err
+	}
+	if u.Type != store.UserTypeIndividual {
+		return r, nil, users.NotFound(name)
 	}
 	return r, u, nil
-}
-
-func orNotFound(err error) error {
-	if err == nil {
-		return store.ErrNotFound
-	}
-	return err
 }
 
 func (s *Server) CheckCollaborator(ctx context.Context, req *reposv1.CheckCollaboratorRequest) (*reposv1.CheckCollaboratorResponse, error) {
@@ -506,12 +505,12 @@ func (s *Server) AddCollaborator(ctx context.Context, req *reposv1.AddCollaborat
 		}
 		mode = m
 	}
-	u, err := s.store.UserByName(ctx, req.GetCollaborator())
-	if err != nil || u.Type != store.UserTypeIndividual {
-		if err == nil || errors.Is(err, store.ErrNotFound) {
-			return nil, status.Errorf(codes.InvalidArgument, "user does not exist [name: %s]", req.GetCollaborator())
-		}
-		return nil, rpcerr.Internal(err)
+	u, err := users.Visible(ctx, s.store, req.GetCollaborator(), auth.FromContext(ctx))
+	if status.Code(err) == codes.NotFound || (err == nil && u.Type != store.UserTypeIndividual) {
+		return nil, status.Errorf(codes.InvalidArgument, "user does not exist [name: %s]", req.GetCollaborator())
+	}
+	if err != nil {
+		return nil, err
 	}
 	if u.ID == r.OwnerID {
 		return nil, status.Error(codes.InvalidArgument, "the owner cannot be a collaborator of their own repository")

@@ -146,14 +146,14 @@ func TestRepositories(t *testing.T) {
 		if err := s.CreateRepository(ctx, priv, 0); err != nil {
 			t.Fatal(err)
 		}
-		list, total, _ := s.ListRepositories(ctx, store.RepoListOptions{ViewerID: viewer.ID, Limit: 10})
+		list, total, _ := s.ListRepositories(ctx, store.RepoListOptions{RepoFilter: seenBy(viewer, false), Limit: 10})
 		if total != 1 || list[0].Name != "Project" {
 			t.Fatalf("viewer sees %d repositories", total)
 		}
 		if err := s.SetCollaborator(ctx, priv.ID, viewer.ID, store.AccessRead); err != nil {
 			t.Fatal(err)
 		}
-		if _, total, _ := s.ListRepositories(ctx, store.RepoListOptions{ViewerID: viewer.ID, Limit: 10}); total != 2 {
+		if _, total, _ := s.ListRepositories(ctx, store.RepoListOptions{RepoFilter: seenBy(viewer, false), Limit: 10}); total != 2 {
 			t.Fatalf("collaborator sees %d repositories, want 2", total)
 		}
 		s.SetCollaborator(ctx, priv.ID, viewer.ID, store.AccessAdmin)

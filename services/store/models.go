@@ -56,7 +56,7 @@ type User struct {
 	Website                 string
 	Description             string
 	Language                string
-	MaxRepoCreation         int
+	MaxRepoCreation         int `gorm:"default:-1"` // -1: the site default; a zero value at creation is stored as -1
 	AllowGitHook            bool
 	AllowImportLocal        bool
 	AllowCreateOrganization bool

@@ -16,6 +16,9 @@ type NewRepository struct {
 	WatcherID int64          // 0: nobody watches it
 	PusherID  int64          // recorded on the branches
 	Branches  []BranchUpdate // the branches the repository starts with
+	// Limit is how many repositories the owner may hold: -1 for no limit.
+	// The zero value allows none, so a caller that forgets it fails closed.
+	Limit int
 }
 
 // CreateRepositoryAtomic inserts n.Repo (is_empty follows n.Branches), its
@@ -24,7 +27,8 @@ type NewRepository struct {
 // moves the repository's files into place; if it fails, or the process
 // dies before the commit, nothing is recorded, so a repository record
 // never exists without its files. Returns ErrRepoExists if the owner has a
-// repository of that name (place is then not called).
+// repository of that name, ErrRepoLimit if the owner is at n.Limit (place
+// is then not called).
 func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, place func() error) error {
 	r := n.Repo
 	r.LowerName = strings.ToLower(r.Name)
@@ -35,6 +39,9 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 		r.NumWatches = 1
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.checkRepoLimit(tx, r.OwnerID, n.Limit); err != nil {
+			return err
+		}
 		var count int64
 		if err := tx.Model(&Repository{}).Where("owner_id = ? AND lower_name = ?", r.OwnerID, r.LowerName).Count(&count).Error; err != nil {
 			return err

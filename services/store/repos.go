@@ -12,9 +12,23 @@ import (
 // ErrRepoExists: the owner already has a repository of that name.
 var ErrRepoExists = errors.New("the repository with the same name already exists")
 
+// ErrRepoLimit: the owner already holds as many repositories as their
+// limit allows.
+var ErrRepoLimit = errors.New("the owner has reached their repository limit")
+
 // CreateRepository inserts r and, when watcherID is not 0, makes that user
 // watch it (Gitea's AUTO_WATCH_NEW_REPOS), in one transaction.
 func (s *Store) CreateRepository(ctx context.Context, r *Repository, watcherID int64) error {
+	return s.CreateRepositoryWithin(ctx, r, watcherID, -1)
+}
+
+// CreateRepositoryWithin is CreateRepository for an owner who may hold at
+// most limit repositories (negative: no limit); ErrRepoLimit when they
+// already hold that many. The owner's row is locked (PostgreSQL; SQLite's
+// immediate transactions serialise writers anyway) before counting, so
+// concurrent creations for one owner are counted one after the other and
+// cannot overshoot the limit together.
+func (s *Store) CreateRepositoryWithin(ctx context.Context, r *Repository, watcherID int64, limit int) error {
 	r.LowerName = strings.ToLower(r.Name)
 	now := time.Now().Unix()
 	r.CreatedUnix, r.UpdatedUnix = now, now
@@ -22,6 +36,9 @@ func (s *Store) CreateRepository(ctx context.Context, r *Repository, watcherID i
 		r.NumWatches = 1
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.checkRepoLimit(tx, r.OwnerID, limit); err != nil {
+			return err
+		}
 		var n int64
 		if err := tx.Model(&Repository{}).Where("owner_id = ? AND lower_name = ?", r.OwnerID, r.LowerName).Count(&n).Error; err != nil {
 			return err
@@ -118,17 +135,13 @@ func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
 type RepoListOptions struct {
 	OwnerID int64  // 0: any owner
 	Keyword string // case-insensitive substring of the name
-	// ViewerID and ViewerIsAdmin limit the result to what the viewer may
-	// read: public repositories, their own, and those they collaborate on.
-	ViewerID      int64
-	ViewerIsAdmin bool
+	// RepoFilter limits the result to what the viewer may see.
+	RepoFilter
 	// OnlyAccessible keeps only repositories the viewer owns or
 	// collaborates on (GET /user/repos).
 	OnlyAccessible bool
-	// OnlyPublic drops private repositories (public-only tokens).
-	OnlyPublic bool
-	Offset     int
-	Limit      int
+	Offset         int
+	Limit          int
 }
 
 // ListRepositories returns a page of repositories sorted by name, and the
@@ -136,27 +149,22 @@ type RepoListOptions struct {
 func (s *Store) ListRepositories(ctx context.Context, o RepoListOptions) ([]Repository, int64, error) {
 	q := s.db.WithContext(ctx).Model(&Repository{})
 	if o.OwnerID != 0 {
-		q = q.Where("owner_id = ?", o.OwnerID)
+		q = q.Where("repositories.owner_id = ?", o.OwnerID)
 	}
 	if o.Keyword != "" {
-		q = q.Where("lower_name LIKE ? ESCAPE '\\'", "%"+escapeLike(strings.ToLower(o.Keyword))+"%")
+		q = q.Where("repositories.lower_name LIKE ? ESCAPE '\\'", "%"+escapeLike(strings.ToLower(o.Keyword))+"%")
 	}
-	collab := s.db.Model(&Collaboration{}).Select("repo_id").Where("user_id = ?", o.ViewerID)
-	switch {
-	case o.OnlyAccessible:
-		q = q.Where("(owner_id = ? OR id IN (?))", o.ViewerID, collab)
-	case !o.ViewerIsAdmin:
-		q = q.Where("(is_private = ? OR owner_id = ? OR id IN (?))", false, o.ViewerID, collab)
+	if o.OnlyAccessible {
+		collab := s.db.Model(&Collaboration{}).Select("repo_id").Where("user_id = ?", o.ViewerID)
+		q = q.Where("(repositories.owner_id = ? OR repositories.id IN (?))", o.ViewerID, collab)
 	}
-	if o.OnlyPublic {
-		q = q.Where("is_private = ?", false)
-	}
+	q = s.applyRepoFilter(q, o.RepoFilter)
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
 		return nil, 0, err
 	}
 	repos := []Repository{}
-	err := q.Order("lower_name").Order("id").Offset(o.Offset).Limit(o.Limit).Find(&repos).Error
+	err := q.Order("repositories.lower_name").Order("repositories.id").Offset(o.Offset).Limit(o.Limit).Find(&repos).Error
 	return repos, total, err
 }
 
@@ -210,9 +218,13 @@ type Collaborator struct {
 	Mode AccessMode
 }
 
-// ListCollaborators returns a page of a repository's collaborators by name.
-func (s *Store) ListCollaborators(ctx context.Context, repoID int64, offset, limit int) ([]Collaborator, int64, error) {
+// ListCollaborators returns a page of a repository's collaborators that
+// visible shows, by user id.
+func (s *Store) ListCollaborators(ctx context.Context, repoID int64, visible UserFilter, offset, limit int) ([]Collaborator, int64, error) {
 	q := s.db.WithContext(ctx).Model(&Collaboration{}).Where("repo_id = ?", repoID)
+	if ids := s.visibleUserIDs(visible); ids != nil {
+		q = q.Where("user_id IN (?)", ids)
+	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
 		return nil, 0, err
@@ -243,4 +255,25 @@ func (s *Store) RepositoriesOwnedBy(ctx context.Context, ownerID int64) ([]Repos
 	var repos []Repository
 	err := s.db.WithContext(ctx).Where("owner_id = ?", ownerID).Order("id").Find(&repos).Error
 	return repos, err
+}
+
+// checkRepoLimit returns ErrRepoLimit when the owner already holds limit
+// repositories (limit < 0: no limit). The owner's row is locked first, so
+// concurrent creations for one owner count one after the other.
+func (s *Store) checkRepoLimit(tx *gorm.DB, ownerID int64, limit int) error {
+	if limit < 0 {
+		return nil
+	}
+	var owner User
+	if err := s.forUpdate(tx).Select("id").Where("id = ?", ownerID).Take(&owner).Error; err != nil {
+		return notFound(err)
+	}
+	var held int64
+	if err := tx.Model(&Repository{}).Where("owner_id = ?", ownerID).Count(&held).Error; err != nil {
+		return err
+	}
+	if held >= int64(limit) {
+		return ErrRepoLimit
+	}
+	return nil
 }

@@ -95,10 +95,8 @@ type ListUsersOptions struct {
 	// Query is a case-insensitive substring of the name or full name.
 	Query string
 	UID   int64
-	// Visible, when non-nil, keeps only accounts with one of these
-	// visibilities, plus the account with id Self.
-	Visible []Visibility
-	Self    int64
+	// Visible, when non-nil, keeps only the accounts it shows.
+	Visible *UserFilter
 	Offset  int
 	Limit   int
 }
@@ -117,7 +115,9 @@ func (s *Store) ListUsers(ctx context.Context, opts ListUsersOptions) ([]User, i
 		q = q.Where("id = ?", opts.UID)
 	}
 	if opts.Visible != nil {
-		q = q.Where("(visibility IN ? OR id = ?)", opts.Visible, opts.Self)
+		if ids := s.visibleUserIDs(*opts.Visible); ids != nil {
+			q = q.Where("users.id IN (?)", ids)
+		}
 	}
 	if opts.Query != "" {
 		like := "%" + escapeLike(strings.ToLower(opts.Query)) + "%"

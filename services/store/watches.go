@@ -64,19 +64,22 @@ func (s *Store) IsWatching(ctx context.Context, userID, repoID int64) (bool, err
 	return err == nil, err
 }
 
-// ListWatchers returns a page of the users watching a repository, in the
-// order they started watching, and how many there are.
-func (s *Store) ListWatchers(ctx context.Context, repoID int64, offset, limit int) ([]User, int64, error) {
-	q := s.db.WithContext(ctx).Model(&Watch{}).Where("repo_id = ?", repoID)
+// ListWatchers returns a page of the users watching a repository that
+// visible shows, in the order they started watching, and how many there
+// are.
+func (s *Store) ListWatchers(ctx context.Context, repoID int64, visible UserFilter, offset, limit int) ([]User, int64, error) {
+	q := s.db.WithContext(ctx).Table("users").
+		Joins("JOIN watches ON watches.user_id = users.id").
+		Where("watches.repo_id = ?", repoID)
+	if ids := s.visibleUserIDs(visible); ids != nil {
+		q = q.Where("users.id IN (?)", ids)
+	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
 		return nil, 0, err
 	}
 	users := []User{}
-	err := s.db.WithContext(ctx).Table("users").Select("users.*").
-		Joins("JOIN watches ON watches.user_id = users.id").
-		Where("watches.repo_id = ?", repoID).
-		Order("watches.id").Offset(offset).Limit(limit).Find(&users).Error
+	err := q.Select("users.*").Order("watches.id").Offset(offset).Limit(limit).Find(&users).Error
 	return users, total, err
 }
 
@@ -84,17 +87,10 @@ func (s *Store) ListWatchers(ctx context.Context, repoID int64, offset, limit in
 // may see them.
 type WatchedListOptions struct {
 	UserID int64 // the watcher
-	// ViewerID (0: anonymous) and ViewerIsAdmin apply the visibility rules
-	// of repository access: the owner must be visible (public; limited to
-	// signed-in viewers; private to itself) and the repository public,
-	// owned by the viewer, or shared with them as a collaborator. Site
-	// administrators see everything.
-	ViewerID      int64
-	ViewerIsAdmin bool
-	// OnlyPublic drops private repositories (public-only tokens).
-	OnlyPublic bool
-	Offset     int
-	Limit      int
+	// RepoFilter applies the visibility rules of repository access.
+	RepoFilter
+	Offset int
+	Limit  int
 }
 
 // ListWatchedRepositories returns a page of the repositories a user
@@ -104,21 +100,7 @@ func (s *Store) ListWatchedRepositories(ctx context.Context, o WatchedListOption
 	q := s.db.WithContext(ctx).Model(&Repository{}).
 		Joins("JOIN watches ON watches.repo_id = repositories.id").
 		Where("watches.user_id = ?", o.UserID)
-	if !o.ViewerIsAdmin {
-		owners := s.db.Model(&User{}).Select("id")
-		collab := s.db.Model(&Collaboration{}).Select("repo_id").Where("user_id = ?", o.ViewerID)
-		if o.ViewerID == 0 {
-			owners = owners.Where("visibility = ?", VisibilityPublic)
-			q = q.Where("repositories.is_private = ?", false)
-		} else {
-			owners = owners.Where("visibility IN ? OR id = ?", []Visibility{VisibilityPublic, VisibilityLimited}, o.ViewerID)
-			q = q.Where("(repositories.is_private = ? OR repositories.owner_id = ? OR repositories.id IN (?))", false, o.ViewerID, collab)
-		}
-		q = q.Where("repositories.owner_id IN (?)", owners)
-	}
-	if o.OnlyPublic {
-		q = q.Where("repositories.is_private = ?", false)
-	}
+	q = s.applyRepoFilter(q, o.RepoFilter)
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
 		return nil, 0, err

@@ -6,9 +6,25 @@ import (
 	"sync"
 	"testing"
 
+	"forge/services/access"
+	"forge/services/auth"
 	"forge/services/store"
 	"forge/services/store/storetest"
 )
+
+// seenBy is the repository filter for viewer (nil: anonymous), as the
+// services build it.
+func seenBy(viewer *store.User, publicOnly bool) store.RepoFilter {
+	if viewer == nil {
+		return access.Filter(nil)
+	}
+	p := &auth.Principal{User: viewer}
+	if publicOnly {
+		p.Token = &store.AccessToken{}
+		p.Scopes.PublicOnly = true
+	}
+	return access.Filter(p)
+}
 
 func numWatches(t *testing.T, s *store.Store, repoID int64) int {
 	t.Helper()
@@ -45,11 +61,11 @@ func TestWatches(t *testing.T) {
 		if w, err := s.IsWatching(ctx, bob.ID, repo.ID); err != nil || !w {
 			t.Fatalf("not watching after Watch: %v %v", w, err)
 		}
-		us, total, err := s.ListWatchers(ctx, repo.ID, 0, 10)
+		us, total, err := s.ListWatchers(ctx, repo.ID, store.UserFilter{All: true}, 0, 10)
 		if err != nil || total != 2 || len(us) != 2 || us[0].ID != repo.OwnerID || us[1].ID != bob.ID {
 			t.Fatalf("watchers: %v total %d err %v", names(us), total, err)
 		}
-		if us, total, _ := s.ListWatchers(ctx, repo.ID, 1, 10); total != 2 || len(us) != 1 || us[0].ID != bob.ID {
+		if us, total, _ := s.ListWatchers(ctx, repo.ID, store.UserFilter{All: true}, 1, 10); total != 2 || len(us) != 1 || us[0].ID != bob.ID {
 			t.Fatalf("watchers page 2: %v total %d", names(us), total)
 		}
 
@@ -109,7 +125,7 @@ func TestWatchConcurrent(t *testing.T) {
 			wg.Wait()
 		}
 		// Last round unwatched: only the owner remains.
-		_, total, err := s.ListWatchers(ctx, repo.ID, 0, 10)
+		_, total, err := s.ListWatchers(ctx, repo.ID, store.UserFilter{All: true}, 0, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,21 +202,21 @@ func TestListWatchedRepositories(t *testing.T) {
 				t.Errorf("%s: %q (%d), want %q (%d)", what, got, total, want, wantTotal)
 			}
 		}
-		check("anonymous", store.WatchedListOptions{}, "a-public ", 1)
-		check("signed in", store.WatchedListOptions{ViewerID: viewer.ID}, "a-public c-limited-owner e-viewers-private ", 3)
-		check("signed in, public only", store.WatchedListOptions{ViewerID: viewer.ID, OnlyPublic: true}, "a-public c-limited-owner ", 2)
-		check("admin", store.WatchedListOptions{ViewerID: admin.ID, ViewerIsAdmin: true}, "a-public b-private c-limited-owner d-private-owner e-viewers-private ", 5)
-		check("admin page 2", store.WatchedListOptions{ViewerID: admin.ID, ViewerIsAdmin: true, Offset: 2, Limit: 2}, "c-limited-owner d-private-owner ", 5)
-		check("private owner sees own", store.WatchedListOptions{ViewerID: priv.ID}, "a-public c-limited-owner d-private-owner ", 3)
+		check("anonymous", store.WatchedListOptions{RepoFilter: seenBy(nil, false)}, "a-public ", 1)
+		check("signed in", store.WatchedListOptions{RepoFilter: seenBy(viewer, false)}, "a-public c-limited-owner e-viewers-private ", 3)
+		check("signed in, public only", store.WatchedListOptions{RepoFilter: seenBy(viewer, true)}, "a-public c-limited-owner ", 2)
+		check("admin", store.WatchedListOptions{RepoFilter: seenBy(admin, false)}, "a-public b-private c-limited-owner d-private-owner e-viewers-private ", 5)
+		check("admin page 2", store.WatchedListOptions{RepoFilter: seenBy(admin, false), Offset: 2, Limit: 2}, "c-limited-owner d-private-owner ", 5)
+		check("private owner sees own", store.WatchedListOptions{RepoFilter: seenBy(priv, false)}, "a-public c-limited-owner d-private-owner ", 3)
 
 		// A collaborator sees the private repository; losing access hides it.
 		if err := s.SetCollaborator(ctx, secret.ID, watcher.ID, store.AccessRead); err != nil {
 			t.Fatal(err)
 		}
-		check("collaborator", store.WatchedListOptions{ViewerID: watcher.ID}, "a-public b-private c-limited-owner ", 3)
+		check("collaborator", store.WatchedListOptions{RepoFilter: seenBy(watcher, false)}, "a-public b-private c-limited-owner ", 3)
 		if err := s.DeleteCollaborator(ctx, secret.ID, watcher.ID); err != nil {
 			t.Fatal(err)
 		}
-		check("former collaborator", store.WatchedListOptions{ViewerID: watcher.ID}, "a-public c-limited-owner ", 2)
+		check("former collaborator", store.WatchedListOptions{RepoFilter: seenBy(watcher, false)}, "a-public c-limited-owner ", 2)
 	})
 }

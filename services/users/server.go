@@ -16,7 +16,7 @@ import (
 
 // Store is what the user service reads.
 type Store interface {
-	UserByName(ctx context.Context, name string) (*store.User, error)
+	VisibilityStore
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 }
 
@@ -55,38 +55,85 @@ func (s *Server) GetUser(ctx context.Context, req *usersv1.GetUserRequest) (*use
 	return &usersv1.GetUserResponse{User: s.render.User(u, viewer)}, nil
 }
 
-// Visible loads the account named name if viewer may see it: private
-// accounts only to themselves and admins, limited ones to signed-in users.
-// Otherwise, and when missing, it returns NotFound.
-func Visible(ctx context.Context, st interface {
+// VisibilityStore is what the visibility rule reads for a single account.
+type VisibilityStore interface {
 	UserByName(ctx context.Context, name string) (*store.User, error)
-}, name string, viewer *auth.Principal) (*store.User, error) {
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+}
+
+// Visible loads the account named name if viewer may see it (CanSee).
+// Otherwise, and when missing, it returns the same NotFound, so a hidden
+// account cannot be told from an unknown one.
+func Visible(ctx context.Context, st VisibilityStore, name string, viewer *auth.Principal) (*store.User, error) {
 	u, err := st.UserByName(ctx, name)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && !CanSee(u, viewer)) {
-		return nil, status.Errorf(codes.NotFound, "user does not exist [name: %s]", name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, NotFound(name)
 	}
 	if err != nil {
 		return nil, rpcerr.Internal(err)
 	}
+	ok, err := CanSee(ctx, st, u, viewer)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, NotFound(name)
+	}
 	return u, nil
 }
 
-// CanSee applies account visibility.
-func CanSee(u *store.User, viewer *auth.Principal) bool {
-	switch u.Visibility {
-	case store.VisibilityPrivate:
-		return viewer != nil && (viewer.IsAdmin() || viewer.User.ID == u.ID)
-	case store.VisibilityLimited:
-		return viewer != nil
+// NotFound is the answer for an unknown or hidden account.
+func NotFound(name string) error {
+	return status.Errorf(codes.NotFound, "user does not exist [name: %s]", name)
+}
+
+// CanSee applies account visibility (Filter) to u, asking the store only
+// when a relation could still make u visible.
+func CanSee(ctx context.Context, st interface {
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+}, u *store.User, viewer *auth.Principal) (bool, error) {
+	f := Filter(viewer)
+	if visible, settled := f.Settled(u); settled {
+		return visible, nil
 	}
-	return true
+	ok, err := st.UserVisible(ctx, f, u.ID)
+	if err != nil {
+		return false, rpcerr.Internal(err)
+	}
+	return ok, nil
+}
+
+// Filter is the one definition of who sees which account; CanSee and
+// every store list that returns or embeds users apply it.
+//
+//   - Site administrators see every account; everyone signed in sees
+//     themself and the owners of repositories shared with them as a
+//     collaborator.
+//   - Anonymous viewers see public accounts.
+//   - Signed-in viewers also see public and limited accounts; private
+//     accounts are hidden from them.
+//   - Restricted viewers (Gitea's restricted users) see nobody by
+//     visibility alone: besides themself and the owners above, only the
+//     public and limited accounts collaborating on a repository they own
+//     or collaborate on (organization co-members will join here).
+func Filter(viewer *auth.Principal) store.UserFilter {
+	switch {
+	case viewer.IsAdmin():
+		return store.UserFilter{All: true}
+	case viewer == nil:
+		return store.UserFilter{Visibilities: []store.Visibility{store.VisibilityPublic}}
+	case viewer.User.Restricted:
+		return store.UserFilter{ViewerID: viewer.ID(), Related: []store.Visibility{store.VisibilityPublic, store.VisibilityLimited}}
+	}
+	return store.UserFilter{ViewerID: viewer.ID(), Visibilities: []store.Visibility{store.VisibilityPublic, store.VisibilityLimited}}
 }
 
 func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersRequest) (*usersv1.SearchUsersResponse, error) {
 	viewer := auth.FromContext(ctx)
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
 	opts := store.ListUsersOptions{Query: req.GetQ(), UID: req.GetUid(), Offset: page.Offset(), Limit: page.Size}
-	opts.Visible, opts.Self = visibleTo(viewer)
+	f := Filter(viewer)
+	opts.Visible = &f
 	found, total, err := s.store.ListUsers(ctx, opts)
 	if err != nil {
 		return nil, rpcerr.Internal(err)
@@ -98,13 +145,25 @@ func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersReques
 	return out, nil
 }
 
-// visibleTo is the store filter matching CanSee.
-func visibleTo(viewer *auth.Principal) ([]store.Visibility, int64) {
-	switch {
-	case viewer.IsAdmin():
-		return nil, 0
-	case viewer != nil:
-		return []store.Visibility{store.VisibilityPublic, store.VisibilityLimited}, viewer.ID()
+// DropHidden removes from m the accounts viewer may not see, for services
+// that embed accounts found by other means (release publishers, commit
+// authors), so they show no account the viewer could not look up.
+func DropHidden[K comparable](ctx context.Context, st interface {
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+}, viewer *auth.Principal, m map[K]*store.User) error {
+	seen := map[int64]bool{}
+	for k, u := range m {
+		visible, known := seen[u.ID]
+		if !known {
+			var err error
+			if visible, err = CanSee(ctx, st, u, viewer); err != nil {
+				return err
+			}
+			seen[u.ID] = visible
+		}
+		if !visible {
+			delete(m, k)
+		}
 	}
-	return []store.Visibility{store.VisibilityPublic}, 0
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	usersv1 "forge/gen/forge/users/v1"
@@ -57,6 +58,7 @@ func (r Renderer) User(u *store.User, viewer *auth.Principal) *usersv1.User {
 		out.Active = u.IsActive
 		out.ProhibitLogin = u.ProhibitLogin
 		out.LastLogin = epoch
+		out.MaxRepoCreation = proto.Int32(int32(u.MaxRepoCreation))
 		if u.LastLoginUnix != 0 {
 			out.LastLogin = timestamppb.New(time.Unix(u.LastLoginUnix, 0))
 		}

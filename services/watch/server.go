@@ -41,12 +41,12 @@ var Policies = auth.Policies{
 // Store is what the watch service needs. Watch returns store.ErrNotFound
 // for a missing repository.
 type Store interface {
-	UserByName(ctx context.Context, name string) (*store.User, error)
+	users.VisibilityStore
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
 	Watch(ctx context.Context, userID, repoID int64) (bool, error)
 	Unwatch(ctx context.Context, userID, repoID int64) (bool, error)
 	IsWatching(ctx context.Context, userID, repoID int64) (bool, error)
-	ListWatchers(ctx context.Context, repoID int64, offset, limit int) ([]store.User, int64, error)
+	ListWatchers(ctx context.Context, repoID int64, visible store.UserFilter, offset, limit int) ([]store.User, int64, error)
 	ListWatchedRepositories(ctx context.Context, o store.WatchedListOptions) ([]store.Repository, int64, error)
 }
 
@@ -130,7 +130,7 @@ func (s *Server) ListSubscribers(ctx context.Context, req *watchv1.ListSubscribe
 		return nil, err
 	}
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
-	list, total, err := s.store.ListWatchers(ctx, r.ID, page.Offset(), page.Size)
+	list, total, err := s.store.ListWatchers(ctx, r.ID, users.Filter(viewer), page.Offset(), page.Size)
 	if err != nil {
 		return nil, rpcerr.Internal(err)
 	}
@@ -168,8 +168,7 @@ func (s *Server) ListUserSubscriptions(ctx context.Context, req *watchv1.ListUse
 func (s *Server) watched(ctx context.Context, watcher *store.User, viewer *auth.Principal, pageNum, limit int32) ([]*reposv1.Repository, int64, error) {
 	page := s.limits.Normalize(int(pageNum), int(limit))
 	list, total, err := s.store.ListWatchedRepositories(ctx, store.WatchedListOptions{
-		UserID: watcher.ID, ViewerID: viewer.ID(), ViewerIsAdmin: viewer.IsAdmin(), OnlyPublic: viewer.PublicOnly(),
-		Offset: page.Offset(), Limit: page.Size,
+		UserID: watcher.ID, RepoFilter: access.Filter(viewer), Offset: page.Offset(), Limit: page.Size,
 	})
 	if err != nil {
 		return nil, 0, rpcerr.Internal(err)

@@ -116,7 +116,7 @@ func (a *App) build() error {
 	}
 	a.Git = gitStore
 	a.sweep(context.Background()) // debris of a previous run that was killed
-	checker := access.NewChecker(a.Store)
+	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit)
 	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker

@@ -50,6 +50,12 @@ type User struct {
 	FollowersCount    int64  `protobuf:"varint,20,opt,name=followers_count,json=followersCount,proto3" json:"followers_count,omitempty"`
 	FollowingCount    int64  `protobuf:"varint,21,opt,name=following_count,json=followingCount,proto3" json:"following_count,omitempty"`
 	StarredReposCount int64  `protobuf:"varint,22,opt,name=starred_repos_count,json=starredReposCount,proto3" json:"starred_repos_count,omitempty"`
+	// How many repositories the user may own (-1: the site default of
+	// [repository] MAX_CREATION_LIMIT). Not in Gitea's User; sent to the user
+	// themself and site administrators only, null otherwise.
+	// Declared before username so that username stays the last key, as in
+	// Gitea's JSON.
+	MaxRepoCreation *int32 `protobuf:"varint,24,opt,name=max_repo_creation,json=maxRepoCreation,proto3,oneof" json:"max_repo_creation,omitempty"`
 	// Duplicate of login, always sent.
 	Username      string `protobuf:"bytes,23,opt,name=username,proto3" json:"username,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -236,6 +242,13 @@ func (x *User) GetFollowingCount() int64 {
 func (x *User) GetStarredReposCount() int64 {
 	if x != nil {
 		return x.StarredReposCount
+	}
+	return 0
+}
+
+func (x *User) GetMaxRepoCreation() int32 {
+	if x != nil && x.MaxRepoCreation != nil {
+		return *x.MaxRepoCreation
 	}
 	return 0
 }
@@ -549,7 +562,7 @@ var File_forge_users_v1_users_proto protoreflect.FileDescriptor
 
 const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf2\x05\n" +
+	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb9\x06\n" +
 	"\x04User\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x14\n" +
 	"\x05login\x18\x02 \x01(\tR\x05login\x12\x1d\n" +
@@ -580,8 +593,10 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"visibility\x12'\n" +
 	"\x0ffollowers_count\x18\x14 \x01(\x03R\x0efollowersCount\x12'\n" +
 	"\x0ffollowing_count\x18\x15 \x01(\x03R\x0efollowingCount\x12.\n" +
-	"\x13starred_repos_count\x18\x16 \x01(\x03R\x11starredReposCount\x12\x1a\n" +
-	"\busername\x18\x17 \x01(\tR\busername\"\x1d\n" +
+	"\x13starred_repos_count\x18\x16 \x01(\x03R\x11starredReposCount\x12/\n" +
+	"\x11max_repo_creation\x18\x18 \x01(\x05H\x00R\x0fmaxRepoCreation\x88\x01\x01\x12\x1a\n" +
+	"\busername\x18\x17 \x01(\tR\busernameB\x14\n" +
+	"\x12_max_repo_creation\"\x1d\n" +
 	"\x1bGetAuthenticatedUserRequest\"H\n" +
 	"\x1cGetAuthenticatedUserResponse\x12(\n" +
 	"\x04user\x18\x01 \x01(\v2\x14.forge.users.v1.UserR\x04user\",\n" +
@@ -653,6 +668,7 @@ func file_forge_users_v1_users_proto_init() {
 	if File_forge_users_v1_users_proto != nil {
 		return
 	}
+	file_forge_users_v1_users_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
