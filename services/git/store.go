@@ -28,6 +28,34 @@ test -n "$` + pushLogEnv + `" || exit 0
 exec cat >"$` + pushLogEnv + `"
 `
 
+// preReceiveHook refuses pushed branch and tag names longer than
+// MaxRefNameBytes: git accepts them, but the branch and release records
+// cannot hold them, and a ref that can never be recorded would keep the
+// records out of step with git. ${#n} is POSIX and, under LC_ALL=C,
+// counts bytes; nothing is spawned.
+const preReceiveHook = `#!/bin/sh
+# Installed by forge: refuses ref names forge cannot record.
+status=0
+while read -r old new ref; do
+	case "$ref" in
+	refs/heads/*|refs/tags/*)
+		n=${ref#refs/*/}
+		if [ ${#n} -gt ` + maxRefNameBytesText + ` ]; then
+			echo "forge: ref name longer than ` + maxRefNameBytesText + ` bytes refused: $ref" | cut -c1-200 >&2
+			status=1
+		fi
+		;;
+	esac
+done
+exit $status
+`
+
+// MaxRefNameBytes is the longest branch or tag name (after refs/heads/ or
+// refs/tags/) forge accepts, from the API (ValidRefName) or a push.
+const MaxRefNameBytes = 255
+
+const maxRefNameBytesText = "255"
+
 // Store manages the bare repositories under Root.
 //
 // A Store must not be copied after first use. The zero value with Root set
@@ -87,6 +115,9 @@ func (s *Store) doSetup() error {
 		return fmt.Errorf("git store: %w", err)
 	}
 	if err := writeFileAtomic(filepath.Join(s.hooksDir, "reference-transaction"), []byte(referenceTransactionHook), 0o755); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(s.hooksDir, "pre-receive"), []byte(preReceiveHook), 0o755); err != nil {
 		return err
 	}
 	return writeFileAtomic(filepath.Join(s.hooksDir, "post-receive"), []byte(postReceiveHook), 0o755)

@@ -12,7 +12,7 @@ import (
 // no component ending in ".lock", no trailing '.' or '/', not "@", "HEAD",
 // and not starting with '-'. It also caps the length at 255 bytes.
 func ValidRefName(name string) bool {
-	if name == "" || len(name) > 255 || name == "@" || name == "HEAD" || name[0] == '-' {
+	if name == "" || len(name) > MaxRefNameBytes || name == "@" || name == "HEAD" || name[0] == '-' {
 		return false
 	}
 	if strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.HasSuffix(name, ".") {
