@@ -42,6 +42,7 @@ type Store struct {
 	hooksDir string
 	homeDir  string
 	tmpDir   string
+	slots    chan struct{} // running git processes; nil: no cap (see LimitProcesses)
 }
 
 // New returns a Store rooted at root, creating root and forge's internal
