@@ -70,6 +70,10 @@ func (g *gateway) statusFor(ctx context.Context, code codes.Code) int {
 
 // handleError writes a gRPC error as Gitea's error body.
 func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
+	if max, ok := bodyTooLarge(ctx); ok {
+		g.writeError(w, http.StatusRequestEntityTooLarge, tooLargeMessage(max))
+		return
+	}
 	st := status.Convert(err)
 	g.writeError(w, g.statusFor(ctx, st.Code()), st.Message())
 }
@@ -94,6 +98,9 @@ func (g *gateway) writeError(w http.ResponseWriter, code int, msg string) {
 	h.Del("Content-Length")
 	if code == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Basic realm="forge"`)
+	}
+	if code == http.StatusServiceUnavailable {
+		h.Set("Retry-After", retryAfter)
 	}
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(body)
