@@ -8,6 +8,8 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"forge/services/rpcerr"
 )
 
 // httpStatus maps canonical gRPC codes to Gitea's statuses. Services use
@@ -74,8 +76,7 @@ func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtim
 		g.writeError(w, http.StatusRequestEntityTooLarge, tooLargeMessage(max))
 		return
 	}
-	st := status.Convert(err)
-	g.writeError(w, g.statusFor(ctx, st.Code()), st.Message())
+	g.writeError(w, g.statusFor(ctx, status.Code(err)), rpcerr.Message(err))
 }
 
 // handleRoutingError answers unknown paths (404) and unknown methods (405).

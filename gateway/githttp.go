@@ -14,6 +14,7 @@ import (
 	"forge/services/auth"
 	"forge/services/git"
 	"forge/services/githost"
+	"forge/services/rpcerr"
 )
 
 // gitHTTP mounts git's smart HTTP protocol at /{owner}/{repo}[.git]/...:
@@ -139,7 +140,7 @@ func writeGitError(w http.ResponseWriter, err error) {
 	case codes.PermissionDenied:
 		code = http.StatusForbidden
 	}
-	msg := st.Message()
+	msg := rpcerr.Message(err)
 	if code == http.StatusInternalServerError {
 		slog.Error("git request", "err", err)
 		msg = "internal server error"

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"forge/services/auth"
+	"forge/services/rpcerr"
 )
 
 // Preflight is asked, before a request body is read, whether the call to
@@ -32,8 +33,7 @@ func (g *gateway) guard(next runtime.HandlerFunc) runtime.HandlerFunc {
 			if pat, ok := runtime.HTTPPattern(r.Context()); ok {
 				if method, ok := g.routes.lookup(r.Method, pat.String()); ok {
 					if err := g.opts.Preflight(method, g.credentials(r)); err != nil {
-						st := status.Convert(err)
-						g.writeError(w, g.statusFor(r.Context(), st.Code()), st.Message())
+						g.writeError(w, g.statusFor(r.Context(), status.Code(err)), rpcerr.Message(err))
 						return
 					}
 				}
