@@ -16,7 +16,9 @@ import (
 // failingConn answers every call with err.
 type failingConn struct{ err error }
 
-func (c failingConn) Invoke(context.Context, string, any, any, ...grpc.CallOption) error { return c.err }
+func (c failingConn) Invoke(context.Context, string, any, any, ...grpc.CallOption) error {
+	return c.err
+}
 
 func (c failingConn) NewStream(context.Context, *grpc.StreamDesc, string, ...grpc.CallOption) (grpc.ClientStream, error) {
 	return nil, c.err
