@@ -1,9 +1,12 @@
 package auth
 
 import (
+	"context"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 )
 
 // Preflight tells a transport, before it reads a request body, whether a
@@ -25,6 +28,12 @@ func (a *Authenticator) Preflight(method string, md metadata.MD) error {
 		return nil
 	}
 	return a.authorize(nil, pol, nil)
+}
+
+// Tap is Preflight for the gRPC server (grpc.InTapHandle): it runs when a
+// call's headers arrive, before its request message is received.
+func (a *Authenticator) Tap(ctx context.Context, info *tap.Info) (context.Context, error) {
+	return ctx, a.Preflight(info.FullMethodName, info.Header)
 }
 
 // carriesCredentials reports whether md holds anything identify reads.

@@ -156,7 +156,7 @@ func (a *App) build() error {
 	stream := []grpc.StreamServerInterceptor{recoverStream, authn.Stream}
 
 	a.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...),
-		grpc.MaxRecvMsgSize(cfg.Limits.MaxRequestBodySize))
+		grpc.MaxRecvMsgSize(cfg.Limits.MaxRequestBodySize), grpc.InTapHandle(authn.Tap))
 	register(a.grpc)
 	reflection.Register(a.grpc)
 

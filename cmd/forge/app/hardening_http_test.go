@@ -172,6 +172,18 @@ func TestHardeningBodyLimit(t *testing.T) {
 		t.Fatalf("gRPC over the limit: %v", err)
 	}
 
+	// Without credentials the call is refused from its headers, before the
+	// (over-limit) message is received.
+	_, err = client.CreateCurrentUserRepo(context.Background(),
+		&reposv1.CreateCurrentUserRepoRequest{Name: "big", Description: strings.Repeat("d", 2<<20)})
+	if status.Code(err) != codes.Unauthenticated || status.Convert(err).Message() != "token is required" {
+		t.Fatalf("anonymous gRPC over the limit: %v", err)
+	}
+	// Public methods still answer anonymous gRPC callers.
+	if _, err := client.GetRepo(context.Background(), &reposv1.GetRepoRequest{Owner: "root", Repo: "nothing"}); status.Code(err) != codes.NotFound {
+		t.Fatalf("anonymous public call: %v", err)
+	}
+
 	// Normal requests are unchanged.
 	repo, _, err := s.sdk(gitea.SetToken(s.AdminToken)).CreateRepo(gitea.CreateRepoOption{Name: "small", AutoInit: true})
 	if err != nil || repo.Name != "small" {
