@@ -72,8 +72,8 @@ func (g *gateway) statusFor(ctx context.Context, code codes.Code) int {
 
 // handleError writes a gRPC error as Gitea's error body.
 func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
-	if max, ok := bodyTooLarge(ctx); ok {
-		g.writeError(w, http.StatusRequestEntityTooLarge, tooLargeMessage(max))
+	if code, msg, ok := bodyFailure(ctx); ok {
+		g.writeError(w, code, msg)
 		return
 	}
 	g.writeError(w, g.statusFor(ctx, status.Code(err)), rpcerr.Message(err))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -82,6 +83,7 @@ type limitedBody struct {
 	cancel   context.CancelCauseFunc
 	atEOF    func()
 	exceeded bool
+	timedOut bool // the read deadline passed before the body arrived
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -98,6 +100,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		return int(b.left), errBodyTooLarge
 	}
 	b.left -= int64(n)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		b.timedOut = true
+	}
 	if err == io.EOF && b.atEOF != nil {
 		b.atEOF()
 		b.atEOF = nil
@@ -130,11 +135,17 @@ func (g *gateway) limitBody(w http.ResponseWriter, r *http.Request) *http.Reques
 	return r
 }
 
-// bodyTooLarge reports whether the request's body passed the limit.
-func bodyTooLarge(ctx context.Context) (int64, bool) {
+// bodyFailure is the status and message for a request whose body could
+// not be read whole: over the limit (413) or not in time (408).
+func bodyFailure(ctx context.Context) (int, string, bool) {
 	lb, ok := ctx.Value(bodyKey{}).(*limitedBody)
-	if !ok || !lb.exceeded {
-		return 0, false
+	switch {
+	case !ok:
+		return 0, "", false
+	case lb.exceeded:
+		return http.StatusRequestEntityTooLarge, tooLargeMessage(lb.max), true
+	case lb.timedOut:
+		return http.StatusRequestTimeout, "request body not received in time", true
 	}
-	return lb.max, true
+	return 0, "", false
 }

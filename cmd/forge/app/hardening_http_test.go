@@ -203,9 +203,27 @@ func TestHardeningAPIReadTimeout(t *testing.T) {
 	fmt.Fprintf(conn, "POST /api/v1/user/repos HTTP/1.1\r\nHost: forge\r\nAuthorization: token %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":", s.AdminToken)
 	start := time.Now()
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	io.Copy(io.Discard, conn) // the answer, if any, then the close
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("status %d %s, want 408", resp.StatusCode, b)
+	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("connection held for %v", d)
+	}
+	// A body sent at once is unaffected, and the deadline is lifted once
+	// it is read: the keep-alive connection serves the next request after
+	// the first one's deadline has passed.
+	c := s.sdk(gitea.SetToken(s.AdminToken))
+	if _, _, err := c.CreateRepo(gitea.CreateRepoOption{Name: "quick", AutoInit: true}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if _, _, err := c.CreateRepo(gitea.CreateRepoOption{Name: "later", AutoInit: true}); err != nil {
+		t.Fatal(err)
 	}
 }
 
