@@ -76,7 +76,7 @@ func (h *gitHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	session, err := h.svc.Open(r.Context(), md, owner, repo, service)
 	if err != nil {
-		writeGitError(w, err)
+		h.writeError(w, err)
 		return
 	}
 	// From here on the transfer must keep moving: the watchdog ends it
@@ -110,8 +110,7 @@ func (h *gitHTTP) finish(t *transfer, owner, repo, what string, err error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, git.ErrBusy) && !t.wrote.Load():
-		t.w.Header().Set("Retry-After", retryAfter)
-		writeJSONError(t.w, http.StatusServiceUnavailable, git.ErrBusy.Error(), h.swaggerURL)
+		h.writeError(t.w, err)
 	case t.stalled():
 		slog.Warn("git "+what+": no progress, ended", "repo", owner+"/"+repo, "after", h.progress)
 	default:
@@ -128,7 +127,18 @@ func splitGitPath(path string) (owner, repo, action string, ok bool) {
 	return parts[0], strings.TrimSuffix(parts[1], ".git"), parts[2], true
 }
 
-func writeGitError(w http.ResponseWriter, err error) {
+func (h *gitHTTP) writeError(w http.ResponseWriter, err error) {
+	if errors.Is(err, git.ErrBusy) || status.Code(err) == codes.Unavailable {
+		// Too many git processes (rpcerr maps ErrBusy to Unavailable): a
+		// clear, retryable refusal.
+		msg := rpcerr.Message(err)
+		if errors.Is(err, git.ErrBusy) {
+			msg = git.ErrBusy.Error()
+		}
+		w.Header().Set("Retry-After", retryAfter)
+		writeJSONError(w, http.StatusServiceUnavailable, msg, h.swaggerURL)
+		return
+	}
 	st := status.Convert(err)
 	code := http.StatusInternalServerError
 	switch st.Code() {
