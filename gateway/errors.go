@@ -74,6 +74,10 @@ func (g *gateway) statusFor(ctx context.Context, code codes.Code) int {
 
 // handleError writes a gRPC error as Gitea's error body.
 func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
+	if code, msg, ok := bodyFailure(ctx); ok {
+		g.writeError(w, code, msg)
+		return
+	}
 	st := status.Convert(err)
 	code := g.statusFor(ctx, st.Code())
 	// A service may name Gitea's status itself when no code maps to it
@@ -82,7 +86,7 @@ func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtim
 		code = s
 	}
 	setRetryAfter(w, st)
-	g.writeError(w, code, st.Message())
+	g.writeError(w, code, rpcerr.Message(err))
 }
 
 // setRetryAfter turns a status's RetryInfo (a throttled sign-in) into the
@@ -113,6 +117,9 @@ func (g *gateway) writeError(w http.ResponseWriter, code int, msg string) {
 	h.Del("Content-Length")
 	if code == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Basic realm="forge"`)
+	}
+	if code == http.StatusServiceUnavailable {
+		h.Set("Retry-After", retryAfter)
 	}
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(body)

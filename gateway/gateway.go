@@ -45,6 +45,12 @@ type Options struct {
 	Git http.Handler
 	// Swagger is the OpenAPI document served at /api/swagger.
 	Swagger []byte
+	// MaxBodySize caps API request bodies (413 beyond it); 0: no cap.
+	MaxBodySize int64
+	// ReadTimeout bounds reading one API request body; 0: none.
+	ReadTimeout time.Duration
+	// Preflight, if set, refuses calls before their body is read.
+	Preflight Preflight
 }
 
 type gateway struct {
@@ -53,6 +59,7 @@ type gateway struct {
 	json       *giteajson.Marshaler
 	mux        *runtime.ServeMux
 	proxyKey   string
+	routes     routeTable
 }
 
 // register lists every service the facade serves.
@@ -105,7 +112,13 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		json:       giteajson.New(opts.Location),
 		proxyKey:   http.CanonicalHeaderKey(opts.ReverseProxyHeader),
 	}
+	routes, err := loadRoutes()
+	if err != nil {
+		return nil, err
+	}
+	g.routes = routes
 	g.mux = runtime.NewServeMux(
+		runtime.WithMiddlewares(g.guard),
 		runtime.WithMarshalerOption("application/json", g.json),
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rejectBody{g.json, "[]: Unsupported Content-Type"}),
 		runtime.WithMarshalerOption(mimeMissing, rejectBody{g.json, "[]: Empty Content-Type"}),

@@ -1,9 +1,11 @@
 package gateway
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -12,19 +14,32 @@ import (
 	"forge/services/auth"
 	"forge/services/git"
 	"forge/services/githost"
+	"forge/services/rpcerr"
 )
 
 // gitHTTP mounts git's smart HTTP protocol at /{owner}/{repo}[.git]/...:
 // it turns the HTTP request into the credentials metadata the services
 // read, and streams; githost decides who may do what.
 type gitHTTP struct {
-	svc      *githost.Service
-	proxyKey string // canonical reverse-proxy header name
+	svc        *githost.Service
+	proxyKey   string // canonical reverse-proxy header name
+	progress   time.Duration
+	swaggerURL string
+}
+
+// GitOptions configure the git smart-HTTP endpoint.
+type GitOptions struct {
+	RootURL            string // ends with "/"
+	ReverseProxyHeader string
+	// ProgressTimeout ends a transfer whose request body and response
+	// both make no progress for this long; 0: never.
+	ProgressTimeout time.Duration
 }
 
 // NewGitHandler serves clone, fetch and push over HTTP.
-func NewGitHandler(svc *githost.Service, reverseProxyHeader string) http.Handler {
-	return &gitHTTP{svc: svc, proxyKey: http.CanonicalHeaderKey(reverseProxyHeader)}
+func NewGitHandler(svc *githost.Service, opts GitOptions) http.Handler {
+	return &gitHTTP{svc: svc, proxyKey: http.CanonicalHeaderKey(opts.ReverseProxyHeader),
+		progress: opts.ProgressTimeout, swaggerURL: opts.RootURL + "api/swagger"}
 }
 
 func (h *gitHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -59,30 +74,47 @@ func (h *gitHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			md.Set(key, v)
 		}
 	}
-	ctx := r.Context()
-	session, err := h.svc.Open(ctx, md, owner, repo, service)
+	session, err := h.svc.Open(r.Context(), md, owner, repo, service)
 	if err != nil {
-		writeGitError(w, err)
+		h.writeError(w, err)
 		return
 	}
+	// From here on the transfer must keep moving: the watchdog ends it
+	// (cancelling git) when neither the body nor the response advances.
+	t := h.watch(w, r)
+	defer t.stop()
+	ctx := t.ctx
 	gitProtocol := r.Header.Get("Git-Protocol")
 	w.Header().Set("Cache-Control", "no-cache, max-age=0, must-revalidate")
 	if action == "info/refs" {
 		w.Header().Set("Content-Type", service.AdvertisementContentType())
-		if err := session.AdvertiseRefs(ctx, gitProtocol, w); err != nil {
-			slog.Warn("git advertise refs", "repo", owner+"/"+repo, "err", err)
-		}
+		h.finish(t, owner, repo, "advertise refs", session.AdvertiseRefs(ctx, gitProtocol, t))
 		return
 	}
-	body, err := git.DecodeRequestBody(r.Body, r.Header.Get("Content-Encoding"))
+	body, err := git.DecodeRequestBody(t.body(r.Body), r.Header.Get("Content-Encoding"))
 	if err != nil {
 		http.Error(w, "bad request body", http.StatusBadRequest)
 		return
 	}
 	defer body.Close()
 	w.Header().Set("Content-Type", service.ResultContentType())
-	if err := session.Run(ctx, body, w, gitProtocol); err != nil {
-		slog.Warn("git "+string(service), "repo", owner+"/"+repo, "err", err)
+	h.finish(t, owner, repo, string(service), session.Run(ctx, body, t, gitProtocol))
+}
+
+// retryAfter is the Retry-After (seconds) sent when git is busy.
+const retryAfter = "10"
+
+// finish reports how a transfer ended. Too many running git processes is
+// a 503 the client may retry, when nothing has been sent yet.
+func (h *gitHTTP) finish(t *transfer, owner, repo, what string, err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, git.ErrBusy) && !t.wrote.Load():
+		h.writeError(t.w, err)
+	case t.stalled():
+		slog.Warn("git "+what+": no progress, ended", "repo", owner+"/"+repo, "after", h.progress)
+	default:
+		slog.Warn("git "+what, "repo", owner+"/"+repo, "err", err)
 	}
 }
 
@@ -95,7 +127,18 @@ func splitGitPath(path string) (owner, repo, action string, ok bool) {
 	return parts[0], strings.TrimSuffix(parts[1], ".git"), parts[2], true
 }
 
-func writeGitError(w http.ResponseWriter, err error) {
+func (h *gitHTTP) writeError(w http.ResponseWriter, err error) {
+	if errors.Is(err, git.ErrBusy) || status.Code(err) == codes.Unavailable {
+		// Too many git processes (rpcerr maps ErrBusy to Unavailable): a
+		// clear, retryable refusal.
+		msg := rpcerr.Message(err)
+		if errors.Is(err, git.ErrBusy) {
+			msg = git.ErrBusy.Error()
+		}
+		w.Header().Set("Retry-After", retryAfter)
+		writeJSONError(w, http.StatusServiceUnavailable, msg, h.swaggerURL)
+		return
+	}
 	st := status.Convert(err)
 	code := http.StatusInternalServerError
 	switch st.Code() {
@@ -110,7 +153,7 @@ func writeGitError(w http.ResponseWriter, err error) {
 		setRetryAfter(w, st)
 		code = http.StatusTooManyRequests
 	}
-	msg := st.Message()
+	msg := rpcerr.Message(err)
 	if code == http.StatusInternalServerError {
 		slog.Error("git request", "err", err)
 		msg = "internal server error"

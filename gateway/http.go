@@ -89,6 +89,7 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 			r.Header.Set("Content-Type", mimeIgnored)
 		}
 	}
+	r = g.limitBody(w, r)
 	g.mux.ServeHTTP(&responseWriter{ResponseWriter: w}, r)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"forge/cmd/forge/app"
 	"forge/services/config"
+	"forge/services/rpcerr"
 )
 
 // cliEnv carries what every subcommand shares.
@@ -47,7 +48,9 @@ func (e *cliEnv) loadConfig() (*config.Config, error) {
 }
 
 func (e *cliEnv) fail(err error) int {
-	fmt.Fprintln(e.stderr, "forge:", err)
+	// The services' errors are gRPC statuses; a person reads their
+	// message, not grpc-go's "rpc error: code = ..." rendering.
+	fmt.Fprintln(e.stderr, "forge:", rpcerr.Message(err))
 	return 1
 }
 

@@ -28,6 +28,7 @@ type Config struct {
 	Repository Repository
 	API        API
 	Migrations Migrations
+	Limits     Limits
 }
 
 type Server struct {
@@ -99,6 +100,17 @@ type Migrations struct {
 	AllowLocalNetworks bool // [migrations] ALLOW_LOCALNETWORKS
 }
 
+// Limits bound what one client can make the server hold: memory for
+// request bodies, connections, and git processes. Durations are seconds,
+// as in Gitea's [git.timeout].
+type Limits struct {
+	MaxRequestBodySize int // [api] MAX_REQUEST_BODY_SIZE, bytes, REST and gRPC
+	APIReadTimeout     int // [api] READ_TIMEOUT, seconds to read one API request
+	IdleTimeout        int // [server] IDLE_TIMEOUT, seconds a keep-alive connection may idle
+	GitProgressTimeout int // [git.timeout] PROGRESS, seconds a git transfer may make no progress
+	GitMaxProcesses    int // [git] MAX_PROCESSES, concurrent git processes
+}
+
 // Default returns the embedded default configuration: SQLite under ./data,
 // REST on 127.0.0.1:3000, gRPC on 127.0.0.1:3001.
 func Default() *Config {
@@ -139,6 +151,18 @@ func Default() *Config {
 			MaxCreationLimit:        -1,
 		},
 		API: API{DefaultPagingNum: 30, MaxResponseItems: 50},
+		Limits: Limits{
+			// Large enough for the contents API's base64 files (a 24 MiB
+			// file is 32 MiB encoded), small enough that a few concurrent
+			// bodies cannot exhaust memory.
+			MaxRequestBodySize: 32 << 20,
+			APIReadTimeout:     120,
+			IdleTimeout:        90,
+			// git sends keep-alives every 5 s while it works, so a minute
+			// of silence is a stalled or trickling client.
+			GitProgressTimeout: 60,
+			GitMaxProcesses:    64,
+		},
 	}
 }
 
@@ -201,6 +225,12 @@ func Load(path string, environ []string) (*Config, error) {
 	r.int("api", "DEFAULT_PAGING_NUM", &cfg.API.DefaultPagingNum)
 	r.int("api", "MAX_RESPONSE_ITEMS", &cfg.API.MaxResponseItems)
 	r.bool("migrations", "ALLOW_LOCALNETWORKS", &cfg.Migrations.AllowLocalNetworks)
+	lim := &cfg.Limits
+	r.int("api", "MAX_REQUEST_BODY_SIZE", &lim.MaxRequestBodySize)
+	r.int("api", "READ_TIMEOUT", &lim.APIReadTimeout)
+	r.int("server", "IDLE_TIMEOUT", &lim.IdleTimeout)
+	r.int("git.timeout", "PROGRESS", &lim.GitProgressTimeout)
+	r.int("git", "MAX_PROCESSES", &lim.GitMaxProcesses)
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, err
 	}
@@ -260,6 +290,20 @@ func (c *Config) Validate() error {
 		bad("[security] REVERSE_PROXY_AUTHENTICATION_USER", "must not be empty")
 	}
 	c.Security.LoginThrottle.validate(bad)
+	for _, k := range []struct {
+		name string
+		v    int
+	}{
+		{"[api] MAX_REQUEST_BODY_SIZE", c.Limits.MaxRequestBodySize},
+		{"[api] READ_TIMEOUT", c.Limits.APIReadTimeout},
+		{"[server] IDLE_TIMEOUT", c.Limits.IdleTimeout},
+		{"[git.timeout] PROGRESS", c.Limits.GitProgressTimeout},
+		{"[git] MAX_PROCESSES", c.Limits.GitMaxProcesses},
+	} {
+		if k.v < 1 {
+			bad(k.name, "must be at least 1")
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -132,6 +132,11 @@ func TestDocumentedDefaults(t *testing.T) {
 		"api.DEFAULT_PAGING_NUM":                             itoa(cfg.API.DefaultPagingNum),
 		"api.MAX_RESPONSE_ITEMS":                             itoa(cfg.API.MaxResponseItems),
 		"migrations.ALLOW_LOCALNETWORKS":                     btoa(cfg.Migrations.AllowLocalNetworks),
+		"api.MAX_REQUEST_BODY_SIZE":                          itoa(cfg.Limits.MaxRequestBodySize),
+		"api.READ_TIMEOUT":                                   itoa(cfg.Limits.APIReadTimeout),
+		"server.IDLE_TIMEOUT":                                itoa(cfg.Limits.IdleTimeout),
+		"git.timeout.PROGRESS":                               itoa(cfg.Limits.GitProgressTimeout),
+		"git.MAX_PROCESSES":                                  itoa(cfg.Limits.GitMaxProcesses),
 	}
 	documented := map[string]string{}
 	sc := bufio.NewScanner(f)

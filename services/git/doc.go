@@ -9,6 +9,9 @@
 // of a repository or the entries of a directory each costs a small fixed
 // number of git processes, never one per item.
 //
+// LimitProcesses caps the processes running at once; beyond the cap an
+// operation fails with ErrBusy without starting git.
+//
 // It needs git 2.32 or newer (GIT_CONFIG_GLOBAL, --diff-merges).
 //
 // Every git process runs with forge's own hooks directory

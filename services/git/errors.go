@@ -17,6 +17,9 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrInvalid: the input is malformed (bad name, path, service, option).
 	ErrInvalid = errors.New("invalid argument")
+	// ErrBusy: the cap on concurrent git processes (LimitProcesses) is
+	// reached; the operation was not started and may be retried later.
+	ErrBusy = errors.New("too many git processes are running; try again later")
 )
 
 // Error describes a git process that failed. Stderr has credentials removed.

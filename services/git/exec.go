@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 )
@@ -65,7 +64,7 @@ func (s *Store) env(extra []string) []string {
 
 // command builds the process for inv. The caller starts and waits it; the
 // returned buffer collects the tail of stderr.
-func (s *Store) command(ctx context.Context, inv invocation) (*exec.Cmd, *tailBuffer, error) {
+func (s *Store) command(ctx context.Context, inv invocation) (*limitedCmd, *tailBuffer, error) {
 	if err := s.setup(); err != nil {
 		return nil, nil, err
 	}
@@ -86,7 +85,8 @@ func (s *Store) command(ctx context.Context, inv invocation) (*exec.Cmd, *tailBu
 		args = append(args, "-c", kv)
 	}
 	args = append(args, inv.args...)
-	cmd := exec.CommandContext(ctx, gitBinary, args...)
+	gc := s.newCmd(ctx, gitBinary, args...)
+	cmd := gc.Cmd
 	cmd.Dir = dir
 	cmd.Env = s.env(inv.env)
 	cmd.Stdin = inv.stdin
@@ -95,7 +95,7 @@ func (s *Store) command(ctx context.Context, inv invocation) (*exec.Cmd, *tailBu
 	cmd.Stderr = stderr
 	cmd.WaitDelay = waitDelay
 	killProcessGroup(cmd)
-	return cmd, stderr, nil
+	return gc, stderr, nil
 }
 
 // run runs inv to completion.

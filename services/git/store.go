@@ -70,6 +70,7 @@ type Store struct {
 	hooksDir string
 	homeDir  string
 	tmpDir   string
+	slots    chan struct{} // running git processes; nil: no cap (see LimitProcesses)
 
 	refLocks refLocks // see LockRef
 	// journalDir holds the ref journal (journal.go); realRoot is root with

@@ -10,11 +10,17 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"forge/services/git"
 	"forge/services/store"
 )
 
 // Internal logs err and returns a status that reveals nothing of it.
+// A git operation refused because the server runs too many git processes
+// is Unavailable (503), which clients may retry, not an internal failure.
 func Internal(err error) error {
+	if errors.Is(err, git.ErrBusy) {
+		return status.Error(codes.Unavailable, git.ErrBusy.Error())
+	}
 	slog.Error("internal error", "err", err)
 	return status.Error(codes.Internal, "internal server error")
 }

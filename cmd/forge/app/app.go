@@ -114,6 +114,7 @@ func (a *App) build() error {
 	if err != nil {
 		return fmt.Errorf("repository root: %w", err)
 	}
+	gitStore.LimitProcesses(cfg.Limits.GitMaxProcesses)
 	a.Git = gitStore
 	a.sweep(context.Background()) // debris of a previous run that was killed
 	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit)
@@ -162,7 +163,8 @@ func (a *App) build() error {
 	unary := []grpc.UnaryServerInterceptor{recoverUnary, authn.Unary}
 	stream := []grpc.StreamServerInterceptor{recoverStream, authn.Stream}
 
-	a.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
+	a.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...),
+		grpc.MaxRecvMsgSize(cfg.Limits.MaxRequestBodySize), grpc.InTapHandle(authn.Tap))
 	register(a.grpc)
 	reflection.Register(a.grpc)
 
@@ -173,11 +175,15 @@ func (a *App) build() error {
 
 	gitHost := githost.New(authn, checker, gitStore, syncer)
 	h, err := gateway.NewHandler(gateway.Options{
-		Git:                gateway.NewGitHandler(gitHost, cfg.Security.ReverseProxyAuthUser),
+		Git: gateway.NewGitHandler(gitHost, gateway.GitOptions{RootURL: cfg.Server.RootURL,
+			ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser, ProgressTimeout: seconds(cfg.Limits.GitProgressTimeout)}),
 		RootURL:            cfg.Server.RootURL,
 		Limits:             limits,
 		ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser,
 		Swagger:            apidocs.Swagger,
+		MaxBodySize:        int64(cfg.Limits.MaxRequestBodySize),
+		ReadTimeout:        seconds(cfg.Limits.APIReadTimeout),
+		Preflight:          authn.Preflight,
 	}, inproc)
 	if err != nil {
 		return err
@@ -201,7 +207,11 @@ func (a *App) Authenticator() *auth.Authenticator { return a.authn }
 // Serve serves HTTP on httpLn and gRPC on grpcLn until ctx is done, then
 // shuts both down gracefully.
 func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
-	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 30 * time.Second}
+	// No server-wide ReadTimeout or WriteTimeout: git transfers may
+	// rightly take long. API bodies get a per-request read deadline and
+	// git transfers a progress deadline (see gateway).
+	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout: seconds(a.cfg.Limits.IdleTimeout)}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(httpLn) }()
 	go func() { errc <- a.grpc.Serve(grpcLn) }()
@@ -238,6 +248,8 @@ func (a *App) Close() error {
 	a.Mirrors.Close()
 	return errors.Join(a.usage.Close(), a.Store.Close())
 }
+
+func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
 
 func recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	defer func() {

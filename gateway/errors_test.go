@@ -1,0 +1,50 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// failingConn answers every call with err.
+type failingConn struct{ err error }
+
+func (c failingConn) Invoke(context.Context, string, any, any, ...grpc.CallOption) error {
+	return c.err
+}
+
+func (c failingConn) NewStream(context.Context, *grpc.StreamDesc, string, ...grpc.CallOption) (grpc.ClientStream, error) {
+	return nil, c.err
+}
+
+// TestErrorsWithoutRPCWrapper: whatever shape a service error has, a REST
+// client reads the status's message, not grpc-go's "rpc error: code = ...
+// desc = ..." rendering, and gets the status's HTTP code.
+func TestErrorsWithoutRPCWrapper(t *testing.T) {
+	notFound := status.Error(codes.NotFound, "repository does not exist")
+	for _, err := range []error{
+		notFound,
+		fmt.Errorf("lookup: %w", notFound),
+		status.Errorf(codes.NotFound, "lookup: %v", notFound),
+	} {
+		h, herr := NewHandler(Options{RootURL: "http://forge.test/"}, failingConn{err})
+		if herr != nil {
+			t.Fatal(herr)
+		}
+		for _, path := range []string{"/api/v1/repos/o/r", "/api/v1/repos/o/r/raw/README.md"} {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+			body := rec.Body.String()
+			if rec.Code != http.StatusNotFound || strings.Contains(body, "rpc error") || !strings.Contains(body, "repository does not exist") {
+				t.Errorf("%s with %v: %d %s", path, err, rec.Code, body)
+			}
+		}
+	}
+}

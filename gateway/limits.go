@@ -1,0 +1,151 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"forge/services/auth"
+	"forge/services/rpcerr"
+)
+
+// Preflight is asked, before a request body is read, whether the call to
+// the gRPC method with the caller's credentials md (authorization, query
+// token, reverse-proxy header) is sure to be refused; a non-nil status
+// error is the refusal. The services decide; the gateway only asks, so an
+// anonymous client cannot make the server read (and decode) a body for a
+// method it may not call.
+type Preflight func(method string, md metadata.MD) error
+
+// guard is the mux middleware that runs once the route is matched and
+// before the generated handler decodes the body: it refuses callers the
+// services would refuse anyway, then declared bodies over the limit.
+func (g *gateway) guard(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		if g.opts.Preflight != nil {
+			if pat, ok := runtime.HTTPPattern(r.Context()); ok {
+				if method, ok := g.routes.lookup(r.Method, pat.String()); ok {
+					if err := g.opts.Preflight(method, g.credentials(r)); err != nil {
+						g.writeError(w, g.statusFor(r.Context(), status.Code(err)), rpcerr.Message(err))
+						return
+					}
+				}
+			}
+		}
+		if max := g.opts.MaxBodySize; max > 0 && r.ContentLength > max {
+			g.writeError(w, http.StatusRequestEntityTooLarge, tooLargeMessage(max))
+			return
+		}
+		next(w, r, params)
+	}
+}
+
+// credentials is what the services read to identify a REST caller.
+func (g *gateway) credentials(r *http.Request) metadata.MD {
+	md := metadata.MD{}
+	if v := r.Header.Get("Authorization"); v != "" {
+		md.Set("authorization", v)
+	}
+	if tok, _ := r.Context().Value(queryTokenKey).(string); tok != "" {
+		md.Set(auth.MDQueryToken, tok)
+	}
+	if g.proxyKey != "" {
+		if v := r.Header.Get(g.proxyKey); v != "" {
+			md.Set(g.opts.ReverseProxyHeader, v)
+		}
+	}
+	return md
+}
+
+func tooLargeMessage(max int64) string {
+	return fmt.Sprintf("request body too large: the limit is %d bytes", max)
+}
+
+var errBodyTooLarge = errors.New("request body too large")
+
+// limitedBody ends a request body at max bytes: the read that would pass
+// the limit fails and cancels the request, so neither the decoder nor
+// grpc-gateway's drain of trailing bytes reads further, and the error
+// handler answers 413. At the end of the body the API read deadline is
+// lifted: it bounds reading the request, not the work that follows.
+type limitedBody struct {
+	body     io.ReadCloser
+	left     int64
+	max      int64
+	cancel   context.CancelCauseFunc
+	atEOF    func()
+	exceeded bool
+	timedOut bool // the read deadline passed before the body arrived
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.exceeded {
+		return 0, errBodyTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte past the limit tells "too large" from "exactly max"
+	}
+	n, err := b.body.Read(p)
+	if int64(n) > b.left {
+		b.exceeded = true
+		b.cancel(errBodyTooLarge)
+		return int(b.left), errBodyTooLarge
+	}
+	b.left -= int64(n)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		b.timedOut = true
+	}
+	if err == io.EOF && b.atEOF != nil {
+		b.atEOF()
+		b.atEOF = nil
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.body.Close() }
+
+type bodyKey struct{}
+
+// limitBody wraps r's body with the size limit and the read deadline.
+func (g *gateway) limitBody(w http.ResponseWriter, r *http.Request) *http.Request {
+	if r.Body == nil || r.Body == http.NoBody {
+		return r // nothing to read, nothing to time out
+	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	lb := &limitedBody{body: r.Body, left: g.opts.MaxBodySize, max: g.opts.MaxBodySize, cancel: cancel}
+	if lb.max <= 0 {
+		lb.left = 1<<63 - 2
+	}
+	if d := g.opts.ReadTimeout; d > 0 {
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+			lb.atEOF = func() { rc.SetReadDeadline(time.Time{}) }
+		}
+	}
+	r = r.WithContext(context.WithValue(ctx, bodyKey{}, lb))
+	r.Body = lb
+	return r
+}
+
+// bodyFailure is the status and message for a request whose body could
+// not be read whole: over the limit (413) or not in time (408).
+func bodyFailure(ctx context.Context) (int, string, bool) {
+	lb, ok := ctx.Value(bodyKey{}).(*limitedBody)
+	switch {
+	case !ok:
+		return 0, "", false
+	case lb.exceeded:
+		return http.StatusRequestEntityTooLarge, tooLargeMessage(lb.max), true
+	case lb.timedOut:
+		return http.StatusRequestTimeout, "request body not received in time", true
+	}
+	return 0, "", false
+}
