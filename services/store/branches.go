@@ -26,54 +26,21 @@ type BranchUpdate struct {
 // serialised on its row. The repository's empty flag follows: it is empty
 // exactly when no branch records remain.
 func (s *Store) SyncBranches(ctx context.Context, repoID, pusherID int64, updates []BranchUpdate, all func(context.Context) ([]BranchUpdate, error)) error {
-	now := time.Now().Unix()
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var repo Repository
-		if err := s.forUpdate(tx).Select("id", "is_empty").Where("id = ?", repoID).Take(&repo).Error; err != nil {
-			return notFound(err)
-		}
-		has, err := hasBranches(tx, repoID)
-		if err != nil {
-			return err
-		}
-		if !has && all != nil {
-			full, err := all(ctx)
-			if err != nil {
-				return err
-			}
-			updates = full
-		}
+	names := make([]string, len(updates))
+	for i, u := range updates {
+		names[i] = u.Name
+	}
+	given := func(context.Context, []string) ([]BranchUpdate, error) {
+		kept := make([]BranchUpdate, 0, len(updates))
 		for _, u := range updates {
-			if u.Deleted {
-				if err := tx.Where("repo_id = ? AND name = ?", repoID, u.Name).Delete(&Branch{}).Error; err != nil {
-					return err
-				}
-				continue
-			}
-			res := tx.Model(&Branch{}).Where("repo_id = ? AND name = ?", repoID, u.Name).Updates(map[string]any{
-				"commit_id": u.CommitID, "commit_message": u.CommitMessage, "commit_unix": u.CommitUnix,
-				"pusher_id": pusherID, "updated_unix": now,
-			})
-			if res.Error != nil {
-				return res.Error
-			}
-			if res.RowsAffected == 0 {
-				b := Branch{RepoID: repoID, Name: u.Name, CommitID: u.CommitID, CommitMessage: u.CommitMessage,
-					CommitUnix: u.CommitUnix, PusherID: pusherID, CreatedUnix: now, UpdatedUnix: now}
-				if err := tx.Create(&b).Error; err != nil {
-					return err
-				}
+			if !u.Deleted {
+				kept = append(kept, u)
 			}
 		}
-		has, err = hasBranches(tx, repoID)
-		if err != nil {
-			return err
-		}
-		if repo.IsEmpty == has { // flag out of step
-			return tx.Model(&Repository{}).Where("id = ?", repoID).Update("is_empty", !has).Error
-		}
-		return nil
-	})
+		return kept, nil
+	}
+	_, err := s.SyncBranchHeads(ctx, repoID, pusherID, names, given, all)
+	return err
 }
 
 // SyncBranchHeads brings the records of the named branches in step with
