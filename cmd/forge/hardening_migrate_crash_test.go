@@ -2,17 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
-	"forge/services/failpoint"
 	"forge/services/store/storetest"
 )
 
@@ -29,73 +26,29 @@ func TestMigrateCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and restarts the binary")
 	}
-	points := []string{"repo-create-before-record", "repo-create-before-place", "repo-create-before-commit"}
 	for _, kind := range storetest.Backends {
 		t.Run(kind, func(t *testing.T) {
-			dir := t.TempDir()
-			c := newCLI(t, append(crashEnv(t, kind, dir), "FORGE__MIGRATIONS__ALLOW_LOCALNETWORKS=true")...)
-			c.dir = dir
-			out, errOut, code := c.run("admin", "user", "create", "--username", "alice", "--password", "alice-password",
-				"--email", "alice@example.org", "--must-change-password=false", "--access-token")
-			token := lastWord(out)
-			if code != 0 || len(token) != 40 {
-				t.Fatalf("create alice: %d %q %q", code, out, errOut)
-			}
-			p := startServe(t, c)
-			if code, body := p.call("POST", "/api/v1/user/repos", token, `{"name":"source","auto_init":true,"private":true}`); code != 201 {
+			cr := newCrashRig(t, kind, "FORGE__MIGRATIONS__ALLOW_LOCALNETWORKS=true")
+			p := startServe(t, cr.c)
+			if code, body := p.call("POST", "/api/v1/user/repos", cr.token, `{"name":"source","auto_init":true,"private":true}`); code != 201 {
 				t.Fatalf("create the source: %d %s", code, body)
 			}
 			p.cmd.Process.Signal(syscall.SIGTERM)
 			<-p.done
-
-			repoRoot := filepath.Join(dir, "data", "repositories")
-			for _, fp := range points {
-				t.Run(fp, func(t *testing.T) {
-					// Four migrations at once; the second to reach the
-					// failpoint kills the process while the others are in
-					// flight.
-					p := startServe(t, c, failpoint.EnvVar+"="+fp+"@2")
-					const n = 4
-					acked := make([]bool, n)
-					names := make([]string, n)
-					var wg sync.WaitGroup
-					for i := range n {
-						names[i] = fmt.Sprintf("%s-%d", fp, i)
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							code, _ := p.call("POST", "/api/v1/repos/migrate", token, migrateBody(p, names[i], isMirror(i)))
-							acked[i] = code == 201
-						}()
-					}
-					wg.Wait()
-					p.killedByFailpoint(t)
-
-					p = startServe(t, c)
-					for i, name := range names {
-						code, body := p.call("GET", "/api/v1/repos/alice/"+name, token, "")
-						switch {
-						case code == 404 && !acked[i]:
-							// Unacknowledged and gone: the name must be usable.
-							if code, body := p.call("POST", "/api/v1/repos/migrate", token, migrateBody(p, name, isMirror(i))); code != 201 {
-								t.Fatalf("migrate %s again: %d %s", name, code, body)
-							}
-						case code == 200:
-						default:
-							t.Fatalf("%s (acknowledged %v): %d %.300s", name, acked[i], code, body)
-						}
-						p.checkMigrated(t, token, repoRoot, name, isMirror(i))
-						if code, body := p.call("DELETE", "/api/v1/repos/alice/"+name, token, ""); code != 204 {
-							t.Fatalf("delete %s: %d %s", name, code, body)
-						}
-						if _, err := os.Lstat(filepath.Join(repoRoot, "alice", strings.ToLower(name)+".git")); !errors.Is(err, os.ErrNotExist) {
-							t.Fatalf("delete %s left its directory: %v", name, err)
-						}
-					}
-					p.cmd.Process.Signal(syscall.SIGTERM)
-					<-p.done
-				})
-			}
+			cr.rounds(t, crashRound{
+				points: []string{"repo-create-before-record", "repo-create-before-place", "repo-create-before-commit"},
+				// Four migrations at once; the second to reach the
+				// failpoint kills the process while the others are in
+				// flight.
+				n: 4, at: 2,
+				create: func(p *serveProc, i int, name string) int {
+					code, _ := p.call("POST", "/api/v1/repos/migrate", cr.token, migrateBody(p, name, isMirror(i)))
+					return code
+				},
+				check: func(t *testing.T, p *serveProc, i int, name string) {
+					p.checkMigrated(t, cr.token, cr.repoRoot, name, isMirror(i))
+				},
+			})
 		})
 	}
 }
