@@ -164,65 +164,101 @@ func TestRepoCreateCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and restarts the binary")
 	}
-	points := []string{"repo-create-before-record", "repo-create-before-place", "repo-create-before-commit"}
 	for _, kind := range storetest.Backends {
 		t.Run(kind, func(t *testing.T) {
-			dir := t.TempDir()
-			c := newCLI(t, crashEnv(t, kind, dir)...)
-			c.dir = dir
-			out, errOut, code := c.run("admin", "user", "create", "--username", "alice", "--password", "alice-password",
-				"--email", "alice@example.org", "--must-change-password=false", "--access-token")
-			token := lastWord(out)
-			if code != 0 || len(token) != 40 {
-				t.Fatalf("create alice: %d %q %q", code, out, errOut)
-			}
-			repoRoot := filepath.Join(dir, "data", "repositories")
-			for _, fp := range points {
-				t.Run(fp, func(t *testing.T) {
-					// Six creates at once; the third to reach the failpoint kills
-					// the process while the others are in flight.
-					p := startServe(t, c, failpoint.EnvVar+"="+fp+"@3")
-					const n = 6
-					acked := make([]bool, n)
-					names := make([]string, n)
-					var wg sync.WaitGroup
-					for i := range n {
-						names[i] = fmt.Sprintf("%s-%d", fp, i)
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							code, _ := p.call("POST", "/api/v1/user/repos", token, `{"name":"`+names[i]+`","auto_init":true}`)
-							acked[i] = code == 201
-						}()
-					}
-					wg.Wait()
-					p.killedByFailpoint(t)
+			cr := newCrashRig(t, kind)
+			cr.rounds(t, crashRound{
+				points: []string{"repo-create-before-record", "repo-create-before-place", "repo-create-before-commit"},
+				// Six creates at once; the third to reach the failpoint
+				// kills the process while the others are in flight.
+				n: 6, at: 3,
+				create: func(p *serveProc, _ int, name string) int {
+					code, _ := p.call("POST", "/api/v1/user/repos", cr.token, `{"name":"`+name+`","auto_init":true}`)
+					return code
+				},
+				check: func(t *testing.T, p *serveProc, _ int, name string) { p.checkComplete(t, cr.token, cr.repoRoot, name) },
+			})
+		})
+	}
+}
 
-					p = startServe(t, c)
-					for i, name := range names {
-						code, body := p.call("GET", "/api/v1/repos/alice/"+name, token, "")
-						switch {
-						case code == 404 && !acked[i]:
-							// Unacknowledged and gone: the name must be usable.
-							if code, body := p.call("POST", "/api/v1/user/repos", token, `{"name":"`+name+`","auto_init":true}`); code != 201 {
-								t.Fatalf("re-create %s: %d %s", name, code, body)
-							}
-						case code == 200:
-						default:
-							t.Fatalf("%s (acknowledged %v): %d %.300s", name, acked[i], code, body)
-						}
-						p.checkComplete(t, token, repoRoot, name)
-						if code, body := p.call("DELETE", "/api/v1/repos/alice/"+name, token, ""); code != 204 {
-							t.Fatalf("delete %s: %d %s", name, code, body)
-						}
-						if _, err := os.Lstat(filepath.Join(repoRoot, "alice", strings.ToLower(name)+".git")); !errors.Is(err, os.ErrNotExist) {
-							t.Fatalf("delete %s left its directory: %v", name, err)
-						}
-					}
-					p.cmd.Process.Signal(syscall.SIGTERM)
-					<-p.done
-				})
+// crashRig is a `forge serve` environment that survives restarts, with
+// the user alice and her token.
+type crashRig struct {
+	c        *cli
+	token    string
+	repoRoot string
+}
+
+func newCrashRig(t *testing.T, kind string, extraEnv ...string) *crashRig {
+	t.Helper()
+	dir := t.TempDir()
+	c := newCLI(t, append(crashEnv(t, kind, dir), extraEnv...)...)
+	c.dir = dir
+	out, errOut, code := c.run("admin", "user", "create", "--username", "alice", "--password", "alice-password",
+		"--email", "alice@example.org", "--must-change-password=false", "--access-token")
+	token := lastWord(out)
+	if code != 0 || len(token) != 40 {
+		t.Fatalf("create alice: %d %q %q", code, out, errOut)
+	}
+	return &crashRig{c: c, token: token, repoRoot: filepath.Join(dir, "data", "repositories")}
+}
+
+// crashRound describes concurrent repository creations interrupted by a
+// crash: create makes alice's repository name (i-th of n) and returns the
+// HTTP status; check asserts that it is complete.
+type crashRound struct {
+	points []string // the failpoints, one round each
+	n, at  int      // n creations at once; the at-th pass through the failpoint kills
+	create func(p *serveProc, i int, name string) int
+	check  func(t *testing.T, p *serveProc, i int, name string)
+}
+
+// rounds runs one round per failpoint: forge is killed in the middle of n
+// concurrent creations and restarted; then every acknowledged name must
+// be complete, every other one complete or absent and creatable again;
+// each is deleted, with its directory.
+func (cr *crashRig) rounds(t *testing.T, r crashRound) {
+	for _, fp := range r.points {
+		t.Run(fp, func(t *testing.T) {
+			p := startServe(t, cr.c, failpoint.EnvVar+"="+fp+"@"+strconv.Itoa(r.at))
+			acked := make([]bool, r.n)
+			names := make([]string, r.n)
+			var wg sync.WaitGroup
+			for i := range r.n {
+				names[i] = fmt.Sprintf("%s-%d", fp, i)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					acked[i] = r.create(p, i, names[i]) == 201
+				}()
 			}
+			wg.Wait()
+			p.killedByFailpoint(t)
+
+			p = startServe(t, cr.c)
+			for i, name := range names {
+				code, body := p.call("GET", "/api/v1/repos/alice/"+name, cr.token, "")
+				switch {
+				case code == 404 && !acked[i]:
+					// Unacknowledged and gone: the name must be usable.
+					if code := r.create(p, i, name); code != 201 {
+						t.Fatalf("create %s again: %d", name, code)
+					}
+				case code == 200:
+				default:
+					t.Fatalf("%s (acknowledged %v): %d %.300s", name, acked[i], code, body)
+				}
+				r.check(t, p, i, name)
+				if code, body := p.call("DELETE", "/api/v1/repos/alice/"+name, cr.token, ""); code != 204 {
+					t.Fatalf("delete %s: %d %s", name, code, body)
+				}
+				if _, err := os.Lstat(filepath.Join(cr.repoRoot, "alice", strings.ToLower(name)+".git")); !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("delete %s left its directory: %v", name, err)
+				}
+			}
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			<-p.done
 		})
 	}
 }

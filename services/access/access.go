@@ -25,7 +25,6 @@ type Store interface {
 	UserByID(ctx context.Context, id int64) (*store.User, error)
 	CollaboratorMode(ctx context.Context, repoID, userID int64) (store.AccessMode, error)
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
-	CreateRepositoryWithin(ctx context.Context, r *store.Repository, watcherID int64, limit int) error
 }
 
 // Checker resolves repositories for callers.

@@ -1,14 +1,10 @@
 package access
 
 import (
-	"context"
-	"errors"
-
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"forge/services/auth"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -37,24 +33,4 @@ func (c *Checker) RepoLimit(owner *store.User, caller *auth.Principal) int {
 // RepoLimitError is Gitea's refusal for an owner at their limit.
 func RepoLimitError(limit int) error {
 	return status.Errorf(codes.PermissionDenied, "user has reached maximum limit of repositories [limit: %d]", limit)
-}
-
-// CreateRepository stores the record of a new repository of owner that
-// caller creates (caller watches it), within owner's repository limit
-// (RepoLimit). Every way of creating a repository goes through here. The
-// count and the insert share one transaction with the owner's row locked
-// (store.CreateRepositoryWithin), so concurrent creations cannot overshoot
-// the limit. Errors: RepoLimitError, AlreadyExists, Internal.
-func (c *Checker) CreateRepository(ctx context.Context, rec *store.Repository, owner *store.User, caller *auth.Principal) error {
-	limit := c.RepoLimit(owner, caller)
-	err := c.store.CreateRepositoryWithin(ctx, rec, caller.ID(), limit)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, store.ErrRepoLimit):
-		return RepoLimitError(limit)
-	case errors.Is(err, store.ErrRepoExists):
-		return status.Error(codes.AlreadyExists, "The repository with the same name already exists.")
-	}
-	return rpcerr.Internal(err)
 }

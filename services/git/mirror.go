@@ -83,10 +83,6 @@ func checkRemote(remoteURL string) (string, error) {
 // address) is allowed is the caller's decision. Returns ErrAlreadyExists
 // if path exists.
 func (s *Store) CloneMirror(ctx context.Context, remote Remote, path string) error {
-	rc, err := remote.call()
-	if err != nil {
-		return err
-	}
 	if err := s.inRoot(path); err != nil {
 		return err
 	}
@@ -96,6 +92,41 @@ func (s *Store) CloneMirror(ctx context.Context, remote Remote, path string) err
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return err
+	}
+	return s.cloneMirror(ctx, remote, path)
+}
+
+// StagedPlaceholder stands for the scratch directory in the diagnostics
+// of a failed CloneStaged.
+const StagedPlaceholder = "<new repository>"
+
+// CloneStaged is CloneMirror into forge's scratch space, where nothing
+// serves the clone (see InitStaged): the caller Places or Discards the
+// returned path. On failure nothing is left, and git's diagnostics name
+// the scratch directory StagedPlaceholder.
+func (s *Store) CloneStaged(ctx context.Context, remote Remote) (string, error) {
+	dir, err := s.mkStaged()
+	if err != nil {
+		return "", err
+	}
+	if err := s.cloneMirror(ctx, remote, dir); err != nil {
+		os.RemoveAll(dir)
+		var ge *Error
+		if errors.As(err, &ge) {
+			ge.Stderr = strings.ReplaceAll(ge.Stderr, dir, StagedPlaceholder)
+		}
+		return "", err
+	}
+	return dir, nil
+}
+
+// cloneMirror clones remote into path, which does not exist or is an
+// empty directory (git clone accepts both); on failure path is removed.
+func (s *Store) cloneMirror(ctx context.Context, remote Remote, path string) error {
+	rc, err := remote.call()
+	if err != nil {
+		os.RemoveAll(path)
 		return err
 	}
 	err = s.run(ctx, invocation{

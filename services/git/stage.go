@@ -17,7 +17,7 @@ import (
 // one operation in progress and is debris once it is older than any
 // operation may take (see Sweep).
 const (
-	stagePrefix = "create-" // a repository being built by InitStaged
+	stagePrefix = "create-" // a repository being built (InitStaged, CloneStaged)
 	trashPrefix = "trash-"  // a repository being deleted by Delete
 )
 
@@ -32,7 +32,7 @@ func (s *Store) InitStaged(ctx context.Context, defaultBranch string) (string, e
 	if !ValidRefName(defaultBranch) {
 		return "", invalidf("branch name %q", defaultBranch)
 	}
-	dir, err := os.MkdirTemp(s.tmpDir, stagePrefix)
+	dir, err := s.mkStaged()
 	if err != nil {
 		return "", err
 	}
@@ -44,6 +44,14 @@ func (s *Store) InitStaged(ctx context.Context, defaultBranch string) (string, e
 		return "", err
 	}
 	return dir, nil
+}
+
+// mkStaged creates an empty directory for a staged repository.
+func (s *Store) mkStaged() (string, error) {
+	if err := s.setup(); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(s.tmpDir, stagePrefix)
 }
 
 // Place moves the staged repository to path with one rename, so path

@@ -2,11 +2,9 @@ package mirrors
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,8 +36,7 @@ type migration struct {
 }
 
 // MigrateRepo clones clone_addr into a new repository. It runs inside the
-// request, as Gitea's does; on any failure the record and the files are
-// removed again.
+// request, as Gitea's does, and is all or nothing (see migrate).
 func (s *Server) MigrateRepo(ctx context.Context, req *mirrorsv1.MigrateRepoRequest) (*mirrorsv1.MigrateRepoResponse, error) {
 	caller := auth.FromContext(ctx)
 	m, err := s.validateMigration(ctx, req, caller)
@@ -148,93 +145,79 @@ func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoR
 	return nil, status.Error(codes.PermissionDenied, "Given user is not an organization.")
 }
 
-// migrate creates the record, clones the git data, records the branches
-// and, for a mirror, its state. On failure it removes what it made.
+// migrate clones the source into scratch space and then records the
+// repository (its branches and, for a mirror, its mirror state) and puts
+// the clone in place in one step, all or nothing (repos.CreateStaged).
 func (s *Server) migrate(ctx context.Context, m *migration, caller *auth.Principal) (*store.Repository, error) {
 	path, err := s.git.RepoPath(m.owner.Name, m.name)
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, "[RepoName]: invalid repository name")
 	}
+	limit := s.access.RepoLimit(m.owner, caller)
+	// Refuse a taken name or an owner at their limit before the clone,
+	// which may be long; CreateStaged decides for good.
+	if err := repos.CheckCreatable(ctx, s.store, m.owner.ID, m.name, limit); err != nil {
+		return nil, err
+	}
 	rec := repos.NewRecord(m.owner, m.name, m.desc, "main", m.private)
 	rec.IsMirror = m.mirror
 	rec.OriginalURL = git.RedactURL(m.remote.String())
-	if err := s.access.CreateRepository(ctx, rec, m.owner, caller); err != nil {
-		return nil, err
-	}
-	undo := func() {
-		if err := s.git.Delete(path); err != nil && !errors.Is(err, git.ErrNotFound) {
-			slog.Error("roll back migrated files", "repo", rec.ID, "err", err)
-		}
-		if err := s.store.DeleteRepository(context.WithoutCancel(ctx), rec.ID); err != nil {
-			slog.Error("roll back migrated repository record", "repo", rec.ID, "err", err)
-		}
-	}
-	if err := s.cloneInto(ctx, m, path); err != nil {
-		undo()
-		return nil, err
-	}
-	done, err := s.recordClone(ctx, m, rec, path, caller)
+	staged, err := s.stageClone(ctx, m)
 	if err != nil {
-		undo()
-		return nil, rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
+		return nil, err
 	}
-	return done, nil
+	n := store.NewRepository{Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Limit: limit}
+	err = repos.CreateStaged(ctx, s.git, s.store, staged, path, n, func(n *store.NewRepository) error {
+		if err := s.describeClone(ctx, m, staged, n); err != nil {
+			return rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
-// cloneInto clones the source to path. A pull mirror keeps the source as
-// its origin remote, to fetch from. Any other migration must not keep the
-// remote (nor its credentials) in the repository's configuration, so it is
-// cloned to a scratch repository first and pushed into a fresh one.
-func (s *Server) cloneInto(ctx context.Context, m *migration, path string) error {
+// stageClone clones the source into scratch space (see
+// git.Store.CloneStaged). A pull mirror keeps the source as its origin
+// remote, to fetch from. Any other migration must not keep the remote
+// (nor its credentials) in the repository's configuration, so it is
+// cloned to a second scratch repository first and pushed into a fresh one.
+func (s *Server) stageClone(ctx context.Context, m *migration) (string, error) {
 	if m.mirror || m.remote.User == nil {
-		return s.cloneError(ctx, s.git.CloneMirror(ctx, m.target, path), m, path)
+		staged, err := s.git.CloneStaged(ctx, m.target)
+		return staged, s.cloneError(ctx, err, m)
 	}
-	scratch, err := scratchPath(path)
+	scratch, err := s.git.CloneStaged(ctx, m.target)
 	if err != nil {
-		return rpcerr.Internal(err)
+		return "", s.cloneError(ctx, err, m)
 	}
-	defer s.git.Delete(scratch)
-	if err := s.git.CloneMirror(ctx, m.target, scratch); err != nil {
-		return s.cloneError(ctx, err, m, scratch)
-	}
+	defer s.git.Discard(scratch)
 	branch, err := s.git.DefaultBranch(ctx, scratch)
 	if err != nil || !git.ValidRefName(branch) {
 		branch = "main"
 	}
-	if err := s.git.Init(ctx, path, branch); err != nil {
-		return s.cloneError(ctx, err, m, path)
+	staged, err := s.git.InitStaged(ctx, branch)
+	if err != nil {
+		return "", rpcerr.Internal(err)
 	}
 	empty, err := s.git.IsEmpty(ctx, scratch)
+	if err == nil && !empty { // an empty source has nothing to copy (and git push --mirror would fail)
+		err = s.git.PushMirror(ctx, scratch, git.Remote{URL: staged})
+	}
 	if err != nil {
-		return rpcerr.Internal(err)
+		s.git.Discard(staged)
+		return "", rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
 	}
-	if empty {
-		return nil // nothing to copy (and git push --mirror would fail)
-	}
-	if err := s.git.PushMirror(ctx, scratch, git.Remote{URL: path}); err != nil {
-		return rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
-	}
-	return nil
-}
-
-// scratchPath is a temporary repository path beside path; its name cannot
-// be a repository's ("@" is not allowed in names).
-func scratchPath(path string) (string, error) {
-	b := make([]byte, 8)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(path, ".git") + "@migrating-" + hex.EncodeToString(b) + ".git", nil
+	return staged, nil
 }
 
 // cloneError maps a failed clone to Gitea's answers, with credentials and
 // local paths removed from git's message.
-func (s *Server) cloneError(ctx context.Context, err error, m *migration, path string) error {
+func (s *Server) cloneError(ctx context.Context, err error, m *migration) error {
 	if err == nil {
 		return nil
-	}
-	if errors.Is(err, git.ErrAlreadyExists) {
-		return status.Error(codes.AlreadyExists, "The repository files already exist.")
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return status.FromContextError(ctxErr).Err()
@@ -244,51 +227,42 @@ func (s *Server) cloneError(ctx context.Context, err error, m *migration, path s
 	if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) != "" {
 		text = strings.TrimSpace(ge.Stderr)
 	}
-	text = redact(strings.ReplaceAll(text, path, m.owner.Name+"/"+m.name), m.remote)
+	text = redact(strings.ReplaceAll(text, git.StagedPlaceholder, m.owner.Name+"/"+m.name), m.remote)
 	if strings.Contains(text, "Authentication failed") || strings.Contains(text, "could not read Username") {
 		return status.Error(codes.InvalidArgument, "Authentication failed: "+text)
 	}
 	return status.Error(codes.InvalidArgument, "Migration failed: "+text)
 }
 
-// recordClone records the cloned branches and default branch and, for a
-// mirror, the mirror state, and returns the updated record.
-func (s *Server) recordClone(ctx context.Context, m *migration, rec *store.Repository, path string, caller *auth.Principal) (*store.Repository, error) {
-	if branch, err := s.git.DefaultBranch(ctx, path); err == nil && branch != rec.DefaultBranch && git.ValidRefName(branch) {
-		updated, err := s.store.UpdateRepository(ctx, rec.ID, func(r *store.Repository) error {
-			r.DefaultBranch = branch
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		rec = updated
+// describeClone completes n from the staged clone: the default branch
+// (the source's, when it is a branch the clone has), the branch records
+// and, for a mirror, the mirror state.
+func (s *Server) describeClone(ctx context.Context, m *migration, staged string, n *store.NewRepository) error {
+	rec := n.Repo
+	if branch, err := s.git.DefaultBranch(ctx, staged); err == nil && git.ValidRefName(branch) {
+		rec.DefaultBranch = branch
 	}
-	branches, err := s.git.ListBranches(ctx, path)
+	branches, err := s.git.ListBranches(ctx, staged)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if len(branches) > 0 {
-		updates := make([]git.RefUpdate, len(branches))
-		for i, b := range branches {
-			updates[i] = git.RefUpdate{Name: "refs/heads/" + b.Name, OldSHA: git.ZeroSHA, NewSHA: b.Commit.SHA}
-		}
-		if err := s.syncer.Apply(ctx, rec, caller.ID(), updates); err != nil {
-			return nil, err
+	if len(branches) > 0 && !slices.ContainsFunc(branches, func(b git.Branch) bool { return b.Name == rec.DefaultBranch }) {
+		// HEAD names a branch the source does not have: the first branch
+		// becomes the default, as after a first push.
+		rec.DefaultBranch = branches[0].Name
+		if err := s.git.SetDefaultBranch(ctx, staged, rec.DefaultBranch); err != nil {
+			return err
 		}
 	}
+	n.Branches = repos.BranchUpdates(branches)
 	m.synced = time.Now().Unix()
 	if m.mirror {
-		err := s.store.CreateMirror(ctx, &store.Mirror{
-			RepoID:        rec.ID,
+		n.Mirror = &store.Mirror{
 			IntervalSecs:  int64(m.interval / time.Second),
 			RemoteAddress: rec.OriginalURL,
 			RemoteSealed:  s.box.Seal([]byte(m.remote.String())),
 			UpdatedUnix:   m.synced,
-		})
-		if err != nil {
-			return nil, err
 		}
 	}
-	return s.store.RepositoryByID(ctx, rec.ID)
+	return nil
 }

@@ -49,11 +49,9 @@ type Store interface {
 	UserByID(ctx context.Context, id int64) (*store.User, error)
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
 	RepositoryByID(ctx context.Context, id int64) (*store.Repository, error)
-	CreateRepository(ctx context.Context, r *store.Repository, watcherID int64) error
-	UpdateRepository(ctx context.Context, id int64, change func(r *store.Repository) error) (*store.Repository, error)
-	DeleteRepository(ctx context.Context, id int64) error
+	CreateRepositoryAtomic(ctx context.Context, n store.NewRepository, place func() error) error
+	CheckNewRepository(ctx context.Context, ownerID int64, name string, limit int) error
 
-	CreateMirror(ctx context.Context, m *store.Mirror) error
 	MirrorByRepoID(ctx context.Context, repoID int64) (*store.Mirror, error)
 	DueMirrors(ctx context.Context, now int64, limit int) ([]store.Mirror, error)
 	ClaimMirror(ctx context.Context, id, seen, next int64) (bool, error)
@@ -72,12 +70,15 @@ type Store interface {
 // Git is what the mirror service does with repositories on disk.
 type Git interface {
 	RepoPath(owner, name string) (string, error)
-	Init(ctx context.Context, path, defaultBranch string) error
+	InitStaged(ctx context.Context, defaultBranch string) (string, error)
+	CloneStaged(ctx context.Context, remote git.Remote) (string, error)
+	Place(staged, path string) error
+	Discard(staged string) error
 	Delete(path string) error
-	CloneMirror(ctx context.Context, remote git.Remote, path string) error
 	FetchMirror(ctx context.Context, path string, remote git.Remote) ([]git.RefUpdate, error)
 	PushMirror(ctx context.Context, path string, remote git.Remote) error
 	DefaultBranch(ctx context.Context, path string) (string, error)
+	SetDefaultBranch(ctx context.Context, path, name string) error
 	ListBranches(ctx context.Context, path string) ([]git.Branch, error)
 	IsEmpty(ctx context.Context, path string) (bool, error)
 }

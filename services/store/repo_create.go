@@ -10,19 +10,23 @@ import (
 )
 
 // NewRepository is what CreateRepositoryAtomic records at once: the
-// repository, the creator's watch and the branches its first commit made.
+// repository, the creator's watch, the branches it starts with and, for a
+// pull mirror, its mirror state.
 type NewRepository struct {
 	Repo      *Repository
 	WatcherID int64          // 0: nobody watches it
 	PusherID  int64          // recorded on the branches
 	Branches  []BranchUpdate // the branches the repository starts with
+	// Mirror is the pull-mirror state of a migrated mirror (RepoID is
+	// filled in); nil for any other repository.
+	Mirror *Mirror
 	// Limit is how many repositories the owner may hold: -1 for no limit.
 	// The zero value allows none, so a caller that forgets it fails closed.
 	Limit int
 }
 
 // CreateRepositoryAtomic inserts n.Repo (is_empty follows n.Branches), its
-// watch and its branch records in one transaction, and calls place inside
+// watch, its branch records and its mirror row in one transaction, and calls place inside
 // it, after the insert has claimed the name and before the commit. place
 // moves the repository's files into place; if it fails, or the process
 // dies before the commit, nothing is recorded, so a repository record
@@ -39,15 +43,8 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 		r.NumWatches = 1
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.checkRepoLimit(tx, r.OwnerID, n.Limit); err != nil {
+		if err := s.checkNewRepository(tx, r.OwnerID, r.LowerName, n.Limit); err != nil {
 			return err
-		}
-		var count int64
-		if err := tx.Model(&Repository{}).Where("owner_id = ? AND lower_name = ?", r.OwnerID, r.LowerName).Count(&count).Error; err != nil {
-			return err
-		}
-		if count > 0 {
-			return ErrRepoExists
 		}
 		if err := tx.Create(r).Error; err != nil {
 			if errors.Is(err, gorm.ErrDuplicatedKey) {
@@ -67,6 +64,41 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 				return err
 			}
 		}
+		if n.Mirror != nil {
+			n.Mirror.RepoID = r.ID
+			if n.Mirror.NextUpdateUnix == 0 {
+				n.Mirror.NextUpdateUnix = nextRun(now, n.Mirror.IntervalSecs)
+			}
+			if err := tx.Create(n.Mirror).Error; err != nil {
+				return err
+			}
+		}
 		return place()
 	})
+}
+
+// CheckNewRepository returns ErrRepoExists if the owner has a repository
+// named name, ErrRepoLimit if they are at limit (see NewRepository.Limit).
+// It is an early answer for creations that do expensive work before
+// CreateRepositoryAtomic (a migration's clone), which checks again.
+func (s *Store) CheckNewRepository(ctx context.Context, ownerID int64, name string, limit int) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return s.checkNewRepository(tx, ownerID, strings.ToLower(name), limit)
+	})
+}
+
+// checkNewRepository is the limit and name check of a repository create,
+// inside its transaction (the owner's row is locked by checkRepoLimit).
+func (s *Store) checkNewRepository(tx *gorm.DB, ownerID int64, lowerName string, limit int) error {
+	if err := s.checkRepoLimit(tx, ownerID, limit); err != nil {
+		return err
+	}
+	var count int64
+	if err := tx.Model(&Repository{}).Where("owner_id = ? AND lower_name = ?", ownerID, lowerName).Count(&count).Error; err != nil {
+		return err
+	}
+	if count > 0 {
+		return ErrRepoExists
+	}
+	return nil
 }
