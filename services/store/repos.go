@@ -19,16 +19,6 @@ var ErrRepoLimit = errors.New("the owner has reached their repository limit")
 // CreateRepository inserts r and, when watcherID is not 0, makes that user
 // watch it (Gitea's AUTO_WATCH_NEW_REPOS), in one transaction.
 func (s *Store) CreateRepository(ctx context.Context, r *Repository, watcherID int64) error {
-	return s.CreateRepositoryWithin(ctx, r, watcherID, -1)
-}
-
-// CreateRepositoryWithin is CreateRepository for an owner who may hold at
-// most limit repositories (negative: no limit); ErrRepoLimit when they
-// already hold that many. The owner's row is locked (PostgreSQL; SQLite's
-// immediate transactions serialise writers anyway) before counting, so
-// concurrent creations for one owner are counted one after the other and
-// cannot overshoot the limit together.
-func (s *Store) CreateRepositoryWithin(ctx context.Context, r *Repository, watcherID int64, limit int) error {
 	r.LowerName = strings.ToLower(r.Name)
 	now := time.Now().Unix()
 	r.CreatedUnix, r.UpdatedUnix = now, now
@@ -36,9 +26,6 @@ func (s *Store) CreateRepositoryWithin(ctx context.Context, r *Repository, watch
 		r.NumWatches = 1
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.checkRepoLimit(tx, r.OwnerID, limit); err != nil {
-			return err
-		}
 		var n int64
 		if err := tx.Model(&Repository{}).Where("owner_id = ? AND lower_name = ?", r.OwnerID, r.LowerName).Count(&n).Error; err != nil {
 			return err

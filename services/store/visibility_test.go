@@ -116,7 +116,7 @@ func TestCreateRepositoryWithinLimit(t *testing.T) {
 		for i := range tries {
 			go func() {
 				r := &store.Repository{OwnerID: u.ID, OwnerName: u.Name, Name: "r" + string(rune('a'+i)), DefaultBranch: "main"}
-				errs <- s.CreateRepositoryWithin(ctx, r, 0, limit)
+				errs <- s.CreateRepositoryAtomic(ctx, store.NewRepository{Repo: r, Limit: limit}, func() error { return nil })
 			}()
 		}
 		created, refused := 0, 0
@@ -137,7 +137,7 @@ func TestCreateRepositoryWithinLimit(t *testing.T) {
 		if created != limit || refused != tries-limit || len(owned) != limit {
 			t.Fatalf("created %d, refused %d, owned %d; want %d, %d, %d", created, refused, len(owned), limit, tries-limit, limit)
 		}
-		if err := s.CreateRepositoryWithin(ctx, &store.Repository{OwnerID: u.ID, OwnerName: u.Name, Name: "zero"}, 0, 0); err != store.ErrRepoLimit {
+		if err := s.CreateRepositoryAtomic(ctx, store.NewRepository{Repo: &store.Repository{OwnerID: u.ID, OwnerName: u.Name, Name: "zero"}}, func() error { return nil }); err != store.ErrRepoLimit {
 			t.Fatalf("limit 0: %v", err)
 		}
 	})
