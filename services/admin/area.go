@@ -14,4 +14,10 @@ var Area = area.Area{
 	Services: []*grpc.ServiceDesc{&adminv1.AdminService_ServiceDesc},
 	Policies: Policies,
 	Gateways: []area.Gateway{area.Handlers(adminv1.RegisterAdminServiceHandlerClient, adminv1.NewAdminServiceClient)},
+	// TOTP enrolment has no Gitea API; operators use it over gRPC (and the
+	// CLI calls the same use cases).
+	GRPCOnly: []string{
+		adminv1.AdminService_EnableUserTOTP_FullMethodName,
+		adminv1.AdminService_DisableUserTOTP_FullMethodName,
+	},
 }
