@@ -34,7 +34,7 @@ func TestErrorsWithoutRPCWrapper(t *testing.T) {
 		fmt.Errorf("lookup: %w", notFound),
 		status.Errorf(codes.NotFound, "lookup: %v", notFound),
 	} {
-		h, herr := NewHandler(Options{RootURL: "http://forge.test/"}, failingConn{err})
+		h, herr := NewHandler(withServices(Options{RootURL: "http://forge.test/"}), failingConn{err})
 		if herr != nil {
 			t.Fatal(herr)
 		}

@@ -14,17 +14,6 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"forge/gateway/giteajson"
-	adminv1 "forge/gen/forge/admin/v1"
-	branchesv1 "forge/gen/forge/branches/v1"
-	commitsv1 "forge/gen/forge/commits/v1"
-	contentsv1 "forge/gen/forge/contents/v1"
-	mirrorsv1 "forge/gen/forge/mirrors/v1"
-	miscv1 "forge/gen/forge/misc/v1"
-	releasesv1 "forge/gen/forge/releases/v1"
-	reposv1 "forge/gen/forge/repos/v1"
-	tokensv1 "forge/gen/forge/tokens/v1"
-	usersv1 "forge/gen/forge/users/v1"
-	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/auth"
 	"forge/services/paging"
 )
@@ -51,6 +40,9 @@ type Options struct {
 	ReadTimeout time.Duration
 	// Preflight, if set, refuses calls before their body is read.
 	Preflight Preflight
+	// Services register the generated REST handlers of every area
+	// (area.Gateways); the raw-file routes are added by the gateway.
+	Services []func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error
 }
 
 type gateway struct {
@@ -60,46 +52,6 @@ type gateway struct {
 	mux        *runtime.ServeMux
 	proxyKey   string
 	routes     routeTable
-}
-
-// register lists every service the facade serves.
-var register = []func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error{
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return miscv1.RegisterMiscServiceHandlerClient(ctx, mux, miscv1.NewMiscServiceClient(cc))
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return usersv1.RegisterUserServiceHandlerClient(ctx, mux, usersv1.NewUserServiceClient(cc))
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return adminv1.RegisterAdminServiceHandlerClient(ctx, mux, adminv1.NewAdminServiceClient(cc))
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return tokensv1.RegisterTokenServiceHandlerClient(ctx, mux, tokensv1.NewTokenServiceClient(cc))
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return reposv1.RegisterRepositoryServiceHandlerClient(ctx, mux, reposv1.NewRepositoryServiceClient(cc))
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return mirrorsv1.RegisterMirrorServiceHandlerClient(ctx, mux, mirrorsv1.NewMirrorServiceClient(cc))
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return releasesv1.RegisterReleaseServiceHandlerClient(ctx, mux, releasesv1.NewReleaseServiceClient(cc))
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return watchv1.RegisterWatchServiceHandlerClient(ctx, mux, watchv1.NewWatchServiceClient(cc))
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return branchesv1.RegisterBranchServiceHandlerClient(ctx, mux, branchesv1.NewBranchServiceClient(cc))
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		if err := contentsv1.RegisterContentServiceHandlerClient(ctx, mux, contentsv1.NewContentServiceClient(cc)); err != nil {
-			return err
-		}
-		return registerRaw(mux, cc)
-	},
-	func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return commitsv1.RegisterCommitServiceHandlerClient(ctx, mux, commitsv1.NewCommitServiceClient(cc))
-	},
 }
 
 // NewHandler builds the HTTP handler for everything forge serves on its
@@ -134,10 +86,13 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		runtime.WithDisablePathLengthFallback(),
 	)
 	ctx := context.Background()
-	for _, r := range register {
+	for _, r := range opts.Services {
 		if err := r(ctx, g.mux, cc); err != nil {
 			return nil, err
 		}
+	}
+	if err := registerRaw(g.mux, cc); err != nil {
+		return nil, err
 	}
 	return g, nil
 }

@@ -21,10 +21,10 @@ var templateVar = regexp.MustCompile(`\{([A-Za-z0-9_.]+)(=\*\*)?\}`)
 func TestPreflightSeesEveryRoute(t *testing.T) {
 	var asked string
 	stop := status.Error(codes.Unauthenticated, "stop here")
-	h, err := NewHandler(Options{RootURL: "http://forge.test/", Preflight: func(method string, md metadata.MD) error {
+	h, err := NewHandler(withServices(Options{RootURL: "http://forge.test/", Preflight: func(method string, md metadata.MD) error {
 		asked = method
 		return stop
-	}}, nil)
+	}}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestPreflightSeesEveryRoute(t *testing.T) {
 // TestBodyLimit: a body longer than the limit is refused with 413 whether
 // it declares its length or not, and the reader stops at the limit.
 func TestBodyLimit(t *testing.T) {
-	h, err := NewHandler(Options{RootURL: "http://forge.test/", MaxBodySize: 1000, Preflight: func(string, metadata.MD) error { return nil }}, nil)
+	h, err := NewHandler(withServices(Options{RootURL: "http://forge.test/", MaxBodySize: 1000, Preflight: func(string, metadata.MD) error { return nil }}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -78,11 +77,10 @@ type Deps struct {
 	MaxBlobSize int64
 }
 
-// Register registers BranchService, ContentService and CommitService.
-func Register(r grpc.ServiceRegistrar, d Deps) {
-	branchesv1.RegisterBranchServiceServer(r, NewBranchServer(d))
-	contentsv1.RegisterContentServiceServer(r, NewContentServer(d))
-	commitsv1.RegisterCommitServiceServer(r, NewCommitServer(d))
+// Servers builds the implementations of the area's BranchService,
+// ContentService and CommitService, for area.Bind.
+func Servers(d Deps) []any {
+	return []any{NewBranchServer(d), NewContentServer(d), NewCommitServer(d)}
 }
 
 // repo is a resolved repository with its path on disk and the caller.

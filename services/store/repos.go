@@ -102,13 +102,16 @@ func (s *Store) UpdateRepository(ctx context.Context, id int64, change func(r *R
 	return &out, nil
 }
 
-// DeleteRepository deletes a repository's records (not its git data).
+// DeleteRepository deletes a repository's records (not its git data): its
+// row and the rows of every table the areas declare as owned by a
+// repository (Own).
 func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
+	if s.owned == nil {
+		return errUndeclared
+	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, model := range []any{&Collaboration{}, &Branch{}, &Release{}, &Watch{}, &Mirror{}, &PushMirror{}} {
-			if err := tx.Where("repo_id = ?", id).Delete(model).Error; err != nil {
-				return err
-			}
+		if err := deleteOwned(tx, s.owned.repoColumns(), id); err != nil {
+			return err
 		}
 		res := tx.Delete(&Repository{}, id)
 		if res.Error == nil && res.RowsAffected == 0 {

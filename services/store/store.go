@@ -43,6 +43,7 @@ type Store struct {
 	hotMu    sync.Mutex
 	authStmt *sql.Stmt // see hot.go
 	users    userCache
+	owned    *Owned // see Own
 }
 
 // Open connects to the configured database and sizes its connection pool.

@@ -189,6 +189,9 @@ func TestAuthLookupSeesChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.Close()
+			if err := b.Own(ctx, storetest.Owned); err != nil {
+				t.Fatal(err)
+			}
 			u := newUser("alice", "a@x.org", true)
 			if err := a.CreateUser(ctx, u); err != nil {
 				t.Fatal(err)

@@ -195,11 +195,14 @@ func (s *Store) ensureOtherActiveAdmin(tx *gorm.DB, id int64) error {
 	return nil
 }
 
-// DeleteUser deletes an individual user with their tokens, collaborations
-// and watches. check runs inside
-// the transaction on the loaded user and may veto the deletion. Returns
-// ErrLastAdmin for the last active administrator.
+// DeleteUser deletes an individual user with the rows of every table the
+// areas declare as owned by a user (Own): tokens, collaborations, watches.
+// check runs inside the transaction on the loaded user and may veto the
+// deletion. Returns ErrLastAdmin for the last active administrator.
 func (s *Store) DeleteUser(ctx context.Context, name string, check func(u *User) error) error {
+	if s.owned == nil {
+		return errUndeclared
+	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var u User
 		if err := s.forUpdate(tx).Where("lower_name = ?", strings.ToLower(name)).Take(&u).Error; err != nil {
@@ -215,19 +218,14 @@ func (s *Store) DeleteUser(ctx context.Context, name string, check func(u *User)
 				return err
 			}
 		}
-		if err := tx.Where("uid = ?", u.ID).Delete(&AccessToken{}).Error; err != nil {
-			return err
-		}
-		if err := tx.Where("user_id = ?", u.ID).Delete(&Collaboration{}).Error; err != nil {
-			return err
-		}
-		// Watches go, and the counters of the watched repositories follow.
+		// The counters of the repositories the user watches drop before
+		// the watches go with the other owned rows.
 		watched := tx.Model(&Watch{}).Select("repo_id").Where("user_id = ?", u.ID)
 		if err := tx.Model(&Repository{}).Where("id IN (?) AND num_watches > 0", watched).
 			Update("num_watches", gorm.Expr("num_watches - 1")).Error; err != nil {
 			return err
 		}
-		if err := tx.Where("user_id = ?", u.ID).Delete(&Watch{}).Error; err != nil {
+		if err := deleteOwned(tx, s.owned.User, u.ID); err != nil {
 			return err
 		}
 		return tx.Delete(&User{}, u.ID).Error

@@ -18,16 +18,9 @@ import (
 
 	"forge/gateway"
 	"forge/gateway/apidocs"
-	adminv1 "forge/gen/forge/admin/v1"
-	mirrorsv1 "forge/gen/forge/mirrors/v1"
-	miscv1 "forge/gen/forge/misc/v1"
-	releasesv1 "forge/gen/forge/releases/v1"
-	reposv1 "forge/gen/forge/repos/v1"
-	tokensv1 "forge/gen/forge/tokens/v1"
-	usersv1 "forge/gen/forge/users/v1"
-	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/access"
 	"forge/services/admin"
+	"forge/services/area"
 	"forge/services/auth"
 	"forge/services/code"
 	"forge/services/config"
@@ -79,7 +72,8 @@ func New(ctx context.Context, cfg *config.Config) (*App, error) {
 	return a, nil
 }
 
-// OpenStore opens the configured database and applies pending migrations.
+// OpenStore opens the configured database, applies pending migrations and
+// declares the tables the areas own (so deletes clear them).
 func OpenStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
 	st, err := store.Open(cfg.Database)
 	if err != nil {
@@ -88,6 +82,14 @@ func OpenStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	owned, err := Owned(Areas)
+	if err == nil {
+		err = st.Own(ctx, owned)
+	}
+	if err != nil {
+		st.Close()
+		return nil, err
 	}
 	return st, nil
 }
@@ -130,13 +132,9 @@ func (a *App) build() error {
 	// push mirrors that sync on commit.
 	syncer.OnChange = append(syncer.OnChange, a.Mirrors.AfterPush)
 
-	// The policy table is declared once, per service, and merged here; the
+	// The policy table is declared once, per area, and merged here; the
 	// interceptor refuses any method without one.
-	policies := auth.Merge(misc.Policies, users.Policies, admin.Policies, tokens.Policies,
-		repos.Policies, mirrors.Policies,
-		releases.Policies, watch.Policies,
-		code.Policies,
-	)
+	policies := area.Policies(Areas)
 	// The checker reads what each method writes, so that archived and
 	// mirror repositories refuse writes in one place.
 	checker.WithPolicies(policies)
@@ -146,17 +144,23 @@ func (a *App) build() error {
 	a.authn = authn
 
 	repoServer := repos.NewServer(a.Store, gitStore, checker, repoRender, syncer, limits)
-	register := func(r grpc.ServiceRegistrar) {
-		miscv1.RegisterMiscServiceServer(r, misc.NewServer(limits))
-		usersv1.RegisterUserServiceServer(r, users.NewServer(a.Store, render, limits))
-		adminv1.RegisterAdminServiceServer(r, admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp, repoServer))
-		tokensv1.RegisterTokenServiceServer(r, tokens.NewServer(a.Store, limits))
-		reposv1.RegisterRepositoryServiceServer(r, repoServer)
-		mirrorsv1.RegisterMirrorServiceServer(r, a.Mirrors)
-		releasesv1.RegisterReleaseServiceServer(r, releases.NewServer(a.Store, gitStore, checker, render, cfg.Server.RootURL, limits))
-		watchv1.RegisterWatchServiceServer(r, watch.NewServer(a.Store, checker, repoRender, limits))
-		code.Register(r, code.Deps{Store: a.Store, Git: gitStore, Access: checker, Sync: syncer,
-			Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})
+	// Each service of Areas gets its implementation here (area.Bind pairs
+	// them by the service interface they implement and fails on a gap).
+	impls := []any{
+		misc.NewServer(limits),
+		users.NewServer(a.Store, render, limits),
+		admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp, repoServer),
+		tokens.NewServer(a.Store, limits),
+		repoServer,
+		a.Mirrors,
+		releases.NewServer(a.Store, gitStore, checker, render, cfg.Server.RootURL, limits),
+		watch.NewServer(a.Store, checker, repoRender, limits),
+	}
+	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Access: checker, Sync: syncer,
+		Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})...)
+	register, err := area.Bind(Areas, impls...)
+	if err != nil {
+		return err
 	}
 
 	// One interceptor chain, used by both transports.
@@ -184,6 +188,7 @@ func (a *App) build() error {
 		MaxBodySize:        int64(cfg.Limits.MaxRequestBodySize),
 		ReadTimeout:        seconds(cfg.Limits.APIReadTimeout),
 		Preflight:          authn.Preflight,
+		Services:           area.Gateways(Areas),
 	}, inproc)
 	if err != nil {
 		return err

@@ -50,7 +50,23 @@ func Open(t testing.TB, kind string) *store.Store {
 	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrate %s store: %v", kind, err)
 	}
+	if err := s.Own(context.Background(), Owned); err != nil {
+		t.Fatalf("own %s store: %v", kind, err)
+	}
 	return s
+}
+
+// Owned is what the server's areas declare as owned by repositories and
+// users (store.Own), for stores opened without the server. storetest
+// cannot import the areas (their tests import storetest); the server's own
+// test (cmd/forge/app TestAreas...) checks the areas against the schema.
+var Owned = store.Owned{
+	Repository: []string{"collaborations", "branches", "mirrors", "push_mirrors", "releases", "watches"},
+	User: []store.OwnedColumn{
+		{Table: "access_tokens", Column: "uid"},
+		{Table: "collaborations", Column: "user_id"},
+		{Table: "watches", Column: "user_id"},
+	},
 }
 
 // Database creates a fresh database of the given kind and returns its

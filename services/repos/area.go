@@ -1,0 +1,21 @@
+package repos
+
+import (
+	"google.golang.org/grpc"
+
+	reposv1 "forge/gen/forge/repos/v1"
+	"forge/services/area"
+)
+
+// Area declares the repos area to the server (see package area): its
+// service, policies and REST routes, and the tables it owns.
+var Area = area.Area{
+	Name:     "repos",
+	Services: []*grpc.ServiceDesc{&reposv1.RepositoryService_ServiceDesc},
+	Policies: Policies,
+	Gateways: []area.Gateway{area.Handlers(reposv1.RegisterRepositoryServiceHandlerClient, reposv1.NewRepositoryServiceClient)},
+	// Collaborations belong to both their repository and their user;
+	// branch records mirror a repository's git refs (see Syncer).
+	RepoTables: []string{"collaborations", "branches"},
+	UserTables: []area.Column{{Table: "collaborations", Column: "user_id"}},
+}

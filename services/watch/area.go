@@ -1,0 +1,21 @@
+package watch
+
+import (
+	"google.golang.org/grpc"
+
+	watchv1 "forge/gen/forge/watch/v1"
+	"forge/services/area"
+)
+
+// Area declares the watch area to the server (see package area): its
+// service, policies and REST routes, and the tables it owns.
+var Area = area.Area{
+	Name:     "watch",
+	Services: []*grpc.ServiceDesc{&watchv1.WatchService_ServiceDesc},
+	Policies: Policies,
+	Gateways: []area.Gateway{area.Handlers(watchv1.RegisterWatchServiceHandlerClient, watchv1.NewWatchServiceClient)},
+	// A watch belongs to both the watched repository and the watcher (the
+	// store keeps the repositories' counters right when a user goes).
+	RepoTables: []string{"watches"},
+	UserTables: []area.Column{{Table: "watches", Column: "user_id"}},
+}
