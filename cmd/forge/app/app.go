@@ -137,12 +137,11 @@ func (a *App) build() error {
 		releases.Policies, watch.Policies,
 		code.Policies,
 	)
-	// The checker reads what each method writes, so that archived and
-	// mirror repositories refuse writes in one place.
-	checker.WithPolicies(policies)
 	a.policies = policies
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
-	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp)
+	// The interceptor resolves the repository a policy declares through the
+	// checker (visibility, level, read-only states) before any handler runs.
+	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp).WithResources(checker)
 	a.authn = authn
 
 	repoServer := repos.NewServer(a.Store, gitStore, checker, repoRender, syncer, limits)
