@@ -152,9 +152,9 @@ func (a *App) build() error {
 		tokensv1.RegisterTokenServiceServer(r, tokens.NewServer(a.Store, limits))
 		reposv1.RegisterRepositoryServiceServer(r, repoServer)
 		mirrorsv1.RegisterMirrorServiceServer(r, a.Mirrors)
-		releasesv1.RegisterReleaseServiceServer(r, releases.NewServer(a.Store, gitStore, checker, render, cfg.Server.RootURL, limits))
+		releasesv1.RegisterReleaseServiceServer(r, releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits))
 		watchv1.RegisterWatchServiceServer(r, watch.NewServer(a.Store, checker, repoRender, limits))
-		code.Register(r, code.Deps{Store: a.Store, Git: gitStore, Access: checker, Sync: syncer,
+		code.Register(r, code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,
 			Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})
 	}
 
