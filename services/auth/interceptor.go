@@ -57,7 +57,7 @@ type Authenticator struct {
 	failures          *FailureLimiter
 	cfg               *config.Config
 	resources         ResourceAuthorizer // resolves Policy.Resource (access.Checker)
-	proxyKey          string // lower-case metadata key of the reverse-proxy header
+	proxyKey          string             // lower-case metadata key of the reverse-proxy header
 	mustChangeMessage string
 }
 
