@@ -125,6 +125,10 @@ func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Pr
 	return store.AccessNone, nil
 }
 
+// CanWrite reports whether the caller may write the repository's content:
+// what branch views show as user_can_push, and who sees draft releases.
+func (r *Repo) CanWrite() bool { return r.Mode >= store.AccessWrite }
+
 // Require fails with Gitea's 403 message unless the caller has at least
 // mode.
 func (r *Repo) Require(mode store.AccessMode) error {

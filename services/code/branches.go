@@ -204,7 +204,7 @@ func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteB
 // branch renders an unprotected branch (forge has no branch protection
 // yet): writers may push and merge.
 func (s *BranchServer) branch(r *repo, b *git.Branch, who Accounts) *branchesv1.Branch {
-	write := r.canWrite()
+	write := r.CanWrite()
 	return &branchesv1.Branch{
 		Name:                b.Name,
 		Commit:              s.Render.PayloadCommit(s.Render.URLs(r.Owner.Name, r.Name), &b.Commit, who),

@@ -107,9 +107,6 @@ func (d *Deps) resolve(ctx context.Context) (*repo, error) {
 	return &repo{Repo: r, path: path, caller: caller}, nil
 }
 
-// canWrite reports whether the caller may push to the repository.
-func (r *repo) canWrite() bool { return r.Mode >= store.AccessWrite }
-
 // accounts finds the users the commits are attributed to, among those the
 // caller may see; the others stay plain git signatures.
 func (d *Deps) accounts(ctx context.Context, commits ...*git.Commit) (Accounts, error) {

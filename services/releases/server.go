@@ -94,9 +94,6 @@ type repo struct {
 	path   string
 }
 
-// writer reports whether the caller may see drafts and change releases.
-func (r *repo) writer() bool { return r.Mode >= store.AccessWrite }
-
 // resolve is the repository the interceptor resolved and authorized for
 // the call (the policy declares the unit and level), with its git path.
 func (s *Server) resolve(ctx context.Context) (*repo, error) {
@@ -116,7 +113,7 @@ func visible(r *repo, rel *store.Release, err error) (*store.Release, error) {
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	if rel.IsDraft && !r.writer() {
+	if rel.IsDraft && !r.CanWrite() {
 		return nil, errNotFound
 	}
 	return rel, nil
@@ -129,7 +126,7 @@ func (s *Server) ListReleases(ctx context.Context, req *releasesv1.ListReleasesR
 	}
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
 	list, total, err := s.store.ListReleases(ctx, store.ReleaseListOptions{
-		RepoID: r.ID, IncludeDrafts: r.writer(), Draft: req.Draft, Prerelease: req.PreRelease,
+		RepoID: r.ID, IncludeDrafts: r.CanWrite(), Draft: req.Draft, Prerelease: req.PreRelease,
 		Offset: page.Offset(), Limit: page.Size,
 	})
 	if err != nil {
