@@ -20,7 +20,7 @@ const (
 const MirrorReadOnlyMessage = "mirror repository is read-only"
 
 // WritesPush is a git push over smart HTTP. It has no gRPC method, so no
-// policy declares it; services/githost passes it to ReadOnly itself. Both
+// policy declares it; services/githost passes it to Authorize itself. Both
 // read-only states answer 403, as Gitea's git endpoint does.
 const WritesPush auth.RepoWrite = -1
 
