@@ -29,8 +29,7 @@ type Store interface {
 
 // Checker resolves repositories for callers.
 type Checker struct {
-	store    Store
-	policies auth.Policies // what each method writes; see WithPolicies
+	store Store
 	// maxCreation is [repository] MAX_CREATION_LIMIT (-1: unlimited).
 	maxCreation int
 }
@@ -99,11 +98,7 @@ func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User
 	if r.IsPrivate && viewer.PublicOnly() {
 		return nil, status.Error(codes.PermissionDenied, "token scope is limited to public repos")
 	}
-	repo := &Repo{Repository: r, Owner: o, Mode: mode}
-	if err := c.readOnly(ctx, repo); err != nil {
-		return nil, err
-	}
-	return repo, nil
+	return &Repo{Repository: r, Owner: o, Mode: mode}, nil
 }
 
 // Mode is viewer's access to r: site administrators and the owner have
@@ -129,6 +124,10 @@ func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Pr
 	return store.AccessNone, nil
 }
 
+// CanWrite reports whether the caller may write the repository's content:
+// what branch views show as user_can_push, and who sees draft releases.
+func (r *Repo) CanWrite() bool { return r.Mode >= store.AccessWrite }
+
 // Require fails with Gitea's 403 message unless the caller has at least
 // mode.
 func (r *Repo) Require(mode store.AccessMode) error {
@@ -137,10 +136,10 @@ func (r *Repo) Require(mode store.AccessMode) error {
 	}
 	switch mode {
 	case store.AccessWrite:
-		return status.Error(codes.PermissionDenied, "user should have a permission to write to a repo")
+		return status.Error(codes.PermissionDenied, NeedWriteMessage)
 	case store.AccessAdmin:
-		return status.Error(codes.PermissionDenied, "user should be an owner or a collaborator with admin write of a repository")
+		return status.Error(codes.PermissionDenied, NeedAdminMessage)
 	default:
-		return status.Error(codes.PermissionDenied, "user should be the owner of the repo")
+		return status.Error(codes.PermissionDenied, NeedOwnerMessage)
 	}
 }

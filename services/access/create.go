@@ -34,3 +34,17 @@ func (c *Checker) RepoLimit(owner *store.User, caller *auth.Principal) int {
 func RepoLimitError(limit int) error {
 	return status.Errorf(codes.PermissionDenied, "user has reached maximum limit of repositories [limit: %d]", limit)
 }
+
+// MayCreateIn is the rule for creating (migrating) a repository into
+// owner's account, a second object beside the caller: the caller's own
+// account, or any as a site administrator. Organizations arrive with their
+// area (their owners will pass); until then Gitea's refusals.
+func MayCreateIn(caller *auth.Principal, owner *store.User) error {
+	if owner.ID == caller.ID() || caller.IsAdmin() {
+		return nil
+	}
+	if owner.Type == store.UserTypeOrganization {
+		return status.Error(codes.PermissionDenied, "Given user is not owner of organization.")
+	}
+	return status.Error(codes.PermissionDenied, "Given user is not an organization.")
+}

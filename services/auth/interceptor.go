@@ -56,7 +56,8 @@ type Authenticator struct {
 	hashes            *HashGate
 	failures          *FailureLimiter
 	cfg               *config.Config
-	proxyKey          string // lower-case metadata key of the reverse-proxy header
+	resources         ResourceAuthorizer // resolves Policy.Resource (access.Checker)
+	proxyKey          string             // lower-case metadata key of the reverse-proxy header
 	mustChangeMessage string
 }
 
@@ -77,6 +78,14 @@ func NewAuthenticator(cfg *config.Config, s Store, policies Policies, usage *Usa
 	}
 }
 
+// WithResources sets the resolver of the resources policies declare
+// (Policy.Resource). Without one, every method declaring a resource is
+// refused (fail closed).
+func (a *Authenticator) WithResources(r ResourceAuthorizer) *Authenticator {
+	a.resources = r
+	return a
+}
+
 // Unary is the unary server interceptor.
 func (a *Authenticator) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	ctx, err := a.check(ctx, info.FullMethod, req)
@@ -87,21 +96,55 @@ func (a *Authenticator) Unary(ctx context.Context, req any, info *grpc.UnaryServ
 }
 
 // Stream is the stream server interceptor. Streaming methods have no
-// request message at the start, so SelfOrAdmin policies do not apply.
+// request message at the start, so SelfOrAdmin policies do not apply, and
+// the declared resource is resolved when the first message arrives, before
+// the handler sees it (server-streaming handlers receive it first).
 func (a *Authenticator) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	ctx, err := a.check(ss.Context(), info.FullMethod, nil)
 	if err != nil {
 		return err
 	}
-	return handler(srv, &wrappedStream{ServerStream: ss, ctx: ctx})
+	w := &wrappedStream{ServerStream: ss, ctx: ctx}
+	if pol := a.policies[info.FullMethod]; pol.Resource.Kind != NoResource {
+		w.resolve = func(ctx context.Context, req any) (context.Context, error) {
+			return a.authorizeResource(ctx, pol, req)
+		}
+	}
+	return handler(srv, w)
 }
 
 type wrappedStream struct {
 	grpc.ServerStream
 	ctx context.Context
+	// resolve authorizes the declared resource from the first message;
+	// nil once done or when the method declares none.
+	resolve func(ctx context.Context, req any) (context.Context, error)
 }
 
 func (w *wrappedStream) Context() context.Context { return w.ctx }
+
+func (w *wrappedStream) RecvMsg(m any) error {
+	if err := w.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	if w.resolve == nil {
+		return nil
+	}
+	ctx, err := w.resolve(w.ctx, m)
+	if err != nil {
+		return err
+	}
+	w.ctx, w.resolve = ctx, nil
+	return nil
+}
+
+// authorizeResource resolves pol.Resource for the caller in ctx.
+func (a *Authenticator) authorizeResource(ctx context.Context, pol Policy, req any) (context.Context, error) {
+	if a.resources == nil {
+		return nil, status.Error(codes.PermissionDenied, "no resolver for the method's resource")
+	}
+	return a.resources.AuthorizeResource(ctx, pol, req, FromContext(ctx))
+}
 
 func (a *Authenticator) check(ctx context.Context, method string, req any) (context.Context, error) {
 	if infrastructure(method) {
@@ -120,6 +163,9 @@ func (a *Authenticator) check(ctx context.Context, method string, req any) (cont
 	}
 	if p != nil {
 		ctx = NewContext(ctx, p)
+	}
+	if pol.Resource.Kind != NoResource && req != nil {
+		return a.authorizeResource(ctx, pol, req)
 	}
 	return ctx, nil
 }
@@ -297,7 +343,8 @@ func (a *Authenticator) byPassword(ctx context.Context, user, pass string, otp o
 	// a store error says nothing about the password; neither does a right
 	// password sent without its one-time code (what git and a first SDK
 	// call do), so that is not held against the account either.
-	if status.Code(err) != codes.Unauthenticated || err == errOTPMissing {
+	var otpErr *OTPError
+	if status.Code(err) != codes.Unauthenticated || (errors.As(err, &otpErr) && otpErr.Missing) {
 		a.failures.Refund(attempt)
 	}
 	return p, err
@@ -329,10 +376,26 @@ func (a *Authenticator) checkPassword(ctx context.Context, user, pass string, ot
 	return &Principal{User: u, Method: MethodBasicPassword}, nil
 }
 
-var errBadOTP = status.Error(codes.Unauthenticated, OTPInvalidMessage)
+// OTPError refuses Basic password authentication of a TOTP user without a
+// valid one-time code. It is an Unauthenticated status on the wire; other
+// transports (git smart HTTP) recognise it with errors.As and answer in
+// their own words.
+type OTPError struct {
+	// Missing: no code was sent at all (what git and a first SDK call do).
+	Missing bool
+}
 
-// errOTPMissing is errBadOTP's answer when no code was sent at all.
-var errOTPMissing = status.Error(codes.Unauthenticated, OTPInvalidMessage)
+func (e *OTPError) Error() string { return OTPInvalidMessage }
+
+// GRPCStatus makes the error an Unauthenticated status.
+func (e *OTPError) GRPCStatus() *status.Status {
+	return status.New(codes.Unauthenticated, OTPInvalidMessage)
+}
+
+var (
+	errBadOTP     error = &OTPError{}
+	errOTPMissing error = &OTPError{Missing: true}
+)
 
 // otpCode is the X-Gitea-OTP value and whether this call spends it.
 type otpCode struct {

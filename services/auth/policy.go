@@ -38,6 +38,10 @@ type Policy struct {
 	// one-time code is not spent, so a client sending the same code on
 	// its probe and its next call is not refused.
 	CallerUnused bool
+	// Resource is what the method acts on and the access it needs there
+	// (OnRepo); the interceptor checks it before the handler runs, so no
+	// handler decides permissions.
+	Resource Resource
 }
 
 // RepoWrite is what a method changes inside a repository. Archived

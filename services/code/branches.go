@@ -11,7 +11,6 @@ import (
 	branchesv1 "forge/gen/forge/branches/v1"
 	"forge/services/git"
 	"forge/services/rpcerr"
-	"forge/services/store"
 )
 
 // BranchServer implements branchesv1.BranchServiceServer.
@@ -37,7 +36,7 @@ func branchNotFound(name string) error {
 // in git; a record whose ref vanished is skipped (the total still counts
 // it). An empty repository has an empty list ([], not null).
 func (s *BranchServer) ListBranches(ctx context.Context, req *branchesv1.ListBranchesRequest) (*branchesv1.ListBranchesResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +84,7 @@ func (s *BranchServer) ListBranches(ctx context.Context, req *branchesv1.ListBra
 }
 
 func (s *BranchServer) GetBranch(ctx context.Context, req *branchesv1.GetBranchRequest) (*branchesv1.GetBranchResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +119,8 @@ func validRef(field, name string, required bool) error {
 }
 
 func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateBranchRequest) (*branchesv1.CreateBranchResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	r, err := s.resolve(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := r.Require(store.AccessWrite); err != nil {
 		return nil, err
 	}
 	name := req.GetNewBranchName()
@@ -176,11 +172,8 @@ func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateB
 }
 
 func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteBranchRequest) (*branchesv1.DeleteBranchResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	r, err := s.resolve(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := r.Require(store.AccessWrite); err != nil {
 		return nil, err
 	}
 	name := req.GetBranch()
@@ -211,7 +204,7 @@ func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteB
 // branch renders an unprotected branch (forge has no branch protection
 // yet): writers may push and merge.
 func (s *BranchServer) branch(r *repo, b *git.Branch, who Accounts) *branchesv1.Branch {
-	write := r.canWrite()
+	write := r.CanWrite()
 	return &branchesv1.Branch{
 		Name:                b.Name,
 		Commit:              s.Render.PayloadCommit(s.Render.URLs(r.Owner.Name, r.Name), &b.Commit, who),

@@ -5,9 +5,10 @@
 // Gitea's Commit, PayloadCommit and FileCommitResponse objects for every
 // service that shows one.
 //
-// Every method resolves the repository through access.Checker first, so a
-// missing or invisible repository is NotFound; writes then need write
-// access. Anything that moves a branch is recorded with repos.Syncer, so
+// Every method's policy declares the repository it acts on and the access
+// it needs; the auth interceptor resolves and checks it before the
+// handler runs (a missing or invisible repository is NotFound), and the
+// handlers read it with access.RepoFrom. Anything that moves a branch is recorded with repos.Syncer, so
 // branch records follow API changes exactly as they follow pushes.
 package code
 
@@ -35,19 +36,19 @@ import (
 // visibility decides), writes need a signed-in caller; all need the
 // repository token scope.
 var Policies = auth.Policies{
-	branchesv1.BranchService_ListBranches_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository),
-	branchesv1.BranchService_GetBranch_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository),
-	branchesv1.BranchService_CreateBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
-	branchesv1.BranchService_DeleteBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
+	branchesv1.BranchService_ListBranches_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	branchesv1.BranchService_GetBranch_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	branchesv1.BranchService_CreateBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
+	branchesv1.BranchService_DeleteBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
 
-	contentsv1.ContentService_GetContents_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository),
-	contentsv1.ContentService_GetRawFile_FullMethodName:  auth.Read(auth.Public, auth.CategoryRepository),
-	contentsv1.ContentService_CreateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
-	contentsv1.ContentService_UpdateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
-	contentsv1.ContentService_DeleteFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode),
+	contentsv1.ContentService_GetContents_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	contentsv1.ContentService_GetRawFile_FullMethodName:  auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	contentsv1.ContentService_CreateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
+	contentsv1.ContentService_UpdateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
+	contentsv1.ContentService_DeleteFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
 
-	commitsv1.CommitService_ListCommits_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository),
-	commitsv1.CommitService_GetCommit_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository),
+	commitsv1.CommitService_ListCommits_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	commitsv1.CommitService_GetCommit_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
 }
 
 // Store is what the code services read from the database.
@@ -69,7 +70,6 @@ type Store interface {
 type Deps struct {
 	Store  Store
 	Git    *git.Store
-	Access *access.Checker
 	Sync   *repos.Syncer
 	Render Renderer
 	Limits paging.Limits
@@ -90,11 +90,11 @@ type repo struct {
 	caller *auth.Principal
 }
 
-// resolve finds owner/name as the caller sees it (NotFound when missing or
-// invisible).
-func (d *Deps) resolve(ctx context.Context, owner, name string) (*repo, error) {
+// resolve is the repository the interceptor resolved and authorized for
+// the call (the method's policy declares it), with its path on disk.
+func (d *Deps) resolve(ctx context.Context) (*repo, error) {
 	caller := auth.FromContext(ctx)
-	r, err := d.Access.Resolve(ctx, owner, name, caller)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +104,6 @@ func (d *Deps) resolve(ctx context.Context, owner, name string) (*repo, error) {
 	}
 	return &repo{Repo: r, path: path, caller: caller}, nil
 }
-
-// canWrite reports whether the caller may push to the repository.
-func (r *repo) canWrite() bool { return r.Mode >= store.AccessWrite }
 
 // accounts finds the users the commits are attributed to, among those the
 // caller may see; the others stay plain git signatures.

@@ -58,7 +58,7 @@ func newFixture(t *testing.T) *fixture {
 	root := "http://forge.test/"
 	return &fixture{
 		deps: Deps{
-			Store: st, Git: gs, Access: access.NewChecker(st), Sync: &repos.Syncer{Store: st, Git: gs},
+			Store: st, Git: gs, Sync: &repos.Syncer{Store: st, Git: gs},
 			Render: Renderer{RootURL: root, Users: users.Renderer{RootURL: root, Domain: "forge.test"}},
 			Limits: paging.Limits{Default: 30, Max: 50},
 		},
@@ -67,9 +67,20 @@ func newFixture(t *testing.T) *fixture {
 	}
 }
 
+// call is f.ctx carrying alice/proj as the auth interceptor resolves it
+// for each call in the real server (access.RepoFrom).
+func (f *fixture) call(t *testing.T) context.Context {
+	t.Helper()
+	r, err := access.NewChecker(f.st).Resolve(f.ctx, "alice", "proj", auth.FromContext(f.ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return access.WithRepo(f.ctx, r)
+}
+
 func (f *fixture) create(t *testing.T, path, content, branch string) *contentsv1.FileResponse {
 	t.Helper()
-	resp, err := NewContentServer(f.deps).CreateFile(f.ctx, &contentsv1.CreateFileRequest{
+	resp, err := NewContentServer(f.deps).CreateFile(f.call(t), &contentsv1.CreateFileRequest{
 		Owner: "alice", Repo: "proj", Filepath: path, Content: base64.StdEncoding.EncodeToString([]byte(content)), Branch: branch,
 	})
 	if err != nil {
@@ -103,7 +114,7 @@ func TestContentsLargeBlobHasNoContent(t *testing.T) {
 	f.deps.MaxBlobSize = 4
 	s := NewContentServer(f.deps)
 	for name, want := range map[string]string{"small.txt": "MTIzNA==", "large.txt": ""} {
-		resp, err := s.GetContents(f.ctx, &contentsv1.GetContentsRequest{Owner: "alice", Repo: "proj", Filepath: name})
+		resp, err := s.GetContents(f.call(t), &contentsv1.GetContentsRequest{Owner: "alice", Repo: "proj", Filepath: name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +145,7 @@ func TestGetRawFile(t *testing.T) {
 	f.create(t, "dir/empty", "", "")
 	s := NewContentServer(f.deps)
 	get := func(path, ref string) (*rawStream, error) {
-		st := &rawStream{ctx: f.ctx}
+		st := &rawStream{ctx: f.call(t)}
 		return st, s.GetRawFile(&contentsv1.GetRawFileRequest{Owner: "alice", Repo: "proj", Filepath: path, Ref: ref}, st)
 	}
 	st, err := get("dir/big.txt", "")
@@ -169,12 +180,12 @@ func TestSplitRef(t *testing.T) {
 	f.create(t, "top.txt", "x", "")
 	b := NewBranchServer(f.deps)
 	for _, name := range []string{"a", "feature/x"} {
-		if _, err := b.CreateBranch(f.ctx, &branchesv1.CreateBranchRequest{Owner: "alice", Repo: "proj", NewBranchName: name}); err != nil {
+		if _, err := b.CreateBranch(f.call(t), &branchesv1.CreateBranchRequest{Owner: "alice", Repo: "proj", NewBranchName: name}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s := NewContentServer(f.deps)
-	r, err := f.deps.resolve(f.ctx, "alice", "proj")
+	r, err := f.deps.resolve(f.call(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +363,7 @@ func TestListBranchesRecordsMissingRecords(t *testing.T) {
 	if err := f.st.DB().Where("repo_id = ?", f.repo.ID).Delete(&store.Branch{}).Error; err != nil {
 		t.Fatal(err)
 	}
-	resp, err := NewBranchServer(f.deps).ListBranches(f.ctx, &branchesv1.ListBranchesRequest{Owner: "alice", Repo: "proj"})
+	resp, err := NewBranchServer(f.deps).ListBranches(f.call(t), &branchesv1.ListBranchesRequest{Owner: "alice", Repo: "proj"})
 	if err != nil || resp.GetTotalCount() != 1 || len(resp.GetBranches().GetBranches()) != 1 ||
 		resp.GetBranches().GetBranches()[0].GetCommit().GetId() != c.GetCommit().GetSha() {
 		t.Fatalf("list: %v %v", resp, err)

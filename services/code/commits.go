@@ -40,7 +40,7 @@ func orTrue(b *bool) bool { return b == nil || *b }
 // FailedPrecondition ("Git Repository is empty.", 409 over REST); a path no
 // commit touched is NotFound.
 func (s *CommitServer) ListCommits(ctx context.Context, req *commitsv1.ListCommitsRequest) (*commitsv1.ListCommitsResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *CommitServer) ListCommits(ctx context.Context, req *commitsv1.ListCommi
 
 // GetCommit returns one commit; sha may be any ref naming one.
 func (s *CommitServer) GetCommit(ctx context.Context, req *commitsv1.GetCommitRequest) (*commitsv1.GetCommitResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ type at struct {
 // An empty repository answers an empty listing for its root, at any ref,
 // and 404 for any other path: nothing exists there.
 func (s *ContentServer) GetContents(ctx context.Context, req *contentsv1.GetContentsRequest) (*contentsv1.GetContentsResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -252,11 +252,8 @@ func decodeContent(s string) ([]byte, error) {
 // write) on the request's branch, or on a new branch made from it, records
 // the branch update and describes the result as Gitea's FileResponse.
 func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string, op func() (git.FileChange, error)) (*contentsv1.FileResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	r, err := s.resolve(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := r.Require(store.AccessWrite); err != nil {
 		return nil, err
 	}
 	if err := validRef("BranchName", req.GetBranch(), false); err != nil {

@@ -20,7 +20,7 @@ const rawChunk = 64 << 10
 // carries the media type, size and name with the first chunk.
 func (s *ContentServer) GetRawFile(req *contentsv1.GetRawFileRequest, stream contentsv1.ContentService_GetRawFileServer) error {
 	ctx := stream.Context()
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo())
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return err
 	}

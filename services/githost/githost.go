@@ -5,6 +5,7 @@ package githost
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 
@@ -52,7 +53,8 @@ func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, 
 	ctx = metadata.NewIncomingContext(ctx, md)
 	caller, err := s.authn.Authenticate(ctx)
 	if err != nil {
-		if st := status.Convert(err); st.Message() == auth.OTPInvalidMessage {
+		var otp *auth.OTPError
+		if errors.As(err, &otp) {
 			return nil, status.Error(codes.Unauthenticated, OTPMessage)
 		}
 		return nil, err
@@ -78,23 +80,38 @@ func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, 
 			return nil, status.Error(codes.PermissionDenied, "token does not have the required repository scope")
 		}
 	}
-	if write {
-		if caller == nil {
-			return nil, status.Error(codes.Unauthenticated, "authentication required")
-		}
-		if err := r.Require(store.AccessWrite); err != nil {
-			return nil, err
-		}
-		// The API's read-only rule; fetches stay allowed.
-		if err := access.ReadOnly(r, access.WritesPush); err != nil {
-			return nil, err
-		}
+	if write && caller == nil {
+		return nil, status.Error(codes.Unauthenticated, "authentication required")
+	}
+	// The API's rule after resolution: the level (write for a push), then
+	// the read-only states, which fetches do not meet.
+	if err := access.Authorize(r, gitResource(write), gitWrites(write)); err != nil {
+		return nil, err
 	}
 	path, err := s.git.RepoPath(r.Owner.Name, r.Name)
 	if err != nil {
 		return nil, status.Error(codes.NotFound, "Repository not found")
 	}
 	return &Session{svc: s, repo: r, path: path, service: service, caller: caller}, nil
+}
+
+// gitResource is what a fetch (read) or a push (write) needs, as a
+// method's policy would declare it.
+func gitResource(write bool) auth.Resource {
+	need := store.AccessRead
+	if write {
+		need = store.AccessWrite
+	}
+	return auth.Resource{Kind: auth.RepositoryResource, Unit: auth.UnitCode, Need: need}
+}
+
+// gitWrites is what a push writes, for the read-only rule; a fetch
+// writes nothing.
+func gitWrites(write bool) auth.RepoWrite {
+	if write {
+		return access.WritesPush
+	}
+	return auth.WritesNothing
 }
 
 // AdvertiseRefs writes the info/refs answer.

@@ -136,13 +136,10 @@ func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoR
 	if err != nil {
 		return nil, rpcerr.Internal(err)
 	}
-	if u.ID == caller.User.ID || caller.IsAdmin() {
-		return u, nil
+	if err := access.MayCreateIn(caller, u); err != nil {
+		return nil, err
 	}
-	if u.Type == store.UserTypeOrganization {
-		return nil, status.Error(codes.PermissionDenied, "Given user is not owner of organization.")
-	}
-	return nil, status.Error(codes.PermissionDenied, "Given user is not an organization.")
+	return u, nil
 }
 
 // migrate clones the source into scratch space and then records the

@@ -35,12 +35,12 @@ import (
 // repository scope; the repository rules are checked per request.
 var Policies = auth.Policies{
 	mirrorsv1.MirrorService_MigrateRepo_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing),
-	mirrorsv1.MirrorService_MirrorSync_FullMethodName:       auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring),
-	mirrorsv1.MirrorService_ListPushMirrors_FullMethodName:  auth.Read(auth.SignedIn, auth.CategoryRepository),
-	mirrorsv1.MirrorService_AddPushMirror_FullMethodName:    auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring),
-	mirrorsv1.MirrorService_GetPushMirror_FullMethodName:    auth.Read(auth.SignedIn, auth.CategoryRepository),
-	mirrorsv1.MirrorService_DeletePushMirror_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring),
-	mirrorsv1.MirrorService_SyncPushMirrors_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring),
+	mirrorsv1.MirrorService_MirrorSync_FullMethodName:       auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessWrite),
+	mirrorsv1.MirrorService_ListPushMirrors_FullMethodName:  auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessAdmin),
+	mirrorsv1.MirrorService_AddPushMirror_FullMethodName:    auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessAdmin),
+	mirrorsv1.MirrorService_GetPushMirror_FullMethodName:    auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessAdmin),
+	mirrorsv1.MirrorService_DeletePushMirror_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessAdmin),
+	mirrorsv1.MirrorService_SyncPushMirrors_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessAdmin),
 }
 
 // Store is what the mirror service needs from the database.
@@ -177,20 +177,8 @@ func (s *Server) goBackground(fn func(ctx context.Context)) bool {
 	return true
 }
 
-// repo resolves owner/name for the caller and requires mode.
-func (s *Server) repo(ctx context.Context, owner, name string, mode store.AccessMode) (*access.Repo, error) {
-	r, err := s.access.Resolve(ctx, owner, name, auth.FromContext(ctx))
-	if err != nil {
-		return nil, err
-	}
-	if err := r.Require(mode); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
 func (s *Server) MirrorSync(ctx context.Context, req *mirrorsv1.MirrorSyncRequest) (*mirrorsv1.MirrorSyncResponse, error) {
-	r, err := s.repo(ctx, req.GetOwner(), req.GetRepo(), store.AccessWrite)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +204,7 @@ func (s *Server) MirrorSync(ctx context.Context, req *mirrorsv1.MirrorSyncReques
 }
 
 func (s *Server) ListPushMirrors(ctx context.Context, req *mirrorsv1.ListPushMirrorsRequest) (*mirrorsv1.ListPushMirrorsResponse, error) {
-	r, err := s.repo(ctx, req.GetOwner(), req.GetRepo(), store.AccessAdmin)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +221,7 @@ func (s *Server) ListPushMirrors(ctx context.Context, req *mirrorsv1.ListPushMir
 }
 
 func (s *Server) AddPushMirror(ctx context.Context, req *mirrorsv1.AddPushMirrorRequest) (*mirrorsv1.AddPushMirrorResponse, error) {
-	r, err := s.repo(ctx, req.GetOwner(), req.GetRepo(), store.AccessAdmin)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +264,7 @@ func pushMirrorNotFound(name string) error {
 }
 
 func (s *Server) GetPushMirror(ctx context.Context, req *mirrorsv1.GetPushMirrorRequest) (*mirrorsv1.GetPushMirrorResponse, error) {
-	r, err := s.repo(ctx, req.GetOwner(), req.GetRepo(), store.AccessAdmin)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +276,7 @@ func (s *Server) GetPushMirror(ctx context.Context, req *mirrorsv1.GetPushMirror
 }
 
 func (s *Server) DeletePushMirror(ctx context.Context, req *mirrorsv1.DeletePushMirrorRequest) (*mirrorsv1.DeletePushMirrorResponse, error) {
-	r, err := s.repo(ctx, req.GetOwner(), req.GetRepo(), store.AccessAdmin)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +290,7 @@ func (s *Server) DeletePushMirror(ctx context.Context, req *mirrorsv1.DeletePush
 }
 
 func (s *Server) SyncPushMirrors(ctx context.Context, req *mirrorsv1.SyncPushMirrorsRequest) (*mirrorsv1.SyncPushMirrorsResponse, error) {
-	r, err := s.repo(ctx, req.GetOwner(), req.GetRepo(), store.AccessAdmin)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,11 @@
 // Package releases serves forge.releases.v1.ReleaseService: a
 // repository's releases (stored rows tied to git tags) and its git tags.
 //
-// Rules, in one place: reads need read access to the repository (anonymous
-// callers may read public ones), writes need write access; drafts exist
-// only for callers with write access (everyone else gets 404 or an empty
-// list); with the releases unit disabled only repository administrators
-// reach releases at all. A release for a new tag creates the tag (from
+// Rules, in one place (Policies, enforced by the auth interceptor): reads
+// need read access to the repository (anonymous callers may read public
+// ones), writes need write access; with the releases unit disabled only
+// repository administrators reach releases at all. Drafts exist only for
+// callers with write access (everyone else gets 404 or an empty list). A release for a new tag creates the tag (from
 // target_commitish, default branch by default) unless it is a draft, in
 // which case the tag is created when the draft is published. Deleting a
 // release keeps its tag.
@@ -26,20 +26,20 @@ import (
 	"forge/services/users"
 )
 
-// Policies declares who may call each method. Repository access itself
-// (visibility, write access) is checked per repository.
+// Policies declares who may call each method and the repository unit and
+// level it needs; the auth interceptor checks both before a handler runs.
 var Policies = auth.Policies{
-	releasesv1.ReleaseService_ListReleases_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository),
-	releasesv1.ReleaseService_GetRelease_FullMethodName:         auth.Read(auth.Public, auth.CategoryRepository),
-	releasesv1.ReleaseService_GetLatestRelease_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository),
-	releasesv1.ReleaseService_GetReleaseByTag_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository),
-	releasesv1.ReleaseService_CreateRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
-	releasesv1.ReleaseService_EditRelease_FullMethodName:        auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
-	releasesv1.ReleaseService_DeleteRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
-	releasesv1.ReleaseService_DeleteReleaseByTag_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
-	releasesv1.ReleaseService_ListTags_FullMethodName:           auth.Read(auth.Public, auth.CategoryRepository),
-	releasesv1.ReleaseService_GetTag_FullMethodName:             auth.Read(auth.Public, auth.CategoryRepository),
-	releasesv1.ReleaseService_DeleteTag_FullMethodName:          auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases),
+	releasesv1.ReleaseService_ListReleases_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitReleases, store.AccessRead),
+	releasesv1.ReleaseService_GetRelease_FullMethodName:         auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitReleases, store.AccessRead),
+	releasesv1.ReleaseService_GetLatestRelease_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitReleases, store.AccessRead),
+	releasesv1.ReleaseService_GetReleaseByTag_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitReleases, store.AccessRead),
+	releasesv1.ReleaseService_CreateRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitReleases, store.AccessWrite),
+	releasesv1.ReleaseService_EditRelease_FullMethodName:        auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitReleases, store.AccessWrite),
+	releasesv1.ReleaseService_DeleteRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitReleases, store.AccessWrite),
+	releasesv1.ReleaseService_DeleteReleaseByTag_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitReleases, store.AccessWrite),
+	releasesv1.ReleaseService_ListTags_FullMethodName:           auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	releasesv1.ReleaseService_GetTag_FullMethodName:             auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	releasesv1.ReleaseService_DeleteTag_FullMethodName:          auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitCode, store.AccessWrite),
 }
 
 // Store is what the release service reads and writes. Methods return
@@ -69,17 +69,11 @@ type Git interface {
 	DeleteTag(ctx context.Context, path, name string) error
 }
 
-// Resolver finds a repository as the caller sees it (access.Checker).
-type Resolver interface {
-	Resolve(ctx context.Context, owner, name string, viewer *auth.Principal) (*access.Repo, error)
-}
-
 // Server implements releasesv1.ReleaseServiceServer.
 type Server struct {
 	releasesv1.UnimplementedReleaseServiceServer
 	store  Store
 	git    Git
-	access Resolver
 	view   view
 	limits paging.Limits
 }
@@ -87,8 +81,8 @@ type Server struct {
 var _ releasesv1.ReleaseServiceServer = (*Server)(nil)
 
 // NewServer builds the service; rootURL ends with "/".
-func NewServer(s Store, g Git, a Resolver, u users.Renderer, rootURL string, limits paging.Limits) *Server {
-	return &Server{store: s, git: g, access: a, view: view{root: rootURL, users: u}, limits: limits}
+func NewServer(s Store, g Git, u users.Renderer, rootURL string, limits paging.Limits) *Server {
+	return &Server{store: s, git: g, view: view{root: rootURL, users: u}, limits: limits}
 }
 
 var errNotFound = status.Error(codes.NotFound, "The target couldn't be found.")
@@ -100,49 +94,18 @@ type repo struct {
 	path   string
 }
 
-// writer reports whether the caller may see drafts and change releases.
-func (r *repo) writer() bool { return r.Mode >= store.AccessWrite }
-
-// resolve finds the repository and checks the caller may use releases
-// (and, with need above read, that they have that access).
-func (s *Server) resolve(ctx context.Context, owner, name string, need store.AccessMode) (*repo, error) {
-	viewer := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, owner, name, viewer)
+// resolve is the repository the interceptor resolved and authorized for
+// the call (the policy declares the unit and level), with its git path.
+func (s *Server) resolve(ctx context.Context) (*repo, error) {
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if !r.HasReleases && r.Mode < store.AccessAdmin {
-		return nil, status.Error(codes.PermissionDenied, "user should have specific read permission or be a repo admin or a site admin")
-	}
-	if need > store.AccessRead {
-		if err := r.Require(need); err != nil {
-			return nil, err
-		}
 	}
 	path, err := s.git.RepoPath(r.Owner.Name, r.Name)
 	if err != nil {
 		return nil, gitErr(err)
 	}
-	return &repo{Repo: r, viewer: viewer, path: path}, nil
-}
-
-// resolveCode is resolve for tag endpoints, which belong to the code unit.
-func (s *Server) resolveCode(ctx context.Context, owner, name string, need store.AccessMode) (*repo, error) {
-	viewer := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, owner, name, viewer)
-	if err != nil {
-		return nil, err
-	}
-	if need > store.AccessRead {
-		if err := r.Require(need); err != nil {
-			return nil, err
-		}
-	}
-	path, err := s.git.RepoPath(r.Owner.Name, r.Name)
-	if err != nil {
-		return nil, gitErr(err)
-	}
-	return &repo{Repo: r, viewer: viewer, path: path}, nil
+	return &repo{Repo: r, viewer: auth.FromContext(ctx), path: path}, nil
 }
 
 // visible hides drafts from callers without write access.
@@ -150,20 +113,20 @@ func visible(r *repo, rel *store.Release, err error) (*store.Release, error) {
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	if rel.IsDraft && !r.writer() {
+	if rel.IsDraft && !r.CanWrite() {
 		return nil, errNotFound
 	}
 	return rel, nil
 }
 
 func (s *Server) ListReleases(ctx context.Context, req *releasesv1.ListReleasesRequest) (*releasesv1.ListReleasesResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
 	list, total, err := s.store.ListReleases(ctx, store.ReleaseListOptions{
-		RepoID: r.ID, IncludeDrafts: r.writer(), Draft: req.Draft, Prerelease: req.PreRelease,
+		RepoID: r.ID, IncludeDrafts: r.CanWrite(), Draft: req.Draft, Prerelease: req.PreRelease,
 		Offset: page.Offset(), Limit: page.Size,
 	})
 	if err != nil {
@@ -207,7 +170,7 @@ func (s *Server) publishers(ctx context.Context, ids ...int64) (map[int64]*store
 }
 
 func (s *Server) GetRelease(ctx context.Context, req *releasesv1.GetReleaseRequest) (*releasesv1.GetReleaseResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +186,7 @@ func (s *Server) GetRelease(ctx context.Context, req *releasesv1.GetReleaseReque
 }
 
 func (s *Server) GetLatestRelease(ctx context.Context, req *releasesv1.GetLatestReleaseRequest) (*releasesv1.GetLatestReleaseResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +202,7 @@ func (s *Server) GetLatestRelease(ctx context.Context, req *releasesv1.GetLatest
 }
 
 func (s *Server) GetReleaseByTag(ctx context.Context, req *releasesv1.GetReleaseByTagRequest) (*releasesv1.GetReleaseByTagResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +218,7 @@ func (s *Server) GetReleaseByTag(ctx context.Context, req *releasesv1.GetRelease
 }
 
 func (s *Server) DeleteRelease(ctx context.Context, req *releasesv1.DeleteReleaseRequest) (*releasesv1.DeleteReleaseResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessWrite)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +229,7 @@ func (s *Server) DeleteRelease(ctx context.Context, req *releasesv1.DeleteReleas
 }
 
 func (s *Server) DeleteReleaseByTag(ctx context.Context, req *releasesv1.DeleteReleaseByTagRequest) (*releasesv1.DeleteReleaseByTagResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessWrite)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}

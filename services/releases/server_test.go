@@ -12,6 +12,7 @@ import (
 
 	releasesv1 "forge/gen/forge/releases/v1"
 	"forge/services/access"
+	"forge/services/access/accesstest"
 	"forge/services/auth"
 	"forge/services/git"
 	"forge/services/paging"
@@ -27,7 +28,7 @@ type fixture struct {
 	t       *testing.T
 	store   *store.Store
 	git     *git.Store
-	srv     *releases.Server
+	srv     releasesv1.ReleaseServiceClient
 	repo    *store.Repository
 	path    string
 	head    string // commit of main
@@ -97,8 +98,10 @@ func newFixture(t *testing.T, s *store.Store, fs *failingStore) *fixture {
 		fs.Store = s
 		st = fs
 	}
-	srv := releases.NewServer(st, g, access.NewChecker(s), users.Renderer{RootURL: root, Domain: "forge.test"}, root,
-		paging.Limits{Default: 30, Max: 50})
+	ch := accesstest.Channel(access.NewChecker(s), releases.Policies)
+	releasesv1.RegisterReleaseServiceServer(ch, releases.NewServer(st, g, users.Renderer{RootURL: root, Domain: "forge.test"}, root,
+		paging.Limits{Default: 30, Max: 50}))
+	srv := releasesv1.NewReleaseServiceClient(ch)
 	return &fixture{t: t, store: s, git: g, srv: srv, repo: repo, path: path, head: head,
 		owner: ownerCtx, writer: writerCtx, reader: readerCtx, anon: ctx, ownerID: owner.ID}
 }

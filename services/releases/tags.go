@@ -14,7 +14,7 @@ import (
 )
 
 func (s *Server) ListTags(ctx context.Context, req *releasesv1.ListTagsRequest) (*releasesv1.ListTagsResponse, error) {
-	r, err := s.resolveCode(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func (s *Server) ListTags(ctx context.Context, req *releasesv1.ListTagsRequest) 
 }
 
 func (s *Server) GetTag(ctx context.Context, req *releasesv1.GetTagRequest) (*releasesv1.GetTagResponse, error) {
-	r, err := s.resolveCode(ctx, req.GetOwner(), req.GetRepo(), store.AccessRead)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (s *Server) GetTag(ctx context.Context, req *releasesv1.GetTagRequest) (*re
 // DeleteTag deletes a git tag; a tag with a release (draft or not) must
 // lose its release first, as in Gitea.
 func (s *Server) DeleteTag(ctx context.Context, req *releasesv1.DeleteTagRequest) (*releasesv1.DeleteTagResponse, error) {
-	r, err := s.resolveCode(ctx, req.GetOwner(), req.GetRepo(), store.AccessWrite)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func (s *Server) CreateRelease(ctx context.Context, req *releasesv1.CreateReleas
 	if strings.TrimSpace(req.GetTagName()) == "" {
 		return nil, status.Error(codes.InvalidArgument, "[TagName]: Required")
 	}
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessWrite)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (s *Server) CreateRelease(ctx context.Context, req *releasesv1.CreateReleas
 }
 
 func (s *Server) EditRelease(ctx context.Context, req *releasesv1.EditReleaseRequest) (*releasesv1.EditReleaseResponse, error) {
-	r, err := s.resolve(ctx, req.GetOwner(), req.GetRepo(), store.AccessWrite)
+	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}

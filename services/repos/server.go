@@ -26,18 +26,18 @@ import (
 var Policies = auth.Policies{
 	reposv1.RepositoryService_CreateCurrentUserRepo_FullMethodName:     auth.Write(auth.SignedIn, auth.CategoryUser, auth.CategoryRepository).Writing(auth.WritesNothing),
 	reposv1.RepositoryService_AdminCreateRepo_FullMethodName:           auth.Write(auth.SiteAdmin, auth.CategoryAdmin).Writing(auth.WritesNothing),
-	reposv1.RepositoryService_GetRepo_FullMethodName:                   auth.Read(auth.Public, auth.CategoryRepository),
-	reposv1.RepositoryService_GetRepoByID_FullMethodName:               auth.Read(auth.SignedIn, auth.CategoryRepository),
-	reposv1.RepositoryService_EditRepo_FullMethodName:                  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings),
-	reposv1.RepositoryService_DeleteRepo_FullMethodName:                auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings),
+	reposv1.RepositoryService_GetRepo_FullMethodName:                   auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	reposv1.RepositoryService_GetRepoByID_FullMethodName:               auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepoByID(auth.UnitCode, store.AccessRead),
+	reposv1.RepositoryService_EditRepo_FullMethodName:                  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings).OnRepo(auth.UnitCode, store.AccessAdmin),
+	reposv1.RepositoryService_DeleteRepo_FullMethodName:                auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings).OnRepo(auth.UnitCode, store.AccessOwner),
 	reposv1.RepositoryService_ListUserRepos_FullMethodName:             auth.Read(auth.Public, auth.CategoryUser, auth.CategoryRepository),
 	reposv1.RepositoryService_ListMyRepos_FullMethodName:               auth.Read(auth.SignedIn, auth.CategoryUser, auth.CategoryRepository),
 	reposv1.RepositoryService_SearchRepos_FullMethodName:               auth.Read(auth.Public, auth.CategoryRepository),
-	reposv1.RepositoryService_ListCollaborators_FullMethodName:         auth.Read(auth.SignedIn, auth.CategoryRepository),
-	reposv1.RepositoryService_CheckCollaborator_FullMethodName:         auth.Read(auth.SignedIn, auth.CategoryRepository),
-	reposv1.RepositoryService_AddCollaborator_FullMethodName:           auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings),
-	reposv1.RepositoryService_DeleteCollaborator_FullMethodName:        auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings),
-	reposv1.RepositoryService_GetCollaboratorPermission_FullMethodName: auth.Read(auth.SignedIn, auth.CategoryRepository),
+	reposv1.RepositoryService_ListCollaborators_FullMethodName:         auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	reposv1.RepositoryService_CheckCollaborator_FullMethodName:         auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	reposv1.RepositoryService_AddCollaborator_FullMethodName:           auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings).OnRepo(auth.UnitCode, store.AccessAdmin),
+	reposv1.RepositoryService_DeleteCollaborator_FullMethodName:        auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings).OnRepo(auth.UnitCode, store.AccessAdmin),
+	reposv1.RepositoryService_GetCollaboratorPermission_FullMethodName: auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
 }
 
 // Server implements reposv1.RepositoryServiceServer.
@@ -199,7 +199,7 @@ func (s *Server) present(ctx context.Context, r *access.Repo, viewer *auth.Princ
 
 func (s *Server) GetRepo(ctx context.Context, req *reposv1.GetRepoRequest) (*reposv1.GetRepoResponse, error) {
 	viewer := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), viewer)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,7 @@ func (s *Server) GetRepo(ctx context.Context, req *reposv1.GetRepoRequest) (*rep
 
 func (s *Server) GetRepoByID(ctx context.Context, req *reposv1.GetRepoByIDRequest) (*reposv1.GetRepoByIDResponse, error) {
 	viewer := auth.FromContext(ctx)
-	r, err := s.access.ResolveByID(ctx, req.GetId(), viewer)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -225,11 +225,8 @@ func (s *Server) GetRepoByID(ctx context.Context, req *reposv1.GetRepoByIDReques
 
 func (s *Server) EditRepo(ctx context.Context, req *reposv1.EditRepoRequest) (*reposv1.EditRepoResponse, error) {
 	viewer := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), viewer)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := r.Require(store.AccessAdmin); err != nil {
 		return nil, err
 	}
 	if req.Name != nil {
@@ -346,11 +343,8 @@ func setString(dst *string, v *string) {
 }
 
 func (s *Server) DeleteRepo(ctx context.Context, req *reposv1.DeleteRepoRequest) (*reposv1.DeleteRepoResponse, error) {
-	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), auth.FromContext(ctx))
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := r.Require(store.AccessOwner); err != nil {
 		return nil, err
 	}
 	if err := s.Purge(ctx, r.Repository); err != nil {
@@ -439,7 +433,7 @@ func (s *Server) SearchRepos(ctx context.Context, req *reposv1.SearchReposReques
 
 func (s *Server) ListCollaborators(ctx context.Context, req *reposv1.ListCollaboratorsRequest) (*reposv1.ListCollaboratorsResponse, error) {
 	viewer := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), viewer)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -455,12 +449,12 @@ func (s *Server) ListCollaborators(ctx context.Context, req *reposv1.ListCollabo
 	return out, nil
 }
 
-// collaborator resolves the repository and the named user, as the caller
-// sees them: an account hidden from the caller is as unknown as a missing
-// one.
-func (s *Server) collaborator(ctx context.Context, owner, repo, name string) (*access.Repo, *store.User, error) {
+// collaborator is the resolved repository and the named user, as the
+// caller sees them: an account hidden from the caller is as unknown as a
+// missing one.
+func (s *Server) collaborator(ctx context.Context, name string) (*access.Repo, *store.User, error) {
 	viewer := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, owner, repo, viewer)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -475,7 +469,7 @@ func (s *Server) collaborator(ctx context.Context, owner, repo, name string) (*a
 }
 
 func (s *Server) CheckCollaborator(ctx context.Context, req *reposv1.CheckCollaboratorRequest) (*reposv1.CheckCollaboratorResponse, error) {
-	r, u, err := s.collaborator(ctx, req.GetOwner(), req.GetRepo(), req.GetCollaborator())
+	r, u, err := s.collaborator(ctx, req.GetCollaborator())
 	if err != nil {
 		return nil, err
 	}
@@ -490,11 +484,8 @@ func (s *Server) CheckCollaborator(ctx context.Context, req *reposv1.CheckCollab
 }
 
 func (s *Server) AddCollaborator(ctx context.Context, req *reposv1.AddCollaboratorRequest) (*reposv1.AddCollaboratorResponse, error) {
-	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), auth.FromContext(ctx))
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := r.Require(store.AccessAdmin); err != nil {
 		return nil, err
 	}
 	mode := store.AccessWrite
@@ -522,11 +513,8 @@ func (s *Server) AddCollaborator(ctx context.Context, req *reposv1.AddCollaborat
 }
 
 func (s *Server) DeleteCollaborator(ctx context.Context, req *reposv1.DeleteCollaboratorRequest) (*reposv1.DeleteCollaboratorResponse, error) {
-	r, u, err := s.collaborator(ctx, req.GetOwner(), req.GetRepo(), req.GetCollaborator())
+	r, u, err := s.collaborator(ctx, req.GetCollaborator())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.Require(store.AccessAdmin); err != nil {
 		return nil, err
 	}
 	if err := s.store.DeleteCollaborator(ctx, r.ID, u.ID); err != nil {
@@ -537,12 +525,12 @@ func (s *Server) DeleteCollaborator(ctx context.Context, req *reposv1.DeleteColl
 
 func (s *Server) GetCollaboratorPermission(ctx context.Context, req *reposv1.GetCollaboratorPermissionRequest) (*reposv1.GetCollaboratorPermissionResponse, error) {
 	viewer := auth.FromContext(ctx)
-	r, u, err := s.collaborator(ctx, req.GetOwner(), req.GetRepo(), req.GetCollaborator())
+	r, u, err := s.collaborator(ctx, req.GetCollaborator())
 	if err != nil {
 		return nil, err
 	}
-	if r.Mode < store.AccessAdmin && viewer.ID() != u.ID {
-		return nil, status.Error(codes.PermissionDenied, "Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own")
+	if err := access.MayQueryPermission(r, viewer, u); err != nil {
+		return nil, err
 	}
 	mode, err := s.access.Mode(ctx, r.Repository, &auth.Principal{User: u})
 	if err != nil {

@@ -30,10 +30,10 @@ import (
 
 // Policies declares who may call each method.
 var Policies = auth.Policies{
-	watchv1.WatchService_GetSubscription_FullMethodName:       auth.Read(auth.SignedIn, auth.CategoryRepository),
-	watchv1.WatchService_Watch_FullMethodName:                 auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing),
-	watchv1.WatchService_Unwatch_FullMethodName:               auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing),
-	watchv1.WatchService_ListSubscribers_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository),
+	watchv1.WatchService_GetSubscription_FullMethodName:       auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
+	watchv1.WatchService_Watch_FullMethodName:                 auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing).OnRepo(auth.UnitCode, store.AccessRead),
+	watchv1.WatchService_Unwatch_FullMethodName:               auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing).OnRepo(auth.UnitCode, store.AccessRead),
+	watchv1.WatchService_ListSubscribers_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
 	watchv1.WatchService_ListMySubscriptions_FullMethodName:   auth.Read(auth.SignedIn, auth.CategoryUser, auth.CategoryRepository),
 	watchv1.WatchService_ListUserSubscriptions_FullMethodName: auth.Read(auth.Public, auth.CategoryUser),
 }
@@ -50,9 +50,9 @@ type Store interface {
 	ListWatchedRepositories(ctx context.Context, o store.WatchedListOptions) ([]store.Repository, int64, error)
 }
 
-// Access resolves repositories as the caller sees them (access.Checker).
+// Access gives a caller's mode on listed repositories (access.Checker);
+// the repository a method acts on is resolved by the auth interceptor.
 type Access interface {
-	Resolve(ctx context.Context, owner, name string, viewer *auth.Principal) (*access.Repo, error)
 	Mode(ctx context.Context, r *store.Repository, viewer *auth.Principal) (store.AccessMode, error)
 }
 
@@ -85,7 +85,7 @@ func (s *Server) info(r *access.Repo) *watchv1.WatchInfo {
 
 func (s *Server) GetSubscription(ctx context.Context, req *watchv1.GetSubscriptionRequest) (*watchv1.GetSubscriptionResponse, error) {
 	p := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), p)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (s *Server) GetSubscription(ctx context.Context, req *watchv1.GetSubscripti
 
 func (s *Server) Watch(ctx context.Context, req *watchv1.WatchRequest) (*watchv1.WatchResponse, error) {
 	p := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), p)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (s *Server) Watch(ctx context.Context, req *watchv1.WatchRequest) (*watchv1
 
 func (s *Server) Unwatch(ctx context.Context, req *watchv1.UnwatchRequest) (*watchv1.UnwatchResponse, error) {
 	p := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), p)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (s *Server) Unwatch(ctx context.Context, req *watchv1.UnwatchRequest) (*wat
 
 func (s *Server) ListSubscribers(ctx context.Context, req *watchv1.ListSubscribersRequest) (*watchv1.ListSubscribersResponse, error) {
 	viewer := auth.FromContext(ctx)
-	r, err := s.access.Resolve(ctx, req.GetOwner(), req.GetRepo(), viewer)
+	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/access"
+	"forge/services/access/accesstest"
 	"forge/services/auth"
 	"forge/services/paging"
 	"forge/services/repos"
@@ -52,7 +53,10 @@ func TestWatchService(t *testing.T) {
 		pub := mkRepo("pub", false)
 		secret := mkRepo("secret", true)
 		render := repos.Renderer{RootURL: root, Users: users.Renderer{RootURL: root, Domain: "forge.test"}}
-		srv := watch.NewServer(s, access.NewChecker(s), render, paging.Limits{Default: 30, Max: 50})
+		checker := access.NewChecker(s)
+		ch := accesstest.Channel(checker, watch.Policies)
+		watchv1.RegisterWatchServiceServer(ch, watch.NewServer(s, checker, render, paging.Limits{Default: 30, Max: 50}))
+		srv := watchv1.NewWatchServiceClient(ch)
 
 		get := func(c context.Context, repo string) (*watchv1.WatchInfo, error) {
 			resp, err := srv.GetSubscription(c, &watchv1.GetSubscriptionRequest{Owner: "owner", Repo: repo})

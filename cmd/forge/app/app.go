@@ -135,12 +135,11 @@ func (a *App) build() error {
 	// The policy table is declared once, per area, and merged here; the
 	// interceptor refuses any method without one.
 	policies := area.Policies(Areas)
-	// The checker reads what each method writes, so that archived and
-	// mirror repositories refuse writes in one place.
-	checker.WithPolicies(policies)
 	a.policies = policies
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
-	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp)
+	// The interceptor resolves the repository a policy declares through the
+	// checker (visibility, level, read-only states) before any handler runs.
+	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp).WithResources(checker)
 	a.authn = authn
 
 	repoServer := repos.NewServer(a.Store, gitStore, checker, repoRender, syncer, limits)
@@ -153,10 +152,10 @@ func (a *App) build() error {
 		tokens.NewServer(a.Store, limits),
 		repoServer,
 		a.Mirrors,
-		releases.NewServer(a.Store, gitStore, checker, render, cfg.Server.RootURL, limits),
+		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
 		watch.NewServer(a.Store, checker, repoRender, limits),
 	}
-	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Access: checker, Sync: syncer,
+	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,
 		Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})...)
 	register, err := area.Bind(Areas, impls...)
 	if err != nil {

@@ -1,0 +1,133 @@
+package access
+
+import (
+	"context"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"forge/services/auth"
+	"forge/services/store"
+)
+
+// Gitea's 403 messages, by the level a route requires (its reqRepoWriter,
+// reqAdmin and reqOwner middleware) and for a unit switched off.
+const (
+	NeedWriteMessage = "user should have a permission to write to a repo"
+	NeedAdminMessage = "user should be an owner or a collaborator with admin write of a repository"
+	NeedOwnerMessage = "user should be the owner of the repo"
+	UnitOffMessage   = "user should have specific read permission or be a repo admin or a site admin"
+)
+
+// repoKey is the context key of the resolved repository.
+type repoKey struct{}
+
+// WithRepo returns ctx carrying r, the repository the method's policy
+// declared, as the interceptor resolved it.
+func WithRepo(ctx context.Context, r *Repo) context.Context {
+	return context.WithValue(ctx, repoKey{}, r)
+}
+
+// RepoFrom is the repository the interceptor resolved and authorized for
+// this call (Policy.Resource). A handler of a method that declares no
+// repository gets an Internal error: its policy is missing the
+// declaration, and nothing was checked.
+func RepoFrom(ctx context.Context) (*Repo, error) {
+	if r, ok := ctx.Value(repoKey{}).(*Repo); ok && r != nil {
+		return r, nil
+	}
+	return nil, status.Error(codes.Internal, "the method's policy declares no repository")
+}
+
+// ownerRepo and byID are the request fields a repository is named by.
+type ownerRepo interface {
+	GetOwner() string
+	GetRepo() string
+}
+
+type byID interface{ GetId() int64 }
+
+// AuthorizeResource implements auth.ResourceAuthorizer: it resolves the
+// repository the policy declares from req as caller sees it, applies the
+// policy (Authorize) and returns ctx carrying it (RepoFrom).
+func (c *Checker) AuthorizeResource(ctx context.Context, pol auth.Policy, req any, caller *auth.Principal) (context.Context, error) {
+	if pol.Resource.Kind != auth.RepositoryResource {
+		// Organizations arrive with their area; until then, fail closed.
+		return nil, status.Error(codes.PermissionDenied, "no resolver for the method's resource")
+	}
+	r, err := c.resolveRequest(ctx, pol.Resource, req, caller)
+	if err != nil {
+		return nil, err
+	}
+	if err := Authorize(r, pol.Resource, writes(pol)); err != nil {
+		return nil, err
+	}
+	return WithRepo(ctx, r), nil
+}
+
+func (c *Checker) resolveRequest(ctx context.Context, res auth.Resource, req any, caller *auth.Principal) (*Repo, error) {
+	if res.ByID {
+		named, ok := req.(byID)
+		if !ok {
+			return nil, status.Error(codes.Internal, "the request has no repository id")
+		}
+		return c.ResolveByID(ctx, named.GetId(), caller)
+	}
+	named, ok := req.(ownerRepo)
+	if !ok {
+		return nil, status.Error(codes.Internal, "the request names no repository")
+	}
+	return c.Resolve(ctx, named.GetOwner(), named.GetRepo(), caller)
+}
+
+// writes is what a method writes, for the read-only rule. A write that
+// forgot its declaration is treated as writing code (fail closed;
+// TestRepositoryWritesAreDeclared reports it).
+func writes(pol auth.Policy) auth.RepoWrite {
+	if pol.Writes == auth.WritesUndeclared && pol.Level == auth.LevelWrite {
+		return auth.WritesCode
+	}
+	return pol.Writes
+}
+
+// Authorize is the one repository rule after resolution, in Gitea's route
+// order: the unit must be on (else only repository administrators pass),
+// the caller needs res.Need (403 with Gitea's message for that level),
+// and a method that writes w must respect the read-only states (ReadOnly).
+// The API's interceptor and git smart HTTP both call it.
+func Authorize(r *Repo, res auth.Resource, w auth.RepoWrite) error {
+	if !unitEnabled(r.Repository, res.Unit) && r.Mode < store.AccessAdmin {
+		return status.Error(codes.PermissionDenied, UnitOffMessage)
+	}
+	if err := r.Require(res.Need); err != nil {
+		return err
+	}
+	return ReadOnly(r, w)
+}
+
+// unitEnabled reports whether the repository has unit switched on.
+func unitEnabled(r *store.Repository, u auth.Unit) bool {
+	switch u {
+	case auth.UnitReleases:
+		return r.HasReleases
+	case auth.UnitIssues:
+		return r.HasIssues
+	case auth.UnitPulls:
+		return r.HasPullRequests
+	case auth.UnitWiki:
+		return r.HasWiki
+	}
+	return true
+}
+
+// MayQueryPermission is the rule for reading a collaborator's permission,
+// which depends on a second object (the user asked about): repository
+// administrators may ask about anyone, other callers only about
+// themselves. Rules on a second object live here, beside the others,
+// never as an if in a handler.
+func MayQueryPermission(r *Repo, viewer *auth.Principal, subject *store.User) error {
+	if r.Mode >= store.AccessAdmin || viewer.ID() == subject.ID {
+		return nil
+	}
+	return status.Error(codes.PermissionDenied, "Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own")
+}

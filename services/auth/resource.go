@@ -1,0 +1,78 @@
+package auth
+
+import (
+	"context"
+
+	"forge/services/store"
+)
+
+// ResourceKind is what a method acts on, beside who may call it.
+type ResourceKind int
+
+const (
+	// NoResource: the method acts on no single resource (lists, creation,
+	// the caller's own account), or one whose rule is Access (SelfOrAdmin).
+	NoResource ResourceKind = iota
+	// RepositoryResource: the request names a repository by its owner and
+	// repo fields (GetOwner/GetRepo), or by id (GetId) with ByID.
+	RepositoryResource
+	// UserResource is the kind today's SelfOrAdmin access stands for: the
+	// request's username field names the account acted on. Declared so the
+	// kinds are listed in one place; SelfOrAdmin still carries the rule.
+	UserResource
+	// OrganizationResource is reserved for the organizations area (member
+	// or owner). No method declares it yet; the resolver refuses it (fail
+	// closed) until it is implemented.
+	OrganizationResource
+)
+
+// Unit is the part of a repository a method uses. Gitea grants
+// permissions per unit; forge has one mode per repository today, so every
+// unit maps to it, but a unit can be switched off (Repository.HasReleases
+// and friends) and the declaration is where per-unit modes will go.
+type Unit int
+
+const (
+	UnitCode Unit = iota
+	UnitIssues
+	UnitPulls
+	UnitReleases
+	UnitWiki
+)
+
+// Resource declares the resource a method acts on and the access it needs
+// there. The interceptor resolves it from the request once, before the
+// handler runs, through the ResourceAuthorizer wired in cmd (access.Checker),
+// and refuses the call when the caller cannot see it (404, as Gitea) or has
+// less than Need (403 with Gitea's message for that level).
+type Resource struct {
+	Kind ResourceKind
+	Unit Unit
+	// Need is the repository access required: read, write, admin or owner.
+	Need store.AccessMode
+	// ByID: the request names the repository by id (GetId) instead of
+	// owner and name.
+	ByID bool
+}
+
+// ResourceAuthorizer resolves the resource a policy declares from the
+// request, applies visibility, the needed level and the read-only rule
+// (Policy.Writes), and returns ctx carrying the resolved resource for the
+// handler. auth cannot import the repository rules (they import auth), so
+// they come in through this interface.
+type ResourceAuthorizer interface {
+	AuthorizeResource(ctx context.Context, pol Policy, req any, caller *Principal) (context.Context, error)
+}
+
+// OnRepo returns p declaring that the method acts on the repository named
+// by the request's owner and repo fields, using unit, with need.
+func (p Policy) OnRepo(unit Unit, need store.AccessMode) Policy {
+	p.Resource = Resource{Kind: RepositoryResource, Unit: unit, Need: need}
+	return p
+}
+
+// OnRepoByID is OnRepo for a request naming the repository by id.
+func (p Policy) OnRepoByID(unit Unit, need store.AccessMode) Policy {
+	p.Resource = Resource{Kind: RepositoryResource, Unit: unit, Need: need, ByID: true}
+	return p
+}
