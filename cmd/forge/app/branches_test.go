@@ -261,35 +261,5 @@ func TestBranchesAPI(t *testing.T) {
 	})
 }
 
-func TestBranchesPrivateRepository(t *testing.T) {
-	s := startServer(t, "sqlite3", nil)
-	aliceTok := s.seedUser("alice", "alice-password", false)
-	bobTok := s.seedUser("bob", "bob-password", false)
-	s.createRepo(t, aliceTok, "secret", true, true)
-	for _, auth := range [][]string{nil, {"Authorization", "token " + bobTok}} {
-		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret/branches", "", auth...), 404)
-		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret/branches/main", "", auth...), 404)
-	}
-	expectStatus(t, s.do("POST", "/api/v1/repos/alice/secret/branches", `{"new_branch_name":"x"}`,
-		"Authorization", "token "+bobTok, "Content-Type", jsonCT), 404)
-	expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret/branches/main", "", "Authorization", "token "+aliceTok), 200)
-	expectStatus(t, s.do("GET", "/api/v1/repos/nobody/secret/branches", "", "Authorization", "token "+aliceTok), 404)
-
-	// Tokens need the repository scope: read to read, write to write.
-	userOnly := s.createToken(t, "alice", "alice-password", "user-only", "read:user")
-	readRepo := s.createToken(t, "alice", "alice-password", "read-repo", "read:repository")
-	for path, want := range map[string]int{"/branches": 403, "/contents": 403, "/commits": 403, "/raw/README.md": 403} {
-		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret"+path, "", "Authorization", "token "+userOnly), want)
-		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret"+path, "", "Authorization", "token "+readRepo), 200)
-	}
-	for _, c := range []struct{ method, path, body string }{
-		{"POST", "/branches", `{"new_branch_name":"x"}`},
-		{"DELETE", "/branches/main", ""},
-		{"POST", "/contents/x.txt", `{"content":"eA=="}`},
-	} {
-		r := s.do(c.method, "/api/v1/repos/alice/secret"+c.path, c.body, "Authorization", "token "+readRepo, "Content-Type", jsonCT)
-		if r.Status != 403 {
-			t.Fatalf("%s %s with a read token: %d %s", c.method, c.path, r.Status, r.Body)
-		}
-	}
-}
+// Branch, contents and commit permissions on private repositories are
+// cases in testdata/cases/permissions.yaml.
