@@ -28,6 +28,7 @@ package app_test
 // Paths, bodies and expectations are Go templates evaluated after the
 // fixture exists: {{repoID "alice/demo"}}, {{releaseID "alice/demo" "v1"}},
 // {{fileSHA "alice/demo" "README.md"}}, {{tokenID "alice" "laptop"}},
+// {{pushMirror "alice/demo"}} (the remote name of its first push mirror),
 // {{url}} (the server's base URL).
 
 import (
@@ -44,6 +45,7 @@ import (
 	"text/template"
 
 	"go.yaml.in/yaml/v3"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -89,6 +91,7 @@ type fixtureRepo struct {
 	Branches      []string          `yaml:"branches"`
 	Releases      []fixtureRelease  `yaml:"releases"`
 	Watchers      []string          `yaml:"watchers"`
+	PushMirrors   []string          `yaml:"push_mirrors"` // owner/name targets, pushed with the owner's password
 	Archived      bool              `yaml:"archived"`
 }
 
@@ -128,7 +131,12 @@ type grpcCase struct {
 	Method  string `yaml:"method"`  // full name: forge.repos.v1.RepositoryService.GetRepo
 	Request any    `yaml:"request"` // protojson
 	Code    string `yaml:"code"`    // OK, NOT_FOUND, PERMISSION_DENIED, ...
-	JSON    any    `yaml:"json"`    // subset of the protojson answer (proto field names)
+	Message string `yaml:"message"` // the status message, when given
+	// Reason and HTTPStatus, when given, must be in the status's ErrorInfo
+	// (the reason and the Gitea HTTP status the gateway answers with).
+	Reason     string `yaml:"reason"`
+	HTTPStatus string `yaml:"http_status"`
+	JSON       any    `yaml:"json"` // subset of the protojson answer (proto field names)
 }
 
 func TestAPICases(t *testing.T) {
@@ -173,11 +181,12 @@ func TestAPICases(t *testing.T) {
 }
 
 var placeholderFuncs = template.FuncMap{
-	"repoID":    func(string) string { return "0" },
-	"releaseID": func(string, string) string { return "0" },
-	"fileSHA":   func(string, string) string { return "0" },
-	"tokenID":   func(string, string) string { return "0" },
-	"url":       func() string { return "http://placeholder" },
+	"repoID":     func(string) string { return "0" },
+	"releaseID":  func(string, string) string { return "0" },
+	"fileSHA":    func(string, string) string { return "0" },
+	"pushMirror": func(string) string { return "0" },
+	"tokenID":    func(string, string) string { return "0" },
+	"url":        func() string { return "http://placeholder" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -259,6 +268,11 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	for _, u := range r.Watchers {
 		expectStatus(t, s.do("PUT", base+"/subscription", "", as(u)...), 200)
 	}
+	for _, target := range r.PushMirrors {
+		body := `{"remote_address":"` + s.URL + "/" + target + `.git","remote_username":"` + owner +
+			`","remote_password":"` + owner + `-password","interval":"8h0m0s"}`
+		expectStatus(t, s.do("POST", base+"/push_mirrors", body, as(owner)...), 200)
+	}
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
 	}
@@ -339,6 +353,16 @@ func (w *world) funcs() template.FuncMap {
 			}
 			return "", fmt.Errorf("%s has no token %q", user, name)
 		},
+		"pushMirror": func(full string) (string, error) {
+			r := s.do("GET", "/api/v1/repos/"+full+"/push_mirrors", "", "Authorization", "token "+s.AdminToken)
+			var list []struct {
+				RemoteName string `json:"remote_name"`
+			}
+			if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != 200 || len(list) == 0 {
+				return "", fmt.Errorf("push mirrors of %s: %d %s", full, r.Status, r.Body)
+			}
+			return list[0].RemoteName, nil
+		},
 		"url": func() string { return s.URL },
 	}
 }
@@ -412,9 +436,24 @@ func (w *world) runGRPC(t *testing.T, auth string, g *grpcCase) {
 	}
 	resp, err := w.invoke(ctx, t, g.Method, reqJSON)
 	call := fmt.Sprintf("gRPC %s %s", g.Method, reqJSON)
-	if got := status.Code(err); got != want {
-		t.Errorf("%s: code %v, want %v (%v)", call, got, want, err)
+	st := status.Convert(err)
+	if st.Code() != want {
+		t.Errorf("%s: code %v, want %v (%v)", call, st.Code(), want, err)
 		return
+	}
+	if g.Message != "" && st.Message() != g.Message {
+		t.Errorf("%s: message %q, want %q", call, st.Message(), g.Message)
+	}
+	if g.Reason != "" || g.HTTPStatus != "" {
+		var info *errdetails.ErrorInfo
+		for _, d := range st.Details() {
+			if i, ok := d.(*errdetails.ErrorInfo); ok {
+				info = i
+			}
+		}
+		if info == nil || info.GetReason() != g.Reason || info.GetMetadata()["http_status"] != g.HTTPStatus {
+			t.Errorf("%s: ErrorInfo %v, want reason %q and http_status %q", call, info, g.Reason, g.HTTPStatus)
+		}
 	}
 	if g.JSON != nil && err == nil {
 		out, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(resp)
