@@ -36,6 +36,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -122,7 +123,10 @@ type apiCase struct {
 type caseRequest struct {
 	Method  string            `yaml:"method"`
 	Path    string            `yaml:"path"`
-	Body    any               `yaml:"body"` // sent as JSON
+	Body    any               `yaml:"body"`     // sent as JSON
+	RawBody string            `yaml:"raw_body"` // sent as is (malformed JSON, forms)
+	// Headers are sent as given; Content-Type defaults to JSON when there is
+	// a body, and an empty value leaves a header out.
 	Headers map[string]string `yaml:"headers"`
 }
 
@@ -292,7 +296,8 @@ func (w *world) token(t *testing.T, caller string) string {
 //   - a user name ("root" is the site administrator): that user's
 //     all-scopes token;
 //   - a fixture token's name: that token;
-//   - "<user>:basic": Basic with the user's password;
+//   - "<user>:basic": Basic with the user's password ("<user>-password",
+//     also for users a case created);
 //   - "<token>:basic": Basic with the token as the password.
 func (w *world) authorization(t *testing.T, caller string) string {
 	t.Helper()
@@ -303,7 +308,7 @@ func (w *world) authorization(t *testing.T, caller string) string {
 		if user, isToken := w.owners[who]; isToken {
 			return basic(user, w.token(t, who))
 		}
-		w.token(t, who) // a known user
+		// Any user, also one a case created: the password convention holds.
 		if who == "root" {
 			return basic(who, rootPassword)
 		}
@@ -370,21 +375,29 @@ func (w *world) funcs() template.FuncMap {
 // run makes one case's requests and reports every difference at once.
 func (w *world) run(t *testing.T, c apiCase) {
 	auth := w.authorization(t, c.As)
-	var body string
-	header := []string{}
+	body := c.Request.RawBody
 	if c.Request.Body != nil {
 		b, err := json.Marshal(c.Request.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		body = string(b)
-		header = append(header, "Content-Type", jsonCT)
+	}
+	headers := map[string]string{}
+	if body != "" {
+		headers["Content-Type"] = jsonCT
 	}
 	if auth != "" {
-		header = append(header, "Authorization", auth)
+		headers["Authorization"] = auth
 	}
 	for k, v := range c.Request.Headers {
-		header = append(header, k, v)
+		headers[http.CanonicalHeaderKey(k)] = v
+	}
+	var header []string
+	for k, v := range headers {
+		if v != "" {
+			header = append(header, k, v)
+		}
 	}
 	r := w.s.do(c.Request.Method, c.Request.Path, body, header...)
 	request := fmt.Sprintf("%s %s as %q", c.Request.Method, c.Request.Path, c.As)
