@@ -97,8 +97,10 @@ type fixtureRepo struct {
 }
 
 type fixtureRelease struct {
-	Tag string `yaml:"tag"`
-	By  string `yaml:"by"` // publisher; the owner when empty
+	Tag  string `yaml:"tag"`
+	By   string `yaml:"by"`   // publisher; the owner when empty
+	Name string `yaml:"name"` // the tag when empty
+	Body string `yaml:"body"`
 }
 
 // fixtureToken is a caller: a token of user with the given scopes.
@@ -117,14 +119,18 @@ type apiCase struct {
 	JSON    any               `yaml:"json"`    // subset of the body, see matchJSON
 	Length  *int              `yaml:"length"`  // length of a top-level JSON array
 	Headers map[string]string `yaml:"headers"` // expected headers; "" means absent
-	GRPC    *grpcCase         `yaml:"grpc"`
+	// Raw is the exact body (surrounding white space ignored); Contains
+	// lists byte strings the raw body must hold (escaping, key order).
+	Raw      *string   `yaml:"raw"`
+	Contains []string  `yaml:"contains"`
+	GRPC     *grpcCase `yaml:"grpc"`
 }
 
 type caseRequest struct {
-	Method  string            `yaml:"method"`
-	Path    string            `yaml:"path"`
-	Body    any               `yaml:"body"`     // sent as JSON
-	RawBody string            `yaml:"raw_body"` // sent as is (malformed JSON, forms)
+	Method  string `yaml:"method"`
+	Path    string `yaml:"path"`
+	Body    any    `yaml:"body"`     // sent as JSON
+	RawBody string `yaml:"raw_body"` // sent as is (malformed JSON, forms)
 	// Headers are sent as given; Content-Type defaults to JSON when there is
 	// a body, and an empty value leaves a header out.
 	Headers map[string]string `yaml:"headers"`
@@ -266,8 +272,14 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 		if by == "" {
 			by = owner
 		}
-		body := `{"tag_name":"` + rel.Tag + `","target_commitish":"main","name":"` + rel.Tag + `"}`
-		expectStatus(t, s.do("POST", base+"/releases", body, as(by)...), 201)
+		if rel.Name == "" {
+			rel.Name = rel.Tag
+		}
+		body, err := json.Marshal(map[string]string{"tag_name": rel.Tag, "target_commitish": "main", "name": rel.Name, "body": rel.Body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("POST", base+"/releases", string(body), as(by)...), 201)
 	}
 	for _, u := range r.Watchers {
 		expectStatus(t, s.do("PUT", base+"/subscription", "", as(u)...), 200)
@@ -422,6 +434,14 @@ func (w *world) run(t *testing.T, c apiCase) {
 					t.Errorf("%s: want an array of %d\n got: %s", request, *c.Length, r.Body)
 				}
 			}
+		}
+	}
+	if c.Raw != nil && strings.TrimSpace(string(r.Body)) != *c.Raw {
+		t.Errorf("%s: body %q, want %q", request, r.Body, *c.Raw)
+	}
+	for _, want := range c.Contains {
+		if !bytes.Contains(r.Body, []byte(want)) {
+			t.Errorf("%s: body lacks %s\nbody: %s", request, want, r.Body)
 		}
 	}
 	for k, want := range c.Headers {
