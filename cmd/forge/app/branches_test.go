@@ -78,33 +78,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func TestBranchesEmptyRepository(t *testing.T) {
-	eachBackend(t, nil, func(t *testing.T, s *testServer) {
-		aliceTok := s.seedUser("alice", "alice-password", false)
-		s.createRepo(t, aliceTok, "empty", false, false)
-		auth := []string{"Authorization", "token " + aliceTok}
-
-		// The branches of an empty repository are an empty list, not null.
-		r := s.do("GET", "/api/v1/repos/alice/empty/branches", "", auth...)
-		expectStatus(t, r, 200)
-		if string(r.Body) != "[]\n" || r.Header.Get("X-Total-Count") != "0" {
-			t.Fatalf("empty list: %q, X-Total-Count %q", r.Body, r.Header.Get("X-Total-Count"))
-		}
-		alice := s.sdk(gitea.SetToken(aliceTok))
-		if list, _, err := alice.ListRepoBranches("alice", "empty", gitea.ListRepoBranchesOptions{}); err != nil || len(list) != 0 {
-			t.Fatalf("SDK list of an empty repository: %v %v", list, err)
-		}
-		if _, resp, err := alice.GetRepoBranch("alice", "empty", "main"); err == nil || resp.StatusCode != 404 {
-			t.Fatalf("branch of an empty repository: %v", err)
-		}
-		r = s.do("POST", "/api/v1/repos/alice/empty/branches", `{"new_branch_name":"dev"}`, append(auth, "Content-Type", jsonCT)...)
-		expectStatus(t, r, 404)
-		if r.message(t) != "Git Repository is empty." {
-			t.Fatalf("create in an empty repository: %s", r.Body)
-		}
-		expectStatus(t, s.do("DELETE", "/api/v1/repos/alice/empty/branches/main", "", auth...), 404)
-	})
-}
+// The empty-repository and refusal rules are cases in
+// testdata/cases/branches.yaml.
 
 func TestBranchesAPI(t *testing.T) {
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
