@@ -3,7 +3,6 @@ package app_test
 import (
 	"encoding/base64"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -47,26 +46,7 @@ func quoteAll(ss []string) string {
 
 func itoa(n int64) string { return fmtInt(n) }
 
-func TestTokenScopesAndRevocation(t *testing.T) {
-	s := startServer(t, "sqlite3", nil)
-	s.seedUser("alice", "alice-password", false)
-	issueOnly := s.createToken(t, "alice", "alice-password", "issues", "write:issue")
-	// A token lacking user scope: 403 on /user, even though it is valid.
-	r := s.do("GET", "/api/v1/user", "", "Authorization", "token "+issueOnly)
-	expectStatus(t, r, 403)
-	// Unscoped public endpoints accept any token, even one without scopes.
-	none := s.createToken(t, "alice", "alice-password", "none")
-	expectStatus(t, s.do("GET", "/api/v1/version", "", "Authorization", "Bearer "+none), 200)
-	// An unknown token is 401 even on a public endpoint.
-	expectStatus(t, s.do("GET", "/api/v1/version", "", "Authorization", "token 0123456789012345678901234567890123456789"), 401)
-	// "Token" with a capital T is not a recognised scheme: anonymous.
-	expectStatus(t, s.do("GET", "/api/v1/user", "", "Authorization", "Token "+none), 401)
-	// Wrong password: 401.
-	expectStatus(t, s.do("GET", "/api/v1/user", "", "Authorization", basic("alice", "wrong-password")), 401)
-	// A non-admin on an admin route: 403.
-	all := s.createToken(t, "alice", "alice-password", "all", "all")
-	expectStatus(t, s.do("GET", "/api/v1/admin/users", "", "Authorization", "token "+all), 403)
-}
+// Token schemes and scopes are cases in testdata/cases/auth.yaml.
 
 func TestQueryTokens(t *testing.T) {
 	s := startServer(t, "sqlite3", nil)
@@ -150,30 +130,7 @@ func TestReverseProxyAuth(t *testing.T) {
 	expectStatus(t, s.do("GET", "/api/v1/user", "", "X-WEBAUTH-USER", "root"), 401)
 }
 
-func TestRoutingErrors(t *testing.T) {
-	s := startServer(t, "sqlite3", nil)
-	r := s.do("PUT", "/api/v1/version", "", "Content-Type", jsonCT)
-	expectStatus(t, r, http.StatusMethodNotAllowed)
-	r.message(t)
-	r = s.do("GET", "/api/v1/no/such/route", "")
-	expectStatus(t, r, 404)
-	r.message(t)
-	r = s.do("GET", "/api/v1/users/nobody", "")
-	expectStatus(t, r, 404)
-	if !strings.Contains(r.message(t), "nobody") {
-		t.Fatalf("404 message: %s", r.Body)
-	}
-	expectStatus(t, s.do("GET", "/api/healthz", ""), 200)
-	r = s.do("GET", "/api/swagger", "")
-	expectStatus(t, r, 200)
-	if !strings.Contains(string(r.Body), `"/api/v1/users/{username}/tokens"`) {
-		t.Fatal("swagger document lacks the token paths")
-	}
-	r = s.do("GET", "/api/v1/settings/api", "")
-	if string(r.Body) != `{"max_response_items":50,"default_paging_num":30,"default_git_trees_per_page":1000,"default_max_blob_size":10485760}`+"\n" {
-		t.Fatalf("settings: %s", r.Body)
-	}
-}
+// Routing errors are cases in testdata/cases/auth.yaml.
 
 func TestPagingHeaders(t *testing.T) {
 	s := startServer(t, "sqlite3", nil)

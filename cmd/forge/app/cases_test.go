@@ -195,6 +195,7 @@ var placeholderFuncs = template.FuncMap{
 	"releaseID":  func(string, string) string { return "0" },
 	"fileSHA":    func(string, string) string { return "0" },
 	"pushMirror": func(string) string { return "0" },
+	"token":      func(string) string { return "0" },
 	"tokenID":    func(string, string) string { return "0" },
 	"url":        func() string { return "http://placeholder" },
 }
@@ -379,6 +380,13 @@ func (w *world) funcs() template.FuncMap {
 				return "", fmt.Errorf("push mirrors of %s: %d %s", full, r.Status, r.Body)
 			}
 			return list[0].RemoteName, nil
+		},
+		"token": func(caller string) (string, error) {
+			tok, ok := w.tokens[caller]
+			if !ok {
+				return "", fmt.Errorf("unknown caller %q", caller)
+			}
+			return tok, nil
 		},
 		"url": func() string { return s.URL },
 	}
