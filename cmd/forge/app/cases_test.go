@@ -458,7 +458,8 @@ func (w *world) run(t *testing.T, c apiCase) {
 		}
 	}
 	if c.GRPC != nil {
-		w.runGRPC(t, auth, c.GRPC)
+		// The same credentials, also when the case wrote its own header.
+		w.runGRPC(t, headers["Authorization"], c.GRPC)
 	}
 }
 
