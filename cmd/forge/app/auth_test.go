@@ -3,7 +3,6 @@ package app_test
 import (
 	"encoding/base64"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -43,102 +42,11 @@ func quoteAll(ss []string) string {
 	return strings.Join(q, ",")
 }
 
-func TestTokenEndpointRules(t *testing.T) {
-	eachBackend(t, nil, func(t *testing.T, s *testServer) {
-		aliceTok := s.seedUser("alice", "alice-password", false)
-		s.seedUser("bob", "bob-password", false)
-
-		// Anonymous: 403 before 401 (self-or-admin runs first).
-		expectStatus(t, s.do("GET", "/api/v1/users/alice/tokens", ""), 403)
-		// A token in the Authorization header is not Basic: 401 auth required.
-		r := s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", "token "+aliceTok)
-		expectStatus(t, r, 401)
-		if r.message(t) != "auth required" {
-			t.Fatalf("message %s", r.Body)
-		}
-		// A token used as the Basic password works, and it needs user scope.
-		expectStatus(t, s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", basic("whatever", aliceTok)), 200)
-		repoOnly := s.createToken(t, "alice", "alice-password", "repo-only", "read:repository")
-		r = s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", basic("alice", repoOnly))
-		expectStatus(t, r, 403)
-		if !strings.Contains(r.message(t), "[read:user]") {
-			t.Fatalf("scope message: %s", r.Body)
-		}
-		readUser := s.createToken(t, "alice", "alice-password", "read-user", "read:user")
-		expectStatus(t, s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", basic("alice", readUser)), 200)
-		// read:user cannot create (write).
-		r = s.do("POST", "/api/v1/users/alice/tokens", `{"name":"x"}`, "Authorization", basic("alice", readUser), "Content-Type", jsonCT)
-		expectStatus(t, r, 403)
-
-		// Another user's tokens: 403 for a non-admin.
-		expectStatus(t, s.do("GET", "/api/v1/users/bob/tokens", "", "Authorization", basic("alice", "alice-password")), 403)
-		// Duplicate name: 400; bad scope: 400; missing name: 422.
-		r = s.do("POST", "/api/v1/users/alice/tokens", `{"name":"read-user"}`, "Authorization", basic("alice", "alice-password"), "Content-Type", jsonCT)
-		expectStatus(t, r, 400)
-		r = s.do("POST", "/api/v1/users/alice/tokens", `{"name":"n","scopes":["read:everything"]}`, "Authorization", basic("alice", "alice-password"), "Content-Type", jsonCT)
-		expectStatus(t, r, 400)
-		r = s.do("POST", "/api/v1/users/alice/tokens", `{"scopes":[]}`, "Authorization", basic("alice", "alice-password"), "Content-Type", jsonCT)
-		expectStatus(t, r, 422)
-
-		// Scopes are normalised; a token without scopes lists [""].
-		s.createToken(t, "alice", "alice-password", "mixed", "read:issue", "write:issue", "public-only", "read:user")
-		s.createToken(t, "alice", "alice-password", "none")
-		r = s.do("GET", "/api/v1/users/alice/tokens?limit=50", "", "Authorization", basic("alice", "alice-password"))
-		expectStatus(t, r, 200)
-		var list []struct {
-			ID     int64     `json:"id"`
-			Name   string    `json:"name"`
-			Scopes *[]string `json:"scopes"`
-		}
-		r.json(t, &list)
-		scopes := map[string]string{}
-		ids := map[string]int64{}
-		for _, tk := range list {
-			scopes[tk.Name] = strings.Join(*tk.Scopes, ",")
-			ids[tk.Name] = tk.ID
-		}
-		if scopes["mixed"] != "public-only,write:issue,read:user" || scopes["none"] != "" || len(*list[len(list)-1].Scopes) != 1 {
-			t.Fatalf("normalised scopes: %v", scopes)
-		}
-
-		// An administrator manages anyone's tokens, by the same rule for
-		// GET, POST and DELETE (Basic auth: root's token as password).
-		admin := basic("root", s.AdminToken)
-		expectStatus(t, s.do("GET", "/api/v1/users/alice/tokens", "", "Authorization", admin), 200)
-		r = s.do("POST", "/api/v1/users/bob/tokens", `{"name":"by-admin"}`, "Authorization", admin, "Content-Type", jsonCT)
-		expectStatus(t, r, 201)
-		expectStatus(t, s.do("DELETE", "/api/v1/users/alice/tokens/mixed", "", "Authorization", admin), 204)
-		// Bob cannot delete Alice's token by id through his own path.
-		expectStatus(t, s.do("DELETE", "/api/v1/users/bob/tokens/"+itoa(ids["none"]), "", "Authorization", basic("bob", "bob-password")), 404)
-		expectStatus(t, s.do("DELETE", "/api/v1/users/alice/tokens/"+itoa(ids["none"]), "", "Authorization", basic("alice", "alice-password")), 204)
-		expectStatus(t, s.do("DELETE", "/api/v1/users/alice/tokens/no-such-token", "", "Authorization", basic("alice", "alice-password")), 404)
-		// Admin on a missing user: 404.
-		expectStatus(t, s.do("GET", "/api/v1/users/ghost99/tokens", "", "Authorization", admin), 404)
-	})
-}
+// The token endpoint rules are cases in testdata/cases/tokens.yaml.
 
 func itoa(n int64) string { return fmtInt(n) }
 
-func TestTokenScopesAndRevocation(t *testing.T) {
-	s := startServer(t, "sqlite3", nil)
-	s.seedUser("alice", "alice-password", false)
-	issueOnly := s.createToken(t, "alice", "alice-password", "issues", "write:issue")
-	// A token lacking user scope: 403 on /user, even though it is valid.
-	r := s.do("GET", "/api/v1/user", "", "Authorization", "token "+issueOnly)
-	expectStatus(t, r, 403)
-	// Unscoped public endpoints accept any token, even one without scopes.
-	none := s.createToken(t, "alice", "alice-password", "none")
-	expectStatus(t, s.do("GET", "/api/v1/version", "", "Authorization", "Bearer "+none), 200)
-	// An unknown token is 401 even on a public endpoint.
-	expectStatus(t, s.do("GET", "/api/v1/version", "", "Authorization", "token 0123456789012345678901234567890123456789"), 401)
-	// "Token" with a capital T is not a recognised scheme: anonymous.
-	expectStatus(t, s.do("GET", "/api/v1/user", "", "Authorization", "Token "+none), 401)
-	// Wrong password: 401.
-	expectStatus(t, s.do("GET", "/api/v1/user", "", "Authorization", basic("alice", "wrong-password")), 401)
-	// A non-admin on an admin route: 403.
-	all := s.createToken(t, "alice", "alice-password", "all", "all")
-	expectStatus(t, s.do("GET", "/api/v1/admin/users", "", "Authorization", "token "+all), 403)
-}
+// Token schemes and scopes are cases in testdata/cases/auth.yaml.
 
 func TestQueryTokens(t *testing.T) {
 	s := startServer(t, "sqlite3", nil)
@@ -222,30 +130,7 @@ func TestReverseProxyAuth(t *testing.T) {
 	expectStatus(t, s.do("GET", "/api/v1/user", "", "X-WEBAUTH-USER", "root"), 401)
 }
 
-func TestRoutingErrors(t *testing.T) {
-	s := startServer(t, "sqlite3", nil)
-	r := s.do("PUT", "/api/v1/version", "", "Content-Type", jsonCT)
-	expectStatus(t, r, http.StatusMethodNotAllowed)
-	r.message(t)
-	r = s.do("GET", "/api/v1/no/such/route", "")
-	expectStatus(t, r, 404)
-	r.message(t)
-	r = s.do("GET", "/api/v1/users/nobody", "")
-	expectStatus(t, r, 404)
-	if !strings.Contains(r.message(t), "nobody") {
-		t.Fatalf("404 message: %s", r.Body)
-	}
-	expectStatus(t, s.do("GET", "/api/healthz", ""), 200)
-	r = s.do("GET", "/api/swagger", "")
-	expectStatus(t, r, 200)
-	if !strings.Contains(string(r.Body), `"/api/v1/users/{username}/tokens"`) {
-		t.Fatal("swagger document lacks the token paths")
-	}
-	r = s.do("GET", "/api/v1/settings/api", "")
-	if string(r.Body) != `{"max_response_items":50,"default_paging_num":30,"default_git_trees_per_page":1000,"default_max_blob_size":10485760}`+"\n" {
-		t.Fatalf("settings: %s", r.Body)
-	}
-}
+// Routing errors are cases in testdata/cases/auth.yaml.
 
 func TestPagingHeaders(t *testing.T) {
 	s := startServer(t, "sqlite3", nil)

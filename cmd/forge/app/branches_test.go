@@ -78,33 +78,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func TestBranchesEmptyRepository(t *testing.T) {
-	eachBackend(t, nil, func(t *testing.T, s *testServer) {
-		aliceTok := s.seedUser("alice", "alice-password", false)
-		s.createRepo(t, aliceTok, "empty", false, false)
-		auth := []string{"Authorization", "token " + aliceTok}
-
-		// The branches of an empty repository are an empty list, not null.
-		r := s.do("GET", "/api/v1/repos/alice/empty/branches", "", auth...)
-		expectStatus(t, r, 200)
-		if string(r.Body) != "[]\n" || r.Header.Get("X-Total-Count") != "0" {
-			t.Fatalf("empty list: %q, X-Total-Count %q", r.Body, r.Header.Get("X-Total-Count"))
-		}
-		alice := s.sdk(gitea.SetToken(aliceTok))
-		if list, _, err := alice.ListRepoBranches("alice", "empty", gitea.ListRepoBranchesOptions{}); err != nil || len(list) != 0 {
-			t.Fatalf("SDK list of an empty repository: %v %v", list, err)
-		}
-		if _, resp, err := alice.GetRepoBranch("alice", "empty", "main"); err == nil || resp.StatusCode != 404 {
-			t.Fatalf("branch of an empty repository: %v", err)
-		}
-		r = s.do("POST", "/api/v1/repos/alice/empty/branches", `{"new_branch_name":"dev"}`, append(auth, "Content-Type", jsonCT)...)
-		expectStatus(t, r, 404)
-		if r.message(t) != "Git Repository is empty." {
-			t.Fatalf("create in an empty repository: %s", r.Body)
-		}
-		expectStatus(t, s.do("DELETE", "/api/v1/repos/alice/empty/branches/main", "", auth...), 404)
-	})
-}
+// The empty-repository and refusal rules are cases in
+// testdata/cases/branches.yaml.
 
 func TestBranchesAPI(t *testing.T) {
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
@@ -261,35 +236,5 @@ func TestBranchesAPI(t *testing.T) {
 	})
 }
 
-func TestBranchesPrivateRepository(t *testing.T) {
-	s := startServer(t, "sqlite3", nil)
-	aliceTok := s.seedUser("alice", "alice-password", false)
-	bobTok := s.seedUser("bob", "bob-password", false)
-	s.createRepo(t, aliceTok, "secret", true, true)
-	for _, auth := range [][]string{nil, {"Authorization", "token " + bobTok}} {
-		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret/branches", "", auth...), 404)
-		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret/branches/main", "", auth...), 404)
-	}
-	expectStatus(t, s.do("POST", "/api/v1/repos/alice/secret/branches", `{"new_branch_name":"x"}`,
-		"Authorization", "token "+bobTok, "Content-Type", jsonCT), 404)
-	expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret/branches/main", "", "Authorization", "token "+aliceTok), 200)
-	expectStatus(t, s.do("GET", "/api/v1/repos/nobody/secret/branches", "", "Authorization", "token "+aliceTok), 404)
-
-	// Tokens need the repository scope: read to read, write to write.
-	userOnly := s.createToken(t, "alice", "alice-password", "user-only", "read:user")
-	readRepo := s.createToken(t, "alice", "alice-password", "read-repo", "read:repository")
-	for path, want := range map[string]int{"/branches": 403, "/contents": 403, "/commits": 403, "/raw/README.md": 403} {
-		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret"+path, "", "Authorization", "token "+userOnly), want)
-		expectStatus(t, s.do("GET", "/api/v1/repos/alice/secret"+path, "", "Authorization", "token "+readRepo), 200)
-	}
-	for _, c := range []struct{ method, path, body string }{
-		{"POST", "/branches", `{"new_branch_name":"x"}`},
-		{"DELETE", "/branches/main", ""},
-		{"POST", "/contents/x.txt", `{"content":"eA=="}`},
-	} {
-		r := s.do(c.method, "/api/v1/repos/alice/secret"+c.path, c.body, "Authorization", "token "+readRepo, "Content-Type", jsonCT)
-		if r.Status != 403 {
-			t.Fatalf("%s %s with a read token: %d %s", c.method, c.path, r.Status, r.Body)
-		}
-	}
-}
+// Branch, contents and commit permissions on private repositories are
+// cases in testdata/cases/permissions.yaml.

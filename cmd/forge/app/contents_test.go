@@ -22,17 +22,8 @@ func TestContentsEmptyRepository(t *testing.T) {
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, aliceTok, "empty", false, false)
-		// The root is an empty listing; any other path does not exist.
-		for _, p := range []string{"/contents", "/contents/", "/contents?ref=nope"} {
-			r := s.do("GET", "/api/v1/repos/alice/empty"+p, "", "Authorization", "token "+aliceTok)
-			if r.Status != 200 || string(r.Body) != "[]\n" {
-				t.Fatalf("%s: %d %q", p, r.Status, r.Body)
-			}
-		}
-		for _, p := range []string{"/contents/README.md", "/contents/a/b/c?ref=nope"} {
-			r := s.do("GET", "/api/v1/repos/alice/empty"+p, "", "Authorization", "token "+aliceTok)
-			expectStatus(t, r, 404)
-		}
+		// Reads of an empty repository are cases in
+		// testdata/cases/contents.yaml.
 		// The first file committed through the API makes the repository
 		// and its default branch.
 		alice := s.sdk(gitea.SetToken(aliceTok))
@@ -232,7 +223,6 @@ func TestContentsWrite(t *testing.T) {
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		const pw = "alice-password"
 		aliceTok := s.seedUser("alice", pw, false)
-		bobTok := s.seedUser("bob", "bob-password", false)
 		s.createRepo(t, aliceTok, "proj", true, false)
 		alice := s.sdk(gitea.SetToken(aliceTok))
 		auth := []string{"Authorization", "token " + aliceTok, "Content-Type", jsonCT}
@@ -312,37 +302,6 @@ func TestContentsWrite(t *testing.T) {
 			t.Fatalf("delete again: %v", err)
 		}
 
-		// Refusals.
-		for _, c := range []struct {
-			method, path, body string
-			status             int
-		}{
-			{"POST", "README.md", `{"content":"eA=="}`, 422},                    // exists
-			{"POST", "x.txt", `{"content":"not base64!"}`, 422},                 // bad base64
-			{"POST", "x.txt", `{"content":"eA==","branch":"nope"}`, 404},        // no such branch
-			{"POST", "x.txt", `{"content":"eA==","new_branch":"topic/b"}`, 422}, // branch exists
-			{"POST", "x.txt", `{"content":"eA==","branch":"bad..name"}`, 422},   // invalid branch
-			{"POST", ".git/config", `{"content":"eA=="}`, 422},                  // invalid path
-			{"PUT", "README.md", `{"content":"eA=="}`, 422},                     // sha required
-			{"PUT", "nope.txt", `{"content":"eA==","sha":"` + sha + `"}`, 404},  // no such file
-			{"DELETE", "README.md", `{}`, 422},                                  // sha required
-			{"POST", "y.txt", `{"content":"eA=="}`, 201},                        // and a good one
-		} {
-			r := s.do(c.method, "/api/v1/repos/alice/proj/contents/"+c.path, c.body, auth...)
-			if r.Status != c.status {
-				t.Fatalf("%s %s %s: %d %s", c.method, c.path, c.body, r.Status, r.Body)
-			}
-		}
-
-		// Readers may not write; anonymous callers must sign in; a private
-		// repository is invisible.
-		bob := []string{"Authorization", "token " + bobTok, "Content-Type", jsonCT}
-		expectStatus(t, s.do("POST", "/api/v1/repos/alice/proj/contents/z.txt", `{"content":"eA=="}`, bob...), 403)
-		expectStatus(t, s.do("POST", "/api/v1/repos/alice/proj/contents/z.txt", `{"content":"eA=="}`, "Content-Type", jsonCT), 401)
-		s.createRepo(t, aliceTok, "secret", true, true)
-		expectStatus(t, s.do("POST", "/api/v1/repos/alice/secret/contents/z.txt", `{"content":"eA=="}`, bob...), 404)
-		// A write collaborator may.
-		expectStatus(t, s.do("PUT", "/api/v1/repos/alice/secret/collaborators/bob", `{"permission":"write"}`, auth...), 204)
-		expectStatus(t, s.do("POST", "/api/v1/repos/alice/secret/contents/z.txt", `{"content":"eA=="}`, bob...), 201)
+		// Refusals and who may write are cases in testdata/cases/contents.yaml.
 	})
 }

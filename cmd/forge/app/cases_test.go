@@ -1,0 +1,604 @@
+package app_test
+
+// API cases as data. Every file in testdata/cases/*.yaml declares a small
+// world (the fixture) and a list of cases; each case is one REST request
+// made as one caller, with the expected status, a JSON subset of the body
+// and optional headers. A case that also names a gRPC method runs over gRPC
+// with the same caller and must give the matching code, so both transports
+// are held to the same rules.
+//
+// The fixture is built once per file per backend (SQLite and PostgreSQL);
+// the cases of a file then run in order against it, so a case that changes
+// something (a delete) comes after the cases that need it.
+//
+// File shape (see testdata/cases/README.md for the full reference):
+//
+//	fixture:
+//	  users: [{name: alice}, {name: hidden, visibility: private}]
+//	  repos: [{repo: alice/sec, private: true, collaborators: {reader: read}}]
+//	  tokens: [{name: no-scope, user: alice, scopes: [read:issue]}]
+//	cases:
+//	  - name: reader sees the private repository
+//	    as: reader
+//	    request: {method: GET, path: /api/v1/repos/alice/sec}
+//	    status: 200
+//	    json: {full_name: alice/sec}
+//	    grpc: {method: forge.repos.v1.RepositoryService.GetRepo, request: {owner: alice, repo: sec}, code: OK}
+//
+// Paths, bodies and expectations are Go templates evaluated after the
+// fixture exists: {{repoID "alice/demo"}}, {{releaseID "alice/demo" "v1"}},
+// {{fileSHA "alice/demo" "README.md"}}, {{tokenID "alice" "laptop"}},
+// {{pushMirror "alice/demo"}} (the remote name of its first push mirror),
+// {{url}} (the server's base URL).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"text/template"
+
+	"go.yaml.in/yaml/v3"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"forge/services/config"
+)
+
+// caseFile is one testdata/cases/*.yaml.
+type caseFile struct {
+	Fixture caseFixture `yaml:"fixture"`
+	Cases   []apiCase   `yaml:"cases"`
+}
+
+// caseFixture is the world a file's cases run in. Every user has the
+// password "<name>-password" and an all-scopes token; the site
+// administrator "root" always exists.
+type caseFixture struct {
+	AllowLocalMigrations bool           `yaml:"allow_local_migrations"`
+	Users                []fixtureUser  `yaml:"users"`
+	Repos                []fixtureRepo  `yaml:"repos"`
+	Tokens               []fixtureToken `yaml:"tokens"`
+}
+
+type fixtureUser struct {
+	Name       string `yaml:"name"`
+	Admin      bool   `yaml:"admin"`
+	Restricted bool   `yaml:"restricted"`
+	Visibility string `yaml:"visibility"` // public (default), limited, private
+}
+
+// fixtureRepo is created by its owner, then given its collaborators,
+// branches, releases and watchers, and archived last.
+type fixtureRepo struct {
+	Repo          string            `yaml:"repo"` // owner/name
+	Private       bool              `yaml:"private"`
+	AutoInit      bool              `yaml:"auto_init"`
+	MirrorOf      string            `yaml:"mirror_of"` // owner/name: a pull mirror of that repository
+	Collaborators map[string]string `yaml:"collaborators"`
+	Branches      []string          `yaml:"branches"`
+	Releases      []fixtureRelease  `yaml:"releases"`
+	Watchers      []string          `yaml:"watchers"`
+	PushMirrors   []string          `yaml:"push_mirrors"` // owner/name targets, pushed with the owner's password
+	Archived      bool              `yaml:"archived"`
+}
+
+type fixtureRelease struct {
+	Tag  string `yaml:"tag"`
+	By   string `yaml:"by"`   // publisher; the owner when empty
+	Name string `yaml:"name"` // the tag when empty
+	Body string `yaml:"body"`
+}
+
+// fixtureToken is a caller: a token of user with the given scopes.
+type fixtureToken struct {
+	Name   string   `yaml:"name"`
+	User   string   `yaml:"user"`
+	Scopes []string `yaml:"scopes"`
+}
+
+// apiCase is one request and what must come back.
+type apiCase struct {
+	Name    string            `yaml:"name"`
+	As      string            `yaml:"as"` // see world.authorization
+	Request caseRequest       `yaml:"request"`
+	Status  int               `yaml:"status"`
+	JSON    any               `yaml:"json"`    // subset of the body, see matchJSON
+	Length  *int              `yaml:"length"`  // length of a top-level JSON array
+	Headers map[string]string `yaml:"headers"` // expected headers; "" means absent
+	// Raw is the exact body (surrounding white space ignored); Contains
+	// lists byte strings the raw body must hold (escaping, key order).
+	Raw      *string   `yaml:"raw"`
+	Contains []string  `yaml:"contains"`
+	GRPC     *grpcCase `yaml:"grpc"`
+}
+
+type caseRequest struct {
+	Method  string `yaml:"method"`
+	Path    string `yaml:"path"`
+	Body    any    `yaml:"body"`     // sent as JSON
+	RawBody string `yaml:"raw_body"` // sent as is (malformed JSON, forms)
+	// Headers are sent as given; Content-Type defaults to JSON when there is
+	// a body, and an empty value leaves a header out.
+	Headers map[string]string `yaml:"headers"`
+}
+
+// grpcCase is the same call over gRPC.
+type grpcCase struct {
+	Method  string `yaml:"method"`  // full name: forge.repos.v1.RepositoryService.GetRepo
+	Request any    `yaml:"request"` // protojson
+	Code    string `yaml:"code"`    // OK, NOT_FOUND, PERMISSION_DENIED, ...
+	Message string `yaml:"message"` // the status message, when given
+	// Reason and HTTPStatus, when given, must be in the status's ErrorInfo
+	// (the reason and the Gitea HTTP status the gateway answers with).
+	Reason     string `yaml:"reason"`
+	HTTPStatus string `yaml:"http_status"`
+	JSON       any    `yaml:"json"` // subset of the protojson answer (proto field names)
+}
+
+func TestAPICases(t *testing.T) {
+	files, err := filepath.Glob("testdata/cases/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no case files: %v", err)
+	}
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The fixture is read with placeholder values: templates refer to
+		// things the fixture creates.
+		var shape caseFile
+		if err := yaml.Unmarshal(renderCases(t, file, raw, placeholderFuncs), &shape); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		var tweak func(*config.Config)
+		if shape.Fixture.AllowLocalMigrations {
+			tweak = allowLocal
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
+			eachBackend(t, tweak, func(t *testing.T, s *testServer) {
+				w := buildWorld(t, s, shape.Fixture)
+				var cf caseFile
+				dec := yaml.NewDecoder(bytes.NewReader(renderCases(t, file, raw, w.funcs())))
+				dec.KnownFields(true)
+				if err := dec.Decode(&cf); err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				for i, c := range cf.Cases {
+					name := c.Name
+					if name == "" {
+						name = "case " + strconv.Itoa(i)
+					}
+					t.Run(name, func(t *testing.T) { w.run(t, c) })
+				}
+			})
+		})
+	}
+}
+
+var placeholderFuncs = template.FuncMap{
+	"repoID":     func(string) string { return "0" },
+	"releaseID":  func(string, string) string { return "0" },
+	"fileSHA":    func(string, string) string { return "0" },
+	"pushMirror": func(string) string { return "0" },
+	"token":      func(string) string { return "0" },
+	"tokenID":    func(string, string) string { return "0" },
+	"url":        func() string { return "http://placeholder" },
+}
+
+func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
+	t.Helper()
+	tpl, err := template.New(file).Funcs(funcs).Option("missingkey=error").Parse(string(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	var out bytes.Buffer
+	if err := tpl.Execute(&out, nil); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return out.Bytes()
+}
+
+// world is a built fixture: the server and every caller's credentials.
+type world struct {
+	s      *testServer
+	tokens map[string]string // user or token name -> token
+	owners map[string]string // token name -> its user
+}
+
+func buildWorld(t *testing.T, s *testServer, f caseFixture) *world {
+	t.Helper()
+	w := &world{s: s, tokens: map[string]string{"root": s.AdminToken}, owners: map[string]string{}}
+	for _, u := range f.Users {
+		w.tokens[u.Name] = s.seedUser(u.Name, u.Name+"-password", u.Admin)
+		if u.Visibility != "" {
+			s.adminDo(t, "PATCH", "/api/v1/admin/users/"+u.Name, `{"visibility":"`+u.Visibility+`"}`, 200)
+		}
+		if u.Restricted {
+			s.adminDo(t, "PATCH", "/api/v1/admin/users/"+u.Name, `{"restricted":true}`, 200)
+		}
+	}
+	for _, r := range f.Repos {
+		w.buildRepo(t, r)
+	}
+	for _, tk := range f.Tokens {
+		if _, dup := w.tokens[tk.Name]; dup {
+			t.Fatalf("fixture: token name %q is already a caller", tk.Name)
+		}
+		w.tokens[tk.Name] = s.createToken(t, tk.User, tk.User+"-password", tk.Name, tk.Scopes...)
+		w.owners[tk.Name] = tk.User
+	}
+	return w
+}
+
+func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
+	t.Helper()
+	owner, name, ok := strings.Cut(r.Repo, "/")
+	if !ok {
+		t.Fatalf("fixture: repo %q is not owner/name", r.Repo)
+	}
+	s := w.s
+	as := func(user string) []string {
+		return []string{"Authorization", "token " + w.token(t, user), "Content-Type", jsonCT}
+	}
+	if r.MirrorOf != "" {
+		body := `{"clone_addr":"` + s.URL + "/" + r.MirrorOf + `.git","repo_name":"` + name + `","mirror":true,"private":` + boolText(r.Private) + `}`
+		expectStatus(t, s.do("POST", "/api/v1/repos/migrate", body, as(owner)...), 201)
+	} else {
+		s.createRepo(t, w.token(t, owner), name, r.AutoInit, r.Private)
+	}
+	base := "/api/v1/repos/" + r.Repo
+	for user, perm := range r.Collaborators {
+		s.adminDo(t, "PUT", base+"/collaborators/"+user, `{"permission":"`+perm+`"}`, 204)
+	}
+	for _, b := range r.Branches {
+		expectStatus(t, s.do("POST", base+"/branches", `{"new_branch_name":"`+b+`"}`, as(owner)...), 201)
+	}
+	for _, rel := range r.Releases {
+		by := rel.By
+		if by == "" {
+			by = owner
+		}
+		if rel.Name == "" {
+			rel.Name = rel.Tag
+		}
+		body, err := json.Marshal(map[string]string{"tag_name": rel.Tag, "target_commitish": "main", "name": rel.Name, "body": rel.Body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("POST", base+"/releases", string(body), as(by)...), 201)
+	}
+	for _, u := range r.Watchers {
+		expectStatus(t, s.do("PUT", base+"/subscription", "", as(u)...), 200)
+	}
+	for _, target := range r.PushMirrors {
+		body := `{"remote_address":"` + s.URL + "/" + target + `.git","remote_username":"` + owner +
+			`","remote_password":"` + owner + `-password","interval":"8h0m0s"}`
+		expectStatus(t, s.do("POST", base+"/push_mirrors", body, as(owner)...), 200)
+	}
+	if r.Archived {
+		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
+	}
+}
+
+func (w *world) token(t *testing.T, caller string) string {
+	t.Helper()
+	tok, ok := w.tokens[caller]
+	if !ok {
+		t.Fatalf("unknown caller %q", caller)
+	}
+	return tok
+}
+
+// authorization is the Authorization header of a caller:
+//   - "" or "anonymous": none;
+//   - a user name ("root" is the site administrator): that user's
+//     all-scopes token;
+//   - a fixture token's name: that token;
+//   - "<user>:basic": Basic with the user's password ("<user>-password",
+//     also for users a case created);
+//   - "<token>:basic": Basic with the token as the password.
+func (w *world) authorization(t *testing.T, caller string) string {
+	t.Helper()
+	if caller == "" || caller == "anonymous" {
+		return ""
+	}
+	if who, ok := strings.CutSuffix(caller, ":basic"); ok {
+		if user, isToken := w.owners[who]; isToken {
+			return basic(user, w.token(t, who))
+		}
+		// Any user, also one a case created: the password convention holds.
+		if who == "root" {
+			return basic(who, rootPassword)
+		}
+		return basic(who, who+"-password")
+	}
+	return "token " + w.token(t, caller)
+}
+
+func (w *world) funcs() template.FuncMap {
+	s := w.s
+	t := s.t
+	repoID := func(full string) string {
+		owner, name, _ := strings.Cut(full, "/")
+		return fmtInt(s.repoRecord(t.(*testing.T), owner, name).ID)
+	}
+	return template.FuncMap{
+		"repoID": repoID,
+		"releaseID": func(full, tag string) (string, error) {
+			r := s.do("GET", "/api/v1/repos/"+full+"/releases/tags/"+tag, "", "Authorization", "token "+s.AdminToken)
+			var rel struct{ ID int64 }
+			if err := json.Unmarshal(r.Body, &rel); err != nil || r.Status != 200 {
+				return "", fmt.Errorf("release %s of %s: %d %s", tag, full, r.Status, r.Body)
+			}
+			return fmtInt(rel.ID), nil
+		},
+		"fileSHA": func(full, path string) (string, error) {
+			r := s.do("GET", "/api/v1/repos/"+full+"/contents/"+path, "", "Authorization", "token "+s.AdminToken)
+			var c struct{ SHA string }
+			if err := json.Unmarshal(r.Body, &c); err != nil || r.Status != 200 {
+				return "", fmt.Errorf("file %s of %s: %d %s", path, full, r.Status, r.Body)
+			}
+			return c.SHA, nil
+		},
+		"tokenID": func(user, name string) (string, error) {
+			r := s.do("GET", "/api/v1/users/"+user+"/tokens?limit=50", "", "Authorization", basic("root", s.AdminToken))
+			var list []struct {
+				ID   int64
+				Name string
+			}
+			if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != 200 {
+				return "", fmt.Errorf("tokens of %s: %d %s", user, r.Status, r.Body)
+			}
+			for _, tk := range list {
+				if tk.Name == name {
+					return fmtInt(tk.ID), nil
+				}
+			}
+			return "", fmt.Errorf("%s has no token %q", user, name)
+		},
+		"pushMirror": func(full string) (string, error) {
+			r := s.do("GET", "/api/v1/repos/"+full+"/push_mirrors", "", "Authorization", "token "+s.AdminToken)
+			var list []struct {
+				RemoteName string `json:"remote_name"`
+			}
+			if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != 200 || len(list) == 0 {
+				return "", fmt.Errorf("push mirrors of %s: %d %s", full, r.Status, r.Body)
+			}
+			return list[0].RemoteName, nil
+		},
+		"token": func(caller string) (string, error) {
+			tok, ok := w.tokens[caller]
+			if !ok {
+				return "", fmt.Errorf("unknown caller %q", caller)
+			}
+			return tok, nil
+		},
+		"url": func() string { return s.URL },
+	}
+}
+
+// run makes one case's requests and reports every difference at once.
+func (w *world) run(t *testing.T, c apiCase) {
+	auth := w.authorization(t, c.As)
+	body := c.Request.RawBody
+	if c.Request.Body != nil {
+		b, err := json.Marshal(c.Request.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = string(b)
+	}
+	headers := map[string]string{}
+	if body != "" {
+		headers["Content-Type"] = jsonCT
+	}
+	if auth != "" {
+		headers["Authorization"] = auth
+	}
+	for k, v := range c.Request.Headers {
+		headers[http.CanonicalHeaderKey(k)] = v
+	}
+	var header []string
+	for k, v := range headers {
+		if v != "" {
+			header = append(header, k, v)
+		}
+	}
+	r := w.s.do(c.Request.Method, c.Request.Path, body, header...)
+	request := fmt.Sprintf("%s %s as %q", c.Request.Method, c.Request.Path, c.As)
+	if body != "" {
+		request += " with " + body
+	}
+	if r.Status != c.Status {
+		t.Errorf("%s: status %d, want %d\nbody: %s", request, r.Status, c.Status, r.Body)
+	}
+	if c.JSON != nil || c.Length != nil {
+		var got any
+		if err := json.Unmarshal(r.Body, &got); err != nil {
+			t.Errorf("%s: body is not JSON: %v\nbody: %s", request, err, r.Body)
+		} else {
+			if c.JSON != nil {
+				if diff := matchJSON("$", normalJSON(t, c.JSON), got); diff != "" {
+					t.Errorf("%s: %s\nwant (subset): %s\n got: %s", request, diff, mustJSON(c.JSON), r.Body)
+				}
+			}
+			if c.Length != nil {
+				if list, ok := got.([]any); !ok || len(list) != *c.Length {
+					t.Errorf("%s: want an array of %d\n got: %s", request, *c.Length, r.Body)
+				}
+			}
+		}
+	}
+	if c.Raw != nil && strings.TrimSpace(string(r.Body)) != *c.Raw {
+		t.Errorf("%s: body %q, want %q", request, r.Body, *c.Raw)
+	}
+	for _, want := range c.Contains {
+		if !bytes.Contains(r.Body, []byte(want)) {
+			t.Errorf("%s: body lacks %s\nbody: %s", request, want, r.Body)
+		}
+	}
+	for k, want := range c.Headers {
+		if got := r.Header.Get(k); got != want {
+			t.Errorf("%s: header %s = %q, want %q", request, k, got, want)
+		}
+	}
+	if c.GRPC != nil {
+		// The same credentials, also when the case wrote its own header.
+		w.runGRPC(t, headers["Authorization"], c.GRPC)
+	}
+}
+
+func (w *world) runGRPC(t *testing.T, auth string, g *grpcCase) {
+	var want codes.Code
+	if err := want.UnmarshalJSON([]byte(strconv.Quote(g.Code))); err != nil {
+		t.Fatalf("grpc code %q: %v", g.Code, err)
+	}
+	ctx := t.Context()
+	if auth != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", auth)
+	}
+	reqJSON := []byte("{}")
+	if g.Request != nil {
+		reqJSON = []byte(mustJSON(g.Request))
+	}
+	resp, err := w.invoke(ctx, t, g.Method, reqJSON)
+	call := fmt.Sprintf("gRPC %s %s", g.Method, reqJSON)
+	st := status.Convert(err)
+	if st.Code() != want {
+		t.Errorf("%s: code %v, want %v (%v)", call, st.Code(), want, err)
+		return
+	}
+	if g.Message != "" && st.Message() != g.Message {
+		t.Errorf("%s: message %q, want %q", call, st.Message(), g.Message)
+	}
+	if g.Reason != "" || g.HTTPStatus != "" {
+		var info *errdetails.ErrorInfo
+		for _, d := range st.Details() {
+			if i, ok := d.(*errdetails.ErrorInfo); ok {
+				info = i
+			}
+		}
+		if info == nil || info.GetReason() != g.Reason || info.GetMetadata()["http_status"] != g.HTTPStatus {
+			t.Errorf("%s: ErrorInfo %v, want reason %q and http_status %q", call, info, g.Reason, g.HTTPStatus)
+		}
+	}
+	if g.JSON != nil && err == nil {
+		out, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got any
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := matchJSON("$", normalJSON(t, g.JSON), got); diff != "" {
+			t.Errorf("%s: %s\nwant (subset): %s\n got: %s", call, diff, mustJSON(g.JSON), out)
+		}
+	}
+}
+
+// invoke calls a method by its full name with a protojson request, using
+// the generated message types registered by the gen packages.
+func (w *world) invoke(ctx context.Context, t *testing.T, method string, reqJSON []byte) (proto.Message, error) {
+	t.Helper()
+	i := strings.LastIndex(method, ".")
+	if i < 0 {
+		t.Fatalf("gRPC method %q is not a full name", method)
+	}
+	service, name := method[:i], method[i+1:]
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service))
+	if err != nil {
+		t.Fatalf("gRPC service %s: %v", service, err)
+	}
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok || sd.Methods().ByName(protoreflect.Name(name)) == nil {
+		t.Fatalf("gRPC method %s not found", method)
+	}
+	md := sd.Methods().ByName(protoreflect.Name(name))
+	newMessage := func(n protoreflect.FullName) proto.Message {
+		mt, err := protoregistry.GlobalTypes.FindMessageByName(n)
+		if err != nil {
+			t.Fatalf("message %s: %v", n, err)
+		}
+		return mt.New().Interface()
+	}
+	req, resp := newMessage(md.Input().FullName()), newMessage(md.Output().FullName())
+	if err := protojson.Unmarshal(reqJSON, req); err != nil {
+		t.Fatalf("gRPC request for %s: %v", method, err)
+	}
+	err = w.s.grpcConn().Invoke(ctx, "/"+service+"/"+name, req, resp)
+	return resp, err
+}
+
+// matchJSON reports how got differs from want, "" when it matches. Objects
+// match by the keys want lists (a null value requires the key to be null or
+// absent); arrays match element by element and must have the same length;
+// anything else must be equal.
+func matchJSON(at string, want, got any) string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s: want an object, got %s", at, mustJSON(got))
+		}
+		for k, wv := range w {
+			if diff := matchJSON(at+"."+k, wv, g[k]); diff != "" {
+				return diff
+			}
+		}
+		return ""
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return fmt.Sprintf("%s: want an array, got %s", at, mustJSON(got))
+		}
+		if len(g) != len(w) {
+			return fmt.Sprintf("%s: want %d elements, got %d", at, len(w), len(g))
+		}
+		for i := range w {
+			if diff := matchJSON(at+"["+strconv.Itoa(i)+"]", w[i], g[i]); diff != "" {
+				return diff
+			}
+		}
+		return ""
+	default:
+		if !reflect.DeepEqual(want, got) {
+			return fmt.Sprintf("%s: want %s, got %s", at, mustJSON(want), mustJSON(got))
+		}
+		return ""
+	}
+}
+
+// normalJSON turns a YAML value into what encoding/json decodes (float64
+// numbers, map[string]any objects).
+func normalJSON(t *testing.T, v any) any {
+	t.Helper()
+	var out any
+	if err := json.Unmarshal([]byte(mustJSON(v)), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return string(b)
+}
