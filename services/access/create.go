@@ -54,7 +54,7 @@ func (c *Checker) CreateRepository(ctx context.Context, rec *store.Repository, o
 	case errors.Is(err, store.ErrRepoLimit):
 		return RepoLimitError(limit)
 	case errors.Is(err, store.ErrRepoExists):
-		return status.Error(codes.AlreadyExists, "The repository with the same name already exists.")
+		return err // declares Gitea's message and 409
 	}
 	return rpcerr.Internal(err)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/repos"
 	"forge/services/rpcerr"
@@ -234,7 +236,7 @@ func (s *Server) cloneError(ctx context.Context, err error, m *migration, path s
 		return nil
 	}
 	if errors.Is(err, git.ErrAlreadyExists) {
-		return status.Error(codes.AlreadyExists, "The repository files already exist.")
+		return errs.New(errs.AlreadyExists, "The repository files already exist.").WithHTTPStatus(http.StatusConflict)
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return status.FromContextError(ctxErr).Err()

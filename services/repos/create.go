@@ -6,9 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	reposv1 "forge/gen/forge/repos/v1"
 	"forge/services/access"
 	"forge/services/auth"
@@ -74,7 +71,7 @@ func (s *Server) createAtomic(ctx context.Context, rec *store.Repository, path s
 		}
 		switch {
 		case errors.Is(err, store.ErrRepoExists):
-			return status.Error(codes.AlreadyExists, "The repository with the same name already exists.")
+			return err // declares Gitea's message and 409
 		case errors.Is(err, store.ErrRepoLimit):
 			return access.RepoLimitError(limit)
 		}
