@@ -60,6 +60,9 @@ type gateway struct {
 	mux        *runtime.ServeMux
 	proxyKey   string
 	routes     routeTable
+	// success is each routed method's success status, declared in its
+	// proto (successStatuses).
+	success map[string]int
 }
 
 // register lists every service the facade serves.
@@ -117,6 +120,9 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		return nil, err
 	}
 	g.routes = routes
+	if g.success, err = successStatuses(routes); err != nil {
+		return nil, err
+	}
 	g.mux = runtime.NewServeMux(
 		runtime.WithMiddlewares(g.guard),
 		runtime.WithMarshalerOption("application/json", g.json),
