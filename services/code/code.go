@@ -24,6 +24,7 @@ import (
 	contentsv1 "forge/gen/forge/contents/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/repos"
@@ -141,18 +142,18 @@ func readErr(err error) error {
 	return rpcerr.Internal(err)
 }
 
-// writeErr maps an error of a git write: the sentinel picks the code, the
-// error's own text is the message.
-func writeErr(err error, exists, conflict, invalid codes.Code) error {
-	switch {
-	case errors.Is(err, git.ErrNotFound):
-		return status.Error(codes.NotFound, err.Error())
-	case errors.Is(err, git.ErrAlreadyExists):
-		return status.Error(exists, err.Error())
-	case errors.Is(err, git.ErrConflict):
-		return status.Error(conflict, err.Error())
-	case errors.Is(err, git.ErrInvalid):
-		return status.Error(invalid, err.Error())
+// writeErr maps an error of a git write: the sentinel's kind (not found,
+// already exists, conflict, invalid) with the error's own text as the
+// message, and a conflict (a stale sha) answered with conflictStatus, the
+// status Gitea uses for it at the caller; anything else is Internal.
+func writeErr(err error, conflictStatus int) error {
+	e, ok := errs.As(err)
+	if !ok || e.Kind == errs.Internal || e.Kind == errs.Unavailable {
+		return rpcerr.Internal(err)
 	}
-	return rpcerr.Internal(err)
+	out := e.WithMessage(err.Error())
+	if e.Kind == errs.Conflict {
+		out = out.WithHTTPStatus(conflictStatus)
+	}
+	return out
 }
