@@ -10,9 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strconv"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -76,21 +74,11 @@ func Status(err error) error {
 }
 
 func fromDomain(e *errs.Error) error {
-	st := status.New(Code(e.Kind), e.Message)
-	info := &errdetails.ErrorInfo{Reason: e.ReasonOrKind(), Domain: Domain}
 	httpStatus := e.HTTPStatus
 	if httpStatus == 0 {
 		httpStatus = kindHTTPStatus[e.Kind]
 	}
-	if httpStatus != 0 {
-		info.Metadata = map[string]string{HTTPStatusKey: strconv.Itoa(httpStatus)}
-	}
-	detailed, err := st.WithDetails(info)
-	if err != nil {
-		// Only a marshalling failure of the detail; the code still holds.
-		return st.Err()
-	}
-	return detailed.Err()
+	return withInfo(Code(e.Kind), e.Message, e.ReasonOrKind(), httpStatus)
 }
 
 // Unary translates every unary handler's error (Status). It belongs in the
