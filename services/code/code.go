@@ -147,13 +147,17 @@ func readErr(err error) error {
 // message, and a conflict (a stale sha) answered with conflictStatus, the
 // status Gitea uses for it at the caller; anything else is Internal.
 func writeErr(err error, conflictStatus int) error {
-	e, ok := errs.As(err)
-	if !ok || e.Kind == errs.Internal || e.Kind == errs.Unavailable {
-		return rpcerr.Internal(err)
+	// errors.Is, not errors.As: git's typed errors (a stale sha, a file
+	// that exists) match their sentinel through an Is method.
+	for _, sentinel := range []*errs.Error{git.ErrNotFound, git.ErrAlreadyExists, git.ErrConflict, git.ErrInvalid} {
+		if !errors.Is(err, sentinel) {
+			continue
+		}
+		out := sentinel.WithMessage(err.Error())
+		if sentinel.Kind == errs.Conflict {
+			out = out.WithHTTPStatus(conflictStatus)
+		}
+		return out
 	}
-	out := e.WithMessage(err.Error())
-	if e.Kind == errs.Conflict {
-		out = out.WithHTTPStatus(conflictStatus)
-	}
-	return out
+	return rpcerr.Internal(err)
 }
