@@ -34,24 +34,6 @@ var httpStatus = map[codes.Code]int{
 	codes.DeadlineExceeded:   http.StatusGatewayTimeout,
 }
 
-// statusOverrides are the endpoints where Gitea answers a code with another
-// status than the table above.
-var statusOverrides = map[string]map[codes.Code]int{
-	// A used token name is 400 in Gitea, not 422.
-	"/forge.tokens.v1.TokenService/CreateAccessToken": {codes.AlreadyExists: http.StatusBadRequest},
-	// A used e-mail in an edit is 400.
-	"/forge.admin.v1.AdminService/EditUser": {codes.AlreadyExists: http.StatusBadRequest},
-	// A taken repository name is 409.
-	"/forge.repos.v1.RepositoryService/CreateCurrentUserRepo": {codes.AlreadyExists: http.StatusConflict},
-	"/forge.repos.v1.RepositoryService/AdminCreateRepo":       {codes.AlreadyExists: http.StatusConflict},
-	"/forge.repos.v1.RepositoryService/EditRepo":              {codes.AlreadyExists: http.StatusConflict},
-	"/forge.mirrors.v1.MirrorService/MigrateRepo":             {codes.AlreadyExists: http.StatusConflict},
-	// A taken branch name is 409; listing the commits of an empty
-	// repository too.
-	"/forge.branches.v1.BranchService/CreateBranch": {codes.AlreadyExists: http.StatusConflict},
-	"/forge.commits.v1.CommitService/ListCommits":   {codes.FailedPrecondition: http.StatusConflict},
-}
-
 // giteaError is Gitea's error body. Errors is only sent with 404, as
 // Gitea's not-found helper does.
 type giteaError struct {
@@ -60,13 +42,15 @@ type giteaError struct {
 	URL     string    `json:"url"`
 }
 
-func (g *gateway) statusFor(ctx context.Context, code codes.Code) int {
-	if method, ok := runtime.RPCMethod(ctx); ok {
-		if s, ok := statusOverrides[method][code]; ok {
-			return s
-		}
+// statusFor is the one place a status becomes Gitea's HTTP status: the
+// status Gitea uses where it differs from its code's default, as the
+// service declared it on the error (rpcerr's ErrorInfo: a taken repository
+// name is 409, 423 Locked), else the code's default.
+func statusFor(st *status.Status) int {
+	if s, ok := rpcerr.HTTPStatus(st); ok {
+		return s
 	}
-	if s, ok := httpStatus[code]; ok {
+	if s, ok := httpStatus[st.Code()]; ok {
 		return s
 	}
 	return http.StatusInternalServerError
@@ -79,14 +63,8 @@ func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtim
 		return
 	}
 	st := status.Convert(err)
-	code := g.statusFor(ctx, st.Code())
-	// A service may name Gitea's status itself when no code maps to it
-	// (423 Locked); that detail wins over the tables.
-	if s, ok := rpcerr.HTTPStatus(st); ok {
-		code = s
-	}
 	setRetryAfter(w, st)
-	g.writeError(w, code, rpcerr.Message(err))
+	g.writeError(w, statusFor(st), rpcerr.Message(err))
 }
 
 // setRetryAfter turns a status's RetryInfo (a throttled sign-in) into the

@@ -2,11 +2,15 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"forge/services/errs"
+	"forge/services/rpcerr"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -44,6 +48,34 @@ func TestErrorsWithoutRPCWrapper(t *testing.T) {
 			body := rec.Body.String()
 			if rec.Code != http.StatusNotFound || strings.Contains(body, "rpc error") || !strings.Contains(body, "repository does not exist") {
 				t.Errorf("%s with %v: %d %s", path, err, rec.Code, body)
+			}
+		}
+	}
+}
+
+// TestDeclaredHTTPStatus: the status a service declares on its error wins
+// over the code's default on every route, with no per-method table.
+func TestDeclaredHTTPStatus(t *testing.T) {
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{rpcerr.Status(errs.New(errs.AlreadyExists, "taken")), http.StatusUnprocessableEntity},
+		{rpcerr.Status(errs.New(errs.AlreadyExists, "taken").WithHTTPStatus(http.StatusConflict)), http.StatusConflict},
+		{rpcerr.Status(errs.New(errs.Conflict, "moved")), http.StatusConflict},
+		{rpcerr.Status(errs.New(errs.Locked, "archived")), http.StatusLocked},
+		{rpcerr.Status(errors.New("driver: connection reset")), http.StatusInternalServerError},
+	}
+	for _, c := range cases {
+		h, err := NewHandler(Options{RootURL: "http://forge.test/"}, failingConn{c.err})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"/api/v1/repos/o/r", "/api/v1/repos/o/r/commits"} {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+			if rec.Code != c.want || strings.Contains(rec.Body.String(), "driver") {
+				t.Errorf("%s with %v: %d %s, want %d", path, c.err, rec.Code, rec.Body, c.want)
 			}
 		}
 	}

@@ -52,6 +52,9 @@ type gateway struct {
 	mux        *runtime.ServeMux
 	proxyKey   string
 	routes     routeTable
+	// success is each routed method's success status, declared in its
+	// proto (successStatuses).
+	success map[string]int
 }
 
 // NewHandler builds the HTTP handler for everything forge serves on its
@@ -69,6 +72,9 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		return nil, err
 	}
 	g.routes = routes
+	if g.success, err = successStatuses(routes); err != nil {
+		return nil, err
+	}
 	g.mux = runtime.NewServeMux(
 		runtime.WithMiddlewares(g.guard),
 		runtime.WithMarshalerOption("application/json", g.json),

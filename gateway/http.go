@@ -118,31 +118,6 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// successStatus is the status of each method's success where Gitea does
-// not answer 200.
-var successStatus = map[string]int{
-	"/forge.admin.v1.AdminService/CreateUser":                 http.StatusCreated,
-	"/forge.admin.v1.AdminService/DeleteUser":                 http.StatusNoContent,
-	"/forge.tokens.v1.TokenService/CreateAccessToken":         http.StatusCreated,
-	"/forge.tokens.v1.TokenService/DeleteAccessToken":         http.StatusNoContent,
-	"/forge.repos.v1.RepositoryService/CreateCurrentUserRepo": http.StatusCreated,
-	"/forge.repos.v1.RepositoryService/AdminCreateRepo":       http.StatusCreated,
-	"/forge.repos.v1.RepositoryService/DeleteRepo":            http.StatusNoContent,
-	"/forge.repos.v1.RepositoryService/CheckCollaborator":     http.StatusNoContent,
-	"/forge.repos.v1.RepositoryService/AddCollaborator":       http.StatusNoContent,
-	"/forge.repos.v1.RepositoryService/DeleteCollaborator":    http.StatusNoContent,
-	"/forge.mirrors.v1.MirrorService/MigrateRepo":             http.StatusCreated,
-	"/forge.mirrors.v1.MirrorService/DeletePushMirror":        http.StatusNoContent,
-	"/forge.releases.v1.ReleaseService/CreateRelease":         http.StatusCreated,
-	"/forge.releases.v1.ReleaseService/DeleteRelease":         http.StatusNoContent,
-	"/forge.releases.v1.ReleaseService/DeleteReleaseByTag":    http.StatusNoContent,
-	"/forge.releases.v1.ReleaseService/DeleteTag":             http.StatusNoContent,
-	"/forge.watch.v1.WatchService/Unwatch":                    http.StatusNoContent,
-	"/forge.branches.v1.BranchService/CreateBranch":           http.StatusCreated,
-	"/forge.branches.v1.BranchService/DeleteBranch":           http.StatusNoContent,
-	"/forge.contents.v1.ContentService/CreateFile":            http.StatusCreated,
-}
-
 type totalCounter interface{ GetTotalCount() int64 }
 
 // forwardResponse sets paging headers and the success status.
@@ -158,7 +133,7 @@ func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, re
 		}
 	}
 	if method, ok := runtime.RPCMethod(ctx); ok {
-		if code, ok := successStatus[method]; ok {
+		if code := g.success[method]; code != 0 && code != http.StatusOK {
 			w.WriteHeader(code)
 		}
 	}

@@ -34,7 +34,7 @@ func (g *gateway) guard(next runtime.HandlerFunc) runtime.HandlerFunc {
 			if pat, ok := runtime.HTTPPattern(r.Context()); ok {
 				if method, ok := g.routes.lookup(r.Method, pat.String()); ok {
 					if err := g.opts.Preflight(method, g.credentials(r)); err != nil {
-						g.writeError(w, g.statusFor(r.Context(), status.Code(err)), rpcerr.Message(err))
+						g.writeError(w, statusFor(status.Convert(err)), rpcerr.Message(err))
 						return
 					}
 				}

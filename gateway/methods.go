@@ -1,5 +1,60 @@
 package gateway
 
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	optionsv1 "forge/gen/forge/options/v1"
+)
+
+// successStatuses reads, once at start-up, the success status each routed
+// gRPC method declares in its proto (forge.options.v1.success_status),
+// keyed by full method name; methods that declare none answer 200. A
+// method the registry does not know, or a status other than 200, 201 or
+// 204, is a start-up error.
+func successStatuses(routes routeTable) (map[string]int, error) {
+	out := map[string]int{}
+	for _, method := range routes {
+		if _, done := out[method]; done {
+			continue
+		}
+		md, err := methodDescriptor(method)
+		if err != nil {
+			return nil, err
+		}
+		code := int(proto.GetExtension(md.Options(), optionsv1.E_SuccessStatus).(int32))
+		switch code {
+		case 0:
+			code = http.StatusOK
+		case http.StatusOK, http.StatusCreated, http.StatusNoContent:
+		default:
+			return nil, fmt.Errorf("gateway: %s: success_status %d is not 200, 201 or 204", method, code)
+		}
+		out[method] = code
+	}
+	return out, nil
+}
+
+// methodDescriptor finds a full method name (/pkg.Service/Method) in the
+// registry of compiled-in descriptors.
+func methodDescriptor(method string) (protoreflect.MethodDescriptor, error) {
+	name := strings.Replace(strings.TrimPrefix(method, "/"), "/", ".", 1)
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name))
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %s: %w", method, err)
+	}
+	md, ok := d.(protoreflect.MethodDescriptor)
+	if !ok {
+		return nil, fmt.Errorf("gateway: %s is not a method", method)
+	}
+	return md, nil
+}
+
 // RESTMethods returns the full gRPC method names that some REST route
 // calls: those of http_rules.yaml and the hand-written raw-file routes. The
 // server's areas test uses it to find a method that has no route and is

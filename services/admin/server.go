@@ -4,6 +4,7 @@ package admin
 
 import (
 	"context"
+	"net/http"
 	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
@@ -12,6 +13,7 @@ import (
 	adminv1 "forge/gen/forge/admin/v1"
 	usersv1 "forge/gen/forge/users/v1"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/paging"
 	"forge/services/rpcerr"
 	"forge/services/store"
@@ -215,6 +217,9 @@ func (s *Server) EditUser(ctx context.Context, req *adminv1.EditUserRequest) (*a
 		}
 		return nil
 	})
+	if e, ok := errs.As(err); ok && e.Kind == errs.AlreadyExists {
+		return nil, e.WithHTTPStatus(http.StatusBadRequest) // a used e-mail in an edit is 400 in Gitea
+	}
 	if err != nil {
 		return nil, rpcerr.FromStore(err, "user does not exist [name: "+req.GetUsername()+"]")
 	}

@@ -3,12 +3,14 @@ package code
 import (
 	"context"
 	"errors"
+	"net/http"
 	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	branchesv1 "forge/gen/forge/branches/v1"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/rpcerr"
 )
@@ -27,6 +29,12 @@ func NewBranchServer(d Deps) *BranchServer { return &BranchServer{Deps: d} }
 // repositories and mirrors are refused before the handler runs, by the
 // methods' Writes declaration (services/access.ReadOnly).
 var errEmptyRepo = status.Error(codes.NotFound, "Git Repository is empty.")
+
+// branchTaken is a branch name Gitea refuses as taken: AlreadyExists,
+// answered 409 over REST.
+func branchTaken(msg string) error {
+	return errs.New(errs.AlreadyExists, msg).WithHTTPStatus(http.StatusConflict)
+}
 
 func branchNotFound(name string) error {
 	return status.Errorf(codes.NotFound, "branch does not exist [name: %s]", name)
@@ -151,11 +159,11 @@ func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateB
 		return nil, status.Error(codes.NotFound, "The old branch does not exist")
 	case errors.Is(err, git.ErrAlreadyExists):
 		if _, gerr := s.Git.GetBranch(ctx, r.path, name); gerr == nil {
-			return nil, status.Error(codes.AlreadyExists, "The branch already exists.")
+			return nil, branchTaken("The branch already exists.")
 		}
-		return nil, status.Error(codes.AlreadyExists, "The branch with the same tag already exists.")
+		return nil, branchTaken("The branch with the same tag already exists.")
 	case errors.Is(err, git.ErrConflict):
-		return nil, status.Error(codes.AlreadyExists, "The branch with a name that conflicts with another branch already exists.")
+		return nil, branchTaken("The branch with a name that conflicts with another branch already exists.")
 	case errors.Is(err, git.ErrInvalid):
 		return nil, status.Errorf(codes.InvalidArgument, "[BranchName]: GitRefName")
 	case err != nil:

@@ -24,6 +24,7 @@ import (
 	contentsv1 "forge/gen/forge/contents/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/repos"
@@ -136,18 +137,22 @@ func readErr(err error) error {
 	return rpcerr.Internal(err)
 }
 
-// writeErr maps an error of a git write: the sentinel picks the code, the
-// error's own text is the message.
-func writeErr(err error, exists, conflict, invalid codes.Code) error {
-	switch {
-	case errors.Is(err, git.ErrNotFound):
-		return status.Error(codes.NotFound, err.Error())
-	case errors.Is(err, git.ErrAlreadyExists):
-		return status.Error(exists, err.Error())
-	case errors.Is(err, git.ErrConflict):
-		return status.Error(conflict, err.Error())
-	case errors.Is(err, git.ErrInvalid):
-		return status.Error(invalid, err.Error())
+// writeErr maps an error of a git write: the sentinel's kind (not found,
+// already exists, conflict, invalid) with the error's own text as the
+// message, and a conflict (a stale sha) answered with conflictStatus, the
+// status Gitea uses for it at the caller; anything else is Internal.
+func writeErr(err error, conflictStatus int) error {
+	// errors.Is, not errors.As: git's typed errors (a stale sha, a file
+	// that exists) match their sentinel through an Is method.
+	for _, sentinel := range []*errs.Error{git.ErrNotFound, git.ErrAlreadyExists, git.ErrConflict, git.ErrInvalid} {
+		if !errors.Is(err, sentinel) {
+			continue
+		}
+		out := sentinel.WithMessage(err.Error())
+		if sentinel.Kind == errs.Conflict {
+			out = out.WithHTTPStatus(conflictStatus)
+		}
+		return out
 	}
 	return rpcerr.Internal(err)
 }

@@ -2,6 +2,7 @@ package code
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 
 	"google.golang.org/grpc"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	commitsv1 "forge/gen/forge/commits/v1"
+	"forge/services/errs"
 	"forge/services/git"
 )
 
@@ -45,7 +47,7 @@ func (s *CommitServer) ListCommits(ctx context.Context, req *commitsv1.ListCommi
 		return nil, err
 	}
 	if r.IsEmpty {
-		return nil, status.Error(codes.FailedPrecondition, "Git Repository is empty.")
+		return nil, errs.New(errs.FailedPrecondition, "Git Repository is empty.").WithHTTPStatus(http.StatusConflict)
 	}
 	opts := CommitOptions{Stat: orTrue(req.Stat), Verification: orTrue(req.Verification), Files: orTrue(req.Files)}
 	page := s.Limits.Normalize(int(req.GetPage()), int(req.GetLimit()))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -293,11 +294,11 @@ func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string
 	})
 	if err != nil {
 		// Gitea answers a stale sha with 422, except on delete (400).
-		conflict := codes.InvalidArgument
+		conflict := http.StatusUnprocessableEntity
 		if fc.Op == git.OpDelete {
-			conflict = codes.FailedPrecondition
+			conflict = http.StatusBadRequest
 		}
-		return nil, writeErr(err, codes.InvalidArgument, conflict, codes.InvalidArgument)
+		return nil, writeErr(err, conflict)
 	}
 	c, err := s.Git.GetCommit(ctx, r.path, sha)
 	if err != nil {

@@ -24,8 +24,9 @@
 // ReceivePack) take an io.Reader and an io.Writer so the HTTP layer can
 // authenticate and authorise first and then hand the streams over.
 //
-// Errors: operations return ErrNotFound, ErrAlreadyExists, ErrConflict or
-// ErrInvalid (test with errors.Is) for the outcomes callers act on, and
+// Errors: operations return ErrNotFound, ErrAlreadyExists, ErrConflict,
+// ErrInvalid or ErrBusy (test with errors.Is; they are domain errors of
+// package errs) for the outcomes callers act on, and
 // *Error for a failed git process. The text of an *Error carries git's own
 // diagnostics with URL credentials removed; it is meant for logs, not for
 // API responses.

@@ -4,22 +4,26 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"forge/services/errs"
 )
 
-// Sentinel errors. Returned errors wrap them with detail; test with errors.Is.
+// Sentinel errors, domain errors of package errs. Returned errors wrap them
+// with detail; test with errors.Is. Their messages are generic: callers
+// that show one to a person choose Gitea's words for the object involved.
 var (
 	// ErrNotFound: the repository, ref, commit, path or object does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errs.New(errs.NotFound, "not found")
 	// ErrAlreadyExists: the repository, branch, tag or file already exists.
-	ErrAlreadyExists = errors.New("already exists")
+	ErrAlreadyExists = errs.New(errs.AlreadyExists, "already exists")
 	// ErrConflict: the state changed underneath the caller (a ref moved, a
 	// blob sha does not match) or a ref name collides with an existing one.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = errs.New(errs.Conflict, "conflict")
 	// ErrInvalid: the input is malformed (bad name, path, service, option).
-	ErrInvalid = errors.New("invalid argument")
+	ErrInvalid = errs.New(errs.Invalid, "invalid argument")
 	// ErrBusy: the cap on concurrent git processes (LimitProcesses) is
 	// reached; the operation was not started and may be retried later.
-	ErrBusy = errors.New("too many git processes are running; try again later")
+	ErrBusy = errs.New(errs.Unavailable, "too many git processes are running; try again later")
 )
 
 // Error describes a git process that failed. Stderr has credentials removed.

@@ -253,7 +253,7 @@ func (s *Server) AddPushMirror(ctx context.Context, req *mirrorsv1.AddPushMirror
 		CreatedUnix:   time.Now().Unix(),
 	}
 	if err := s.store.CreatePushMirror(ctx, pm); err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, err // ErrPushMirrorExists is AlreadyExists; rpcerr translates
 	}
 	return &mirrorsv1.AddPushMirrorResponse{PushMirror: renderPushMirror(r.Name, pm)}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/releases"
+	"forge/services/rpcerr"
 	"forge/services/store"
 	"forge/services/store/storetest"
 	"forge/services/users"
@@ -106,7 +107,9 @@ func newFixture(t *testing.T, s *store.Store, fs *failingStore) *fixture {
 		owner: ownerCtx, writer: writerCtx, reader: readerCtx, anon: ctx, ownerID: owner.ID}
 }
 
-func code(err error) codes.Code { return status.Code(err) }
+// code is the gRPC code a caller gets: handlers return domain errors, which
+// the interceptor chain translates (rpcerr.Status).
+func code(err error) codes.Code { return status.Code(rpcerr.Status(err)) }
 
 func (f *fixture) create(ctx context.Context, req *releasesv1.CreateReleaseRequest) (*releasesv1.Release, error) {
 	req.Owner, req.Repo = "owner", "proj"

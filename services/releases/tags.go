@@ -70,8 +70,6 @@ func storeErr(err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return errNotFound
-	case errors.Is(err, store.ErrReleaseExists):
-		return status.Error(codes.Aborted, err.Error())
 	}
 	return rpcerr.FromStore(err, "The target couldn't be found.")
 }

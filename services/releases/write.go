@@ -3,6 +3,7 @@ package releases
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 )
 
 func releaseExists(tag string) error {
-	return status.Errorf(codes.Aborted, "release tag already exist [tag_name: %s]", tag)
+	return store.ErrReleaseExists.WithMessage(fmt.Sprintf("release tag already exist [tag_name: %s]", tag))
 }
 
 func checkTagName(name string) error {

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"log/slog"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/access"
 	"forge/services/failpoint"
 	"forge/services/git"
@@ -93,7 +90,7 @@ func CreateStaged(ctx context.Context, g Stager, st AtomicStore, staged, path st
 func createError(err error, limit int) error {
 	switch {
 	case errors.Is(err, store.ErrRepoExists):
-		return status.Error(codes.AlreadyExists, "The repository with the same name already exists.")
+		return err // declares Gitea's message and 409
 	case errors.Is(err, store.ErrRepoLimit):
 		return access.RepoLimitError(limit)
 	}

@@ -294,9 +294,6 @@ func (s *Server) EditRepo(ctx context.Context, req *reposv1.EditRepoRequest) (*r
 		}
 		return nil
 	})
-	if errors.Is(err, store.ErrRepoExists) {
-		return nil, status.Error(codes.AlreadyExists, "The repository with the same name already exists.")
-	}
 	if err != nil {
 		return nil, rpcerr.FromStore(err, "The target couldn't be found.")
 	}

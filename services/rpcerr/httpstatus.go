@@ -20,12 +20,18 @@ const HTTPStatusKey = "http_status"
 // domain forge) tells the gateway to answer httpStatus. gRPC clients see
 // code and the reason; REST clients see Gitea's status.
 func WithHTTPStatus(code codes.Code, httpStatus int, reason, msg string) error {
+	return withInfo(code, msg, reason, httpStatus)
+}
+
+// withInfo is a status of code with msg and a forge ErrorInfo with reason
+// and, unless it is 0, the HTTP status for the gateway.
+func withInfo(code codes.Code, msg, reason string, httpStatus int) error {
 	st := status.New(code, msg)
-	detailed, err := st.WithDetails(&errdetails.ErrorInfo{
-		Reason:   reason,
-		Domain:   Domain,
-		Metadata: map[string]string{HTTPStatusKey: strconv.Itoa(httpStatus)},
-	})
+	info := &errdetails.ErrorInfo{Reason: reason, Domain: Domain}
+	if httpStatus != 0 {
+		info.Metadata = map[string]string{HTTPStatusKey: strconv.Itoa(httpStatus)}
+	}
+	detailed, err := st.WithDetails(info)
 	if err != nil {
 		// Only a marshalling failure of the detail; the code still holds.
 		return st.Err()

@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"forge/services/errs"
 )
 
 // ErrPushMirrorExists: the repository already has a push mirror with that
 // remote name.
-var ErrPushMirrorExists = errors.New("push mirror remote name already in use")
+var ErrPushMirrorExists = errs.New(errs.AlreadyExists, "push mirror remote name already in use")
 
 // Scheduling. Mirrors and push mirrors with an interval carry the time of
 // their next sync in next_update_unix. A scheduler lists the due ones and

@@ -7,10 +7,13 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"forge/services/errs"
 )
 
 // ErrReleaseExists: the repository already has a release for that tag.
-var ErrReleaseExists = errors.New("release tag already exists")
+// Gitea answers 409 (callers put the tag name in the message).
+var ErrReleaseExists = errs.New(errs.Conflict, "release tag already exists")
 
 // Releases and tag-only records share the releases table (IsTag marks a
 // record that only mirrors a git tag). Everything below that reads or

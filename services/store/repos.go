@@ -3,18 +3,23 @@ package store
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
+
+	"forge/services/errs"
 )
 
 // ErrRepoExists: the owner already has a repository of that name.
-var ErrRepoExists = errors.New("the repository with the same name already exists")
+// Gitea answers 409 with its own message on every path that names one.
+var ErrRepoExists = &errs.Error{Kind: errs.AlreadyExists, Message: "The repository with the same name already exists.", HTTPStatus: http.StatusConflict}
 
 // ErrRepoLimit: the owner already holds as many repositories as their
 // limit allows.
-var ErrRepoLimit = errors.New("the owner has reached their repository limit")
+// Callers answer it with the limit in the message (access.RepoLimitError).
+var ErrRepoLimit = errs.New(errs.PermissionDenied, "the owner has reached their repository limit")
 
 // CreateRepository inserts r and, when watcherID is not 0, makes that user
 // watch it (Gitea's AUTO_WATCH_NEW_REPOS), in one transaction.
@@ -151,11 +156,13 @@ func (s *Store) ListRepositories(ctx context.Context, o RepoListOptions) ([]Repo
 	q = s.applyRepoFilter(q, o.RepoFilter)
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
-		return nil, 0, err
+		return nil, 0, errs.Wrap(err, "count repositories")
 	}
 	repos := []Repository{}
-	err := q.Order("repositories.lower_name").Order("repositories.id").Offset(o.Offset).Limit(o.Limit).Find(&repos).Error
-	return repos, total, err
+	if err := q.Order("repositories.lower_name").Order("repositories.id").Offset(o.Offset).Limit(o.Limit).Find(&repos).Error; err != nil {
+		return nil, 0, errs.Wrap(err, "list repositories")
+	}
+	return repos, total, nil
 }
 
 // UsersByID loads users by id (for rendering owners of many repositories).
@@ -179,7 +186,10 @@ func (s *Store) CollaboratorMode(ctx context.Context, repoID, userID int64) (Acc
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return AccessNone, nil
 	}
-	return c.Mode, err
+	if err != nil {
+		return AccessNone, errs.Wrap(err, "collaborator mode")
+	}
+	return c.Mode, nil
 }
 
 // SetCollaborator adds a collaborator or changes their mode.

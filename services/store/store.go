@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,20 +22,33 @@ import (
 	"gorm.io/gorm/logger"
 
 	"forge/services/config"
+	"forge/services/errs"
 )
 
+// The store's sentinels are domain errors (errs.Error): each carries the
+// kind, Gitea's message and, where Gitea differs from the kind's default,
+// its HTTP status, so that rpcerr translates them without a list of its
+// own. Every sentinel is listed in Sentinels (a test keeps the list whole).
 var (
 	// ErrNotFound: the object does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errs.New(errs.NotFound, "not found")
 	// ErrUserExists: the user name is taken (case-insensitively).
-	ErrUserExists = errors.New("user already exists")
+	ErrUserExists = errs.New(errs.AlreadyExists, "user already exists")
 	// ErrEmailUsed: another account uses the e-mail address.
-	ErrEmailUsed = errors.New("e-mail already in use")
-	// ErrTokenNameUsed: the user already has a token with that name.
-	ErrTokenNameUsed = errors.New("access token name has been used already")
+	ErrEmailUsed = errs.New(errs.AlreadyExists, "e-mail already in use")
+	// ErrTokenNameUsed: the user already has a token with that name; Gitea
+	// answers 400.
+	ErrTokenNameUsed = &errs.Error{Kind: errs.AlreadyExists, Message: "access token name has been used already", HTTPStatus: http.StatusBadRequest}
 	// ErrLastAdmin: the change would leave no active site administrator.
-	ErrLastAdmin = errors.New("can not remove the last active admin user")
+	ErrLastAdmin = errs.New(errs.PermissionDenied, "can not remove the last active admin user")
 )
+
+// Sentinels are every error value the store returns for an outcome callers
+// act on.
+func Sentinels() []error {
+	return []error{ErrNotFound, ErrUserExists, ErrEmailUsed, ErrTokenNameUsed, ErrLastAdmin,
+		ErrRepoExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists}
+}
 
 // Store is the database. It is safe for concurrent use.
 type Store struct {

@@ -31,6 +31,7 @@ import (
 	"forge/services/paging"
 	"forge/services/releases"
 	"forge/services/repos"
+	"forge/services/rpcerr"
 	"forge/services/secretbox"
 	"forge/services/store"
 	"forge/services/tokens"
@@ -162,9 +163,10 @@ func (a *App) build() error {
 		return err
 	}
 
-	// One interceptor chain, used by both transports.
-	unary := []grpc.UnaryServerInterceptor{recoverUnary, authn.Unary}
-	stream := []grpc.StreamServerInterceptor{recoverStream, authn.Stream}
+	// One interceptor chain, used by both transports. rpcerr, outermost,
+	// is the one translator of errors to statuses.
+	unary := []grpc.UnaryServerInterceptor{rpcerr.Unary, recoverUnary, authn.Unary}
+	stream := []grpc.StreamServerInterceptor{rpcerr.Stream, recoverStream, authn.Stream}
 
 	a.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...),
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxRequestBodySize), grpc.InTapHandle(authn.Tap))

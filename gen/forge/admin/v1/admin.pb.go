@@ -7,6 +7,7 @@
 package adminv1
 
 import (
+	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/users/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -813,7 +814,7 @@ var File_forge_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/admin/v1/admin.proto\x12\x0eforge.admin.v1\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"x\n" +
+	"\x1aforge/admin/v1/admin.proto\x12\x0eforge.admin.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"x\n" +
 	"\x10ListUsersRequest\x12\x1b\n" +
 	"\tsource_id\x18\x01 \x01(\x03R\bsourceId\x12\x1d\n" +
 	"\n" +
@@ -904,14 +905,14 @@ const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"otpauthUri\"4\n" +
 	"\x16DisableUserTOTPRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\"\x19\n" +
-	"\x17DisableUserTOTPResponse2\x9e\x04\n" +
+	"\x17DisableUserTOTPResponse2\xac\x04\n" +
 	"\fAdminService\x12P\n" +
-	"\tListUsers\x12 .forge.admin.v1.ListUsersRequest\x1a!.forge.admin.v1.ListUsersResponse\x12S\n" +
+	"\tListUsers\x12 .forge.admin.v1.ListUsersRequest\x1a!.forge.admin.v1.ListUsersResponse\x12Z\n" +
 	"\n" +
-	"CreateUser\x12!.forge.admin.v1.CreateUserRequest\x1a\".forge.admin.v1.CreateUserResponse\x12M\n" +
-	"\bEditUser\x12\x1f.forge.admin.v1.EditUserRequest\x1a .forge.admin.v1.EditUserResponse\x12S\n" +
+	"CreateUser\x12!.forge.admin.v1.CreateUserRequest\x1a\".forge.admin.v1.CreateUserResponse\"\x05\x88\xb5\x18\xc9\x01\x12M\n" +
+	"\bEditUser\x12\x1f.forge.admin.v1.EditUserRequest\x1a .forge.admin.v1.EditUserResponse\x12Z\n" +
 	"\n" +
-	"DeleteUser\x12!.forge.admin.v1.DeleteUserRequest\x1a\".forge.admin.v1.DeleteUserResponse\x12_\n" +
+	"DeleteUser\x12!.forge.admin.v1.DeleteUserRequest\x1a\".forge.admin.v1.DeleteUserResponse\"\x05\x88\xb5\x18\xcc\x01\x12_\n" +
 	"\x0eEnableUserTOTP\x12%.forge.admin.v1.EnableUserTOTPRequest\x1a&.forge.admin.v1.EnableUserTOTPResponse\x12b\n" +
 	"\x0fDisableUserTOTP\x12&.forge.admin.v1.DisableUserTOTPRequest\x1a'.forge.admin.v1.DisableUserTOTPResponseB\x9c\x01\n" +
 	"\x12com.forge.admin.v1B\n" +

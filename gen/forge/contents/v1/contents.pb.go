@@ -8,6 +8,7 @@ package contentsv1
 
 import (
 	v1 "forge/gen/forge/commits/v1"
+	_ "forge/gen/forge/options/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -1398,7 +1399,7 @@ var File_forge_contents_v1_contents_proto protoreflect.FileDescriptor
 
 const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	"\n" +
-	" forge/contents/v1/contents.proto\x12\x11forge.contents.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x04\n" +
+	" forge/contents/v1/contents.proto\x12\x11forge.contents.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x04\n" +
 	"\x10ContentsResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x10\n" +
@@ -1523,13 +1524,13 @@ const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	" \x01(\bR\asignoff\x12\x10\n" +
 	"\x03sha\x18\v \x01(\tR\x03sha\"I\n" +
 	"\x12DeleteFileResponse\x123\n" +
-	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xdc\x03\n" +
+	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xe3\x03\n" +
 	"\x0eContentService\x12\\\n" +
 	"\vGetContents\x12%.forge.contents.v1.GetContentsRequest\x1a&.forge.contents.v1.GetContentsResponse\x12[\n" +
 	"\n" +
-	"GetRawFile\x12$.forge.contents.v1.GetRawFileRequest\x1a%.forge.contents.v1.GetRawFileResponse0\x01\x12Y\n" +
+	"GetRawFile\x12$.forge.contents.v1.GetRawFileRequest\x1a%.forge.contents.v1.GetRawFileResponse0\x01\x12`\n" +
 	"\n" +
-	"CreateFile\x12$.forge.contents.v1.CreateFileRequest\x1a%.forge.contents.v1.CreateFileResponse\x12Y\n" +
+	"CreateFile\x12$.forge.contents.v1.CreateFileRequest\x1a%.forge.contents.v1.CreateFileResponse\"\x05\x88\xb5\x18\xc9\x01\x12Y\n" +
 	"\n" +
 	"UpdateFile\x12$.forge.contents.v1.UpdateFileRequest\x1a%.forge.contents.v1.UpdateFileResponse\x12Y\n" +
 	"\n" +

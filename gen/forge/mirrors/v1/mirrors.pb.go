@@ -7,6 +7,7 @@
 package mirrorsv1
 
 import (
+	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/repos/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -1019,7 +1020,7 @@ var File_forge_mirrors_v1_mirrors_proto protoreflect.FileDescriptor
 
 const file_forge_mirrors_v1_mirrors_proto_rawDesc = "" +
 	"\n" +
-	"\x1eforge/mirrors/v1/mirrors.proto\x12\x10forge.mirrors.v1\x1a\x1aforge/repos/v1/repos.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdb\x04\n" +
+	"\x1eforge/mirrors/v1/mirrors.proto\x12\x10forge.mirrors.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdb\x04\n" +
 	"\x12MigrateRepoRequest\x12\x1d\n" +
 	"\n" +
 	"clone_addr\x18\x01 \x01(\tR\tcloneAddr\x12\x1b\n" +
@@ -1103,15 +1104,15 @@ const file_forge_mirrors_v1_mirrors_proto_rawDesc = "" +
 	"\x16SyncPushMirrorsRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\"\x19\n" +
-	"\x17SyncPushMirrorsResponse2\xc3\x05\n" +
-	"\rMirrorService\x12Z\n" +
-	"\vMigrateRepo\x12$.forge.mirrors.v1.MigrateRepoRequest\x1a%.forge.mirrors.v1.MigrateRepoResponse\x12W\n" +
+	"\x17SyncPushMirrorsResponse2\xd1\x05\n" +
+	"\rMirrorService\x12a\n" +
+	"\vMigrateRepo\x12$.forge.mirrors.v1.MigrateRepoRequest\x1a%.forge.mirrors.v1.MigrateRepoResponse\"\x05\x88\xb5\x18\xc9\x01\x12W\n" +
 	"\n" +
 	"MirrorSync\x12#.forge.mirrors.v1.MirrorSyncRequest\x1a$.forge.mirrors.v1.MirrorSyncResponse\x12f\n" +
 	"\x0fListPushMirrors\x12(.forge.mirrors.v1.ListPushMirrorsRequest\x1a).forge.mirrors.v1.ListPushMirrorsResponse\x12`\n" +
 	"\rAddPushMirror\x12&.forge.mirrors.v1.AddPushMirrorRequest\x1a'.forge.mirrors.v1.AddPushMirrorResponse\x12`\n" +
-	"\rGetPushMirror\x12&.forge.mirrors.v1.GetPushMirrorRequest\x1a'.forge.mirrors.v1.GetPushMirrorResponse\x12i\n" +
-	"\x10DeletePushMirror\x12).forge.mirrors.v1.DeletePushMirrorRequest\x1a*.forge.mirrors.v1.DeletePushMirrorResponse\x12f\n" +
+	"\rGetPushMirror\x12&.forge.mirrors.v1.GetPushMirrorRequest\x1a'.forge.mirrors.v1.GetPushMirrorResponse\x12p\n" +
+	"\x10DeletePushMirror\x12).forge.mirrors.v1.DeletePushMirrorRequest\x1a*.forge.mirrors.v1.DeletePushMirrorResponse\"\x05\x88\xb5\x18\xcc\x01\x12f\n" +
 	"\x0fSyncPushMirrors\x12(.forge.mirrors.v1.SyncPushMirrorsRequest\x1a).forge.mirrors.v1.SyncPushMirrorsResponseB\xac\x01\n" +
 	"\x14com.forge.mirrors.v1B\fMirrorsProtoP\x01Z$forge/gen/forge/mirrors/v1;mirrorsv1\xa2\x02\x03FMX\xaa\x02\x10Forge.Mirrors.V1\xca\x02\x10Forge\\Mirrors\\V1\xe2\x02\x1cForge\\Mirrors\\V1\\GPBMetadata\xea\x02\x12Forge::Mirrors::V1b\x06proto3"
 

@@ -7,6 +7,7 @@
 package releasesv1
 
 import (
+	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/users/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -1717,7 +1718,7 @@ var File_forge_releases_v1_releases_proto protoreflect.FileDescriptor
 
 const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\n" +
-	" forge/releases/v1/releases.proto\x12\x11forge.releases.v1\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n" +
+	" forge/releases/v1/releases.proto\x12\x11forge.releases.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n" +
 	"\n" +
 	"Attachment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
@@ -1854,19 +1855,19 @@ const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x10\n" +
 	"\x03tag\x18\x03 \x01(\tR\x03tag\"\x13\n" +
-	"\x11DeleteTagResponse2\xb8\b\n" +
+	"\x11DeleteTagResponse2\xd4\b\n" +
 	"\x0eReleaseService\x12_\n" +
 	"\fListReleases\x12&.forge.releases.v1.ListReleasesRequest\x1a'.forge.releases.v1.ListReleasesResponse\x12Y\n" +
 	"\n" +
 	"GetRelease\x12$.forge.releases.v1.GetReleaseRequest\x1a%.forge.releases.v1.GetReleaseResponse\x12k\n" +
 	"\x10GetLatestRelease\x12*.forge.releases.v1.GetLatestReleaseRequest\x1a+.forge.releases.v1.GetLatestReleaseResponse\x12h\n" +
-	"\x0fGetReleaseByTag\x12).forge.releases.v1.GetReleaseByTagRequest\x1a*.forge.releases.v1.GetReleaseByTagResponse\x12b\n" +
-	"\rCreateRelease\x12'.forge.releases.v1.CreateReleaseRequest\x1a(.forge.releases.v1.CreateReleaseResponse\x12\\\n" +
-	"\vEditRelease\x12%.forge.releases.v1.EditReleaseRequest\x1a&.forge.releases.v1.EditReleaseResponse\x12b\n" +
-	"\rDeleteRelease\x12'.forge.releases.v1.DeleteReleaseRequest\x1a(.forge.releases.v1.DeleteReleaseResponse\x12q\n" +
-	"\x12DeleteReleaseByTag\x12,.forge.releases.v1.DeleteReleaseByTagRequest\x1a-.forge.releases.v1.DeleteReleaseByTagResponse\x12M\n" +
-	"\x06GetTag\x12 .forge.releases.v1.GetTagRequest\x1a!.forge.releases.v1.GetTagResponse\x12V\n" +
-	"\tDeleteTag\x12#.forge.releases.v1.DeleteTagRequest\x1a$.forge.releases.v1.DeleteTagResponse\x12S\n" +
+	"\x0fGetReleaseByTag\x12).forge.releases.v1.GetReleaseByTagRequest\x1a*.forge.releases.v1.GetReleaseByTagResponse\x12i\n" +
+	"\rCreateRelease\x12'.forge.releases.v1.CreateReleaseRequest\x1a(.forge.releases.v1.CreateReleaseResponse\"\x05\x88\xb5\x18\xc9\x01\x12\\\n" +
+	"\vEditRelease\x12%.forge.releases.v1.EditReleaseRequest\x1a&.forge.releases.v1.EditReleaseResponse\x12i\n" +
+	"\rDeleteRelease\x12'.forge.releases.v1.DeleteReleaseRequest\x1a(.forge.releases.v1.DeleteReleaseResponse\"\x05\x88\xb5\x18\xcc\x01\x12x\n" +
+	"\x12DeleteReleaseByTag\x12,.forge.releases.v1.DeleteReleaseByTagRequest\x1a-.forge.releases.v1.DeleteReleaseByTagResponse\"\x05\x88\xb5\x18\xcc\x01\x12M\n" +
+	"\x06GetTag\x12 .forge.releases.v1.GetTagRequest\x1a!.forge.releases.v1.GetTagResponse\x12]\n" +
+	"\tDeleteTag\x12#.forge.releases.v1.DeleteTagRequest\x1a$.forge.releases.v1.DeleteTagResponse\"\x05\x88\xb5\x18\xcc\x01\x12S\n" +
 	"\bListTags\x12\".forge.releases.v1.ListTagsRequest\x1a#.forge.releases.v1.ListTagsResponseB\xb4\x01\n" +
 	"\x15com.forge.releases.v1B\rReleasesProtoP\x01Z&forge/gen/forge/releases/v1;releasesv1\xa2\x02\x03FRX\xaa\x02\x11Forge.Releases.V1\xca\x02\x11Forge\\Releases\\V1\xe2\x02\x1dForge\\Releases\\V1\\GPBMetadata\xea\x02\x13Forge::Releases::V1b\x06proto3"
 

@@ -2565,7 +2565,7 @@ var File_forge_repos_v1_repos_proto protoreflect.FileDescriptor
 
 const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/repos/v1/repos.proto\x12\x0eforge.repos.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"J\n" +
+	"\x1aforge/repos/v1/repos.proto\x12\x0eforge.repos.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"J\n" +
 	"\n" +
 	"Permission\x12\x14\n" +
 	"\x05admin\x18\x01 \x01(\bR\x05admin\x12\x12\n" +
@@ -2835,23 +2835,22 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"permission\x18\x01 \x01(\tR\n" +
 	"permission\x12\x1b\n" +
 	"\trole_name\x18\x02 \x01(\tR\broleName\x12(\n" +
-	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user2\xeb\n" +
-	"\n" +
-	"\x11RepositoryService\x12t\n" +
-	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\x12b\n" +
-	"\x0fAdminCreateRepo\x12&.forge.repos.v1.AdminCreateRepoRequest\x1a'.forge.repos.v1.AdminCreateRepoResponse\x12J\n" +
+	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user2\x95\v\n" +
+	"\x11RepositoryService\x12{\n" +
+	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"\x05\x88\xb5\x18\xc9\x01\x12i\n" +
+	"\x0fAdminCreateRepo\x12&.forge.repos.v1.AdminCreateRepoRequest\x1a'.forge.repos.v1.AdminCreateRepoResponse\"\x05\x88\xb5\x18\xc9\x01\x12J\n" +
 	"\aGetRepo\x12\x1e.forge.repos.v1.GetRepoRequest\x1a\x1f.forge.repos.v1.GetRepoResponse\x12V\n" +
 	"\vGetRepoByID\x12\".forge.repos.v1.GetRepoByIDRequest\x1a#.forge.repos.v1.GetRepoByIDResponse\x12M\n" +
-	"\bEditRepo\x12\x1f.forge.repos.v1.EditRepoRequest\x1a .forge.repos.v1.EditRepoResponse\x12S\n" +
+	"\bEditRepo\x12\x1f.forge.repos.v1.EditRepoRequest\x1a .forge.repos.v1.EditRepoResponse\x12Z\n" +
 	"\n" +
-	"DeleteRepo\x12!.forge.repos.v1.DeleteRepoRequest\x1a\".forge.repos.v1.DeleteRepoResponse\x12\\\n" +
+	"DeleteRepo\x12!.forge.repos.v1.DeleteRepoRequest\x1a\".forge.repos.v1.DeleteRepoResponse\"\x05\x88\xb5\x18\xcc\x01\x12\\\n" +
 	"\rListUserRepos\x12$.forge.repos.v1.ListUserReposRequest\x1a%.forge.repos.v1.ListUserReposResponse\x12V\n" +
 	"\vListMyRepos\x12\".forge.repos.v1.ListMyReposRequest\x1a#.forge.repos.v1.ListMyReposResponse\x12V\n" +
 	"\vSearchRepos\x12\".forge.repos.v1.SearchReposRequest\x1a#.forge.repos.v1.SearchReposResponse\x12h\n" +
-	"\x11ListCollaborators\x12(.forge.repos.v1.ListCollaboratorsRequest\x1a).forge.repos.v1.ListCollaboratorsResponse\x12h\n" +
-	"\x11CheckCollaborator\x12(.forge.repos.v1.CheckCollaboratorRequest\x1a).forge.repos.v1.CheckCollaboratorResponse\x12b\n" +
-	"\x0fAddCollaborator\x12&.forge.repos.v1.AddCollaboratorRequest\x1a'.forge.repos.v1.AddCollaboratorResponse\x12k\n" +
-	"\x12DeleteCollaborator\x12).forge.repos.v1.DeleteCollaboratorRequest\x1a*.forge.repos.v1.DeleteCollaboratorResponse\x12\x80\x01\n" +
+	"\x11ListCollaborators\x12(.forge.repos.v1.ListCollaboratorsRequest\x1a).forge.repos.v1.ListCollaboratorsResponse\x12o\n" +
+	"\x11CheckCollaborator\x12(.forge.repos.v1.CheckCollaboratorRequest\x1a).forge.repos.v1.CheckCollaboratorResponse\"\x05\x88\xb5\x18\xcc\x01\x12i\n" +
+	"\x0fAddCollaborator\x12&.forge.repos.v1.AddCollaboratorRequest\x1a'.forge.repos.v1.AddCollaboratorResponse\"\x05\x88\xb5\x18\xcc\x01\x12r\n" +
+	"\x12DeleteCollaborator\x12).forge.repos.v1.DeleteCollaboratorRequest\x1a*.forge.repos.v1.DeleteCollaboratorResponse\"\x05\x88\xb5\x18\xcc\x01\x12\x80\x01\n" +
 	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponseB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"

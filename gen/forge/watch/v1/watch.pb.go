@@ -7,6 +7,7 @@
 package watchv1
 
 import (
+	_ "forge/gen/forge/options/v1"
 	v11 "forge/gen/forge/repos/v1"
 	v1 "forge/gen/forge/users/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -750,7 +751,7 @@ var File_forge_watch_v1_watch_proto protoreflect.FileDescriptor
 
 const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/watch/v1/watch.proto\x12\x0eforge.watch.v1\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x01\n" +
+	"\x1aforge/watch/v1/watch.proto\x12\x0eforge.watch.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x01\n" +
 	"\tWatchInfo\x12\x1e\n" +
 	"\n" +
 	"subscribed\x18\x01 \x01(\bR\n" +
@@ -799,11 +800,11 @@ const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\x1dListUserSubscriptionsResponse\x12>\n" +
 	"\frepositories\x18\x01 \x03(\v2\x1a.forge.repos.v1.RepositoryR\frepositories\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xce\x04\n" +
+	"totalCount2\xd5\x04\n" +
 	"\fWatchService\x12b\n" +
 	"\x0fGetSubscription\x12&.forge.watch.v1.GetSubscriptionRequest\x1a'.forge.watch.v1.GetSubscriptionResponse\x12D\n" +
-	"\x05Watch\x12\x1c.forge.watch.v1.WatchRequest\x1a\x1d.forge.watch.v1.WatchResponse\x12J\n" +
-	"\aUnwatch\x12\x1e.forge.watch.v1.UnwatchRequest\x1a\x1f.forge.watch.v1.UnwatchResponse\x12b\n" +
+	"\x05Watch\x12\x1c.forge.watch.v1.WatchRequest\x1a\x1d.forge.watch.v1.WatchResponse\x12Q\n" +
+	"\aUnwatch\x12\x1e.forge.watch.v1.UnwatchRequest\x1a\x1f.forge.watch.v1.UnwatchResponse\"\x05\x88\xb5\x18\xcc\x01\x12b\n" +
 	"\x0fListSubscribers\x12&.forge.watch.v1.ListSubscribersRequest\x1a'.forge.watch.v1.ListSubscribersResponse\x12n\n" +
 	"\x13ListMySubscriptions\x12*.forge.watch.v1.ListMySubscriptionsRequest\x1a+.forge.watch.v1.ListMySubscriptionsResponse\x12t\n" +
 	"\x15ListUserSubscriptions\x12,.forge.watch.v1.ListUserSubscriptionsRequest\x1a-.forge.watch.v1.ListUserSubscriptionsResponseB\x9c\x01\n" +
