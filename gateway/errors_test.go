@@ -67,7 +67,7 @@ func TestDeclaredHTTPStatus(t *testing.T) {
 		{rpcerr.Status(errors.New("driver: connection reset")), http.StatusInternalServerError},
 	}
 	for _, c := range cases {
-		h, err := NewHandler(Options{RootURL: "http://forge.test/"}, failingConn{c.err})
+		h, err := NewHandler(withServices(Options{RootURL: "http://forge.test/"}), failingConn{c.err})
 		if err != nil {
 			t.Fatal(err)
 		}
