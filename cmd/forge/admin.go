@@ -52,8 +52,9 @@ func (e *cliEnv) openAdmin(ctx context.Context) (*adminTools, error) {
 	}
 	limits := paging.Limits{Default: cfg.API.DefaultPagingNum, Max: cfg.API.MaxResponseItems}
 	render := users.Renderer{RootURL: cfg.Server.RootURL, Domain: cfg.Server.Domain()}
-	// Only Purge of the repository service is used here (delete --purge).
-	purger := repos.NewServer(st, gitStore, nil, repos.Renderer{}, nil, limits)
+	// delete --purge deletes the user's repositories with the same use
+	// case as the API (repos.Purger), no server involved.
+	purger := repos.Purger{Store: st, Git: gitStore}
 	return &adminTools{
 		store:  st,
 		admin:  admin.NewServer(st, render, limits, cfg.Security.MinPasswordLength, totp, purger),

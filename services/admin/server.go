@@ -238,8 +238,9 @@ func setBool(dst *bool, v *bool) {
 	}
 }
 
-// RepoPurger deletes a repository's records and git data (the repos
-// service); DeleteUser uses it for ?purge=true.
+// RepoPurger deletes a repository's records and git data (repos.Purger,
+// the use case the repository delete and the command line share);
+// DeleteUser uses it for ?purge=true.
 type RepoPurger interface {
 	Purge(ctx context.Context, r *store.Repository) error
 }

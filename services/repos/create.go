@@ -4,25 +4,150 @@ import (
 	"context"
 	"errors"
 	"time"
+	"unicode/utf8"
 
-	reposv1 "forge/gen/forge/repos/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/git"
 	"forge/services/rpcerr"
 	"forge/services/store"
+	"forge/services/users"
 )
+
+const defaultBranch = "main"
+
+// CreateOptions describe a new repository (Gitea's CreateRepoOption, the
+// fields forge honours).
+type CreateOptions struct {
+	Name             string
+	Description      string
+	Private          bool
+	AutoInit         bool
+	Template         bool
+	Readme           string
+	DefaultBranch    string
+	ObjectFormatName string
+}
+
+// CreateOwn makes a repository owned by the caller (POST /user/repos);
+// an organization cannot call it for itself.
+func (s *Service) CreateOwn(ctx context.Context, caller *auth.Principal, in CreateOptions) (*access.Repo, error) {
+	if caller.User.Type != store.UserTypeIndividual {
+		return nil, status.Error(codes.InvalidArgument, "not allowed creating repository for organization")
+	}
+	return s.Create(ctx, caller.User, in, caller)
+}
+
+// CreateFor makes a repository owned by the account named owner (POST
+// /admin/users/{username}/repos); an owner hidden from caller is NotFound.
+func (s *Service) CreateFor(ctx context.Context, owner string, in CreateOptions, caller *auth.Principal) (*access.Repo, error) {
+	u, err := users.Visible(ctx, s.store, owner, caller)
+	if err != nil {
+		return nil, err
+	}
+	return s.Create(ctx, u, in, caller)
+}
+
+// Create makes owner's repository in.Name for caller: the record, the bare
+// repository and, with AutoInit, the first commit and its branch record,
+// all or nothing (see createAtomic). The result carries owner access.
+func (s *Service) Create(ctx context.Context, owner *store.User, in CreateOptions, caller *auth.Principal) (*access.Repo, error) {
+	// Validation, moved verbatim from the gRPC handler (see i9-validate).
+	if err := ValidateRepoName(in.Name); err != nil {
+		return nil, err
+	}
+	if utf8.RuneCountInString(in.Description) > 2048 {
+		return nil, status.Error(codes.InvalidArgument, "[Description]: MaxSize")
+	}
+	branch := in.DefaultBranch
+	if branch == "" {
+		branch = defaultBranch
+	}
+	if len(branch) > 100 { // Gitea's binding: MaxSize(100)
+		return nil, status.Error(codes.InvalidArgument, "[DefaultBranch]: MaxSize")
+	}
+	if err := validateDefaultBranch(branch); err != nil {
+		return nil, err
+	}
+	if f := in.ObjectFormatName; f != "" && f != "sha1" {
+		return nil, status.Errorf(codes.InvalidArgument, "[ObjectFormatName]: unsupported object format %q (sha1)", f)
+	}
+	if r := in.Readme; r != "" && r != "Default" {
+		return nil, status.Errorf(codes.FailedPrecondition, "readme template %q does not exist", r)
+	}
+	path, err := s.git.RepoPath(owner.Name, in.Name)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	rec := newRecord(owner, in.Name, in.Description, branch, in.Private)
+	rec.IsTemplate = in.Template
+	if err := s.createAtomic(ctx, rec, path, in.AutoInit, caller, s.access.RepoLimit(owner, caller)); err != nil {
+		return nil, err
+	}
+	return &access.Repo{Repository: rec, Owner: owner, Mode: store.AccessOwner}, nil
+}
+
+// ValidateRepoName checks a repository name: git.ValidName, at most 100
+// characters.
+func ValidateRepoName(name string) error {
+	switch {
+	case name == "":
+		return status.Error(codes.InvalidArgument, "[Name]: Required")
+	case utf8.RuneCountInString(name) > 100:
+		return status.Error(codes.InvalidArgument, "[Name]: MaxSize")
+	case !git.ValidName(name):
+		return status.Errorf(codes.InvalidArgument, "[Name]: invalid repository name %q (letters, digits, '-', '_', '.')", name)
+	}
+	return nil
+}
+
+// validateDefaultBranch checks a default branch name given through the
+// API: a valid branch name for git (git.ValidRefName, which also caps it at
+// 255 bytes, the size of the database column). Long names are shortened in
+// the message.
+func validateDefaultBranch(name string) error {
+	if git.ValidRefName(name) {
+		return nil
+	}
+	shown := name
+	if len(shown) > 100 {
+		shown = shown[:100] + "..."
+	}
+	return status.Errorf(codes.InvalidArgument, "[DefaultBranch]: invalid branch name %q", shown)
+}
+
+// newRecord is a repository record with Gitea's defaults.
+func newRecord(owner *store.User, name, description, branch string, private bool) *store.Repository {
+	return &store.Repository{
+		OwnerID: owner.ID, OwnerName: owner.Name, Name: name, Description: description,
+		DefaultBranch: branch, IsPrivate: private, IsEmpty: true,
+		HasIssues: true, HasWiki: true, HasPullRequests: true, HasProjects: true, HasReleases: true,
+		HasPackages: true, HasActions: true, AllowMergeCommits: true, AllowRebase: true,
+		AllowRebaseExplicit: true, AllowSquashMerge: true, AllowFastForwardOnlyMerge: true,
+		AllowRebaseUpdate: true, DefaultMergeStyle: "merge",
+	}
+}
+
+// NewRecord is newRecord for other services that create repositories
+// (migrations).
+func NewRecord(owner *store.User, name, description, branch string, private bool) *store.Repository {
+	return newRecord(owner, name, description, branch, private)
+}
 
 // createAtomic makes a repository, with its auto_init commit, all or
 // nothing (see CreateStaged). limit is the owner's repository limit
 // (access.Checker.RepoLimit).
-func (s *Server) createAtomic(ctx context.Context, rec *store.Repository, path string, opt *reposv1.CreateRepoOption, caller *auth.Principal, limit int) error {
+func (s *Service) createAtomic(ctx context.Context, rec *store.Repository, path string, autoInit bool, caller *auth.Principal, limit int) error {
 	staged, err := s.git.InitStaged(ctx, rec.DefaultBranch)
 	if err != nil {
 		return rpcerr.Internal(err)
 	}
 	n := store.NewRepository{Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Limit: limit}
 	return CreateStaged(ctx, s.git, s.store, staged, path, n, func(n *store.NewRepository) error {
-		if !opt.GetAutoInit() {
+		if !autoInit {
 			return nil
 		}
 		b, err := s.autoInit(ctx, staged, rec, caller)
@@ -36,7 +161,7 @@ func (s *Server) createAtomic(ctx context.Context, rec *store.Repository, path s
 
 // autoInit makes the first commit (a README) in the staged repository and
 // returns the branch it created.
-func (s *Server) autoInit(ctx context.Context, staged string, rec *store.Repository, caller *auth.Principal) (git.Branch, error) {
+func (s *Service) autoInit(ctx context.Context, staged string, rec *store.Repository, caller *auth.Principal) (git.Branch, error) {
 	readme := "# " + rec.Name + "\n"
 	if d := rec.Description; d != "" {
 		readme += "\n" + d + "\n"

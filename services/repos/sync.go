@@ -23,7 +23,7 @@ import (
 // crash between the ref move and the record, or a busy database, delays
 // the record; it never loses it.
 type Syncer struct {
-	Store *store.Store
+	Store SyncStore
 	Git   *git.Store
 	// OnChange hooks run after refs changed and were recorded (push mirrors
 	// with sync_on_commit). They must return quickly.

@@ -92,3 +92,14 @@ func MirrorState(out *reposv1.Repository, interval time.Duration, updated int64)
 func permission(m store.AccessMode) *reposv1.Permission {
 	return &reposv1.Permission{Admin: m >= store.AccessAdmin, Push: m >= store.AccessWrite, Pull: m >= store.AccessRead}
 }
+
+// Details renders d as seen by viewer: the repository, its release
+// counter and, for a pull mirror, its interval and last sync.
+func (v Renderer) Details(d Details, viewer *auth.Principal) *reposv1.Repository {
+	out := v.Repository(d.Repo, viewer)
+	out.ReleaseCounter = d.Releases
+	if d.Mirror != nil {
+		MirrorState(out, mirrorInterval(d.Mirror), d.Mirror.UpdatedUnix)
+	}
+	return out
+}

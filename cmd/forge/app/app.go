@@ -143,15 +143,15 @@ func (a *App) build() error {
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp).WithResources(checker)
 	a.authn = authn
 
-	repoServer := repos.NewServer(a.Store, gitStore, checker, repoRender, syncer, limits)
+	repoService := repos.NewService(a.Store, gitStore, checker)
 	// Each service of Areas gets its implementation here (area.Bind pairs
 	// them by the service interface they implement and fails on a gap).
 	impls := []any{
 		misc.NewServer(limits),
 		users.NewServer(a.Store, render, limits),
-		admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp, repoServer),
+		admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp, repos.Purger{Store: a.Store, Git: gitStore}),
 		tokens.NewServer(a.Store, limits),
-		repoServer,
+		repos.NewServer(repoService, repoRender, limits),
 		a.Mirrors,
 		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
 		watch.NewServer(a.Store, checker, repoRender, limits),

@@ -1,0 +1,113 @@
+package repos
+
+import (
+	"context"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/rpcerr"
+	"forge/services/store"
+	"forge/services/users"
+)
+
+// Collaborators is a page of r's collaborators that viewer may see
+// (users.Filter), and their total.
+func (s *Service) Collaborators(ctx context.Context, r *access.Repo, viewer *auth.Principal, offset, limit int) ([]store.Collaborator, int64, error) {
+	list, total, err := s.store.ListCollaborators(ctx, r.ID, users.Filter(viewer), offset, limit)
+	if err != nil {
+		return nil, 0, rpcerr.Internal(err)
+	}
+	return list, total, nil
+}
+
+// collaborator is the named user as viewer sees them: an account hidden
+// from viewer, like an organization, is as unknown as a missing one.
+func (s *Service) collaborator(ctx context.Context, name string, viewer *auth.Principal) (*store.User, error) {
+	u, err := users.Visible(ctx, s.store, name, viewer)
+	if err != nil {
+		return nil, err
+	}
+	if u.Type != store.UserTypeIndividual {
+		return nil, users.NotFound(name)
+	}
+	return u, nil
+}
+
+// CheckCollaborator is nil when name is a collaborator of r, NotFound
+// otherwise.
+func (s *Service) CheckCollaborator(ctx context.Context, r *access.Repo, name string, viewer *auth.Principal) error {
+	u, err := s.collaborator(ctx, name, viewer)
+	if err != nil {
+		return err
+	}
+	mode, err := s.store.CollaboratorMode(ctx, r.ID, u.ID)
+	if err != nil {
+		return rpcerr.Internal(err)
+	}
+	if mode == store.AccessNone {
+		return status.Errorf(codes.NotFound, "%s is not a collaborator", u.Name)
+	}
+	return nil
+}
+
+// AddCollaborator makes name a collaborator of r with permission (read,
+// write, admin; "" is write), or changes their permission. An unknown
+// user is an invalid argument here, as in Gitea; the owner cannot be one.
+func (s *Service) AddCollaborator(ctx context.Context, r *access.Repo, name, permission string, viewer *auth.Principal) error {
+	mode := store.AccessWrite
+	// Validation, moved verbatim from the gRPC handler (see i9-validate).
+	if p := permission; p != "" {
+		m, ok := store.ParseAccessMode(p)
+		if !ok {
+			return status.Errorf(codes.InvalidArgument, "[Permission]: invalid permission %q (read, write, admin)", p)
+		}
+		mode = m
+	}
+	u, err := users.Visible(ctx, s.store, name, viewer)
+	if status.Code(err) == codes.NotFound || (err == nil && u.Type != store.UserTypeIndividual) {
+		return status.Errorf(codes.InvalidArgument, "user does not exist [name: %s]", name)
+	}
+	if err != nil {
+		return err
+	}
+	if u.ID == r.OwnerID {
+		return status.Error(codes.InvalidArgument, "the owner cannot be a collaborator of their own repository")
+	}
+	if err := s.store.SetCollaborator(ctx, r.ID, u.ID, mode); err != nil {
+		return rpcerr.Internal(err)
+	}
+	return nil
+}
+
+// DeleteCollaborator removes name from r's collaborators; NotFound when
+// they are not one.
+func (s *Service) DeleteCollaborator(ctx context.Context, r *access.Repo, name string, viewer *auth.Principal) error {
+	u, err := s.collaborator(ctx, name, viewer)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteCollaborator(ctx, r.ID, u.ID); err != nil {
+		return rpcerr.FromStore(err, u.Name+" is not a collaborator")
+	}
+	return nil
+}
+
+// CollaboratorPermission is name's access to r, if viewer may ask
+// (access.MayQueryPermission), and the user.
+func (s *Service) CollaboratorPermission(ctx context.Context, r *access.Repo, name string, viewer *auth.Principal) (*store.User, store.AccessMode, error) {
+	u, err := s.collaborator(ctx, name, viewer)
+	if err != nil {
+		return nil, store.AccessNone, err
+	}
+	if err := access.MayQueryPermission(r, viewer, u); err != nil {
+		return nil, store.AccessNone, err
+	}
+	mode, err := s.access.Mode(ctx, r.Repository, &auth.Principal{User: u})
+	if err != nil {
+		return nil, store.AccessNone, err
+	}
+	return u, mode, nil
+}

@@ -1,0 +1,52 @@
+package repos
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"forge/services/access"
+	"forge/services/git"
+	"forge/services/rpcerr"
+	"forge/services/store"
+)
+
+// PurgeStore is what deleting a repository writes.
+type PurgeStore interface {
+	// DeleteRepository deletes the repository's row and the rows every
+	// area declares as its own; store.ErrNotFound for an unknown id.
+	DeleteRepository(ctx context.Context, id int64) error
+}
+
+// Purger deletes repositories: the repository delete, the admin's user
+// delete with purge, and the command line's `admin user delete --purge`
+// all use it, so none of them builds a server to reach it.
+type Purger struct {
+	Store PurgeStore
+	Git   *git.Store
+}
+
+// Purge deletes a repository's records, then its git data. It returns the
+// store's errors (store.ErrNotFound when the record is already gone); a
+// failure to remove the files is logged, not returned, because the
+// repository no longer exists once its record is gone.
+func (p Purger) Purge(ctx context.Context, r *store.Repository) error {
+	if err := p.Store.DeleteRepository(ctx, r.ID); err != nil {
+		return err
+	}
+	path, _ := p.Git.RepoPath(r.OwnerName, r.Name)
+	// Delete removes whatever exists there, a repository or the leftovers
+	// of an interrupted create; nothing at all is fine too.
+	if err := p.Git.Delete(path); err != nil && !errors.Is(err, git.ErrNotFound) {
+		slog.Error("delete repository files", "path", path, "err", err) // the record is gone; files are garbage
+	}
+	return nil
+}
+
+// Delete deletes the resolved repository r (DELETE /repos/{owner}/{repo}).
+func (s *Service) Delete(ctx context.Context, r *access.Repo) error {
+	if err := s.purger.Purge(ctx, r.Repository); err != nil {
+		return rpcerr.FromStore(err, "The target couldn't be found.")
+	}
+	return nil
+}
