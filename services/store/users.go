@@ -182,8 +182,19 @@ func (s *Store) UpdateUser(ctx context.Context, name string, change func(u *User
 // other than id exists. On PostgreSQL it locks those rows, so two
 // concurrent demotions cannot both see the other as remaining.
 func (s *Store) ensureOtherActiveAdmin(tx *gorm.DB, id int64) error {
+	// Changes that may remove an active administrator are serialised by
+	// one transaction-scoped advisory lock on PostgreSQL, and the count
+	// then reads committed rows without locking them: locking the other
+	// administrators' rows instead deadlocks two concurrent demotions
+	// (each holds its own row and waits for the other's). SQLite has one
+	// writer at a time.
+	if s.postgres {
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", adminChangeLock).Error; err != nil {
+			return err
+		}
+	}
 	var ids []int64
-	err := s.forUpdate(tx.Model(&User{})).
+	err := tx.Model(&User{}).
 		Where("is_admin = ? AND is_active = ? AND type = ? AND id <> ?", true, true, UserTypeIndividual, id).
 		Limit(1).Pluck("id", &ids).Error
 	if err != nil {
@@ -194,6 +205,10 @@ func (s *Store) ensureOtherActiveAdmin(tx *gorm.DB, id int64) error {
 	}
 	return nil
 }
+
+// adminChangeLock is the advisory lock key of ensureOtherActiveAdmin
+// (migrations use 4242001).
+const adminChangeLock = 4242002
 
 // DeleteUser deletes an individual user with the rows of every table the
 // areas declare as owned by a user (Own): tokens, collaborations, watches.
