@@ -89,9 +89,6 @@ func (s *Server) Create(ctx context.Context, req *adminv1.CreateUserRequest, isA
 	if err := users.ValidateEmail(req.GetEmail()); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	if utf8.RuneCountInString(req.GetFullName()) > 100 {
-		return nil, status.Error(codes.InvalidArgument, "[FullName]: MaxSize")
-	}
 	if err := checkSource(req.GetSourceId()); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -93,35 +92,12 @@ func (s *Server) AdminCreateRepo(ctx context.Context, req *reposv1.AdminCreateRe
 	return &reposv1.AdminCreateRepoResponse{Repository: r}, nil
 }
 
-// ValidateRepoName checks a repository name: git.ValidName, at most 100
-// characters.
-func ValidateRepoName(name string) error {
-	switch {
-	case name == "":
-		return status.Error(codes.InvalidArgument, "[Name]: Required")
-	case utf8.RuneCountInString(name) > 100:
-		return status.Error(codes.InvalidArgument, "[Name]: MaxSize")
-	case !git.ValidName(name):
-		return status.Errorf(codes.InvalidArgument, "[Name]: invalid repository name %q (letters, digits, '-', '_', '.')", name)
-	}
-	return nil
-}
-
 // create makes the record, the bare repository and, with auto_init, the
 // first commit and its branch record, all or nothing (see createAtomic).
 func (s *Server) create(ctx context.Context, owner *store.User, opt *reposv1.CreateRepoOption, caller *auth.Principal) (*reposv1.Repository, error) {
-	if err := ValidateRepoName(opt.GetName()); err != nil {
-		return nil, err
-	}
-	if utf8.RuneCountInString(opt.GetDescription()) > 2048 {
-		return nil, status.Error(codes.InvalidArgument, "[Description]: MaxSize")
-	}
 	branch := opt.GetDefaultBranch()
 	if branch == "" {
 		branch = defaultBranch
-	}
-	if len(branch) > 100 { // Gitea's binding: MaxSize(100)
-		return nil, status.Error(codes.InvalidArgument, "[DefaultBranch]: MaxSize")
 	}
 	if err := validateDefaultBranch(branch); err != nil {
 		return nil, err
@@ -228,14 +204,6 @@ func (s *Server) EditRepo(ctx context.Context, req *reposv1.EditRepoRequest) (*r
 	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if req.Name != nil {
-		if err := ValidateRepoName(req.GetName()); err != nil {
-			return nil, err
-		}
-	}
-	if req.Description != nil && utf8.RuneCountInString(req.GetDescription()) > 2048 {
-		return nil, status.Error(codes.InvalidArgument, "[Description]: MaxSize")
 	}
 	if req.DefaultBranch != nil {
 		// Checked even while the repository is empty: the name is stored
