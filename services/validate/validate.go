@@ -9,6 +9,7 @@ package validate
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -102,8 +103,19 @@ func (f *field) check(value string) string {
 		if !git.ValidRefName(value) {
 			return fmt.Sprintf("[%s]: GitRefName", f.name)
 		}
+	case optionsv1.Format_FORMAT_USER_NAME:
+		if !validUserName(value) {
+			return fmt.Sprintf("[%s]: invalid user name %q (letters, digits, and single '-', '_' or '.' between them)", f.name, value)
+		}
 	}
 	return ""
+}
+
+var userName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+
+// validUserName: letters, digits and single '-', '_', '.' between them.
+func validUserName(name string) bool {
+	return userName.MatchString(name) && !strings.Contains(name, "..") && !strings.Contains(name, "--") && !strings.Contains(name, "__")
 }
 
 // cache holds each message type's checked fields, read once per type.

@@ -54,7 +54,13 @@ func TestCheckMessages(t *testing.T) {
 		{"contents: delete sha", &contentsv1.DeleteFileRequest{Branch: "main"}, "[SHA]: Required"},
 		{"release tag", &releasesv1.CreateReleaseRequest{TagName: " "}, "[TagName]: Required"},
 		{"token name", &tokensv1.CreateAccessTokenRequest{}, "[Name]: Required"},
-		{"full name", &adminv1.CreateUserRequest{FullName: long}, "[FullName]: MaxSize"},
+		{"full name", &adminv1.CreateUserRequest{Username: "u", FullName: long}, "[FullName]: MaxSize"},
+		{"user name required", &adminv1.CreateUserRequest{}, "[Username]: Required"},
+		{"user name size", &adminv1.CreateUserRequest{Username: strings.Repeat("u", 41)}, "[Username]: MaxSize"},
+		{"user name form", &adminv1.CreateUserRequest{Username: "a--b"}, `[Username]: invalid user name "a--b" (letters, digits, and single '-', '_' or '.' between them)`},
+		{"user name ok", &adminv1.CreateUserRequest{Username: "a-b.c_d"}, ""},
+		{"password size", &adminv1.CreateUserRequest{Username: "u", Password: strings.Repeat("p", 256)}, "[Password]: MaxSize"},
+		{"edit password size", &adminv1.EditUserRequest{Password: strings.Repeat("p", 256)}, "[Password]: MaxSize"},
 		{"no rules", &reposv1.GetRepoRequest{}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

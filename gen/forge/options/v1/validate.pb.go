@@ -33,6 +33,10 @@ const (
 	// A git reference name (git.ValidRefName), as Gitea's GitRefName
 	// binding: "[Field]: GitRefName".
 	Format_FORMAT_GIT_REF_NAME Format = 2
+	// A user or organization name: letters, digits and single '-', '_' or
+	// '.' between them: "[Field]: invalid user name "x" (letters, digits,
+	// and single '-', '_' or '.' between them)".
+	Format_FORMAT_USER_NAME Format = 3
 )
 
 // Enum value maps for Format.
@@ -41,11 +45,13 @@ var (
 		0: "FORMAT_UNSPECIFIED",
 		1: "FORMAT_REPO_NAME",
 		2: "FORMAT_GIT_REF_NAME",
+		3: "FORMAT_USER_NAME",
 	}
 	Format_value = map[string]int32{
 		"FORMAT_UNSPECIFIED":  0,
 		"FORMAT_REPO_NAME":    1,
 		"FORMAT_GIT_REF_NAME": 2,
+		"FORMAT_USER_NAME":    3,
 	}
 )
 
@@ -179,11 +185,12 @@ const file_forge_options_v1_validate_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\brequired\x18\x02 \x01(\bR\brequired\x12\x17\n" +
 	"\amax_len\x18\x03 \x01(\x05R\x06maxLen\x120\n" +
-	"\x06format\x18\x04 \x01(\x0e2\x18.forge.options.v1.FormatR\x06format*O\n" +
+	"\x06format\x18\x04 \x01(\x0e2\x18.forge.options.v1.FormatR\x06format*e\n" +
 	"\x06Format\x12\x16\n" +
 	"\x12FORMAT_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10FORMAT_REPO_NAME\x10\x01\x12\x17\n" +
-	"\x13FORMAT_GIT_REF_NAME\x10\x02:S\n" +
+	"\x13FORMAT_GIT_REF_NAME\x10\x02\x12\x14\n" +
+	"\x10FORMAT_USER_NAME\x10\x03:S\n" +
 	"\x05rules\x12\x1d.google.protobuf.FieldOptions\x18ӆ\x03 \x01(\v2\x1c.forge.options.v1.FieldRulesR\x05rulesB\xad\x01\n" +
 	"\x14com.forge.options.v1B\rValidateProtoP\x01Z$forge/gen/forge/options/v1;optionsv1\xa2\x02\x03FOX\xaa\x02\x10Forge.Options.V1\xca\x02\x10Forge\\Options\\V1\xe2\x02\x1cForge\\Options\\V1\\GPBMetadata\xea\x02\x12Forge::Options::V1b\x06proto3"
 
