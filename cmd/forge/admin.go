@@ -17,6 +17,7 @@ import (
 	"forge/services/store"
 	"forge/services/tokens"
 	"forge/services/users"
+	"forge/services/validate"
 )
 
 // adminTools calls the services' own use cases directly (no network, no
@@ -111,9 +112,13 @@ func (e *cliEnv) adminCreate(ctx context.Context, args []string) int {
 		return 2
 	}
 	return e.withTools(ctx, func(t *adminTools) error {
-		resp, err := t.admin.Create(ctx, &adminv1.CreateUserRequest{
+		req := &adminv1.CreateUserRequest{
 			Username: *username, Password: *password, Email: *email, MustChangePassword: mustChange,
-		}, *isAdmin)
+		}
+		if err := validate.Check(req); err != nil {
+			return err
+		}
+		resp, err := t.admin.Create(ctx, req, *isAdmin)
 		if err != nil {
 			return err
 		}
@@ -126,9 +131,15 @@ func (e *cliEnv) adminCreate(ctx context.Context, args []string) int {
 				return err
 			}
 			ctx := auth.NewContext(ctx, &auth.Principal{User: u, Method: auth.MethodLocal})
-			tok, err := t.tokens.CreateAccessToken(ctx, &tokensv1.CreateAccessTokenRequest{
+			req := &tokensv1.CreateAccessTokenRequest{
 				Username: *username, Name: *tokenName, Scopes: strings.Split(*tokenScopes, ","),
-			})
+			}
+			// The service is called directly, without the interceptor
+			// chain, so the declared field rules are checked here.
+			if err := validate.Check(req); err != nil {
+				return err
+			}
+			tok, err := t.tokens.CreateAccessToken(ctx, req)
 			if err != nil {
 				return err
 			}

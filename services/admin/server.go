@@ -83,14 +83,11 @@ func (s *Server) CreateUser(ctx context.Context, req *adminv1.CreateUserRequest)
 // Create creates a user, a site administrator when isAdmin (the command
 // line's --admin; the API option has no such field), in one write.
 func (s *Server) Create(ctx context.Context, req *adminv1.CreateUserRequest, isAdmin bool) (*adminv1.CreateUserResponse, error) {
-	if err := users.ValidateName(req.GetUsername()); err != nil {
+	if err := users.CheckReserved(req.GetUsername()); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	if err := users.ValidateEmail(req.GetEmail()); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
-	}
-	if utf8.RuneCountInString(req.GetFullName()) > 100 {
-		return nil, status.Error(codes.InvalidArgument, "[FullName]: MaxSize")
 	}
 	if err := checkSource(req.GetSourceId()); err != nil {
 		return nil, err
@@ -134,9 +131,6 @@ func (s *Server) Create(ctx context.Context, req *adminv1.CreateUserRequest, isA
 func (s *Server) checkPassword(pw string) error {
 	if utf8.RuneCountInString(pw) < s.minPassword {
 		return status.Errorf(codes.FailedPrecondition, "password must be at least %d characters", s.minPassword)
-	}
-	if len(pw) > 255 {
-		return status.Error(codes.InvalidArgument, "[Password]: MaxSize")
 	}
 	return nil
 }

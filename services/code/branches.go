@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -110,37 +109,12 @@ func (s *BranchServer) GetBranch(ctx context.Context, req *branchesv1.GetBranchR
 	return &branchesv1.GetBranchResponse{Branch: s.branch(r, &b, who)}, nil
 }
 
-// validRef checks a ref-name field as Gitea's GitRefName and MaxSize(100)
-// bindings do; the messages name the Go field, as Gitea's do.
-func validRef(field, name string, required bool) error {
-	switch {
-	case name == "" && required:
-		return status.Errorf(codes.InvalidArgument, "[%s]: Required", field)
-	case name == "":
-		return nil
-	case utf8.RuneCountInString(name) > 100:
-		return status.Errorf(codes.InvalidArgument, "[%s]: MaxSize", field)
-	case !git.ValidRefName(name):
-		return status.Errorf(codes.InvalidArgument, "[%s]: GitRefName", field)
-	}
-	return nil
-}
-
 func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateBranchRequest) (*branchesv1.CreateBranchResponse, error) {
 	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
 	}
 	name := req.GetNewBranchName()
-	for _, err := range []error{
-		validRef("BranchName", name, true),
-		validRef("OldRefName", req.GetOldRefName(), false),
-		validRef("OldBranchName", req.GetOldBranchName(), false),
-	} {
-		if err != nil {
-			return nil, err
-		}
-	}
 	if r.IsEmpty {
 		return nil, errEmptyRepo
 	}

@@ -216,9 +216,6 @@ func (s *ContentServer) CreateFile(ctx context.Context, req *contentsv1.CreateFi
 
 func (s *ContentServer) UpdateFile(ctx context.Context, req *contentsv1.UpdateFileRequest) (*contentsv1.UpdateFileResponse, error) {
 	f, err := s.change(ctx, req, "Update", func() (git.FileChange, error) {
-		if req.GetSha() == "" {
-			return git.FileChange{}, status.Error(codes.InvalidArgument, "[SHA]: Required")
-		}
 		content, err := decodeContent(req.GetContent())
 		return git.FileChange{Op: git.OpUpdate, Path: req.GetFilepath(), FromPath: req.GetFromPath(), SHA: req.GetSha(), Content: content}, err
 	})
@@ -230,9 +227,6 @@ func (s *ContentServer) UpdateFile(ctx context.Context, req *contentsv1.UpdateFi
 
 func (s *ContentServer) DeleteFile(ctx context.Context, req *contentsv1.DeleteFileRequest) (*contentsv1.DeleteFileResponse, error) {
 	f, err := s.change(ctx, req, "Delete", func() (git.FileChange, error) {
-		if req.GetSha() == "" {
-			return git.FileChange{}, status.Error(codes.InvalidArgument, "[SHA]: Required")
-		}
 		return git.FileChange{Op: git.OpDelete, Path: req.GetFilepath(), SHA: req.GetSha()}, nil
 	})
 	if err != nil {
@@ -255,12 +249,6 @@ func decodeContent(s string) ([]byte, error) {
 func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string, op func() (git.FileChange, error)) (*contentsv1.FileResponse, error) {
 	r, err := s.resolve(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := validRef("BranchName", req.GetBranch(), false); err != nil {
-		return nil, err
-	}
-	if err := validRef("NewBranchName", req.GetNewBranch(), false); err != nil {
 		return nil, err
 	}
 	fc, err := op()

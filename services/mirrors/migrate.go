@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -55,18 +54,6 @@ func (s *Server) MigrateRepo(ctx context.Context, req *mirrorsv1.MigrateRepoRequ
 }
 
 func (s *Server) validateMigration(ctx context.Context, req *mirrorsv1.MigrateRepoRequest, caller *auth.Principal) (*migration, error) {
-	switch name := req.GetRepoName(); {
-	case strings.TrimSpace(req.GetCloneAddr()) == "":
-		return nil, status.Error(codes.InvalidArgument, "[CloneAddr]: Required")
-	case name == "":
-		return nil, status.Error(codes.InvalidArgument, "[RepoName]: Required")
-	case utf8.RuneCountInString(name) > 100:
-		return nil, status.Error(codes.InvalidArgument, "[RepoName]: MaxSize")
-	case !git.ValidName(name):
-		return nil, status.Errorf(codes.InvalidArgument, "[RepoName]: invalid repository name %q (letters, digits, '-', '_', '.')", name)
-	case utf8.RuneCountInString(req.GetDescription()) > 2048:
-		return nil, status.Error(codes.InvalidArgument, "[Description]: MaxSize")
-	}
 	m := &migration{name: req.GetRepoName(), mirror: req.GetMirror(), private: req.GetPrivate(), desc: req.GetDescription()}
 	if m.mirror {
 		m.interval = DefaultInterval

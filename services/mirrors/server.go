@@ -109,7 +109,7 @@ type Options struct {
 // Timing rules (Gitea's [mirror] defaults).
 const (
 	DefaultInterval = 8 * time.Hour
-	MinInterval     = 10 * time.Minute
+	MinInterval     = repos.MinMirrorInterval // one minimum for pull and push mirrors
 	// syncTimeout bounds one fetch or push.
 	syncTimeout = 30 * time.Minute
 )

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -64,9 +63,6 @@ func (s *Server) dropTag(ctx context.Context, r *repo, name string) {
 }
 
 func (s *Server) CreateRelease(ctx context.Context, req *releasesv1.CreateReleaseRequest) (*releasesv1.CreateReleaseResponse, error) {
-	if strings.TrimSpace(req.GetTagName()) == "" {
-		return nil, status.Error(codes.InvalidArgument, "[TagName]: Required")
-	}
 	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err

@@ -58,7 +58,7 @@ func (s *Service) CheckCollaborator(ctx context.Context, r *access.Repo, name st
 // user is an invalid argument here, as in Gitea; the owner cannot be one.
 func (s *Service) AddCollaborator(ctx context.Context, r *access.Repo, name, permission string, viewer *auth.Principal) error {
 	mode := store.AccessWrite
-	// Validation, moved verbatim from the gRPC handler (see i9-validate).
+	// A value set with its own message: not a declared field rule.
 	if p := permission; p != "" {
 		m, ok := store.ParseAccessMode(p)
 		if !ok {

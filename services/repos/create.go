@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -55,19 +54,11 @@ func (s *Service) CreateFor(ctx context.Context, owner string, in CreateOptions,
 // repository and, with AutoInit, the first commit and its branch record,
 // all or nothing (see createAtomic). The result carries owner access.
 func (s *Service) Create(ctx context.Context, owner *store.User, in CreateOptions, caller *auth.Principal) (*access.Repo, error) {
-	// Validation, moved verbatim from the gRPC handler (see i9-validate).
-	if err := ValidateRepoName(in.Name); err != nil {
-		return nil, err
-	}
-	if utf8.RuneCountInString(in.Description) > 2048 {
-		return nil, status.Error(codes.InvalidArgument, "[Description]: MaxSize")
-	}
+	// The name's form and the field sizes are declared on the request and
+	// checked before the call (services/validate); these rules need more.
 	branch := in.DefaultBranch
 	if branch == "" {
 		branch = defaultBranch
-	}
-	if len(branch) > 100 { // Gitea's binding: MaxSize(100)
-		return nil, status.Error(codes.InvalidArgument, "[DefaultBranch]: MaxSize")
 	}
 	if err := validateDefaultBranch(branch); err != nil {
 		return nil, err
@@ -88,20 +79,6 @@ func (s *Service) Create(ctx context.Context, owner *store.User, in CreateOption
 		return nil, err
 	}
 	return &access.Repo{Repository: rec, Owner: owner, Mode: store.AccessOwner}, nil
-}
-
-// ValidateRepoName checks a repository name: git.ValidName, at most 100
-// characters.
-func ValidateRepoName(name string) error {
-	switch {
-	case name == "":
-		return status.Error(codes.InvalidArgument, "[Name]: Required")
-	case utf8.RuneCountInString(name) > 100:
-		return status.Error(codes.InvalidArgument, "[Name]: MaxSize")
-	case !git.ValidName(name):
-		return status.Errorf(codes.InvalidArgument, "[Name]: invalid repository name %q (letters, digits, '-', '_', '.')", name)
-	}
-	return nil
 }
 
 // validateDefaultBranch checks a default branch name given through the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -77,15 +76,8 @@ func (s *Service) Edit(ctx context.Context, r *access.Repo, e Edit) (*access.Rep
 // checkEdit refuses an invalid change before anything is written, and
 // returns the parsed mirror interval (pull mirrors only).
 func (s *Service) checkEdit(ctx context.Context, r *access.Repo, e Edit) (time.Duration, error) {
-	// Validation, moved verbatim from the gRPC handler (see i9-validate).
-	if e.Name != nil {
-		if err := ValidateRepoName(*e.Name); err != nil {
-			return 0, err
-		}
-	}
-	if e.Description != nil && utf8.RuneCountInString(*e.Description) > 2048 {
-		return 0, status.Error(codes.InvalidArgument, "[Description]: MaxSize")
-	}
+	// The name's form and the description's size are declared on the
+	// request and checked before the call (services/validate).
 	if e.DefaultBranch != nil {
 		// Checked even while the repository is empty: the name is stored
 		// and later handed to git as HEAD's target.

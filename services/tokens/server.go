@@ -103,9 +103,6 @@ func render(t *store.AccessToken) *tokensv1.AccessToken {
 }
 
 func (s *Server) CreateAccessToken(ctx context.Context, req *tokensv1.CreateAccessTokenRequest) (*tokensv1.CreateAccessTokenResponse, error) {
-	if strings.TrimSpace(req.GetName()) == "" {
-		return nil, status.Error(codes.InvalidArgument, "[Name]: Required")
-	}
 	scopes, err := auth.ParseScopes(req.GetScopes())
 	if err != nil {
 		return nil, status.Errorf(codes.FailedPrecondition, "invalid access token scope provided: %v", err)

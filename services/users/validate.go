@@ -3,11 +3,8 @@ package users
 import (
 	"fmt"
 	"net/mail"
-	"regexp"
 	"strings"
 )
-
-var validName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 
 // Names that would collide with forge's own URL paths.
 var reservedNames = map[string]bool{
@@ -16,17 +13,11 @@ var reservedNames = map[string]bool{
 	"swagger": true, "healthz": true, "info": true, "notifications": true, "-": true,
 }
 
-// ValidateName checks a user or organization name: letters, digits and
-// single '-', '_', '.' between them, at most 40 characters, not reserved.
-func ValidateName(name string) error {
-	switch {
-	case name == "":
-		return fmt.Errorf("[Username]: Required")
-	case len(name) > 40:
-		return fmt.Errorf("[Username]: MaxSize")
-	case !validName.MatchString(name) || strings.Contains(name, "..") || strings.Contains(name, "--") || strings.Contains(name, "__"):
-		return fmt.Errorf("[Username]: invalid user name %q (letters, digits, and single '-', '_' or '.' between them)", name)
-	case reservedNames[strings.ToLower(name)]:
+// CheckReserved refuses a user or organization name forge's URLs use. The
+// name's form and size are declared on the request (forge.options.v1.rules,
+// FORMAT_USER_NAME) and checked before the handler.
+func CheckReserved(name string) error {
+	if reservedNames[strings.ToLower(name)] {
 		return fmt.Errorf("name is reserved [name: %s]", name)
 	}
 	return nil

@@ -36,6 +36,7 @@ import (
 	"forge/services/store"
 	"forge/services/tokens"
 	"forge/services/users"
+	"forge/services/validate"
 	"forge/services/watch"
 )
 
@@ -165,8 +166,11 @@ func (a *App) build() error {
 
 	// One interceptor chain, used by both transports. rpcerr, outermost,
 	// is the one translator of errors to statuses.
-	unary := []grpc.UnaryServerInterceptor{rpcerr.Unary, recoverUnary, authn.Unary}
-	stream := []grpc.StreamServerInterceptor{rpcerr.Stream, recoverStream, authn.Stream}
+	// Field rules (validate) after authorization: a caller who may not
+	// call learns nothing from a 422, as with Gitea's binding after its
+	// access middlewares.
+	unary := []grpc.UnaryServerInterceptor{rpcerr.Unary, recoverUnary, authn.Unary, validate.Unary}
+	stream := []grpc.StreamServerInterceptor{rpcerr.Stream, recoverStream, authn.Stream, validate.Stream}
 
 	a.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...),
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxRequestBodySize), grpc.InTapHandle(authn.Tap))

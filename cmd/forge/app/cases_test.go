@@ -192,6 +192,7 @@ func TestAPICases(t *testing.T) {
 
 var placeholderFuncs = template.FuncMap{
 	"repoID":     func(string) string { return "0" },
+	"repeat":     strings.Repeat,
 	"releaseID":  func(string, string) string { return "0" },
 	"fileSHA":    func(string, string) string { return "0" },
 	"pushMirror": func(string) string { return "0" },
@@ -339,6 +340,7 @@ func (w *world) funcs() template.FuncMap {
 	}
 	return template.FuncMap{
 		"repoID": repoID,
+		"repeat": strings.Repeat, // long values for size rules
 		"releaseID": func(full, tag string) (string, error) {
 			r := s.do("GET", "/api/v1/repos/"+full+"/releases/tags/"+tag, "", "Authorization", "token "+s.AdminToken)
 			var rel struct{ ID int64 }

@@ -814,7 +814,7 @@ var File_forge_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/admin/v1/admin.proto\x12\x0eforge.admin.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"x\n" +
+	"\x1aforge/admin/v1/admin.proto\x12\x0eforge.admin.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"x\n" +
 	"\x10ListUsersRequest\x12\x1b\n" +
 	"\tsource_id\x18\x01 \x01(\x03R\bsourceId\x12\x1d\n" +
 	"\n" +
@@ -824,12 +824,13 @@ const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"\x11ListUsersResponse\x12*\n" +
 	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount\"\xba\x03\n" +
-	"\x11CreateUserRequest\x12\x1a\n" +
-	"\busername\x18\x01 \x01(\tR\busername\x12\x14\n" +
-	"\x05email\x18\x02 \x01(\tR\x05email\x12\x1a\n" +
-	"\bpassword\x18\x03 \x01(\tR\bpassword\x12\x1b\n" +
-	"\tfull_name\x18\x04 \x01(\tR\bfullName\x12\x1d\n" +
+	"totalCount\"\xd7\x03\n" +
+	"\x11CreateUserRequest\x12&\n" +
+	"\busername\x18\x01 \x01(\tB\n" +
+	"\x9a\xb5\x18\x06\x10\x01\x18( \x03R\busername\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12#\n" +
+	"\bpassword\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\bpassword\x12#\n" +
+	"\tfull_name\x18\x04 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\bfullName\x12\x1d\n" +
 	"\n" +
 	"login_name\x18\x05 \x01(\tR\tloginName\x12\x1b\n" +
 	"\tsource_id\x18\x06 \x01(\x03R\bsourceId\x125\n" +
@@ -848,15 +849,15 @@ const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"\x15_must_change_passwordB\r\n" +
 	"\v_restricted\">\n" +
 	"\x12CreateUserResponse\x12(\n" +
-	"\x04user\x18\x01 \x01(\v2\x14.forge.users.v1.UserR\x04user\"\xc8\a\n" +
+	"\x04user\x18\x01 \x01(\v2\x14.forge.users.v1.UserR\x04user\"\xd1\a\n" +
 	"\x0fEditUserRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x1b\n" +
 	"\tsource_id\x18\x02 \x01(\x03R\bsourceId\x12\x1d\n" +
 	"\n" +
 	"login_name\x18\x03 \x01(\tR\tloginName\x12\x19\n" +
 	"\x05email\x18\x04 \x01(\tH\x00R\x05email\x88\x01\x01\x12 \n" +
-	"\tfull_name\x18\x05 \x01(\tH\x01R\bfullName\x88\x01\x01\x12\x1a\n" +
-	"\bpassword\x18\x06 \x01(\tR\bpassword\x125\n" +
+	"\tfull_name\x18\x05 \x01(\tH\x01R\bfullName\x88\x01\x01\x12#\n" +
+	"\bpassword\x18\x06 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\bpassword\x125\n" +
 	"\x14must_change_password\x18\a \x01(\bH\x02R\x12mustChangePassword\x88\x01\x01\x12\x1d\n" +
 	"\awebsite\x18\b \x01(\tH\x03R\awebsite\x88\x01\x01\x12\x1f\n" +
 	"\blocation\x18\t \x01(\tH\x04R\blocation\x88\x01\x01\x12%\n" +

@@ -649,7 +649,7 @@ var File_forge_branches_v1_branches_proto protoreflect.FileDescriptor
 
 const file_forge_branches_v1_branches_proto_rawDesc = "" +
 	"\n" +
-	" forge/branches/v1/branches.proto\x12\x11forge.branches.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1bforge/options/v1/rest.proto\"\x99\x03\n" +
+	" forge/branches/v1/branches.proto\x12\x11forge.branches.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\"\x99\x03\n" +
 	"\x06Branch\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\x06commit\x18\x02 \x01(\v2\x1f.forge.commits.v1.PayloadCommitR\x06commit\x12\x1c\n" +
@@ -678,14 +678,16 @@ const file_forge_branches_v1_branches_proto_rawDesc = "" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x16\n" +
 	"\x06branch\x18\x03 \x01(\tR\x06branch\"F\n" +
 	"\x11GetBranchResponse\x121\n" +
-	"\x06branch\x18\x01 \x01(\v2\x19.forge.branches.v1.BranchR\x06branch\"\xb1\x01\n" +
+	"\x06branch\x18\x01 \x01(\v2\x19.forge.branches.v1.BranchR\x06branch\"\xdd\x01\n" +
 	"\x13CreateBranchRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
-	"\x04repo\x18\x02 \x01(\tR\x04repo\x12&\n" +
-	"\x0fnew_branch_name\x18\x03 \x01(\tR\rnewBranchName\x12 \n" +
-	"\fold_ref_name\x18\x04 \x01(\tR\n" +
-	"oldRefName\x12&\n" +
-	"\x0fold_branch_name\x18\x05 \x01(\tR\roldBranchName\"I\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12>\n" +
+	"\x0fnew_branch_name\x18\x03 \x01(\tB\x16\x9a\xb5\x18\x12\n" +
+	"\n" +
+	"BranchName\x10\x01\x18d \x02R\rnewBranchName\x12*\n" +
+	"\fold_ref_name\x18\x04 \x01(\tB\b\x9a\xb5\x18\x04\x18d \x02R\n" +
+	"oldRefName\x120\n" +
+	"\x0fold_branch_name\x18\x05 \x01(\tB\b\x9a\xb5\x18\x04\x18d \x02R\roldBranchName\"I\n" +
 	"\x14CreateBranchResponse\x121\n" +
 	"\x06branch\x18\x01 \x01(\v2\x19.forge.branches.v1.BranchR\x06branch\"W\n" +
 	"\x13DeleteBranchRequest\x12\x14\n" +

@@ -1399,7 +1399,7 @@ var File_forge_contents_v1_contents_proto protoreflect.FileDescriptor
 
 const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	"\n" +
-	" forge/contents/v1/contents.proto\x12\x11forge.contents.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x04\n" +
+	" forge/contents/v1/contents.proto\x12\x11forge.contents.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x04\n" +
 	"\x10ContentsResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x10\n" +
@@ -1474,15 +1474,18 @@ const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	"\fFileResponse\x12=\n" +
 	"\acontent\x18\x01 \x01(\v2#.forge.contents.v1.ContentsResponseR\acontent\x12=\n" +
 	"\x06commit\x18\x02 \x01(\v2%.forge.contents.v1.FileCommitResponseR\x06commit\x12O\n" +
-	"\fverification\x18\x03 \x01(\v2+.forge.commits.v1.PayloadCommitVerificationR\fverification\"\x84\x03\n" +
+	"\fverification\x18\x03 \x01(\v2+.forge.commits.v1.PayloadCommitVerificationR\fverification\"\xb3\x03\n" +
 	"\x11CreateFileRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x1a\n" +
 	"\bfilepath\x18\x03 \x01(\tR\bfilepath\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\x12\x16\n" +
-	"\x06branch\x18\x05 \x01(\tR\x06branch\x12\x1d\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12,\n" +
+	"\x06branch\x18\x05 \x01(\tB\x14\x9a\xb5\x18\x10\n" +
 	"\n" +
-	"new_branch\x18\x06 \x01(\tR\tnewBranch\x123\n" +
+	"BranchName\x18d \x02R\x06branch\x126\n" +
+	"\n" +
+	"new_branch\x18\x06 \x01(\tB\x17\x9a\xb5\x18\x13\n" +
+	"\rNewBranchName\x18d \x02R\tnewBranch\x123\n" +
 	"\x06author\x18\a \x01(\v2\x1b.forge.contents.v1.IdentityR\x06author\x129\n" +
 	"\tcommitter\x18\b \x01(\v2\x1b.forge.contents.v1.IdentityR\tcommitter\x124\n" +
 	"\x05dates\x18\t \x01(\v2\x1e.forge.contents.v1.CommitDatesR\x05dates\x12\x18\n" +
@@ -1490,39 +1493,47 @@ const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	" \x01(\bR\asignoff\x12\x18\n" +
 	"\acontent\x18\v \x01(\tR\acontent\"I\n" +
 	"\x12CreateFileResponse\x123\n" +
-	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file\"\xb3\x03\n" +
+	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file\"\xef\x03\n" +
 	"\x11UpdateFileRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x1a\n" +
 	"\bfilepath\x18\x03 \x01(\tR\bfilepath\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\x12\x16\n" +
-	"\x06branch\x18\x05 \x01(\tR\x06branch\x12\x1d\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12,\n" +
+	"\x06branch\x18\x05 \x01(\tB\x14\x9a\xb5\x18\x10\n" +
 	"\n" +
-	"new_branch\x18\x06 \x01(\tR\tnewBranch\x123\n" +
+	"BranchName\x18d \x02R\x06branch\x126\n" +
+	"\n" +
+	"new_branch\x18\x06 \x01(\tB\x17\x9a\xb5\x18\x13\n" +
+	"\rNewBranchName\x18d \x02R\tnewBranch\x123\n" +
 	"\x06author\x18\a \x01(\v2\x1b.forge.contents.v1.IdentityR\x06author\x129\n" +
 	"\tcommitter\x18\b \x01(\v2\x1b.forge.contents.v1.IdentityR\tcommitter\x124\n" +
 	"\x05dates\x18\t \x01(\v2\x1e.forge.contents.v1.CommitDatesR\x05dates\x12\x18\n" +
 	"\asignoff\x18\n" +
 	" \x01(\bR\asignoff\x12\x18\n" +
-	"\acontent\x18\v \x01(\tR\acontent\x12\x10\n" +
-	"\x03sha\x18\f \x01(\tR\x03sha\x12\x1b\n" +
+	"\acontent\x18\v \x01(\tR\acontent\x12\x1d\n" +
+	"\x03sha\x18\f \x01(\tB\v\x9a\xb5\x18\a\n" +
+	"\x03SHA\x10\x01R\x03sha\x12\x1b\n" +
 	"\tfrom_path\x18\r \x01(\tR\bfromPath\"I\n" +
 	"\x12UpdateFileResponse\x123\n" +
-	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file\"\xfc\x02\n" +
+	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file\"\xb8\x03\n" +
 	"\x11DeleteFileRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x1a\n" +
 	"\bfilepath\x18\x03 \x01(\tR\bfilepath\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\x12\x16\n" +
-	"\x06branch\x18\x05 \x01(\tR\x06branch\x12\x1d\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12,\n" +
+	"\x06branch\x18\x05 \x01(\tB\x14\x9a\xb5\x18\x10\n" +
 	"\n" +
-	"new_branch\x18\x06 \x01(\tR\tnewBranch\x123\n" +
+	"BranchName\x18d \x02R\x06branch\x126\n" +
+	"\n" +
+	"new_branch\x18\x06 \x01(\tB\x17\x9a\xb5\x18\x13\n" +
+	"\rNewBranchName\x18d \x02R\tnewBranch\x123\n" +
 	"\x06author\x18\a \x01(\v2\x1b.forge.contents.v1.IdentityR\x06author\x129\n" +
 	"\tcommitter\x18\b \x01(\v2\x1b.forge.contents.v1.IdentityR\tcommitter\x124\n" +
 	"\x05dates\x18\t \x01(\v2\x1e.forge.contents.v1.CommitDatesR\x05dates\x12\x18\n" +
 	"\asignoff\x18\n" +
-	" \x01(\bR\asignoff\x12\x10\n" +
-	"\x03sha\x18\v \x01(\tR\x03sha\"I\n" +
+	" \x01(\bR\asignoff\x12\x1d\n" +
+	"\x03sha\x18\v \x01(\tB\v\x9a\xb5\x18\a\n" +
+	"\x03SHA\x10\x01R\x03sha\"I\n" +
 	"\x12DeleteFileResponse\x123\n" +
 	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xe3\x03\n" +
 	"\x0eContentService\x12\\\n" +

@@ -1020,11 +1020,12 @@ var File_forge_mirrors_v1_mirrors_proto protoreflect.FileDescriptor
 
 const file_forge_mirrors_v1_mirrors_proto_rawDesc = "" +
 	"\n" +
-	"\x1eforge/mirrors/v1/mirrors.proto\x12\x10forge.mirrors.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdb\x04\n" +
-	"\x12MigrateRepoRequest\x12\x1d\n" +
+	"\x1eforge/mirrors/v1/mirrors.proto\x12\x10forge.mirrors.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf8\x04\n" +
+	"\x12MigrateRepoRequest\x12%\n" +
 	"\n" +
-	"clone_addr\x18\x01 \x01(\tR\tcloneAddr\x12\x1b\n" +
-	"\trepo_name\x18\x02 \x01(\tR\brepoName\x12\x1d\n" +
+	"clone_addr\x18\x01 \x01(\tB\x06\x9a\xb5\x18\x02\x10\x01R\tcloneAddr\x12'\n" +
+	"\trepo_name\x18\x02 \x01(\tB\n" +
+	"\x9a\xb5\x18\x06\x10\x01\x18d \x01R\brepoName\x12\x1d\n" +
 	"\n" +
 	"repo_owner\x18\x03 \x01(\tR\trepoOwner\x12\x10\n" +
 	"\x03uid\x18\x04 \x01(\x03R\x03uid\x12\x18\n" +
@@ -1036,8 +1037,8 @@ const file_forge_mirrors_v1_mirrors_proto_rawDesc = "" +
 	"\x06mirror\x18\t \x01(\bR\x06mirror\x12'\n" +
 	"\x0fmirror_interval\x18\n" +
 	" \x01(\tR\x0emirrorInterval\x12\x18\n" +
-	"\aprivate\x18\v \x01(\bR\aprivate\x12 \n" +
-	"\vdescription\x18\f \x01(\tR\vdescription\x12\x12\n" +
+	"\aprivate\x18\v \x01(\bR\aprivate\x12)\n" +
+	"\vdescription\x18\f \x01(\tB\a\x9a\xb5\x18\x03\x18\x80\x10R\vdescription\x12\x12\n" +
 	"\x04wiki\x18\r \x01(\bR\x04wiki\x12\x1e\n" +
 	"\n" +
 	"milestones\x18\x0e \x01(\bR\n" +

@@ -1718,7 +1718,7 @@ var File_forge_releases_v1_releases_proto protoreflect.FileDescriptor
 
 const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\n" +
-	" forge/releases/v1/releases.proto\x12\x11forge.releases.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n" +
+	" forge/releases/v1/releases.proto\x12\x11forge.releases.v1\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n" +
 	"\n" +
 	"Attachment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
@@ -1796,11 +1796,11 @@ const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x10\n" +
 	"\x03tag\x18\x03 \x01(\tR\x03tag\"O\n" +
 	"\x17GetReleaseByTagResponse\x124\n" +
-	"\arelease\x18\x01 \x01(\v2\x1a.forge.releases.v1.ReleaseR\arelease\"\xe4\x01\n" +
+	"\arelease\x18\x01 \x01(\v2\x1a.forge.releases.v1.ReleaseR\arelease\"\xec\x01\n" +
 	"\x14CreateReleaseRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
-	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x19\n" +
-	"\btag_name\x18\x03 \x01(\tR\atagName\x12)\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12!\n" +
+	"\btag_name\x18\x03 \x01(\tB\x06\x9a\xb5\x18\x02\x10\x01R\atagName\x12)\n" +
 	"\x10target_commitish\x18\x04 \x01(\tR\x0ftargetCommitish\x12\x12\n" +
 	"\x04name\x18\x05 \x01(\tR\x04name\x12\x12\n" +
 	"\x04body\x18\x06 \x01(\tR\x04body\x12\x14\n" +

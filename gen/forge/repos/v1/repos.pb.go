@@ -2565,7 +2565,7 @@ var File_forge_repos_v1_repos_proto protoreflect.FileDescriptor
 
 const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/repos/v1/repos.proto\x12\x0eforge.repos.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"J\n" +
+	"\x1aforge/repos/v1/repos.proto\x12\x0eforge.repos.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"J\n" +
 	"\n" +
 	"Permission\x12\x14\n" +
 	"\x05admin\x18\x01 \x01(\bR\x05admin\x12\x12\n" +
@@ -2646,10 +2646,11 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\rrepo_transfer\x18: \x01(\v2\x1c.forge.repos.v1.RepoTransferR\frepoTransfer\"l\n" +
 	"\fRepoTransfer\x12(\n" +
 	"\x04doer\x18\x01 \x01(\v2\x14.forge.users.v1.UserR\x04doer\x122\n" +
-	"\trecipient\x18\x02 \x01(\v2\x14.forge.users.v1.UserR\trecipient\"\x86\x03\n" +
-	"\x10CreateRepoOption\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
-	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x18\n" +
+	"\trecipient\x18\x02 \x01(\v2\x14.forge.users.v1.UserR\trecipient\"\xa3\x03\n" +
+	"\x10CreateRepoOption\x12\x1e\n" +
+	"\x04name\x18\x01 \x01(\tB\n" +
+	"\x9a\xb5\x18\x06\x10\x01\x18d \x01R\x04name\x12)\n" +
+	"\vdescription\x18\x02 \x01(\tB\a\x9a\xb5\x18\x03\x18\x80\x10R\vdescription\x12\x18\n" +
 	"\aprivate\x18\x03 \x01(\bR\aprivate\x12!\n" +
 	"\fissue_labels\x18\x04 \x01(\tR\vissueLabels\x12\x1b\n" +
 	"\tauto_init\x18\x05 \x01(\bR\bautoInit\x12\x1a\n" +
@@ -2658,15 +2659,16 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"gitignores\x18\a \x01(\tR\n" +
 	"gitignores\x12\x18\n" +
 	"\alicense\x18\b \x01(\tR\alicense\x12\x16\n" +
-	"\x06readme\x18\t \x01(\tR\x06readme\x12%\n" +
+	"\x06readme\x18\t \x01(\tR\x06readme\x12-\n" +
 	"\x0edefault_branch\x18\n" +
-	" \x01(\tR\rdefaultBranch\x12\x1f\n" +
+	" \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\rdefaultBranch\x12\x1f\n" +
 	"\vtrust_model\x18\v \x01(\tR\n" +
 	"trustModel\x12,\n" +
-	"\x12object_format_name\x18\f \x01(\tR\x10objectFormatName\"\x92\x03\n" +
-	"\x1cCreateCurrentUserRepoRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
-	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x18\n" +
+	"\x12object_format_name\x18\f \x01(\tR\x10objectFormatName\"\xaf\x03\n" +
+	"\x1cCreateCurrentUserRepoRequest\x12\x1e\n" +
+	"\x04name\x18\x01 \x01(\tB\n" +
+	"\x9a\xb5\x18\x06\x10\x01\x18d \x01R\x04name\x12)\n" +
+	"\vdescription\x18\x02 \x01(\tB\a\x9a\xb5\x18\x03\x18\x80\x10R\vdescription\x12\x18\n" +
 	"\aprivate\x18\x03 \x01(\bR\aprivate\x12!\n" +
 	"\fissue_labels\x18\x04 \x01(\tR\vissueLabels\x12\x1b\n" +
 	"\tauto_init\x18\x05 \x01(\bR\bautoInit\x12\x1a\n" +
@@ -2675,9 +2677,9 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"gitignores\x18\a \x01(\tR\n" +
 	"gitignores\x12\x18\n" +
 	"\alicense\x18\b \x01(\tR\alicense\x12\x16\n" +
-	"\x06readme\x18\t \x01(\tR\x06readme\x12%\n" +
+	"\x06readme\x18\t \x01(\tR\x06readme\x12-\n" +
 	"\x0edefault_branch\x18\n" +
-	" \x01(\tR\rdefaultBranch\x12\x1f\n" +
+	" \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\rdefaultBranch\x12\x1f\n" +
 	"\vtrust_model\x18\v \x01(\tR\n" +
 	"trustModel\x12,\n" +
 	"\x12object_format_name\x18\f \x01(\tR\x10objectFormatName\"[\n" +
@@ -2706,12 +2708,13 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x13GetRepoByIDResponse\x12:\n" +
 	"\n" +
 	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
-	"repository\"\xb9\r\n" +
+	"repository\"\xce\r\n" +
 	"\x0fEditRepoRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
-	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x17\n" +
-	"\x04name\x18\x03 \x01(\tH\x00R\x04name\x88\x01\x01\x12%\n" +
-	"\vdescription\x18\x04 \x01(\tH\x01R\vdescription\x88\x01\x01\x12\x1d\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12#\n" +
+	"\x04name\x18\x03 \x01(\tB\n" +
+	"\x9a\xb5\x18\x06\x10\x01\x18d \x01H\x00R\x04name\x88\x01\x01\x12.\n" +
+	"\vdescription\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\x80\x10H\x01R\vdescription\x88\x01\x01\x12\x1d\n" +
 	"\awebsite\x18\x05 \x01(\tH\x02R\awebsite\x88\x01\x01\x12\x1d\n" +
 	"\aprivate\x18\x06 \x01(\bH\x03R\aprivate\x88\x01\x01\x12\x1f\n" +
 	"\btemplate\x18\a \x01(\bH\x04R\btemplate\x88\x01\x01\x12\"\n" +

@@ -427,7 +427,7 @@ var File_forge_tokens_v1_tokens_proto protoreflect.FileDescriptor
 
 const file_forge_tokens_v1_tokens_proto_rawDesc = "" +
 	"\n" +
-	"\x1cforge/tokens/v1/tokens.proto\x12\x0fforge.tokens.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x02\n" +
+	"\x1cforge/tokens/v1/tokens.proto\x12\x0fforge.tokens.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x02\n" +
 	"\vAccessToken\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -445,10 +445,10 @@ const file_forge_tokens_v1_tokens_proto_rawDesc = "" +
 	"\x18ListAccessTokensResponse\x124\n" +
 	"\x06tokens\x18\x01 \x03(\v2\x1c.forge.tokens.v1.AccessTokenR\x06tokens\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount\"b\n" +
+	"totalCount\"j\n" +
 	"\x18CreateAccessTokenRequest\x12\x1a\n" +
-	"\busername\x18\x01 \x01(\tR\busername\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
+	"\x04name\x18\x02 \x01(\tB\x06\x9a\xb5\x18\x02\x10\x01R\x04name\x12\x16\n" +
 	"\x06scopes\x18\x03 \x03(\tR\x06scopes\"O\n" +
 	"\x19CreateAccessTokenResponse\x122\n" +
 	"\x05token\x18\x01 \x01(\v2\x1c.forge.tokens.v1.AccessTokenR\x05token\"L\n" +
