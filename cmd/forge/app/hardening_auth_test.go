@@ -32,27 +32,7 @@ func (s *testServer) from(source, method, path, body string, header ...string) r
 	s.t.Helper()
 	tr := &http.Transport{DialContext: loopbackDialer(source).DialContext}
 	defer tr.CloseIdleConnections()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, s.URL+path, rd)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return s.doWith(&http.Client{Transport: tr}, method, path, body, header...)
 }
 
 // grpcFrom is a gRPC connection from the loopback source address.

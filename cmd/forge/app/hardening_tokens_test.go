@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"forge/cmd/forge/app"
 	tokensv1 "forge/gen/forge/tokens/v1"
 	usersv1 "forge/gen/forge/users/v1"
 	"forge/services/auth"
@@ -184,32 +182,8 @@ func TestTOTPCodeSingleUse(t *testing.T) {
 // as a multi-process deployment would.
 func startPeer(t *testing.T, s *testServer) *testServer {
 	t.Helper()
-	httpLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	grpcLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := *s.Cfg
-	cfg.Server.RootURL = "http://" + httpLn.Addr().String() + "/"
-	cfg.Server.GRPCAddr = grpcLn.Addr().String()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, &cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.Serve(ctx, httpLn, grpcLn) }()
-	peer := &testServer{t: t, URL: "http://" + httpLn.Addr().String(), Cfg: &cfg, App: a, AdminToken: s.AdminToken}
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		if peer.conn != nil {
-			peer.conn.Close()
-		}
-		a.Close()
-	})
+	peer := serveConfig(t, &cfg, nil)
+	peer.AdminToken = s.AdminToken
 	return peer
 }

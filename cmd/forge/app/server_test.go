@@ -44,6 +44,21 @@ func eachBackend(t *testing.T, tweak func(*config.Config), fn func(t *testing.T,
 
 func startServer(t testing.TB, kind string, tweak func(*config.Config)) *testServer {
 	t.Helper()
+	cfg := config.Default()
+	cfg.Server.AppDataPath = t.TempDir()
+	cfg.Database = storetest.Database(t, kind)
+	cfg.Repository.Root = cfg.Server.AppDataPath + "/repositories"
+	cfg.Security.SecretKey = "test-secret-key"
+	s := serveConfig(t, cfg, tweak)
+	s.AdminToken = s.seedUser("root", rootPassword, true)
+	return s
+}
+
+// serveConfig starts forge with cfg on two fresh loopback ports (ROOT_URL
+// and GRPC_ADDR follow them; tweak, if any, runs last) and stops it when
+// the test ends.
+func serveConfig(t testing.TB, cfg *config.Config, tweak func(*config.Config)) *testServer {
+	t.Helper()
 	httpLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -52,13 +67,8 @@ func startServer(t testing.TB, kind string, tweak func(*config.Config)) *testSer
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Default()
-	cfg.Server.AppDataPath = t.TempDir()
 	cfg.Server.RootURL = "http://" + httpLn.Addr().String() + "/"
 	cfg.Server.GRPCAddr = grpcLn.Addr().String()
-	cfg.Database = storetest.Database(t, kind)
-	cfg.Repository.Root = cfg.Server.AppDataPath + "/repositories"
-	cfg.Security.SecretKey = "test-secret-key"
 	if tweak != nil {
 		tweak(cfg)
 	}
@@ -78,7 +88,6 @@ func startServer(t testing.TB, kind string, tweak func(*config.Config)) *testSer
 		}
 		a.Close()
 	})
-	s.AdminToken = s.seedUser("root", rootPassword, true)
 	return s
 }
 
@@ -157,6 +166,12 @@ func (r response) message(t testing.TB) string {
 // do sends a raw request; header pairs follow the body.
 func (s *testServer) do(method, path, body string, header ...string) response {
 	s.t.Helper()
+	return s.doWith(http.DefaultClient, method, path, body, header...)
+}
+
+// doWith is do through client.
+func (s *testServer) doWith(client *http.Client, method, path, body string, header ...string) response {
+	s.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -168,7 +183,7 @@ func (s *testServer) do(method, path, body string, header ...string) response {
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
