@@ -66,9 +66,13 @@ func Handlers[C any](register func(context.Context, *runtime.ServeMux, C) error,
 // Policies merges the areas' policy tables; a method declared twice
 // panics, as auth.Merge does.
 func Policies(areas []Area) auth.Policies {
-	tables := make([]auth.Policies, len(areas))
-	for i, a := range areas {
-		tables[i] = a.Policies
+	tables := make([]auth.Policies, 0, 2*len(areas))
+	for _, a := range areas {
+		declared, err := auth.Declared(a.Services)
+		if err != nil {
+			panic(err)
+		}
+		tables = append(tables, a.Policies, declared)
 	}
 	return auth.Merge(tables...)
 }

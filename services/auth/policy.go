@@ -70,6 +70,10 @@ const (
 	// WritesMirroring: push mirrors and mirror sync. Gitea's routes are
 	// not-archived (423); a pull mirror may keep doing both.
 	WritesMirroring
+	// WritesIssues: issues, comments, labels, attachments, dependencies.
+	// Gitea's routes are not-archived (423); pull mirrors keep their
+	// issues writable.
+	WritesIssues
 )
 
 // Policies maps full gRPC method names to their policy. Each service

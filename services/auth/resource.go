@@ -20,10 +20,25 @@ const (
 	// request's username field names the account acted on. Declared so the
 	// kinds are listed in one place; SelfOrAdmin still carries the rule.
 	UserResource
-	// OrganizationResource is reserved for the organizations area (member
-	// or owner). No method declares it yet; the resolver refuses it (fail
-	// closed) until it is implemented.
+	// OrganizationResource: the request names an organization by its org
+	// field; Resource.Role is what the caller must be there.
 	OrganizationResource
+	// TeamResource: the request names a team by id; Resource.Role is
+	// checked on the team's organization.
+	TeamResource
+)
+
+// OrgRole is what a caller must be in an organization.
+type OrgRole int
+
+const (
+	// OrgVisible: the organization is visible to the caller (public, or
+	// limited and signed in, or private and a member).
+	OrgVisible OrgRole = iota + 1
+	// OrgMember: a member of any of its teams.
+	OrgMember
+	// OrgOwner: a member of its Owners team, or a site administrator.
+	OrgOwner
 )
 
 // Unit is the part of a repository a method uses. Gitea grants
@@ -53,6 +68,8 @@ type Resource struct {
 	// ByID: the request names the repository by id (GetId) instead of
 	// owner and name.
 	ByID bool
+	// Role is what organization and team resources need.
+	Role OrgRole
 }
 
 // ResourceAuthorizer resolves the resource a policy declares from the
