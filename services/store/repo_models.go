@@ -45,6 +45,10 @@ type Repository struct {
 	NumWatches                    int
 	NumStars                      int
 	NumForks                      int
+	NumIssues                     int // kept by the issue writes, as NumClosedIssues and the pull counts
+	NumClosedIssues               int
+	NumPulls                      int
+	NumClosedPulls                int
 	Size                          int64 // KiB
 	HasIssues                     bool
 	HasWiki                       bool

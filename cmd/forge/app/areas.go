@@ -4,6 +4,7 @@ import (
 	"forge/services/admin"
 	"forge/services/area"
 	"forge/services/code"
+	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/releases"
@@ -27,6 +28,7 @@ var Areas = []area.Area{
 	releases.Area,
 	watch.Area,
 	code.Area,
+	issues.Area,
 }
 
 // Owned is what the areas declare as owned by repositories and users, in

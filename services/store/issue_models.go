@@ -1,0 +1,117 @@
+package store
+
+// The issue tracker's rows. Issues and pull requests share the issues
+// table and its per-repository index (IsPull tells them apart), as in
+// Gitea. Every row that belongs to a repository carries repo_id, so the
+// repository delete clears it through the areas' declarations.
+
+// Issue is an issue or a pull request of a repository.
+type Issue struct {
+	ID          int64 `gorm:"primaryKey"`
+	RepoID      int64
+	Index       int64 // per repository, shared with pull requests; allocated by the issue_index row
+	PosterID    int64
+	Title       string
+	Content     string
+	IsClosed    bool
+	IsPull      bool
+	IsLocked    bool
+	NumComments int
+	CreatedUnix int64
+	UpdatedUnix int64
+	ClosedUnix  int64
+}
+
+func (Issue) TableName() string { return "issues" }
+
+// IssueIndex is the last index handed out in a repository. Allocation increments it in the transaction that
+// inserts the issue, so a rolled-back insert leaves no gap and two
+// inserts never share an index. Keyed by repo_id, so it goes with the
+// repository.
+type IssueIndex struct {
+	RepoID   int64 `gorm:"primaryKey;autoIncrement:false"`
+	MaxIndex int64
+}
+
+func (IssueIndex) TableName() string { return "issue_index" }
+
+// Comment is a comment on an issue (Type 0), or an event in its timeline.
+type Comment struct {
+	ID          int64 `gorm:"primaryKey"`
+	Type        int
+	RepoID      int64
+	IssueID     int64
+	PosterID    int64
+	Content     string
+	CreatedUnix int64
+	UpdatedUnix int64
+}
+
+func (Comment) TableName() string { return "comments" }
+
+// IssueAssignee assigns a user to an issue.
+type IssueAssignee struct {
+	ID         int64 `gorm:"primaryKey"`
+	RepoID     int64
+	IssueID    int64
+	AssigneeID int64
+}
+
+func (IssueAssignee) TableName() string { return "issue_assignees" }
+
+// Label is a repository label (RepoID set) or an organization label
+// (OrgID set).
+type Label struct {
+	ID              int64 `gorm:"primaryKey"`
+	RepoID          int64
+	OrgID           int64
+	Name            string
+	Exclusive       bool
+	Description     string
+	Color           string // "#rrggbb"
+	NumIssues       int
+	NumClosedIssues int
+	ArchivedUnix    int64 // 0: not archived
+	CreatedUnix     int64
+	UpdatedUnix     int64
+}
+
+func (Label) TableName() string { return "labels" }
+
+// IssueLabel puts a label on an issue.
+type IssueLabel struct {
+	ID      int64 `gorm:"primaryKey"`
+	RepoID  int64
+	IssueID int64
+	LabelID int64
+}
+
+func (IssueLabel) TableName() string { return "issue_labels" }
+
+// Activity is something that happened on an issue and that notifies
+// people: written in the transaction of the change itself (so it is never
+// lost and never recorded for a change that rolled back), and fanned out
+// to notification threads by the notifier, which deletes the row once
+// done. Kind is one of the Activity* constants.
+type Activity struct {
+	ID          int64 `gorm:"primaryKey"`
+	Kind        string
+	RepoID      int64
+	IssueID     int64
+	CommentID   int64
+	ActorID     int64
+	CreatedUnix int64
+}
+
+func (Activity) TableName() string { return "activities" }
+
+// Activity kinds.
+const (
+	ActivityIssueCreated  = "issue_created"
+	ActivityCommented     = "commented"
+	ActivityIssueClosed   = "issue_closed"
+	ActivityIssueReopened = "issue_reopened"
+	ActivityTitleChanged  = "title_changed"
+	ActivityLabeled       = "labeled"
+	ActivityAssigned      = "assigned"
+)
