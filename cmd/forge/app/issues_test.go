@@ -1,6 +1,10 @@
 package app_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,6 +172,67 @@ func TestIssuesSDK(t *testing.T) {
 		// The index is never reused.
 		if is, _, err := alice.CreateIssue("alice", "proj", gitea.CreateIssueOption{Title: "fourth"}); err != nil || is.Index != 4 {
 			t.Fatalf("after delete: %+v %v", is, err)
+		}
+	})
+}
+
+// TestIssueNumbersTwoProcesses: 100 clients open issues in one repository
+// at once through two forge processes on one PostgreSQL database (and
+// through one process on SQLite); the numbers are exactly 1..100 and the
+// repository counts 100 open issues.
+func TestIssueNumbersTwoProcesses(t *testing.T) {
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		tok := s.seedUser("alice", "alice-password", false)
+		s.createRepo(t, tok, "busy", false, false)
+		servers := []*testServer{s}
+		if s.Cfg.Database.Type == "postgres" {
+			servers = append(servers, startPeer(t, s))
+		}
+		const n = 100
+		numbers := make(chan int64, n)
+		errc := make(chan error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				srv := servers[i%len(servers)]
+				r := srv.do("POST", "/api/v1/repos/alice/busy/issues", fmt.Sprintf(`{"title":"issue %d"}`, i),
+					"Authorization", "token "+tok, "Content-Type", "application/json")
+				if r.Status != 201 {
+					errc <- fmt.Errorf("create %d: %d %s", i, r.Status, r.Body)
+					return
+				}
+				var is struct{ Number int64 }
+				if err := json.Unmarshal(r.Body, &is); err != nil {
+					errc <- err
+					return
+				}
+				numbers <- is.Number
+			}()
+		}
+		wg.Wait()
+		close(numbers)
+		close(errc)
+		for err := range errc {
+			t.Fatal(err)
+		}
+		var got []int64
+		for num := range numbers {
+			got = append(got, num)
+		}
+		slices.Sort(got)
+		for i, num := range got {
+			if num != int64(i+1) {
+				t.Fatalf("numbers %v, want 1..%d", got, n)
+			}
+		}
+		if len(got) != n {
+			t.Fatalf("%d issues, want %d", len(got), n)
+		}
+		repo, _, err := s.sdk().GetRepo("alice", "busy")
+		if err != nil || repo.OpenIssues != n {
+			t.Fatalf("open_issues_count %d, want %d (%v)", repo.OpenIssues, n, err)
 		}
 	})
 }
