@@ -222,8 +222,25 @@ func TestListIssuesFilters(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		repo := newRepo(t, s, "lists")
-		newIssue(t, s, repo, "open bug", false)
+		bug := newIssue(t, s, repo, "open bug", false)
 		newIssue(t, s, repo, "closed 100%_ thing", true)
+		// Labels are the labels area's; rows are enough here.
+		for _, name := range []string{"bug", "ui"} {
+			l := &store.Label{RepoID: repo.ID, Name: name, Color: "#ff0000"}
+			if err := s.DB().Create(l).Error; err != nil {
+				t.Fatal(err)
+			}
+			if err := s.DB().Create(&store.IssueLabel{RepoID: repo.ID, IssueID: bug.ID, LabelID: l.ID}).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		other := newRepo(t, s, "elsewhere")
+		if err := s.DB().Create(&store.Label{RepoID: other.ID, Name: "docs"}).Error; err != nil {
+			t.Fatal(err)
+		}
+		if ls, err := s.LabelsOfIssues(ctx, []int64{bug.ID}); err != nil || len(ls[bug.ID]) != 2 || ls[bug.ID][0].Name != "bug" {
+			t.Fatalf("LabelsOfIssues: %+v %v", ls, err)
+		}
 		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: "ping", Content: "hey @Bob look"}}
 		if err := s.CreateIssue(ctx, n); err != nil {
 			t.Fatal(err)
@@ -247,6 +264,10 @@ func TestListIssuesFilters(t *testing.T) {
 			"like escaped": {store.IssueListOptions{State: "all", Keyword: "0%_"}, 1},
 			"mention":      {store.IssueListOptions{MentionedName: "bob"}, 1},
 			"poster":       {store.IssueListOptions{State: "all", PosterID: repo.OwnerID}, 3},
+			"one label":    {store.IssueListOptions{LabelNames: []string{"bug"}}, 1},
+			"every label":  {store.IssueListOptions{LabelNames: []string{"bug", "ui"}}, 1},
+			"unknown name": {store.IssueListOptions{LabelNames: []string{"bug", "nope"}}, 1},
+			"other repo's": {store.IssueListOptions{LabelNames: []string{"docs"}}, 2},
 		} {
 			if got := count(c.o); got != c.want {
 				t.Errorf("%s: %d, want %d", name, got, c.want)
