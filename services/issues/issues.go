@@ -184,7 +184,7 @@ func (s *Service) options(ctx context.Context, caller *auth.Principal, q Query) 
 	}{
 		{q.CreatedBy, func(u *store.User) { o.PosterID = u.ID }},
 		{q.AssignedBy, func(u *store.User) { o.AssigneeID = u.ID }},
-		{q.MentionedBy, func(u *store.User) { o.MentionedName = u.Name }},
+		{q.MentionedBy, func(u *store.User) { o.MentionedID = u.ID }},
 	} {
 		if f.name == "" {
 			continue

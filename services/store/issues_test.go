@@ -241,8 +241,19 @@ func TestListIssuesFilters(t *testing.T) {
 		if ls, err := s.LabelsOfIssues(ctx, []int64{bug.ID}); err != nil || len(ls[bug.ID]) != 2 || ls[bug.ID][0].Name != "bug" {
 			t.Fatalf("LabelsOfIssues: %+v %v", ls, err)
 		}
-		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: "ping", Content: "hey @Bob look"}}
+		bob := newUser("bob", "bob@x.org", false)
+		bobby := newUser("bobby", "bobby@x.org", false)
+		for _, u := range []*store.User{bob, bobby} {
+			if err := s.CreateUser(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: "ping", Content: "hey @Bob. look, mail@bobby.org"}}
 		if err := s.CreateIssue(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		// A comment mentions bobby on the first issue.
+		if err := s.CreateComment(ctx, &store.Comment{RepoID: repo.ID, IssueID: bug.ID, Content: "(@bobby) see"}); err != nil {
 			t.Fatal(err)
 		}
 		count := func(o store.IssueListOptions) int64 {
@@ -262,7 +273,8 @@ func TestListIssuesFilters(t *testing.T) {
 			"all":          {store.IssueListOptions{State: "all"}, 3},
 			"keyword":      {store.IssueListOptions{State: "all", Keyword: "BUG"}, 1},
 			"like escaped": {store.IssueListOptions{State: "all", Keyword: "0%_"}, 1},
-			"mention":      {store.IssueListOptions{MentionedName: "bob"}, 1},
+			"mention":      {store.IssueListOptions{MentionedID: bob.ID}, 1},
+			"in a comment": {store.IssueListOptions{MentionedID: bobby.ID}, 1},
 			"poster":       {store.IssueListOptions{State: "all", PosterID: repo.OwnerID}, 3},
 			"one label":    {store.IssueListOptions{LabelNames: []string{"bug"}}, 1},
 			"every label":  {store.IssueListOptions{LabelNames: []string{"bug", "ui"}}, 1},
@@ -303,5 +315,19 @@ func BenchmarkCreateIssue(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+func TestMentionedNames(t *testing.T) {
+	for text, want := range map[string][]string{
+		"@alice":                        {"alice"},
+		"hi @Alice, and @bob.":          {"alice", "bob"},
+		"mail@example.org":              nil,
+		"(@a.b-c) [@d_e] @alice @alice": {"a.b-c", "d_e", "alice"},
+		"@-x @":                         nil,
+	} {
+		if got := store.MentionedNamesForTest(text); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
 	}
 }
