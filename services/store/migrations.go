@@ -324,6 +324,21 @@ var migrations = []*gormigrate.Migration{
 			return nil
 		},
 	},
+	{
+		// Issue dependencies: issue_id depends on (is blocked by)
+		// dependency_id; repo_id is the dependent issue's repository.
+		ID: "0060_issue_dependencies",
+		Migrate: func(tx *gorm.DB) error {
+			type IssueDependency struct {
+				ID           int64 `gorm:"primaryKey"`
+				RepoID       int64 `gorm:"not null;index"`
+				IssueID      int64 `gorm:"not null;uniqueIndex:idx_issue_dependencies_pair,priority:1"`
+				DependencyID int64 `gorm:"not null;uniqueIndex:idx_issue_dependencies_pair,priority:2;index"`
+				CreatedUnix  int64 `gorm:"not null;default:0"`
+			}
+			return tx.Table("issue_dependencies").Migrator().CreateTable(&IssueDependency{})
+		},
+	},
 }
 
 // Migrate applies the pending migrations. Concurrent callers (several forge
