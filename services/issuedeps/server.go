@@ -12,16 +12,12 @@ import (
 	"forge/services/store"
 )
 
-// RepoRef names the repository of a rendered issue.
-type RepoRef struct {
-	ID          int64
-	Owner, Name string
-}
-
 // Renderer renders issues as Gitea's Issue object, as the issues area
 // does (wired in cmd/forge/app), so both areas answer the same JSON.
 type Renderer interface {
-	Issues(ctx context.Context, viewer *auth.Principal, list []store.Issue, repoOf func(repoID int64) RepoRef) ([]*issuesv1.Issue, error)
+	// Issues renders list; repoOf names each issue's repository (owner
+	// login and name).
+	Issues(ctx context.Context, viewer *auth.Principal, list []store.Issue, repoOf func(repoID int64) (owner, name string)) ([]*issuesv1.Issue, error)
 }
 
 // Server implements issuesv1.DependencyServiceServer: it decodes, calls
@@ -63,7 +59,8 @@ func (s *Server) list(ctx context.Context, rel Relation, req listRequest) ([]*is
 
 // renderList renders issues of possibly several repositories.
 func (s *Server) renderList(ctx context.Context, viewer *auth.Principal, from *access.Repo, list []store.Issue) ([]*issuesv1.Issue, error) {
-	refs := map[int64]RepoRef{from.ID: refOf(from.Repository)}
+	type ref struct{ owner, name string }
+	refs := map[int64]ref{from.ID: {from.Owner.Name, from.Name}}
 	for i := range list {
 		id := list[i].RepoID
 		if _, ok := refs[id]; ok {
@@ -71,19 +68,16 @@ func (s *Server) renderList(ctx context.Context, viewer *auth.Principal, from *a
 		}
 		r, err := s.store.RepositoryByID(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
-			refs[id] = RepoRef{ID: id}
+			// Deleted meanwhile: the issue is rendered without names.
+			refs[id] = ref{}
 			continue
 		}
 		if err != nil {
 			return nil, errs.Wrap(err, "load repository")
 		}
-		refs[id] = refOf(r)
+		refs[id] = ref{r.OwnerName, r.Name}
 	}
-	return s.render.Issues(ctx, viewer, list, func(id int64) RepoRef { return refs[id] })
-}
-
-func refOf(r *store.Repository) RepoRef {
-	return RepoRef{ID: r.ID, Owner: r.OwnerName, Name: r.Name}
+	return s.render.Issues(ctx, viewer, list, func(id int64) (string, string) { return refs[id].owner, refs[id].name })
 }
 
 type linkRequest interface {

@@ -37,6 +37,9 @@ var (
 	ErrDependencyCycle = errs.New(errs.Invalid, "circular dependencies exists: the blocking issue already depends on this issue, directly or through other issues")
 	// ErrDependencyNotFound: removing a dependency that does not exist.
 	ErrDependencyNotFound = errs.New(errs.NotFound, "issue dependency does not exist")
+	// ErrDependenciesOpen: closing an issue that depends on open issues
+	// (UpdateIssue); Gitea answers 412.
+	ErrDependenciesOpen = &errs.Error{Kind: errs.FailedPrecondition, Message: "cannot close this issue because it still has open dependencies", HTTPStatus: http.StatusPreconditionFailed}
 )
 
 // dependencyLock is the advisory lock key serialising dependency inserts
@@ -175,9 +178,9 @@ func (s *Store) ListIssueDependencies(ctx context.Context, opts DependencyListOp
 }
 
 // OpenDependencies counts the open issues issueID depends on: closing it
-// is refused while there are any. A close that must not race a new
-// dependency checks with openDependencies inside its transaction, after
-// locking the issue's row, which AddIssueDependency locks too.
+// is refused while there are any (UpdateIssue checks it inside its
+// transaction, on the locked issue row, which AddIssueDependency locks
+// too, so a close and a new dependency cannot pass each other).
 func (s *Store) OpenDependencies(ctx context.Context, issueID int64) (int64, error) {
 	return openDependencies(s.db.WithContext(ctx), issueID)
 }

@@ -48,7 +48,7 @@ var (
 func Sentinels() []error {
 	return []error{ErrNotFound, ErrUserExists, ErrEmailUsed, ErrTokenNameUsed, ErrLastAdmin,
 		ErrRepoExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists,
-		ErrDependencyExists, ErrDependencySelf, ErrDependencyCycle, ErrDependencyNotFound}
+		ErrDependencyExists, ErrDependencySelf, ErrDependencyCycle, ErrDependencyNotFound, ErrDependenciesOpen}
 }
 
 // Store is the database. It is safe for concurrent use.
