@@ -94,7 +94,70 @@ type fixtureRepo struct {
 	Watchers      []string          `yaml:"watchers"`
 	PushMirrors   []string          `yaml:"push_mirrors"` // owner/name targets, pushed with the owner's password
 	Archived      bool              `yaml:"archived"`
+
+	// --- issues area (H2) ---
+	Issues []fixtureIssue `yaml:"issues"` // created in order (numbers 1, 2, ...) before archiving
 }
+
+// --- issues area (H2) ---
+
+// fixtureIssue is an issue opened by By (the owner when empty), closed
+// when Closed, with its comments in order.
+type fixtureIssue struct {
+	By       string           `yaml:"by"`
+	Title    string           `yaml:"title"`
+	Body     string           `yaml:"body"`
+	Closed   bool             `yaml:"closed"`
+	Comments []fixtureComment `yaml:"comments"`
+}
+
+type fixtureComment struct {
+	By   string `yaml:"by"` // the issue's poster when empty
+	Body string `yaml:"body"`
+}
+
+// buildIssues opens r's fixture issues over REST.
+func (w *world) buildIssues(t *testing.T, full, owner string, issues []fixtureIssue) {
+	t.Helper()
+	for _, is := range issues {
+		by := is.By
+		if by == "" {
+			by = owner
+		}
+		body, err := json.Marshal(map[string]any{"title": is.Title, "body": is.Body, "closed": is.Closed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := w.s.do("POST", "/api/v1/repos/"+full+"/issues", string(body), "Authorization", "token "+w.token(t, by), "Content-Type", jsonCT)
+		expectStatus(t, r, 201)
+		var made struct{ Number int64 }
+		if err := json.Unmarshal(r.Body, &made); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range is.Comments {
+			cby := c.By
+			if cby == "" {
+				cby = by
+			}
+			body, _ := json.Marshal(map[string]string{"body": c.Body})
+			expectStatus(t, w.s.do("POST", "/api/v1/repos/"+full+"/issues/"+fmtInt(made.Number)+"/comments", string(body),
+				"Authorization", "token "+w.token(t, cby), "Content-Type", jsonCT), 201)
+		}
+	}
+}
+
+// commentID is the id of the n-th (0-based) comment of issue index of
+// full, for the {{commentID}} template.
+func (w *world) commentID(full string, index, n int) (string, error) {
+	r := w.s.do("GET", "/api/v1/repos/"+full+"/issues/"+strconv.Itoa(index)+"/comments", "", "Authorization", "token "+w.s.AdminToken)
+	var list []struct{ ID int64 }
+	if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != 200 || n >= len(list) {
+		return "", fmt.Errorf("comment %d of %s#%d: %d %s", n, full, index, r.Status, r.Body)
+	}
+	return fmtInt(list[n].ID), nil
+}
+
+// --- end issues area ---
 
 type fixtureRelease struct {
 	Tag  string `yaml:"tag"`
@@ -199,6 +262,7 @@ var placeholderFuncs = template.FuncMap{
 	"token":      func(string) string { return "0" },
 	"tokenID":    func(string, string) string { return "0" },
 	"url":        func() string { return "http://placeholder" },
+	"commentID":  func(string, int, int) string { return "0" }, // issues area
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -291,6 +355,7 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 			`","remote_password":"` + owner + `-password","interval":"8h0m0s"}`
 		expectStatus(t, s.do("POST", base+"/push_mirrors", body, as(owner)...), 200)
 	}
+	w.buildIssues(t, r.Repo, owner, r.Issues)
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
 	}
@@ -390,7 +455,8 @@ func (w *world) funcs() template.FuncMap {
 			}
 			return tok, nil
 		},
-		"url": func() string { return s.URL },
+		"url":       func() string { return s.URL },
+		"commentID": w.commentID, // {{commentID "alice/demo" 1 0}}: first comment of issue 1
 	}
 }
 
