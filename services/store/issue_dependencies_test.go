@@ -194,3 +194,48 @@ func TestIssueDependencyCyclesUnderConcurrency(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseWithOpenDependencies: UpdateIssue refuses to close an issue
+// that depends on open issues; closed blockers do not count; deleting an
+// issue removes its dependencies both ways.
+func TestCloseWithOpenDependencies(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := depRepo(t, s, "close", false)
+		a := newIssue(t, s, repo, "a", false)
+		b := newIssue(t, s, repo, "b", false)
+		if err := s.AddIssueDependency(ctx, a.ID, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		closeIssue := func(is *store.Issue) error {
+			_, err := s.UpdateIssue(ctx, repo.ID, is.Index, repo.OwnerID, func(e *store.IssueEdit) error {
+				e.IsClosed = true
+				return nil
+			})
+			return err
+		}
+		if err := closeIssue(a); !errors.Is(err, store.ErrDependenciesOpen) {
+			t.Fatalf("close with an open dependency: %v", err)
+		}
+		if got, _ := s.IssueByID(ctx, a.ID); got.IsClosed {
+			t.Fatal("closed anyway")
+		}
+		if err := closeIssue(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := closeIssue(a); err != nil {
+			t.Fatalf("close with closed dependencies: %v", err)
+		}
+		c := newIssue(t, s, repo, "c", false)
+		if err := s.AddIssueDependency(ctx, c.ID, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteIssue(ctx, repo.ID, b.Index); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := s.DB().Model(&store.IssueDependency{}).Count(&n).Error; err != nil || n != 0 {
+			t.Fatalf("%d dependency rows left after deleting the blocker (%v)", n, err)
+		}
+	})
+}

@@ -422,6 +422,11 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 				return errs.Wrap(err, "delete issue rows")
 			}
 		}
+		// Its dependencies both ways (the other issue may be in another
+		// repository).
+		if err := tx.Where("issue_id = ? OR dependency_id = ?", is.ID, is.ID).Delete(&IssueDependency{}).Error; err != nil {
+			return errs.Wrap(err, "delete issue dependencies")
+		}
 		if err := tx.Delete(&Issue{}, is.ID).Error; err != nil {
 			return errs.Wrap(err, "delete issue")
 		}
