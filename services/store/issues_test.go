@@ -254,3 +254,33 @@ func TestListIssuesFilters(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkCreateIssue is one issue creation (index allocation, insert,
+// counters, activity) in one repository, from parallel writers.
+//
+//	go test -run '^$' -bench CreateIssue -benchmem ./services/store/
+func BenchmarkCreateIssue(b *testing.B) {
+	for _, kind := range storetest.Backends {
+		b.Run(kind, func(b *testing.B) {
+			s := storetest.Open(b, kind)
+			ctx := context.Background()
+			u := newUser("bench", "bench@example.org", false)
+			if err := s.CreateUser(ctx, u); err != nil {
+				b.Fatal(err)
+			}
+			r := &store.Repository{OwnerID: u.ID, OwnerName: u.Name, Name: "bench", IsEmpty: true, DefaultBranch: "main"}
+			if err := s.CreateRepository(ctx, r, u.ID); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					n := &store.NewIssue{Issue: store.Issue{RepoID: r.ID, PosterID: u.ID, Title: "bench"}}
+					if err := s.CreateIssue(ctx, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
