@@ -83,6 +83,9 @@ type LoginThrottle struct {
 
 type Service struct {
 	EnableReverseProxyAuthAPI bool // [service] ENABLE_REVERSE_PROXY_AUTHENTICATION_API
+	// AllowCrossRepositoryDependencies: an issue may depend on an issue of
+	// another repository ([service] ALLOW_CROSS_REPOSITORY_DEPENDENCIES).
+	AllowCrossRepositoryDependencies bool
 }
 
 type Repository struct {
@@ -150,7 +153,8 @@ func Default() *Config {
 			RetargetChildrenOnMerge: true,
 			MaxCreationLimit:        -1,
 		},
-		API: API{DefaultPagingNum: 30, MaxResponseItems: 50},
+		API:     API{DefaultPagingNum: 30, MaxResponseItems: 50},
+		Service: Service{AllowCrossRepositoryDependencies: true},
 		Limits: Limits{
 			// Large enough for the contents API's base64 files (a 24 MiB
 			// file is 32 MiB encoded), small enough that a few concurrent
@@ -219,6 +223,7 @@ func Load(path string, environ []string) (*Config, error) {
 	r.int("security", "LOGIN_FAILURE_MAX_TRACKED", &lt.LoginFailureMaxTracked)
 
 	r.bool("service", "ENABLE_REVERSE_PROXY_AUTHENTICATION_API", &cfg.Service.EnableReverseProxyAuthAPI)
+	r.bool("service", "ALLOW_CROSS_REPOSITORY_DEPENDENCIES", &cfg.Service.AllowCrossRepositoryDependencies)
 	r.str("repository", "ROOT", &cfg.Repository.Root)
 	r.int("repository", "MAX_CREATION_LIMIT", &cfg.Repository.MaxCreationLimit)
 	r.bool("repository.pull-request", "RETARGET_CHILDREN_ON_MERGE", &cfg.Repository.RetargetChildrenOnMerge)

@@ -126,6 +126,7 @@ func TestDocumentedDefaults(t *testing.T) {
 		"security.LOGIN_FAILURE_WINDOW_SECONDS":              itoa(cfg.Security.LoginFailureWindowSeconds),
 		"security.LOGIN_FAILURE_MAX_TRACKED":                 itoa(cfg.Security.LoginFailureMaxTracked),
 		"service.ENABLE_REVERSE_PROXY_AUTHENTICATION_API":    btoa(cfg.Service.EnableReverseProxyAuthAPI),
+		"service.ALLOW_CROSS_REPOSITORY_DEPENDENCIES":        btoa(cfg.Service.AllowCrossRepositoryDependencies),
 		"repository.ROOT":                                    cfg.Repository.Root,
 		"repository.MAX_CREATION_LIMIT":                      itoa(cfg.Repository.MaxCreationLimit),
 		"repository.pull-request.RETARGET_CHILDREN_ON_MERGE": btoa(cfg.Repository.RetargetChildrenOnMerge),

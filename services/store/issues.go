@@ -313,7 +313,8 @@ type IssueEdit struct {
 // apply one after the other). A change of IsClosed sets or clears
 // ClosedUnix and moves the repository's counters; title, state and new
 // assignees enqueue their activities, by actorID. change may return an
-// error to abort. ErrNotFound if there is no such issue.
+// error to abort. ErrNotFound if there is no such issue; ErrDependenciesOpen
+// when closing an issue that depends on open issues.
 func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, change func(e *IssueEdit) error) (*Issue, error) {
 	var out Issue
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -331,6 +332,14 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 		now := time.Now().Unix()
 		act := func(kind string) error {
 			return enqueueActivity(tx, Activity{Kind: kind, RepoID: repoID, IssueID: is.ID, ActorID: actorID, CreatedUnix: now})
+		}
+		if is.IsClosed && !old.IsClosed {
+			// Checked on the locked row: AddIssueDependency locks it too.
+			if n, err := openDependencies(tx, is.ID); err != nil {
+				return err
+			} else if n > 0 {
+				return ErrDependenciesOpen
+			}
 		}
 		if is.IsClosed != old.IsClosed {
 			kind, closed := ActivityIssueReopened, -1
@@ -422,6 +431,11 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {
 				return errs.Wrap(err, "delete issue rows")
 			}
+		}
+		// Its dependencies both ways (the other issue may be in another
+		// repository).
+		if err := tx.Where("issue_id = ? OR dependency_id = ?", is.ID, is.ID).Delete(&IssueDependency{}).Error; err != nil {
+			return errs.Wrap(err, "delete issue dependencies")
 		}
 		if err := tx.Delete(&Issue{}, is.ID).Error; err != nil {
 			return errs.Wrap(err, "delete issue")

@@ -319,6 +319,40 @@ var migrations = []*gormigrate.Migration{
 			return tx.Table("issue_mentions").Migrator().CreateTable(&IssueMention{})
 		},
 	},
+	{
+		// The settings of /user/settings that the users table did not
+		// have yet.
+		ID: "0060_user_settings",
+		Migrate: func(tx *gorm.DB) error {
+			type User struct {
+				KeepEmailPrivate    bool   `gorm:"not null;default:false"`
+				KeepActivityPrivate bool   `gorm:"not null;default:false"`
+				Theme               string `gorm:"size:30;not null;default:''"`
+				DiffViewStyle       string `gorm:"size:15;not null;default:''"`
+			}
+			for _, col := range []string{"KeepEmailPrivate", "KeepActivityPrivate", "Theme", "DiffViewStyle"} {
+				if err := tx.Table("users").Migrator().AddColumn(&User{}, col); err != nil {
+					return fmt.Errorf("add users.%s: %w", col, err)
+				}
+			}
+			return nil
+		},
+	},
+	{
+		// Issue dependencies: issue_id depends on (is blocked by)
+		// dependency_id; repo_id is the dependent issue's repository.
+		ID: "0060_issue_dependencies",
+		Migrate: func(tx *gorm.DB) error {
+			type IssueDependency struct {
+				ID           int64 `gorm:"primaryKey"`
+				RepoID       int64 `gorm:"not null;index"`
+				IssueID      int64 `gorm:"not null;uniqueIndex:idx_issue_dependencies_pair,priority:1"`
+				DependencyID int64 `gorm:"not null;uniqueIndex:idx_issue_dependencies_pair,priority:2;index"`
+				CreatedUnix  int64 `gorm:"not null;default:0"`
+			}
+			return tx.Table("issue_dependencies").Migrator().CreateTable(&IssueDependency{})
+		},
+	},
 }
 
 // Migrate applies the pending migrations. Concurrent callers (several forge

@@ -71,6 +71,14 @@ type User struct {
 	// one-time code. Read-only to gorm: only ClaimTOTPStep writes it, so
 	// saving a user read earlier cannot wind it back.
 	TOTPLastStep int64 `gorm:"column:totp_last_step;->"`
+	// The user's settings (/user/settings): KeepEmailPrivate hides the
+	// e-mail from other signed-in callers, KeepActivityPrivate the
+	// activity feeds; Theme and DiffViewStyle are web preferences kept
+	// for clients.
+	KeepEmailPrivate    bool
+	KeepActivityPrivate bool
+	Theme               string
+	DiffViewStyle       string
 }
 
 func (User) TableName() string { return "users" }

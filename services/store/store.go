@@ -47,7 +47,8 @@ var (
 // act on.
 func Sentinels() []error {
 	return []error{ErrNotFound, ErrUserExists, ErrEmailUsed, ErrTokenNameUsed, ErrLastAdmin,
-		ErrRepoExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists}
+		ErrRepoExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists,
+		ErrDependencyExists, ErrDependencySelf, ErrDependencyCycle, ErrDependencyNotFound, ErrDependenciesOpen}
 }
 
 // Store is the database. It is safe for concurrent use.

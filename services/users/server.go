@@ -17,6 +17,7 @@ import (
 // Store is what the user service reads.
 type Store interface {
 	VisibilityStore
+	SettingsStore
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 }
 

@@ -28,7 +28,8 @@ var (
 
 // User renders u as seen by viewer (nil: anonymous). Private fields are
 // real only for the user themself and site administrators; the e-mail is a
-// no-reply placeholder for anonymous viewers.
+// no-reply placeholder for anonymous viewers, and for every other viewer
+// when the user keeps it private (hide_email in /user/settings).
 func (r Renderer) User(u *store.User, viewer *auth.Principal) *usersv1.User {
 	authed := viewer != nil && (viewer.IsAdmin() || viewer.User.ID == u.ID)
 	out := &usersv1.User{
@@ -47,7 +48,7 @@ func (r Renderer) User(u *store.User, viewer *auth.Principal) *usersv1.User {
 		Visibility:  u.Visibility.String(),
 		LastLogin:   goZeroTime,
 	}
-	if viewer == nil {
+	if viewer == nil || (u.KeepEmailPrivate && !authed) {
 		out.Email = strings.ToLower(u.Name) + "@noreply." + r.Domain
 	}
 	if authed {

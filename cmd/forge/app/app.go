@@ -26,6 +26,7 @@ import (
 	"forge/services/config"
 	"forge/services/git"
 	"forge/services/githost"
+	"forge/services/issuedeps"
 	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/misc"
@@ -158,6 +159,8 @@ func (a *App) build() error {
 		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
 		watch.NewServer(a.Store, checker, repoRender, limits),
 		issues.NewServer(a.Store, checker, render, cfg.Server.RootURL, limits),
+		issuedeps.NewServer(issuedeps.NewService(a.Store, checker, cfg.Service.AllowCrossRepositoryDependencies),
+			a.Store, issues.NewRenderer(a.Store, render, cfg.Server.RootURL), limits),
 	}
 	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,
 		Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})...)

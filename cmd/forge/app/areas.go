@@ -4,6 +4,7 @@ import (
 	"forge/services/admin"
 	"forge/services/area"
 	"forge/services/code"
+	"forge/services/issuedeps"
 	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/misc"
@@ -29,6 +30,7 @@ var Areas = []area.Area{
 	watch.Area,
 	code.Area,
 	issues.Area,
+	issuedeps.Area,
 }
 
 // Owned is what the areas declare as owned by repositories and users, in

@@ -5,6 +5,7 @@ import (
 	"forge/services/admin"
 	"forge/services/auth"
 	"forge/services/code"
+	"forge/services/issuedeps"
 	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/releases"
@@ -25,6 +26,7 @@ var (
 	_ auth.Store       = (*store.Store)(nil)
 	_ code.Store       = (*store.Store)(nil)
 	_ issues.Store     = (*store.Store)(nil)
+	_ issuedeps.Store  = (*store.Store)(nil)
 	_ mirrors.Store    = (*store.Store)(nil)
 	_ releases.Store   = (*store.Store)(nil)
 	_ repos.Store      = (*store.Store)(nil)

@@ -558,11 +558,358 @@ func (x *SearchUsersResponse) GetTotalCount() int64 {
 	return 0
 }
 
+// UserSettings is Gitea's UserSettings: the caller's profile and
+// preferences. hide_email is Gitea's KeepEmailPrivate (the e-mail in the
+// User object is a no-reply placeholder for other signed-in callers);
+// hide_activity is KeepActivityPrivate, stored for the activity feeds.
+type UserSettings struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FullName      string                 `protobuf:"bytes,1,opt,name=full_name,json=fullName,proto3" json:"full_name,omitempty"`
+	Website       string                 `protobuf:"bytes,2,opt,name=website,proto3" json:"website,omitempty"`
+	Description   string                 `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	Location      string                 `protobuf:"bytes,4,opt,name=location,proto3" json:"location,omitempty"`
+	Language      string                 `protobuf:"bytes,5,opt,name=language,proto3" json:"language,omitempty"`
+	Theme         string                 `protobuf:"bytes,6,opt,name=theme,proto3" json:"theme,omitempty"`
+	DiffViewStyle string                 `protobuf:"bytes,7,opt,name=diff_view_style,json=diffViewStyle,proto3" json:"diff_view_style,omitempty"`
+	HideEmail     bool                   `protobuf:"varint,8,opt,name=hide_email,json=hideEmail,proto3" json:"hide_email,omitempty"`
+	HideActivity  bool                   `protobuf:"varint,9,opt,name=hide_activity,json=hideActivity,proto3" json:"hide_activity,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserSettings) Reset() {
+	*x = UserSettings{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserSettings) ProtoMessage() {}
+
+func (x *UserSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserSettings.ProtoReflect.Descriptor instead.
+func (*UserSettings) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *UserSettings) GetFullName() string {
+	if x != nil {
+		return x.FullName
+	}
+	return ""
+}
+
+func (x *UserSettings) GetWebsite() string {
+	if x != nil {
+		return x.Website
+	}
+	return ""
+}
+
+func (x *UserSettings) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *UserSettings) GetLocation() string {
+	if x != nil {
+		return x.Location
+	}
+	return ""
+}
+
+func (x *UserSettings) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+func (x *UserSettings) GetTheme() string {
+	if x != nil {
+		return x.Theme
+	}
+	return ""
+}
+
+func (x *UserSettings) GetDiffViewStyle() string {
+	if x != nil {
+		return x.DiffViewStyle
+	}
+	return ""
+}
+
+func (x *UserSettings) GetHideEmail() bool {
+	if x != nil {
+		return x.HideEmail
+	}
+	return false
+}
+
+func (x *UserSettings) GetHideActivity() bool {
+	if x != nil {
+		return x.HideActivity
+	}
+	return false
+}
+
+type GetUserSettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetUserSettingsRequest) Reset() {
+	*x = GetUserSettingsRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetUserSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetUserSettingsRequest) ProtoMessage() {}
+
+func (x *GetUserSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetUserSettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetUserSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{8}
+}
+
+type GetUserSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Settings      *UserSettings          `protobuf:"bytes,1,opt,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetUserSettingsResponse) Reset() {
+	*x = GetUserSettingsResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetUserSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetUserSettingsResponse) ProtoMessage() {}
+
+func (x *GetUserSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetUserSettingsResponse.ProtoReflect.Descriptor instead.
+func (*GetUserSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *GetUserSettingsResponse) GetSettings() *UserSettings {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+// UpdateUserSettingsRequest is Gitea's UserSettingsOptions: a field left
+// out (or null) stays unchanged. Sizes as Gitea's binding; the others are
+// bounded by forge's columns.
+type UpdateUserSettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FullName      *string                `protobuf:"bytes,1,opt,name=full_name,json=fullName,proto3,oneof" json:"full_name,omitempty"`
+	Website       *string                `protobuf:"bytes,2,opt,name=website,proto3,oneof" json:"website,omitempty"`
+	Description   *string                `protobuf:"bytes,3,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	Location      *string                `protobuf:"bytes,4,opt,name=location,proto3,oneof" json:"location,omitempty"`
+	Language      *string                `protobuf:"bytes,5,opt,name=language,proto3,oneof" json:"language,omitempty"`
+	Theme         *string                `protobuf:"bytes,6,opt,name=theme,proto3,oneof" json:"theme,omitempty"`
+	DiffViewStyle *string                `protobuf:"bytes,7,opt,name=diff_view_style,json=diffViewStyle,proto3,oneof" json:"diff_view_style,omitempty"`
+	HideEmail     *bool                  `protobuf:"varint,8,opt,name=hide_email,json=hideEmail,proto3,oneof" json:"hide_email,omitempty"`
+	HideActivity  *bool                  `protobuf:"varint,9,opt,name=hide_activity,json=hideActivity,proto3,oneof" json:"hide_activity,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateUserSettingsRequest) Reset() {
+	*x = UpdateUserSettingsRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateUserSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateUserSettingsRequest) ProtoMessage() {}
+
+func (x *UpdateUserSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateUserSettingsRequest.ProtoReflect.Descriptor instead.
+func (*UpdateUserSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *UpdateUserSettingsRequest) GetFullName() string {
+	if x != nil && x.FullName != nil {
+		return *x.FullName
+	}
+	return ""
+}
+
+func (x *UpdateUserSettingsRequest) GetWebsite() string {
+	if x != nil && x.Website != nil {
+		return *x.Website
+	}
+	return ""
+}
+
+func (x *UpdateUserSettingsRequest) GetDescription() string {
+	if x != nil && x.Description != nil {
+		return *x.Description
+	}
+	return ""
+}
+
+func (x *UpdateUserSettingsRequest) GetLocation() string {
+	if x != nil && x.Location != nil {
+		return *x.Location
+	}
+	return ""
+}
+
+func (x *UpdateUserSettingsRequest) GetLanguage() string {
+	if x != nil && x.Language != nil {
+		return *x.Language
+	}
+	return ""
+}
+
+func (x *UpdateUserSettingsRequest) GetTheme() string {
+	if x != nil && x.Theme != nil {
+		return *x.Theme
+	}
+	return ""
+}
+
+func (x *UpdateUserSettingsRequest) GetDiffViewStyle() string {
+	if x != nil && x.DiffViewStyle != nil {
+		return *x.DiffViewStyle
+	}
+	return ""
+}
+
+func (x *UpdateUserSettingsRequest) GetHideEmail() bool {
+	if x != nil && x.HideEmail != nil {
+		return *x.HideEmail
+	}
+	return false
+}
+
+func (x *UpdateUserSettingsRequest) GetHideActivity() bool {
+	if x != nil && x.HideActivity != nil {
+		return *x.HideActivity
+	}
+	return false
+}
+
+type UpdateUserSettingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Settings      *UserSettings          `protobuf:"bytes,1,opt,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateUserSettingsResponse) Reset() {
+	*x = UpdateUserSettingsResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateUserSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateUserSettingsResponse) ProtoMessage() {}
+
+func (x *UpdateUserSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateUserSettingsResponse.ProtoReflect.Descriptor instead.
+func (*UpdateUserSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *UpdateUserSettingsResponse) GetSettings() *UserSettings {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
 var File_forge_users_v1_users_proto protoreflect.FileDescriptor
 
 const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb9\x06\n" +
+	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb9\x06\n" +
 	"\x04User\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x14\n" +
 	"\x05login\x18\x02 \x01(\tR\x05login\x12\x1d\n" +
@@ -613,11 +960,53 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12(\n" +
 	"\x04data\x18\x02 \x03(\v2\x14.forge.users.v1.UserR\x04data\x12%\n" +
 	"\vtotal_count\x18\x03 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount2\xa4\x02\n" +
+	"totalCount\"\xa1\x02\n" +
+	"\fUserSettings\x12\x1b\n" +
+	"\tfull_name\x18\x01 \x01(\tR\bfullName\x12\x18\n" +
+	"\awebsite\x18\x02 \x01(\tR\awebsite\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x1a\n" +
+	"\blocation\x18\x04 \x01(\tR\blocation\x12\x1a\n" +
+	"\blanguage\x18\x05 \x01(\tR\blanguage\x12\x14\n" +
+	"\x05theme\x18\x06 \x01(\tR\x05theme\x12&\n" +
+	"\x0fdiff_view_style\x18\a \x01(\tR\rdiffViewStyle\x12\x1d\n" +
+	"\n" +
+	"hide_email\x18\b \x01(\bR\thideEmail\x12#\n" +
+	"\rhide_activity\x18\t \x01(\bR\fhideActivity\"\x18\n" +
+	"\x16GetUserSettingsRequest\"S\n" +
+	"\x17GetUserSettingsResponse\x128\n" +
+	"\bsettings\x18\x01 \x01(\v2\x1c.forge.users.v1.UserSettingsR\bsettings\"\x98\x04\n" +
+	"\x19UpdateUserSettingsRequest\x12(\n" +
+	"\tfull_name\x18\x01 \x01(\tB\x06\x9a\xb5\x18\x02\x18dH\x00R\bfullName\x88\x01\x01\x12&\n" +
+	"\awebsite\x18\x02 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01H\x01R\awebsite\x88\x01\x01\x12.\n" +
+	"\vdescription\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01H\x02R\vdescription\x88\x01\x01\x12'\n" +
+	"\blocation\x18\x04 \x01(\tB\x06\x9a\xb5\x18\x02\x182H\x03R\blocation\x88\x01\x01\x12'\n" +
+	"\blanguage\x18\x05 \x01(\tB\x06\x9a\xb5\x18\x02\x18\x14H\x04R\blanguage\x88\x01\x01\x12!\n" +
+	"\x05theme\x18\x06 \x01(\tB\x06\x9a\xb5\x18\x02\x18\x1eH\x05R\x05theme\x88\x01\x01\x123\n" +
+	"\x0fdiff_view_style\x18\a \x01(\tB\x06\x9a\xb5\x18\x02\x18\x0fH\x06R\rdiffViewStyle\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"hide_email\x18\b \x01(\bH\aR\thideEmail\x88\x01\x01\x12(\n" +
+	"\rhide_activity\x18\t \x01(\bH\bR\fhideActivity\x88\x01\x01B\f\n" +
+	"\n" +
+	"_full_nameB\n" +
+	"\n" +
+	"\b_websiteB\x0e\n" +
+	"\f_descriptionB\v\n" +
+	"\t_locationB\v\n" +
+	"\t_languageB\b\n" +
+	"\x06_themeB\x12\n" +
+	"\x10_diff_view_styleB\r\n" +
+	"\v_hide_emailB\x10\n" +
+	"\x0e_hide_activity\"V\n" +
+	"\x1aUpdateUserSettingsResponse\x128\n" +
+	"\bsettings\x18\x01 \x01(\v2\x1c.forge.users.v1.UserSettingsR\bsettings2\x95\x04\n" +
 	"\vUserService\x12q\n" +
 	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\x12J\n" +
 	"\aGetUser\x12\x1e.forge.users.v1.GetUserRequest\x1a\x1f.forge.users.v1.GetUserResponse\x12V\n" +
-	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponseB\x9c\x01\n" +
+	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponse\x12r\n" +
+	"\x0fGetUserSettings\x12&.forge.users.v1.GetUserSettingsRequest\x1a'.forge.users.v1.GetUserSettingsResponse\"\x0e\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x12{\n" +
+	"\x12UpdateUserSettings\x12).forge.users.v1.UpdateUserSettingsRequest\x1a*.forge.users.v1.UpdateUserSettingsResponse\"\x0e\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x02B\x9c\x01\n" +
 	"\x12com.forge.users.v1B\n" +
 	"UsersProtoP\x01Z forge/gen/forge/users/v1;usersv1\xa2\x02\x03FUX\xaa\x02\x0eForge.Users.V1\xca\x02\x0eForge\\Users\\V1\xe2\x02\x1aForge\\Users\\V1\\GPBMetadata\xea\x02\x10Forge::Users::V1b\x06proto3"
 
@@ -633,7 +1022,7 @@ func file_forge_users_v1_users_proto_rawDescGZIP() []byte {
 	return file_forge_users_v1_users_proto_rawDescData
 }
 
-var file_forge_users_v1_users_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_forge_users_v1_users_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_forge_users_v1_users_proto_goTypes = []any{
 	(*User)(nil),                         // 0: forge.users.v1.User
 	(*GetAuthenticatedUserRequest)(nil),  // 1: forge.users.v1.GetAuthenticatedUserRequest
@@ -642,25 +1031,36 @@ var file_forge_users_v1_users_proto_goTypes = []any{
 	(*GetUserResponse)(nil),              // 4: forge.users.v1.GetUserResponse
 	(*SearchUsersRequest)(nil),           // 5: forge.users.v1.SearchUsersRequest
 	(*SearchUsersResponse)(nil),          // 6: forge.users.v1.SearchUsersResponse
-	(*timestamppb.Timestamp)(nil),        // 7: google.protobuf.Timestamp
+	(*UserSettings)(nil),                 // 7: forge.users.v1.UserSettings
+	(*GetUserSettingsRequest)(nil),       // 8: forge.users.v1.GetUserSettingsRequest
+	(*GetUserSettingsResponse)(nil),      // 9: forge.users.v1.GetUserSettingsResponse
+	(*UpdateUserSettingsRequest)(nil),    // 10: forge.users.v1.UpdateUserSettingsRequest
+	(*UpdateUserSettingsResponse)(nil),   // 11: forge.users.v1.UpdateUserSettingsResponse
+	(*timestamppb.Timestamp)(nil),        // 12: google.protobuf.Timestamp
 }
 var file_forge_users_v1_users_proto_depIdxs = []int32{
-	7, // 0: forge.users.v1.User.last_login:type_name -> google.protobuf.Timestamp
-	7, // 1: forge.users.v1.User.created:type_name -> google.protobuf.Timestamp
-	0, // 2: forge.users.v1.GetAuthenticatedUserResponse.user:type_name -> forge.users.v1.User
-	0, // 3: forge.users.v1.GetUserResponse.user:type_name -> forge.users.v1.User
-	0, // 4: forge.users.v1.SearchUsersResponse.data:type_name -> forge.users.v1.User
-	1, // 5: forge.users.v1.UserService.GetAuthenticatedUser:input_type -> forge.users.v1.GetAuthenticatedUserRequest
-	3, // 6: forge.users.v1.UserService.GetUser:input_type -> forge.users.v1.GetUserRequest
-	5, // 7: forge.users.v1.UserService.SearchUsers:input_type -> forge.users.v1.SearchUsersRequest
-	2, // 8: forge.users.v1.UserService.GetAuthenticatedUser:output_type -> forge.users.v1.GetAuthenticatedUserResponse
-	4, // 9: forge.users.v1.UserService.GetUser:output_type -> forge.users.v1.GetUserResponse
-	6, // 10: forge.users.v1.UserService.SearchUsers:output_type -> forge.users.v1.SearchUsersResponse
-	8, // [8:11] is the sub-list for method output_type
-	5, // [5:8] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	12, // 0: forge.users.v1.User.last_login:type_name -> google.protobuf.Timestamp
+	12, // 1: forge.users.v1.User.created:type_name -> google.protobuf.Timestamp
+	0,  // 2: forge.users.v1.GetAuthenticatedUserResponse.user:type_name -> forge.users.v1.User
+	0,  // 3: forge.users.v1.GetUserResponse.user:type_name -> forge.users.v1.User
+	0,  // 4: forge.users.v1.SearchUsersResponse.data:type_name -> forge.users.v1.User
+	7,  // 5: forge.users.v1.GetUserSettingsResponse.settings:type_name -> forge.users.v1.UserSettings
+	7,  // 6: forge.users.v1.UpdateUserSettingsResponse.settings:type_name -> forge.users.v1.UserSettings
+	1,  // 7: forge.users.v1.UserService.GetAuthenticatedUser:input_type -> forge.users.v1.GetAuthenticatedUserRequest
+	3,  // 8: forge.users.v1.UserService.GetUser:input_type -> forge.users.v1.GetUserRequest
+	5,  // 9: forge.users.v1.UserService.SearchUsers:input_type -> forge.users.v1.SearchUsersRequest
+	8,  // 10: forge.users.v1.UserService.GetUserSettings:input_type -> forge.users.v1.GetUserSettingsRequest
+	10, // 11: forge.users.v1.UserService.UpdateUserSettings:input_type -> forge.users.v1.UpdateUserSettingsRequest
+	2,  // 12: forge.users.v1.UserService.GetAuthenticatedUser:output_type -> forge.users.v1.GetAuthenticatedUserResponse
+	4,  // 13: forge.users.v1.UserService.GetUser:output_type -> forge.users.v1.GetUserResponse
+	6,  // 14: forge.users.v1.UserService.SearchUsers:output_type -> forge.users.v1.SearchUsersResponse
+	9,  // 15: forge.users.v1.UserService.GetUserSettings:output_type -> forge.users.v1.GetUserSettingsResponse
+	11, // 16: forge.users.v1.UserService.UpdateUserSettings:output_type -> forge.users.v1.UpdateUserSettingsResponse
+	12, // [12:17] is the sub-list for method output_type
+	7,  // [7:12] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_forge_users_v1_users_proto_init() }
@@ -669,13 +1069,14 @@ func file_forge_users_v1_users_proto_init() {
 		return
 	}
 	file_forge_users_v1_users_proto_msgTypes[0].OneofWrappers = []any{}
+	file_forge_users_v1_users_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_users_v1_users_proto_rawDesc), len(file_forge_users_v1_users_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
