@@ -4,6 +4,7 @@ import (
 	"forge/services/admin"
 	"forge/services/area"
 	"forge/services/code"
+	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/releases"
@@ -18,6 +19,6 @@ import (
 // which TestPreflightSeesEveryRoute reports.
 func withServices(o Options) Options {
 	o.Services = area.Gateways([]area.Area{misc.Area, users.Area, admin.Area, tokens.Area, repos.Area,
-		mirrors.Area, releases.Area, watch.Area, code.Area})
+		mirrors.Area, releases.Area, watch.Area, code.Area, labels.Area})
 	return o
 }

@@ -9,5 +9,5 @@ import "forge/services/area"
 // clears them.
 var Area = area.Area{
 	Name:       "issues",
-	RepoTables: []string{"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "activities"},
+	RepoTables: []string{"issues", "issue_index", "comments", "issue_assignees", "activities"},
 }

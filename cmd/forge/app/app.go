@@ -26,6 +26,7 @@ import (
 	"forge/services/config"
 	"forge/services/git"
 	"forge/services/githost"
+	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/paging"
@@ -156,6 +157,7 @@ func (a *App) build() error {
 		a.Mirrors,
 		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
 		watch.NewServer(a.Store, checker, repoRender, limits),
+		labels.NewServer(a.Store, cfg.Server.RootURL, limits),
 	}
 	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,
 		Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})...)

@@ -5,6 +5,7 @@ import (
 	"forge/services/area"
 	"forge/services/code"
 	"forge/services/issues"
+	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/releases"
@@ -29,6 +30,7 @@ var Areas = []area.Area{
 	watch.Area,
 	code.Area,
 	issues.Area,
+	labels.Area,
 }
 
 // Owned is what the areas declare as owned by repositories and users, in
