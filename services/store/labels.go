@@ -321,8 +321,6 @@ func applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelM
 			remove = append(remove, l.ID)
 		}
 	}
-	sort.Slice(add, func(i, j int) bool { return add[i] < add[j] })
-	sort.Slice(remove, func(i, j int) bool { return remove[i] < remove[j] })
 	closed := 0
 	if issue.IsClosed {
 		closed = 1
@@ -332,16 +330,20 @@ func applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelM
 			return nil, err
 		}
 	}
-	if err := bumpLabelCounts(tx, add, 1, closed); err != nil {
-		return nil, err
-	}
 	if len(remove) > 0 {
 		if err := tx.Where("issue_id = ? AND label_id IN ?", issue.ID, remove).Delete(&IssueLabel{}).Error; err != nil {
 			return nil, err
 		}
-		if err := bumpLabelCounts(tx, remove, -1, -closed); err != nil {
-			return nil, err
-		}
+	}
+	delta := map[int64]int{}
+	for _, id := range add {
+		delta[id] = 1
+	}
+	for _, id := range remove {
+		delta[id] = -1
+	}
+	if err := bumpLabelCounts(tx, delta, closed); err != nil {
+		return nil, err
 	}
 	if len(add)+len(remove) > 0 {
 		now := time.Now().Unix()
@@ -356,26 +358,45 @@ func applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelM
 	return sortedLabels(target), nil
 }
 
-// bumpLabelCounts moves the issue counters of labels by the given deltas
-// with one conditional-free UPDATE (atomic on both databases, so
-// concurrent changes of different issues never lose a count).
-func bumpLabelCounts(tx *gorm.DB, ids []int64, issues, closed int) error {
-	if len(ids) == 0 {
-		return nil
+// bumpLabelCounts moves the issue counters of labels by their delta (and
+// the closed counter too for a closed issue). Each is an atomic UPDATE,
+// so concurrent changes of different issues never lose a count, and they
+// run in ascending label id so two transactions take the label rows'
+// locks in one order (no deadlock on PostgreSQL).
+func bumpLabelCounts(tx *gorm.DB, delta map[int64]int, closed int) error {
+	ids := make([]int64, 0, len(delta))
+	for id := range delta {
+		ids = append(ids, id)
 	}
-	return tx.Model(&Label{}).Where("id IN ?", ids).Updates(map[string]any{
-		"num_issues":        gorm.Expr("num_issues + ?", issues),
-		"num_closed_issues": gorm.Expr("num_closed_issues + ?", closed),
-	}).Error
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		d := delta[id]
+		if err := tx.Model(&Label{}).Where("id = ?", id).Updates(map[string]any{
+			"num_issues":        gorm.Expr("num_issues + ?", d),
+			"num_closed_issues": gorm.Expr("num_closed_issues + ?", d*closed),
+		}).Error; err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // moveLabelClosedCounts moves num_closed_issues of every label on an
 // issue by delta (+1 when it closes, -1 when it reopens), inside the
-// transaction that changes the issue's state.
+// transaction that changes the issue's state (the issue row locked), in
+// ascending label id like bumpLabelCounts.
 func moveLabelClosedCounts(tx *gorm.DB, issueID int64, delta int) error {
-	return tx.Model(&Label{}).
-		Where("id IN (?)", tx.Model(&IssueLabel{}).Select("label_id").Where("issue_id = ?", issueID)).
-		Update("num_closed_issues", gorm.Expr("num_closed_issues + ?", delta)).Error
+	var ids []int64
+	if err := tx.Model(&IssueLabel{}).Where("issue_id = ?", issueID).Order("label_id").Pluck("label_id", &ids).Error; err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := tx.Model(&Label{}).Where("id = ?", id).
+			Update("num_closed_issues", gorm.Expr("num_closed_issues + ?", delta)).Error; err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func containsLabel(ls []Label, id int64) bool {
