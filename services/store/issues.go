@@ -338,6 +338,9 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 			if err := moveIssueCounters(tx, repoID, is.IsPull, 0, closed); err != nil {
 				return err
 			}
+			if err := moveLabelClosedCounts(tx, is.ID, closed); err != nil {
+				return err
+			}
 			if err := act(kind); err != nil {
 				return err
 			}
@@ -407,6 +410,9 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 		var is Issue
 		if err := s.forUpdate(tx).Where(`repo_id = ? AND "index" = ?`, repoID, index).Take(&is).Error; err != nil {
 			return notFound(err)
+		}
+		if err := unlabelDeletedIssue(tx, &is); err != nil {
+			return err
 		}
 		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &Activity{}} {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {

@@ -351,7 +351,7 @@ func applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelM
 			return nil, err
 		}
 		act := Activity{Kind: ActivityLabeled, RepoID: issue.RepoID, IssueID: issue.ID, ActorID: actorID, CreatedUnix: now}
-		if err := tx.Create(&act).Error; err != nil {
+		if err := enqueueActivity(tx, act); err != nil {
 			return nil, fmt.Errorf("record label activity: %w", err)
 		}
 	}
@@ -397,6 +397,24 @@ func moveLabelClosedCounts(tx *gorm.DB, issueID int64, delta int) error {
 		}
 	}
 	return nil
+}
+
+// unlabelDeletedIssue moves the counters of the labels on an issue that
+// is being deleted (DeleteIssue deletes the issue_labels rows).
+func unlabelDeletedIssue(tx *gorm.DB, issue *Issue) error {
+	var ids []int64
+	if err := tx.Model(&IssueLabel{}).Where("issue_id = ?", issue.ID).Pluck("label_id", &ids).Error; err != nil {
+		return err
+	}
+	delta := map[int64]int{}
+	for _, id := range ids {
+		delta[id] = -1
+	}
+	closed := 0
+	if issue.IsClosed {
+		closed = 1
+	}
+	return bumpLabelCounts(tx, delta, closed)
 }
 
 func containsLabel(ls []Label, id int64) bool {

@@ -56,6 +56,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"forge/services/config"
+	"forge/services/store"
 )
 
 // caseFile is one testdata/cases/*.yaml.
@@ -94,6 +95,28 @@ type fixtureRepo struct {
 	Watchers      []string          `yaml:"watchers"`
 	PushMirrors   []string          `yaml:"push_mirrors"` // owner/name targets, pushed with the owner's password
 	Archived      bool              `yaml:"archived"`
+
+	// Labels area: labels (created by the owner over REST before the
+	// archive) and issues carrying them (written through the store, so
+	// label cases do not depend on the issue endpoints).
+	Labels      []fixtureLabel      `yaml:"labels"`
+	LabelIssues []fixtureLabelIssue `yaml:"label_issues"`
+}
+
+// fixtureLabel is a repository label; color defaults to "#00aabb".
+type fixtureLabel struct {
+	Name      string `yaml:"name"`
+	Color     string `yaml:"color"`
+	Exclusive bool   `yaml:"exclusive"`
+	Archived  bool   `yaml:"archived"`
+}
+
+// fixtureLabelIssue is an issue (numbered 1, 2, ... in order) posted by
+// the owner, with the named labels of the repository.
+type fixtureLabelIssue struct {
+	Title  string   `yaml:"title"`
+	Closed bool     `yaml:"closed"`
+	Labels []string `yaml:"labels"`
 }
 
 type fixtureRelease struct {
@@ -199,6 +222,7 @@ var placeholderFuncs = template.FuncMap{
 	"token":      func(string) string { return "0" },
 	"tokenID":    func(string, string) string { return "0" },
 	"url":        func() string { return "http://placeholder" },
+	"labelID":    func(string, string) string { return "0" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -291,8 +315,56 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 			`","remote_password":"` + owner + `-password","interval":"8h0m0s"}`
 		expectStatus(t, s.do("POST", base+"/push_mirrors", body, as(owner)...), 200)
 	}
+	w.buildLabels(t, r, as(owner))
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
+	}
+}
+
+// buildLabels makes a fixture repository's labels and labelled issues.
+func (w *world) buildLabels(t *testing.T, r fixtureRepo, as []string) {
+	t.Helper()
+	s := w.s
+	ids := map[string]int64{}
+	for _, l := range r.Labels {
+		if l.Color == "" {
+			l.Color = "#00aabb"
+		}
+		body, err := json.Marshal(map[string]any{"name": l.Name, "color": l.Color, "exclusive": l.Exclusive, "is_archived": l.Archived})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := s.do("POST", "/api/v1/repos/"+r.Repo+"/labels", string(body), as...)
+		expectStatus(t, resp, 201)
+		var got struct{ ID int64 }
+		if err := json.Unmarshal(resp.Body, &got); err != nil {
+			t.Fatal(err)
+		}
+		ids[l.Name] = got.ID
+	}
+	if len(r.LabelIssues) == 0 {
+		return
+	}
+	owner, name, _ := strings.Cut(r.Repo, "/")
+	repo := s.repoRecord(t, owner, name)
+	ctx := context.Background()
+	for _, is := range r.LabelIssues {
+		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: is.Title, IsClosed: is.Closed}}
+		if err := s.App.Store.CreateIssue(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		var lids []int64
+		for _, l := range is.Labels {
+			id, ok := ids[l]
+			if !ok {
+				t.Fatalf("fixture: issue %q names unknown label %q", is.Title, l)
+			}
+			lids = append(lids, id)
+		}
+		if _, err := s.App.Store.EditIssueLabels(ctx, store.IssueLabelEdit{RepoID: repo.ID, OrgID: repo.OwnerID,
+			Index: n.Index, ActorID: repo.OwnerID, Mode: store.IssueLabelsReplace, IDs: lids}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -391,6 +463,15 @@ func (w *world) funcs() template.FuncMap {
 			return tok, nil
 		},
 		"url": func() string { return s.URL },
+		// labels area
+		"labelID": func(full, name string) (string, error) {
+			owner, repo, _ := strings.Cut(full, "/")
+			l, err := s.App.Store.LabelByName(context.Background(), store.LabelOwner{RepoID: s.repoRecord(t.(*testing.T), owner, repo).ID}, name)
+			if err != nil {
+				return "", fmt.Errorf("label %s of %s: %w", name, full, err)
+			}
+			return fmtInt(l.ID), nil
+		},
 	}
 }
 
