@@ -540,3 +540,20 @@ func (s *Store) ListComments(ctx context.Context, o CommentListOptions) ([]Comme
 	}
 	return out, total, nil
 }
+
+// RepositoriesByID loads repositories by id (for rendering issues of many
+// repositories); unknown ids are absent.
+func (s *Store) RepositoriesByID(ctx context.Context, ids []int64) (map[int64]*Repository, error) {
+	out := map[int64]*Repository{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []Repository
+	if err := s.db.WithContext(ctx).Where("id IN ?", uniqueIDs(ids)).Find(&rows).Error; err != nil {
+		return nil, errs.Wrap(err, "load repositories")
+	}
+	for i := range rows {
+		out[rows[i].ID] = &rows[i]
+	}
+	return out, nil
+}

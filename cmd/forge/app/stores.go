@@ -5,6 +5,7 @@ import (
 	"forge/services/admin"
 	"forge/services/auth"
 	"forge/services/code"
+	"forge/services/issues"
 	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/releases"
@@ -24,6 +25,7 @@ var (
 	_ admin.Store      = (*store.Store)(nil)
 	_ auth.Store       = (*store.Store)(nil)
 	_ code.Store       = (*store.Store)(nil)
+	_ issues.Store     = (*store.Store)(nil)
 	_ labels.Store     = (*store.Store)(nil)
 	_ mirrors.Store    = (*store.Store)(nil)
 	_ releases.Store   = (*store.Store)(nil)
