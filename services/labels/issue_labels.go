@@ -46,9 +46,6 @@ func ParseLabelRefs(values []*structpb.Value) (LabelRefs, error) {
 	return r, nil
 }
 
-// maxLabelRefs bounds one request's label list.
-const maxLabelRefs = 100
-
 // IssueLabels lists the labels of issue index of r.
 func (s *Service) IssueLabels(ctx context.Context, r *access.Repo, index int64) ([]store.Label, error) {
 	ls, err := s.store.IssueLabels(ctx, r.ID, index)
@@ -59,9 +56,6 @@ func (s *Service) IssueLabels(ctx context.Context, r *access.Repo, index int64) 
 // (store.IssueLabelsReplace) the labels of issue index of r; the rules
 // (exclusive scopes, the labels that apply) are the store's one function.
 func (s *Service) EditIssueLabels(ctx context.Context, r *access.Repo, actorID, index int64, mode store.IssueLabelMode, refs LabelRefs) ([]store.Label, error) {
-	if len(refs.IDs)+len(refs.Names) > maxLabelRefs {
-		return nil, errs.Newf(errs.Invalid, "[Labels]: at most %d labels", maxLabelRefs)
-	}
 	ls, err := s.store.EditIssueLabels(ctx, store.IssueLabelEdit{
 		RepoID: r.ID, OrgID: r.OwnerID, Index: index, ActorID: actorID, Mode: mode,
 		IDs: refs.IDs, Names: refs.Names,

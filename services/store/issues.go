@@ -22,6 +22,10 @@ import (
 type NewIssue struct {
 	Issue
 	AssigneeIDs []int64
+	// LabelIDs are put on the issue (labels area: labelNewIssue); they
+	// name labels of the repository or of LabelOrgID, its owner.
+	LabelIDs   []int64
+	LabelOrgID int64
 }
 
 // CreateIssue stores a new issue: it allocates the next index of the
@@ -61,6 +65,11 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 		}
 		if err := addAssignees(tx, is, uniqueIDs(n.AssigneeIDs)); err != nil {
 			return err
+		}
+		if len(n.LabelIDs) > 0 {
+			if err := labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
+				return err
+			}
 		}
 		return enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
 	})

@@ -212,6 +212,9 @@ func LabelScopeConflict(scope string) error {
 // does not exist; LabelScopeConflict when an add or replace names two
 // labels of one exclusive scope (nothing is changed then).
 func (s *Store) EditIssueLabels(ctx context.Context, e IssueLabelEdit) ([]Label, error) {
+	if len(e.IDs)+len(e.Names) > MaxLabelsPerRequest {
+		return nil, tooManyLabels()
+	}
 	var out []Label
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var issue Issue
@@ -222,13 +225,36 @@ func (s *Store) EditIssueLabels(ctx context.Context, e IssueLabelEdit) ([]Label,
 		if err != nil {
 			return err
 		}
-		out, err = applyIssueLabels(tx, &issue, e.ActorID, e.Mode, named)
+		out, err = applyIssueLabels(tx, &issue, e.ActorID, e.Mode, named, true)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// MaxLabelsPerRequest bounds the labels one request may name.
+const MaxLabelsPerRequest = 100
+
+// labelNewIssue puts labels (ids of the repository's or orgID's labels;
+// others are ignored) on an issue CreateIssue is inserting, inside its
+// transaction, with the same rules as EditIssueLabels. No separate
+// activity: the issue's creation is the event.
+func labelNewIssue(tx *gorm.DB, is *Issue, orgID int64, ids []int64) error {
+	if len(ids) > MaxLabelsPerRequest {
+		return tooManyLabels()
+	}
+	named, err := resolveLabels(tx, is.RepoID, orgID, ids, nil)
+	if err != nil {
+		return err
+	}
+	_, err = applyIssueLabels(tx, is, is.PosterID, IssueLabelsReplace, named, false)
+	return err
+}
+
+func tooManyLabels() error {
+	return errs.Newf(errs.Invalid, "[Labels]: at most %d labels", MaxLabelsPerRequest)
 }
 
 // resolveLabels loads the labels ids and names designate among the
@@ -261,7 +287,7 @@ func resolveLabels(tx *gorm.DB, repoID, orgID int64, ids []int64, names []string
 // replace, two given labels of one exclusive scope are refused
 // (LabelScopeConflict); an added exclusive label takes the issue's other
 // labels of its scope off.
-func applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelMode, given []Label) ([]Label, error) {
+func applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelMode, given []Label, record bool) ([]Label, error) {
 	byID := map[int64]Label{}
 	for _, l := range given {
 		byID[l.ID] = l
@@ -349,6 +375,9 @@ func applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelM
 		now := time.Now().Unix()
 		if err := tx.Model(&Issue{}).Where("id = ?", issue.ID).Update("updated_unix", now).Error; err != nil {
 			return nil, err
+		}
+		if !record {
+			return sortedLabels(target), nil
 		}
 		act := Activity{Kind: ActivityLabeled, RepoID: issue.RepoID, IssueID: issue.ID, ActorID: actorID, CreatedUnix: now}
 		if err := enqueueActivity(tx, act); err != nil {
