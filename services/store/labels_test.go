@@ -227,3 +227,41 @@ func TestIssueLabelsExclusiveConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// Closing, reopening and deleting an issue keep its labels' counters.
+func TestLabelCountersFollowIssueState(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "count")
+		l := newLabel(t, s, store.LabelOwner{RepoID: repo.ID}, "bug", false)
+		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: "t"}, LabelIDs: []int64{l.ID}}
+		if err := s.CreateIssue(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		check := func(what string, issues, closed int) {
+			t.Helper()
+			if gi, gc := labelCounts(t, s, l.ID); gi != issues || gc != closed {
+				t.Fatalf("%s: counters %d/%d, want %d/%d", what, gi, gc, issues, closed)
+			}
+		}
+		check("created with the label", 1, 0)
+		setClosed := func(closed bool) {
+			t.Helper()
+			if _, err := s.UpdateIssue(ctx, repo.ID, n.Index, repo.OwnerID, func(e *store.IssueEdit) error {
+				e.IsClosed = closed
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setClosed(true)
+		check("closed", 1, 1)
+		setClosed(false)
+		check("reopened", 1, 0)
+		setClosed(true)
+		if err := s.DeleteIssue(ctx, repo.ID, n.Index); err != nil {
+			t.Fatal(err)
+		}
+		check("deleted", 0, 0)
+	})
+}
