@@ -28,6 +28,7 @@ import (
 	"forge/services/githost"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/orgs"
 	"forge/services/paging"
 	"forge/services/releases"
 	"forge/services/repos"
@@ -157,6 +158,9 @@ func (a *App) build() error {
 		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
 		watch.NewServer(a.Store, checker, repoRender, limits),
 	}
+	orgService := orgs.NewService(a.Store, checker, repoService)
+	orgRender := orgs.Renderer{RootURL: cfg.Server.RootURL, Users: render, Repos: repoRender}
+	impls = append(impls, orgs.NewServer(orgService, orgRender, limits), orgs.NewTeamServer(orgService, orgRender, limits))
 	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,
 		Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})...)
 	register, err := area.Bind(Areas, impls...)

@@ -6,6 +6,7 @@ import (
 	"forge/services/auth"
 	"forge/services/code"
 	"forge/services/mirrors"
+	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/store"
@@ -24,6 +25,7 @@ var (
 	_ auth.Store       = (*store.Store)(nil)
 	_ code.Store       = (*store.Store)(nil)
 	_ mirrors.Store    = (*store.Store)(nil)
+	_ orgs.Store       = (*store.Store)(nil)
 	_ releases.Store   = (*store.Store)(nil)
 	_ repos.Store      = (*store.Store)(nil)
 	_ repos.SyncStore  = (*store.Store)(nil)
