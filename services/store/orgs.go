@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"forge/services/errs"
 )
@@ -206,22 +207,13 @@ func (s *Store) replaceUnits(tx *gorm.DB, t *Team) error {
 
 // addTeamMember adds uid to t (and to the organization), idempotently.
 func (s *Store) addTeamMember(tx *gorm.DB, t *Team, uid int64) error {
-	var n int64
-	if err := tx.Model(&TeamUser{}).Where("team_id = ? AND uid = ?", t.ID, uid).Count(&n).Error; err != nil {
+	// ON CONFLICT DO NOTHING: a concurrent add of the same member is a
+	// no-op, not a failed (and, on PostgreSQL, aborted) transaction.
+	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&TeamUser{OrgID: t.OrgID, TeamID: t.ID, UID: uid}).Error; err != nil {
 		return err
 	}
-	if n == 0 {
-		if err := tx.Create(&TeamUser{OrgID: t.OrgID, TeamID: t.ID, UID: uid}).Error; err != nil && !errors.Is(err, gorm.ErrDuplicatedKey) {
-			return err
-		}
-	}
-	if err := tx.Model(&OrgUser{}).Where("org_id = ? AND uid = ?", t.OrgID, uid).Count(&n).Error; err != nil {
+	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&OrgUser{OrgID: t.OrgID, UID: uid}).Error; err != nil {
 		return err
-	}
-	if n == 0 {
-		if err := tx.Create(&OrgUser{OrgID: t.OrgID, UID: uid}).Error; err != nil && !errors.Is(err, gorm.ErrDuplicatedKey) {
-			return err
-		}
 	}
 	return recountTeam(tx, t.ID)
 }
@@ -724,14 +716,8 @@ func (s *Store) AddTeamRepo(ctx context.Context, teamID, repoID int64) error {
 		if r.OwnerID != t.OrgID {
 			return ErrRepoNotInOrg
 		}
-		var n int64
-		if err := tx.Model(&TeamRepo{}).Where("team_id = ? AND repo_id = ?", teamID, repoID).Count(&n).Error; err != nil {
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&TeamRepo{OrgID: t.OrgID, TeamID: teamID, RepoID: repoID}).Error; err != nil {
 			return err
-		}
-		if n == 0 {
-			if err := tx.Create(&TeamRepo{OrgID: t.OrgID, TeamID: teamID, RepoID: repoID}).Error; err != nil && !errors.Is(err, gorm.ErrDuplicatedKey) {
-				return err
-			}
 		}
 		return recountTeam(tx, teamID)
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"forge/services/errs"
 )
@@ -278,7 +279,15 @@ func (s *Store) RepositoriesOwnedBy(ctx context.Context, ownerID int64) ([]Repos
 // concurrent creations for one owner count one after the other.
 func (s *Store) checkRepoLimit(tx *gorm.DB, ownerID int64, limit int) error {
 	if limit < 0 {
-		return nil
+		// No count to take, but the owner must still exist when the
+		// repository is inserted: an organization being deleted
+		// (DeleteOrganization locks its row) is waited for, then missing.
+		if !s.postgres {
+			return nil
+		}
+		var owner User
+		err := tx.Clauses(clause.Locking{Strength: "SHARE"}).Select("id").Where("id = ?", ownerID).Take(&owner).Error
+		return notFound(err)
 	}
 	var owner User
 	if err := s.forUpdate(tx).Select("id").Where("id = ?", ownerID).Take(&owner).Error; err != nil {
