@@ -8,6 +8,7 @@ import (
 	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/tokens"
@@ -20,6 +21,6 @@ import (
 // which TestPreflightSeesEveryRoute reports.
 func withServices(o Options) Options {
 	o.Services = area.Gateways([]area.Area{misc.Area, users.Area, admin.Area, tokens.Area, repos.Area,
-		mirrors.Area, releases.Area, watch.Area, code.Area, issues.Area, labels.Area})
+		mirrors.Area, releases.Area, watch.Area, code.Area, issues.Area, labels.Area, orgs.Area})
 	return o
 }

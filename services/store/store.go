@@ -47,7 +47,8 @@ var (
 // act on.
 func Sentinels() []error {
 	return []error{ErrNotFound, ErrUserExists, ErrEmailUsed, ErrTokenNameUsed, ErrLastAdmin,
-		ErrRepoExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists}
+		ErrRepoExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists,
+		ErrTeamExists, ErrLastOrgOwner, ErrOwnersTeam, ErrOrgOwnsRepos, ErrRepoNotInOrg}
 }
 
 // Store is the database. It is safe for concurrent use.

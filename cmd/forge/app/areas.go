@@ -8,6 +8,7 @@ import (
 	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/store"
@@ -31,6 +32,7 @@ var Areas = []area.Area{
 	code.Area,
 	issues.Area,
 	labels.Area,
+	orgs.Area,
 }
 
 // Owned is what the areas declare as owned by repositories and users, in

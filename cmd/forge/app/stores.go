@@ -8,6 +8,7 @@ import (
 	"forge/services/issues"
 	"forge/services/labels"
 	"forge/services/mirrors"
+	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/store"
@@ -28,6 +29,7 @@ var (
 	_ issues.Store     = (*store.Store)(nil)
 	_ labels.Store     = (*store.Store)(nil)
 	_ mirrors.Store    = (*store.Store)(nil)
+	_ orgs.Store       = (*store.Store)(nil)
 	_ releases.Store   = (*store.Store)(nil)
 	_ repos.Store      = (*store.Store)(nil)
 	_ repos.SyncStore  = (*store.Store)(nil)
