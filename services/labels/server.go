@@ -191,3 +191,86 @@ func (s *Server) DeleteIssueLabel(ctx context.Context, req *labelsv1.DeleteIssue
 	}
 	return &labelsv1.DeleteIssueLabelResponse{}, nil
 }
+
+// orgLabel renders an organization's label.
+func (s *Server) orgLabel(o *access.Org, l *store.Label) *labelsv1.Label {
+	return &labelsv1.Label{
+		Id: l.ID, Name: l.Name, Exclusive: l.Exclusive, IsArchived: l.ArchivedUnix != 0,
+		Color: strings.TrimPrefix(l.Color, "#"), Description: l.Description,
+		Url: fmt.Sprintf("%sapi/v1/orgs/%s/labels/%d", s.root, o.Name, l.ID),
+	}
+}
+
+func orgOwner(o *access.Org) store.LabelOwner { return store.LabelOwner{OrgID: o.ID} }
+
+func (s *Server) ListOrgLabels(ctx context.Context, req *labelsv1.ListOrgLabelsRequest) (*labelsv1.ListOrgLabelsResponse, error) {
+	o, err := access.OrgFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	list, total, err := s.svc.List(ctx, store.LabelListOptions{
+		Owner: orgOwner(o), Sort: req.GetSort(), Offset: page.Offset(), Limit: page.Size,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &labelsv1.ListOrgLabelsResponse{Labels: make([]*labelsv1.Label, len(list)), TotalCount: total}
+	for i := range list {
+		out.Labels[i] = s.orgLabel(o, &list[i])
+	}
+	return out, nil
+}
+
+func (s *Server) GetOrgLabel(ctx context.Context, req *labelsv1.GetOrgLabelRequest) (*labelsv1.GetOrgLabelResponse, error) {
+	o, err := access.OrgFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.svc.Get(ctx, orgOwner(o), req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &labelsv1.GetOrgLabelResponse{Label: s.orgLabel(o, l)}, nil
+}
+
+func (s *Server) CreateOrgLabel(ctx context.Context, req *labelsv1.CreateOrgLabelRequest) (*labelsv1.CreateOrgLabelResponse, error) {
+	o, err := access.OrgFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.svc.Create(ctx, orgOwner(o), NewLabel{
+		Name: req.GetName(), Color: req.GetColor(), Description: req.GetDescription(),
+		Exclusive: req.GetExclusive(), Archived: req.GetIsArchived(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &labelsv1.CreateOrgLabelResponse{Label: s.orgLabel(o, l)}, nil
+}
+
+func (s *Server) EditOrgLabel(ctx context.Context, req *labelsv1.EditOrgLabelRequest) (*labelsv1.EditOrgLabelResponse, error) {
+	o, err := access.OrgFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.svc.Edit(ctx, orgOwner(o), req.GetId(), LabelEdit{
+		Name: req.Name, Color: req.Color, Description: req.Description,
+		Exclusive: req.Exclusive, Archived: req.IsArchived,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &labelsv1.EditOrgLabelResponse{Label: s.orgLabel(o, l)}, nil
+}
+
+func (s *Server) DeleteOrgLabel(ctx context.Context, req *labelsv1.DeleteOrgLabelRequest) (*labelsv1.DeleteOrgLabelResponse, error) {
+	o, err := access.OrgFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.svc.Delete(ctx, orgOwner(o), req.GetId()); err != nil {
+		return nil, err
+	}
+	return &labelsv1.DeleteOrgLabelResponse{}, nil
+}

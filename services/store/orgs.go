@@ -321,7 +321,9 @@ func (s *Store) DeleteOrganization(ctx context.Context, orgID int64) error {
 		if n > 0 {
 			return ErrOrgOwnsRepos
 		}
-		for _, m := range []any{&TeamUnit{}, &TeamRepo{}, &TeamUser{}, &Team{}, &OrgUser{}} {
+		// Its labels too (labels area): it owns no repository, so no
+		// issue carries them.
+		for _, m := range []any{&TeamUnit{}, &TeamRepo{}, &TeamUser{}, &Team{}, &OrgUser{}, &Label{}} {
 			if err := tx.Where("org_id = ?", orgID).Delete(m).Error; err != nil {
 				return err
 			}

@@ -1281,6 +1281,588 @@ func (*DeleteIssueLabelResponse) Descriptor() ([]byte, []int) {
 	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{20}
 }
 
+// ListOrgLabelsRequest selects a page of an organization's labels.
+type ListOrgLabelsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Org   string                 `protobuf:"bytes,1,opt,name=org,proto3" json:"org,omitempty"`
+	// As ListRepoLabelsRequest.sort.
+	Sort          string `protobuf:"bytes,2,opt,name=sort,proto3" json:"sort,omitempty"`
+	Page          int32  `protobuf:"varint,3,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32  `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOrgLabelsRequest) Reset() {
+	*x = ListOrgLabelsRequest{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOrgLabelsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOrgLabelsRequest) ProtoMessage() {}
+
+func (x *ListOrgLabelsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOrgLabelsRequest.ProtoReflect.Descriptor instead.
+func (*ListOrgLabelsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ListOrgLabelsRequest) GetOrg() string {
+	if x != nil {
+		return x.Org
+	}
+	return ""
+}
+
+func (x *ListOrgLabelsRequest) GetSort() string {
+	if x != nil {
+		return x.Sort
+	}
+	return ""
+}
+
+func (x *ListOrgLabelsRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListOrgLabelsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListOrgLabelsResponse is a page of labels.
+type ListOrgLabelsResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Labels []*Label               `protobuf:"bytes,1,rep,name=labels,proto3" json:"labels,omitempty"`
+	// Number of labels (X-Total-Count).
+	TotalCount    int64 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOrgLabelsResponse) Reset() {
+	*x = ListOrgLabelsResponse{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOrgLabelsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOrgLabelsResponse) ProtoMessage() {}
+
+func (x *ListOrgLabelsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOrgLabelsResponse.ProtoReflect.Descriptor instead.
+func (*ListOrgLabelsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ListOrgLabelsResponse) GetLabels() []*Label {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *ListOrgLabelsResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+// GetOrgLabelRequest names a label by id, or by name when id is not a
+// number.
+type GetOrgLabelRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Org           string                 `protobuf:"bytes,1,opt,name=org,proto3" json:"org,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetOrgLabelRequest) Reset() {
+	*x = GetOrgLabelRequest{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetOrgLabelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetOrgLabelRequest) ProtoMessage() {}
+
+func (x *GetOrgLabelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetOrgLabelRequest.ProtoReflect.Descriptor instead.
+func (*GetOrgLabelRequest) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *GetOrgLabelRequest) GetOrg() string {
+	if x != nil {
+		return x.Org
+	}
+	return ""
+}
+
+func (x *GetOrgLabelRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// GetOrgLabelResponse is the label.
+type GetOrgLabelResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Label         *Label                 `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetOrgLabelResponse) Reset() {
+	*x = GetOrgLabelResponse{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetOrgLabelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetOrgLabelResponse) ProtoMessage() {}
+
+func (x *GetOrgLabelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetOrgLabelResponse.ProtoReflect.Descriptor instead.
+func (*GetOrgLabelResponse) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *GetOrgLabelResponse) GetLabel() *Label {
+	if x != nil {
+		return x.Label
+	}
+	return nil
+}
+
+// CreateOrgLabelRequest is Gitea's CreateLabelOption with the
+// organization.
+type CreateOrgLabelRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Org           string                 `protobuf:"bytes,1,opt,name=org,proto3" json:"org,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Color         string                 `protobuf:"bytes,3,opt,name=color,proto3" json:"color,omitempty"`
+	Description   string                 `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
+	Exclusive     bool                   `protobuf:"varint,5,opt,name=exclusive,proto3" json:"exclusive,omitempty"`
+	IsArchived    bool                   `protobuf:"varint,6,opt,name=is_archived,json=isArchived,proto3" json:"is_archived,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateOrgLabelRequest) Reset() {
+	*x = CreateOrgLabelRequest{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateOrgLabelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateOrgLabelRequest) ProtoMessage() {}
+
+func (x *CreateOrgLabelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateOrgLabelRequest.ProtoReflect.Descriptor instead.
+func (*CreateOrgLabelRequest) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *CreateOrgLabelRequest) GetOrg() string {
+	if x != nil {
+		return x.Org
+	}
+	return ""
+}
+
+func (x *CreateOrgLabelRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateOrgLabelRequest) GetColor() string {
+	if x != nil {
+		return x.Color
+	}
+	return ""
+}
+
+func (x *CreateOrgLabelRequest) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *CreateOrgLabelRequest) GetExclusive() bool {
+	if x != nil {
+		return x.Exclusive
+	}
+	return false
+}
+
+func (x *CreateOrgLabelRequest) GetIsArchived() bool {
+	if x != nil {
+		return x.IsArchived
+	}
+	return false
+}
+
+// CreateOrgLabelResponse is the new label.
+type CreateOrgLabelResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Label         *Label                 `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateOrgLabelResponse) Reset() {
+	*x = CreateOrgLabelResponse{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateOrgLabelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateOrgLabelResponse) ProtoMessage() {}
+
+func (x *CreateOrgLabelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateOrgLabelResponse.ProtoReflect.Descriptor instead.
+func (*CreateOrgLabelResponse) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *CreateOrgLabelResponse) GetLabel() *Label {
+	if x != nil {
+		return x.Label
+	}
+	return nil
+}
+
+// EditOrgLabelRequest is Gitea's EditLabelOption: unset fields stay.
+type EditOrgLabelRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Org           string                 `protobuf:"bytes,1,opt,name=org,proto3" json:"org,omitempty"`
+	Id            int64                  `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	Name          *string                `protobuf:"bytes,3,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	Color         *string                `protobuf:"bytes,4,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Description   *string                `protobuf:"bytes,5,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	Exclusive     *bool                  `protobuf:"varint,6,opt,name=exclusive,proto3,oneof" json:"exclusive,omitempty"`
+	IsArchived    *bool                  `protobuf:"varint,7,opt,name=is_archived,json=isArchived,proto3,oneof" json:"is_archived,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditOrgLabelRequest) Reset() {
+	*x = EditOrgLabelRequest{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditOrgLabelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditOrgLabelRequest) ProtoMessage() {}
+
+func (x *EditOrgLabelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditOrgLabelRequest.ProtoReflect.Descriptor instead.
+func (*EditOrgLabelRequest) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *EditOrgLabelRequest) GetOrg() string {
+	if x != nil {
+		return x.Org
+	}
+	return ""
+}
+
+func (x *EditOrgLabelRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *EditOrgLabelRequest) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *EditOrgLabelRequest) GetColor() string {
+	if x != nil && x.Color != nil {
+		return *x.Color
+	}
+	return ""
+}
+
+func (x *EditOrgLabelRequest) GetDescription() string {
+	if x != nil && x.Description != nil {
+		return *x.Description
+	}
+	return ""
+}
+
+func (x *EditOrgLabelRequest) GetExclusive() bool {
+	if x != nil && x.Exclusive != nil {
+		return *x.Exclusive
+	}
+	return false
+}
+
+func (x *EditOrgLabelRequest) GetIsArchived() bool {
+	if x != nil && x.IsArchived != nil {
+		return *x.IsArchived
+	}
+	return false
+}
+
+// EditOrgLabelResponse is the changed label.
+type EditOrgLabelResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Label         *Label                 `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditOrgLabelResponse) Reset() {
+	*x = EditOrgLabelResponse{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditOrgLabelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditOrgLabelResponse) ProtoMessage() {}
+
+func (x *EditOrgLabelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditOrgLabelResponse.ProtoReflect.Descriptor instead.
+func (*EditOrgLabelResponse) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *EditOrgLabelResponse) GetLabel() *Label {
+	if x != nil {
+		return x.Label
+	}
+	return nil
+}
+
+// DeleteOrgLabelRequest names a label by id.
+type DeleteOrgLabelRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Org           string                 `protobuf:"bytes,1,opt,name=org,proto3" json:"org,omitempty"`
+	Id            int64                  `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteOrgLabelRequest) Reset() {
+	*x = DeleteOrgLabelRequest{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteOrgLabelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteOrgLabelRequest) ProtoMessage() {}
+
+func (x *DeleteOrgLabelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteOrgLabelRequest.ProtoReflect.Descriptor instead.
+func (*DeleteOrgLabelRequest) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *DeleteOrgLabelRequest) GetOrg() string {
+	if x != nil {
+		return x.Org
+	}
+	return ""
+}
+
+func (x *DeleteOrgLabelRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// DeleteOrgLabelResponse is empty.
+type DeleteOrgLabelResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteOrgLabelResponse) Reset() {
+	*x = DeleteOrgLabelResponse{}
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteOrgLabelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteOrgLabelResponse) ProtoMessage() {}
+
+func (x *DeleteOrgLabelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_labels_v1_labels_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteOrgLabelResponse.ProtoReflect.Descriptor instead.
+func (*DeleteOrgLabelResponse) Descriptor() ([]byte, []int) {
+	return file_forge_labels_v1_labels_proto_rawDescGZIP(), []int{30}
+}
+
 var File_forge_labels_v1_labels_proto protoreflect.FileDescriptor
 
 const file_forge_labels_v1_labels_proto_rawDesc = "" +
@@ -1375,8 +1957,52 @@ const file_forge_labels_v1_labels_proto_rawDesc = "" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
 	"\x05index\x18\x03 \x01(\x03R\x05index\x12\x0e\n" +
 	"\x02id\x18\x04 \x01(\x03R\x02id\"\x1a\n" +
-	"\x18DeleteIssueLabelResponse2\xa5\n" +
+	"\x18DeleteIssueLabelResponse\"f\n" +
+	"\x14ListOrgLabelsRequest\x12\x10\n" +
+	"\x03org\x18\x01 \x01(\tR\x03org\x12\x12\n" +
+	"\x04sort\x18\x02 \x01(\tR\x04sort\x12\x12\n" +
+	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\"h\n" +
+	"\x15ListOrgLabelsResponse\x12.\n" +
+	"\x06labels\x18\x01 \x03(\v2\x16.forge.labels.v1.LabelR\x06labels\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"6\n" +
+	"\x12GetOrgLabelRequest\x12\x10\n" +
+	"\x03org\x18\x01 \x01(\tR\x03org\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"C\n" +
+	"\x13GetOrgLabelResponse\x12,\n" +
+	"\x05label\x18\x01 \x01(\v2\x16.forge.labels.v1.LabelR\x05label\"\xd0\x01\n" +
+	"\x15CreateOrgLabelRequest\x12\x10\n" +
+	"\x03org\x18\x01 \x01(\tR\x03org\x12\x1d\n" +
+	"\x04name\x18\x02 \x01(\tB\t\x9a\xb5\x18\x05\x10\x01\x18\xff\x01R\x04name\x12\x1c\n" +
+	"\x05color\x18\x03 \x01(\tB\x06\x9a\xb5\x18\x02\x10\x01R\x05color\x12)\n" +
+	"\vdescription\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\vdescription\x12\x1c\n" +
+	"\texclusive\x18\x05 \x01(\bR\texclusive\x12\x1f\n" +
+	"\vis_archived\x18\x06 \x01(\bR\n" +
+	"isArchived\"F\n" +
+	"\x16CreateOrgLabelResponse\x12,\n" +
+	"\x05label\x18\x01 \x01(\v2\x16.forge.labels.v1.LabelR\x05label\"\xb8\x02\n" +
+	"\x13EditOrgLabelRequest\x12\x10\n" +
+	"\x03org\x18\x01 \x01(\tR\x03org\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\x03R\x02id\x12\"\n" +
+	"\x04name\x18\x03 \x01(\tB\t\x9a\xb5\x18\x05\x10\x01\x18\xff\x01H\x00R\x04name\x88\x01\x01\x12!\n" +
+	"\x05color\x18\x04 \x01(\tB\x06\x9a\xb5\x18\x02\x10\x01H\x01R\x05color\x88\x01\x01\x12.\n" +
+	"\vdescription\x18\x05 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01H\x02R\vdescription\x88\x01\x01\x12!\n" +
+	"\texclusive\x18\x06 \x01(\bH\x03R\texclusive\x88\x01\x01\x12$\n" +
+	"\vis_archived\x18\a \x01(\bH\x04R\n" +
+	"isArchived\x88\x01\x01B\a\n" +
+	"\x05_nameB\b\n" +
+	"\x06_colorB\x0e\n" +
+	"\f_descriptionB\f\n" +
 	"\n" +
+	"_exclusiveB\x0e\n" +
+	"\f_is_archived\"D\n" +
+	"\x14EditOrgLabelResponse\x12,\n" +
+	"\x05label\x18\x01 \x01(\v2\x16.forge.labels.v1.LabelR\x05label\"9\n" +
+	"\x15DeleteOrgLabelRequest\x12\x10\n" +
+	"\x03org\x18\x01 \x01(\tR\x03org\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\x03R\x02id\"\x18\n" +
+	"\x16DeleteOrgLabelResponse2\xa4\x0f\n" +
 	"\fLabelService\x12z\n" +
 	"\x0eListRepoLabels\x12&.forge.labels.v1.ListRepoLabelsRequest\x1a'.forge.labels.v1.ListRepoLabelsResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12t\n" +
 	"\fGetRepoLabel\x12$.forge.labels.v1.GetRepoLabelRequest\x1a%.forge.labels.v1.GetRepoLabelResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x84\x01\n" +
@@ -1387,7 +2013,12 @@ const file_forge_labels_v1_labels_proto_rawDesc = "" +
 	"\x0eAddIssueLabels\x12&.forge.labels.v1.AddIssueLabelsRequest\x1a'.forge.labels.v1.AddIssueLabelsResponse\"\x19\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x88\x01\n" +
 	"\x12ReplaceIssueLabels\x12*.forge.labels.v1.ReplaceIssueLabelsRequest\x1a+.forge.labels.v1.ReplaceIssueLabelsResponse\"\x19\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x87\x01\n" +
 	"\x10ClearIssueLabels\x12(.forge.labels.v1.ClearIssueLabelsRequest\x1a).forge.labels.v1.ClearIssueLabelsResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x87\x01\n" +
-	"\x10DeleteIssueLabel\x12(.forge.labels.v1.DeleteIssueLabelRequest\x1a).forge.labels.v1.DeleteIssueLabelResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02B\xa4\x01\n" +
+	"\x10DeleteIssueLabel\x12(.forge.labels.v1.DeleteIssueLabelRequest\x1a).forge.labels.v1.DeleteIssueLabelResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12|\n" +
+	"\rListOrgLabels\x12%.forge.labels.v1.ListOrgLabelsRequest\x1a&.forge.labels.v1.ListOrgLabelsResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x12v\n" +
+	"\vGetOrgLabel\x12#.forge.labels.v1.GetOrgLabelRequest\x1a$.forge.labels.v1.GetOrgLabelResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x01\x12\x84\x01\n" +
+	"\x0eCreateOrgLabel\x12&.forge.labels.v1.CreateOrgLabelRequest\x1a'.forge.labels.v1.CreateOrgLabelResponse\"!\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x12y\n" +
+	"\fEditOrgLabel\x12$.forge.labels.v1.EditOrgLabelRequest\x1a%.forge.labels.v1.EditOrgLabelResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x12\x84\x01\n" +
+	"\x0eDeleteOrgLabel\x12&.forge.labels.v1.DeleteOrgLabelRequest\x1a'.forge.labels.v1.DeleteOrgLabelResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04B\xa4\x01\n" +
 	"\x13com.forge.labels.v1B\vLabelsProtoP\x01Z\"forge/gen/forge/labels/v1;labelsv1\xa2\x02\x03FLX\xaa\x02\x0fForge.Labels.V1\xca\x02\x0fForge\\Labels\\V1\xe2\x02\x1bForge\\Labels\\V1\\GPBMetadata\xea\x02\x11Forge::Labels::V1b\x06proto3"
 
 var (
@@ -1402,7 +2033,7 @@ func file_forge_labels_v1_labels_proto_rawDescGZIP() []byte {
 	return file_forge_labels_v1_labels_proto_rawDescData
 }
 
-var file_forge_labels_v1_labels_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_forge_labels_v1_labels_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_forge_labels_v1_labels_proto_goTypes = []any{
 	(*Label)(nil),                      // 0: forge.labels.v1.Label
 	(*ListRepoLabelsRequest)(nil),      // 1: forge.labels.v1.ListRepoLabelsRequest
@@ -1425,7 +2056,17 @@ var file_forge_labels_v1_labels_proto_goTypes = []any{
 	(*ClearIssueLabelsResponse)(nil),   // 18: forge.labels.v1.ClearIssueLabelsResponse
 	(*DeleteIssueLabelRequest)(nil),    // 19: forge.labels.v1.DeleteIssueLabelRequest
 	(*DeleteIssueLabelResponse)(nil),   // 20: forge.labels.v1.DeleteIssueLabelResponse
-	(*structpb.Value)(nil),             // 21: google.protobuf.Value
+	(*ListOrgLabelsRequest)(nil),       // 21: forge.labels.v1.ListOrgLabelsRequest
+	(*ListOrgLabelsResponse)(nil),      // 22: forge.labels.v1.ListOrgLabelsResponse
+	(*GetOrgLabelRequest)(nil),         // 23: forge.labels.v1.GetOrgLabelRequest
+	(*GetOrgLabelResponse)(nil),        // 24: forge.labels.v1.GetOrgLabelResponse
+	(*CreateOrgLabelRequest)(nil),      // 25: forge.labels.v1.CreateOrgLabelRequest
+	(*CreateOrgLabelResponse)(nil),     // 26: forge.labels.v1.CreateOrgLabelResponse
+	(*EditOrgLabelRequest)(nil),        // 27: forge.labels.v1.EditOrgLabelRequest
+	(*EditOrgLabelResponse)(nil),       // 28: forge.labels.v1.EditOrgLabelResponse
+	(*DeleteOrgLabelRequest)(nil),      // 29: forge.labels.v1.DeleteOrgLabelRequest
+	(*DeleteOrgLabelResponse)(nil),     // 30: forge.labels.v1.DeleteOrgLabelResponse
+	(*structpb.Value)(nil),             // 31: google.protobuf.Value
 }
 var file_forge_labels_v1_labels_proto_depIdxs = []int32{
 	0,  // 0: forge.labels.v1.ListRepoLabelsResponse.labels:type_name -> forge.labels.v1.Label
@@ -1433,35 +2074,49 @@ var file_forge_labels_v1_labels_proto_depIdxs = []int32{
 	0,  // 2: forge.labels.v1.CreateRepoLabelResponse.label:type_name -> forge.labels.v1.Label
 	0,  // 3: forge.labels.v1.EditRepoLabelResponse.label:type_name -> forge.labels.v1.Label
 	0,  // 4: forge.labels.v1.ListIssueLabelsResponse.labels:type_name -> forge.labels.v1.Label
-	21, // 5: forge.labels.v1.AddIssueLabelsRequest.labels:type_name -> google.protobuf.Value
+	31, // 5: forge.labels.v1.AddIssueLabelsRequest.labels:type_name -> google.protobuf.Value
 	0,  // 6: forge.labels.v1.AddIssueLabelsResponse.labels:type_name -> forge.labels.v1.Label
-	21, // 7: forge.labels.v1.ReplaceIssueLabelsRequest.labels:type_name -> google.protobuf.Value
+	31, // 7: forge.labels.v1.ReplaceIssueLabelsRequest.labels:type_name -> google.protobuf.Value
 	0,  // 8: forge.labels.v1.ReplaceIssueLabelsResponse.labels:type_name -> forge.labels.v1.Label
-	1,  // 9: forge.labels.v1.LabelService.ListRepoLabels:input_type -> forge.labels.v1.ListRepoLabelsRequest
-	3,  // 10: forge.labels.v1.LabelService.GetRepoLabel:input_type -> forge.labels.v1.GetRepoLabelRequest
-	5,  // 11: forge.labels.v1.LabelService.CreateRepoLabel:input_type -> forge.labels.v1.CreateRepoLabelRequest
-	7,  // 12: forge.labels.v1.LabelService.EditRepoLabel:input_type -> forge.labels.v1.EditRepoLabelRequest
-	9,  // 13: forge.labels.v1.LabelService.DeleteRepoLabel:input_type -> forge.labels.v1.DeleteRepoLabelRequest
-	11, // 14: forge.labels.v1.LabelService.ListIssueLabels:input_type -> forge.labels.v1.ListIssueLabelsRequest
-	13, // 15: forge.labels.v1.LabelService.AddIssueLabels:input_type -> forge.labels.v1.AddIssueLabelsRequest
-	15, // 16: forge.labels.v1.LabelService.ReplaceIssueLabels:input_type -> forge.labels.v1.ReplaceIssueLabelsRequest
-	17, // 17: forge.labels.v1.LabelService.ClearIssueLabels:input_type -> forge.labels.v1.ClearIssueLabelsRequest
-	19, // 18: forge.labels.v1.LabelService.DeleteIssueLabel:input_type -> forge.labels.v1.DeleteIssueLabelRequest
-	2,  // 19: forge.labels.v1.LabelService.ListRepoLabels:output_type -> forge.labels.v1.ListRepoLabelsResponse
-	4,  // 20: forge.labels.v1.LabelService.GetRepoLabel:output_type -> forge.labels.v1.GetRepoLabelResponse
-	6,  // 21: forge.labels.v1.LabelService.CreateRepoLabel:output_type -> forge.labels.v1.CreateRepoLabelResponse
-	8,  // 22: forge.labels.v1.LabelService.EditRepoLabel:output_type -> forge.labels.v1.EditRepoLabelResponse
-	10, // 23: forge.labels.v1.LabelService.DeleteRepoLabel:output_type -> forge.labels.v1.DeleteRepoLabelResponse
-	12, // 24: forge.labels.v1.LabelService.ListIssueLabels:output_type -> forge.labels.v1.ListIssueLabelsResponse
-	14, // 25: forge.labels.v1.LabelService.AddIssueLabels:output_type -> forge.labels.v1.AddIssueLabelsResponse
-	16, // 26: forge.labels.v1.LabelService.ReplaceIssueLabels:output_type -> forge.labels.v1.ReplaceIssueLabelsResponse
-	18, // 27: forge.labels.v1.LabelService.ClearIssueLabels:output_type -> forge.labels.v1.ClearIssueLabelsResponse
-	20, // 28: forge.labels.v1.LabelService.DeleteIssueLabel:output_type -> forge.labels.v1.DeleteIssueLabelResponse
-	19, // [19:29] is the sub-list for method output_type
-	9,  // [9:19] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	0,  // 9: forge.labels.v1.ListOrgLabelsResponse.labels:type_name -> forge.labels.v1.Label
+	0,  // 10: forge.labels.v1.GetOrgLabelResponse.label:type_name -> forge.labels.v1.Label
+	0,  // 11: forge.labels.v1.CreateOrgLabelResponse.label:type_name -> forge.labels.v1.Label
+	0,  // 12: forge.labels.v1.EditOrgLabelResponse.label:type_name -> forge.labels.v1.Label
+	1,  // 13: forge.labels.v1.LabelService.ListRepoLabels:input_type -> forge.labels.v1.ListRepoLabelsRequest
+	3,  // 14: forge.labels.v1.LabelService.GetRepoLabel:input_type -> forge.labels.v1.GetRepoLabelRequest
+	5,  // 15: forge.labels.v1.LabelService.CreateRepoLabel:input_type -> forge.labels.v1.CreateRepoLabelRequest
+	7,  // 16: forge.labels.v1.LabelService.EditRepoLabel:input_type -> forge.labels.v1.EditRepoLabelRequest
+	9,  // 17: forge.labels.v1.LabelService.DeleteRepoLabel:input_type -> forge.labels.v1.DeleteRepoLabelRequest
+	11, // 18: forge.labels.v1.LabelService.ListIssueLabels:input_type -> forge.labels.v1.ListIssueLabelsRequest
+	13, // 19: forge.labels.v1.LabelService.AddIssueLabels:input_type -> forge.labels.v1.AddIssueLabelsRequest
+	15, // 20: forge.labels.v1.LabelService.ReplaceIssueLabels:input_type -> forge.labels.v1.ReplaceIssueLabelsRequest
+	17, // 21: forge.labels.v1.LabelService.ClearIssueLabels:input_type -> forge.labels.v1.ClearIssueLabelsRequest
+	19, // 22: forge.labels.v1.LabelService.DeleteIssueLabel:input_type -> forge.labels.v1.DeleteIssueLabelRequest
+	21, // 23: forge.labels.v1.LabelService.ListOrgLabels:input_type -> forge.labels.v1.ListOrgLabelsRequest
+	23, // 24: forge.labels.v1.LabelService.GetOrgLabel:input_type -> forge.labels.v1.GetOrgLabelRequest
+	25, // 25: forge.labels.v1.LabelService.CreateOrgLabel:input_type -> forge.labels.v1.CreateOrgLabelRequest
+	27, // 26: forge.labels.v1.LabelService.EditOrgLabel:input_type -> forge.labels.v1.EditOrgLabelRequest
+	29, // 27: forge.labels.v1.LabelService.DeleteOrgLabel:input_type -> forge.labels.v1.DeleteOrgLabelRequest
+	2,  // 28: forge.labels.v1.LabelService.ListRepoLabels:output_type -> forge.labels.v1.ListRepoLabelsResponse
+	4,  // 29: forge.labels.v1.LabelService.GetRepoLabel:output_type -> forge.labels.v1.GetRepoLabelResponse
+	6,  // 30: forge.labels.v1.LabelService.CreateRepoLabel:output_type -> forge.labels.v1.CreateRepoLabelResponse
+	8,  // 31: forge.labels.v1.LabelService.EditRepoLabel:output_type -> forge.labels.v1.EditRepoLabelResponse
+	10, // 32: forge.labels.v1.LabelService.DeleteRepoLabel:output_type -> forge.labels.v1.DeleteRepoLabelResponse
+	12, // 33: forge.labels.v1.LabelService.ListIssueLabels:output_type -> forge.labels.v1.ListIssueLabelsResponse
+	14, // 34: forge.labels.v1.LabelService.AddIssueLabels:output_type -> forge.labels.v1.AddIssueLabelsResponse
+	16, // 35: forge.labels.v1.LabelService.ReplaceIssueLabels:output_type -> forge.labels.v1.ReplaceIssueLabelsResponse
+	18, // 36: forge.labels.v1.LabelService.ClearIssueLabels:output_type -> forge.labels.v1.ClearIssueLabelsResponse
+	20, // 37: forge.labels.v1.LabelService.DeleteIssueLabel:output_type -> forge.labels.v1.DeleteIssueLabelResponse
+	22, // 38: forge.labels.v1.LabelService.ListOrgLabels:output_type -> forge.labels.v1.ListOrgLabelsResponse
+	24, // 39: forge.labels.v1.LabelService.GetOrgLabel:output_type -> forge.labels.v1.GetOrgLabelResponse
+	26, // 40: forge.labels.v1.LabelService.CreateOrgLabel:output_type -> forge.labels.v1.CreateOrgLabelResponse
+	28, // 41: forge.labels.v1.LabelService.EditOrgLabel:output_type -> forge.labels.v1.EditOrgLabelResponse
+	30, // 42: forge.labels.v1.LabelService.DeleteOrgLabel:output_type -> forge.labels.v1.DeleteOrgLabelResponse
+	28, // [28:43] is the sub-list for method output_type
+	13, // [13:28] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_forge_labels_v1_labels_proto_init() }
@@ -1470,13 +2125,14 @@ func file_forge_labels_v1_labels_proto_init() {
 		return
 	}
 	file_forge_labels_v1_labels_proto_msgTypes[7].OneofWrappers = []any{}
+	file_forge_labels_v1_labels_proto_msgTypes[27].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_labels_v1_labels_proto_rawDesc), len(file_forge_labels_v1_labels_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

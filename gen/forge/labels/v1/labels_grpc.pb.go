@@ -29,6 +29,11 @@ const (
 	LabelService_ReplaceIssueLabels_FullMethodName = "/forge.labels.v1.LabelService/ReplaceIssueLabels"
 	LabelService_ClearIssueLabels_FullMethodName   = "/forge.labels.v1.LabelService/ClearIssueLabels"
 	LabelService_DeleteIssueLabel_FullMethodName   = "/forge.labels.v1.LabelService/DeleteIssueLabel"
+	LabelService_ListOrgLabels_FullMethodName      = "/forge.labels.v1.LabelService/ListOrgLabels"
+	LabelService_GetOrgLabel_FullMethodName        = "/forge.labels.v1.LabelService/GetOrgLabel"
+	LabelService_CreateOrgLabel_FullMethodName     = "/forge.labels.v1.LabelService/CreateOrgLabel"
+	LabelService_EditOrgLabel_FullMethodName       = "/forge.labels.v1.LabelService/EditOrgLabel"
+	LabelService_DeleteOrgLabel_FullMethodName     = "/forge.labels.v1.LabelService/DeleteOrgLabel"
 )
 
 // LabelServiceClient is the client API for LabelService service.
@@ -68,6 +73,20 @@ type LabelServiceClient interface {
 	// DeleteIssueLabel takes one label off an issue (also fine when it was
 	// not on it); an unknown label is 422, as Gitea.
 	DeleteIssueLabel(ctx context.Context, in *DeleteIssueLabelRequest, opts ...grpc.CallOption) (*DeleteIssueLabelResponse, error)
+	// ListOrgLabels lists an organization's labels (GET /orgs/{org}/labels);
+	// they apply to the issues of its repositories.
+	ListOrgLabels(ctx context.Context, in *ListOrgLabelsRequest, opts ...grpc.CallOption) (*ListOrgLabelsResponse, error)
+	// GetOrgLabel returns one organization label, by id or by name; it
+	// needs a signed-in caller, unlike the list (as Gitea).
+	GetOrgLabel(ctx context.Context, in *GetOrgLabelRequest, opts ...grpc.CallOption) (*GetOrgLabelResponse, error)
+	// CreateOrgLabel creates an organization label; owners only.
+	CreateOrgLabel(ctx context.Context, in *CreateOrgLabelRequest, opts ...grpc.CallOption) (*CreateOrgLabelResponse, error)
+	// EditOrgLabel changes the fields that are set, as EditRepoLabel;
+	// owners only.
+	EditOrgLabel(ctx context.Context, in *EditOrgLabelRequest, opts ...grpc.CallOption) (*EditOrgLabelResponse, error)
+	// DeleteOrgLabel deletes an organization label and takes it off every
+	// issue; an unknown id succeeds too. Owners only.
+	DeleteOrgLabel(ctx context.Context, in *DeleteOrgLabelRequest, opts ...grpc.CallOption) (*DeleteOrgLabelResponse, error)
 }
 
 type labelServiceClient struct {
@@ -178,6 +197,56 @@ func (c *labelServiceClient) DeleteIssueLabel(ctx context.Context, in *DeleteIss
 	return out, nil
 }
 
+func (c *labelServiceClient) ListOrgLabels(ctx context.Context, in *ListOrgLabelsRequest, opts ...grpc.CallOption) (*ListOrgLabelsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOrgLabelsResponse)
+	err := c.cc.Invoke(ctx, LabelService_ListOrgLabels_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *labelServiceClient) GetOrgLabel(ctx context.Context, in *GetOrgLabelRequest, opts ...grpc.CallOption) (*GetOrgLabelResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetOrgLabelResponse)
+	err := c.cc.Invoke(ctx, LabelService_GetOrgLabel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *labelServiceClient) CreateOrgLabel(ctx context.Context, in *CreateOrgLabelRequest, opts ...grpc.CallOption) (*CreateOrgLabelResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateOrgLabelResponse)
+	err := c.cc.Invoke(ctx, LabelService_CreateOrgLabel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *labelServiceClient) EditOrgLabel(ctx context.Context, in *EditOrgLabelRequest, opts ...grpc.CallOption) (*EditOrgLabelResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EditOrgLabelResponse)
+	err := c.cc.Invoke(ctx, LabelService_EditOrgLabel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *labelServiceClient) DeleteOrgLabel(ctx context.Context, in *DeleteOrgLabelRequest, opts ...grpc.CallOption) (*DeleteOrgLabelResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteOrgLabelResponse)
+	err := c.cc.Invoke(ctx, LabelService_DeleteOrgLabel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LabelServiceServer is the server API for LabelService service.
 // All implementations must embed UnimplementedLabelServiceServer
 // for forward compatibility.
@@ -215,6 +284,20 @@ type LabelServiceServer interface {
 	// DeleteIssueLabel takes one label off an issue (also fine when it was
 	// not on it); an unknown label is 422, as Gitea.
 	DeleteIssueLabel(context.Context, *DeleteIssueLabelRequest) (*DeleteIssueLabelResponse, error)
+	// ListOrgLabels lists an organization's labels (GET /orgs/{org}/labels);
+	// they apply to the issues of its repositories.
+	ListOrgLabels(context.Context, *ListOrgLabelsRequest) (*ListOrgLabelsResponse, error)
+	// GetOrgLabel returns one organization label, by id or by name; it
+	// needs a signed-in caller, unlike the list (as Gitea).
+	GetOrgLabel(context.Context, *GetOrgLabelRequest) (*GetOrgLabelResponse, error)
+	// CreateOrgLabel creates an organization label; owners only.
+	CreateOrgLabel(context.Context, *CreateOrgLabelRequest) (*CreateOrgLabelResponse, error)
+	// EditOrgLabel changes the fields that are set, as EditRepoLabel;
+	// owners only.
+	EditOrgLabel(context.Context, *EditOrgLabelRequest) (*EditOrgLabelResponse, error)
+	// DeleteOrgLabel deletes an organization label and takes it off every
+	// issue; an unknown id succeeds too. Owners only.
+	DeleteOrgLabel(context.Context, *DeleteOrgLabelRequest) (*DeleteOrgLabelResponse, error)
 	mustEmbedUnimplementedLabelServiceServer()
 }
 
@@ -254,6 +337,21 @@ func (UnimplementedLabelServiceServer) ClearIssueLabels(context.Context, *ClearI
 }
 func (UnimplementedLabelServiceServer) DeleteIssueLabel(context.Context, *DeleteIssueLabelRequest) (*DeleteIssueLabelResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteIssueLabel not implemented")
+}
+func (UnimplementedLabelServiceServer) ListOrgLabels(context.Context, *ListOrgLabelsRequest) (*ListOrgLabelsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOrgLabels not implemented")
+}
+func (UnimplementedLabelServiceServer) GetOrgLabel(context.Context, *GetOrgLabelRequest) (*GetOrgLabelResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetOrgLabel not implemented")
+}
+func (UnimplementedLabelServiceServer) CreateOrgLabel(context.Context, *CreateOrgLabelRequest) (*CreateOrgLabelResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateOrgLabel not implemented")
+}
+func (UnimplementedLabelServiceServer) EditOrgLabel(context.Context, *EditOrgLabelRequest) (*EditOrgLabelResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EditOrgLabel not implemented")
+}
+func (UnimplementedLabelServiceServer) DeleteOrgLabel(context.Context, *DeleteOrgLabelRequest) (*DeleteOrgLabelResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteOrgLabel not implemented")
 }
 func (UnimplementedLabelServiceServer) mustEmbedUnimplementedLabelServiceServer() {}
 func (UnimplementedLabelServiceServer) testEmbeddedByValue()                      {}
@@ -456,6 +554,96 @@ func _LabelService_DeleteIssueLabel_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LabelService_ListOrgLabels_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOrgLabelsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LabelServiceServer).ListOrgLabels(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LabelService_ListOrgLabels_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LabelServiceServer).ListOrgLabels(ctx, req.(*ListOrgLabelsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LabelService_GetOrgLabel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetOrgLabelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LabelServiceServer).GetOrgLabel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LabelService_GetOrgLabel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LabelServiceServer).GetOrgLabel(ctx, req.(*GetOrgLabelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LabelService_CreateOrgLabel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateOrgLabelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LabelServiceServer).CreateOrgLabel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LabelService_CreateOrgLabel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LabelServiceServer).CreateOrgLabel(ctx, req.(*CreateOrgLabelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LabelService_EditOrgLabel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EditOrgLabelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LabelServiceServer).EditOrgLabel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LabelService_EditOrgLabel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LabelServiceServer).EditOrgLabel(ctx, req.(*EditOrgLabelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LabelService_DeleteOrgLabel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteOrgLabelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LabelServiceServer).DeleteOrgLabel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LabelService_DeleteOrgLabel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LabelServiceServer).DeleteOrgLabel(ctx, req.(*DeleteOrgLabelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LabelService_ServiceDesc is the grpc.ServiceDesc for LabelService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -502,6 +690,26 @@ var LabelService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteIssueLabel",
 			Handler:    _LabelService_DeleteIssueLabel_Handler,
+		},
+		{
+			MethodName: "ListOrgLabels",
+			Handler:    _LabelService_ListOrgLabels_Handler,
+		},
+		{
+			MethodName: "GetOrgLabel",
+			Handler:    _LabelService_GetOrgLabel_Handler,
+		},
+		{
+			MethodName: "CreateOrgLabel",
+			Handler:    _LabelService_CreateOrgLabel_Handler,
+		},
+		{
+			MethodName: "EditOrgLabel",
+			Handler:    _LabelService_EditOrgLabel_Handler,
+		},
+		{
+			MethodName: "DeleteOrgLabel",
+			Handler:    _LabelService_DeleteOrgLabel_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
