@@ -73,6 +73,22 @@ type caseFixture struct {
 	Users                []fixtureUser  `yaml:"users"`
 	Repos                []fixtureRepo  `yaml:"repos"`
 	Tokens               []fixtureToken `yaml:"tokens"`
+
+	// Labels area: organizations with their labels, made after the users
+	// and before the repositories (so repos may live in them).
+	LabelOrgs []fixtureLabelOrg `yaml:"label_orgs"`
+}
+
+// fixtureLabelOrg is an organization created by owner over REST, with a
+// team per permission (teams: {user: read|write|admin}, each an
+// all-repositories team with the issues and code units) and labels.
+type fixtureLabelOrg struct {
+	Name       string            `yaml:"name"`
+	Owner      string            `yaml:"owner"`
+	Visibility string            `yaml:"visibility"`
+	Teams      map[string]string `yaml:"teams"`
+	Labels     []fixtureLabel    `yaml:"labels"`
+	Repos      []string          `yaml:"repos"` // public repositories, made by owner
 }
 
 type fixtureUser struct {
@@ -223,6 +239,7 @@ var placeholderFuncs = template.FuncMap{
 	"tokenID":    func(string, string) string { return "0" },
 	"url":        func() string { return "http://placeholder" },
 	"labelID":    func(string, string) string { return "0" },
+	"orgLabelID": func(string, string) string { return "0" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -256,6 +273,9 @@ func buildWorld(t *testing.T, s *testServer, f caseFixture) *world {
 		if u.Restricted {
 			s.adminDo(t, "PATCH", "/api/v1/admin/users/"+u.Name, `{"restricted":true}`, 200)
 		}
+	}
+	for _, o := range f.LabelOrgs {
+		w.buildLabelOrg(t, o)
 	}
 	for _, r := range f.Repos {
 		w.buildRepo(t, r)
@@ -318,6 +338,36 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	w.buildLabels(t, r, as(owner))
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
+	}
+}
+
+// buildLabelOrg makes a fixture organization, its teams and labels.
+func (w *world) buildLabelOrg(t *testing.T, o fixtureLabelOrg) {
+	t.Helper()
+	s := w.s
+	as := []string{"Authorization", "token " + w.token(t, o.Owner), "Content-Type", jsonCT}
+	body, _ := json.Marshal(map[string]any{"username": o.Name, "visibility": o.Visibility})
+	expectStatus(t, s.do("POST", "/api/v1/orgs", string(body), as...), 201)
+	for user, perm := range o.Teams {
+		body, _ := json.Marshal(map[string]any{"name": "team-" + user, "permission": perm, "includes_all_repositories": true,
+			"units": []string{"repo.code", "repo.issues"}})
+		resp := s.do("POST", "/api/v1/orgs/"+o.Name+"/teams", string(body), as...)
+		expectStatus(t, resp, 201)
+		var team struct{ ID int64 }
+		if err := json.Unmarshal(resp.Body, &team); err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("PUT", "/api/v1/teams/"+fmtInt(team.ID)+"/members/"+user, "", as...), 204)
+	}
+	for _, l := range o.Labels {
+		if l.Color == "" {
+			l.Color = "#00aabb"
+		}
+		body, _ := json.Marshal(map[string]any{"name": l.Name, "color": l.Color, "exclusive": l.Exclusive, "is_archived": l.Archived})
+		expectStatus(t, s.do("POST", "/api/v1/orgs/"+o.Name+"/labels", string(body), as...), 201)
+	}
+	for _, name := range o.Repos {
+		expectStatus(t, s.do("POST", "/api/v1/orgs/"+o.Name+"/repos", `{"name":"`+name+`"}`, as...), 201)
 	}
 }
 
@@ -469,6 +519,17 @@ func (w *world) funcs() template.FuncMap {
 			l, err := s.App.Store.LabelByName(context.Background(), store.LabelOwner{RepoID: s.repoRecord(t.(*testing.T), owner, repo).ID}, name)
 			if err != nil {
 				return "", fmt.Errorf("label %s of %s: %w", name, full, err)
+			}
+			return fmtInt(l.ID), nil
+		},
+		"orgLabelID": func(org, name string) (string, error) {
+			o, err := s.App.Store.UserByName(context.Background(), org)
+			if err != nil {
+				return "", fmt.Errorf("organization %s: %w", org, err)
+			}
+			l, err := s.App.Store.LabelByName(context.Background(), store.LabelOwner{OrgID: o.ID}, name)
+			if err != nil {
+				return "", fmt.Errorf("label %s of %s: %w", name, org, err)
 			}
 			return fmtInt(l.ID), nil
 		},
