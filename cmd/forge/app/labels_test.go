@@ -134,3 +134,62 @@ func TestLabelsSDK(t *testing.T) {
 		}
 	})
 }
+
+// TestOrgLabelsSDK drives organization labels through the SDK: create
+// (owners only), get, list, edit, delete, and their use on an issue of
+// the organization's repository.
+func TestOrgLabelsSDK(t *testing.T) {
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		bobTok := s.seedUser("bob", "bob-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		bob := s.sdk(gitea.SetToken(bobTok))
+		if _, _, err := alice.CreateOrg(gitea.CreateOrgOption{Name: "acme"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateOrgRepo("acme", gitea.CreateRepoOption{Name: "app"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := bob.CreateOrgLabel("acme", gitea.CreateOrgLabelOption{Name: "x", Color: "#000000"}); err == nil {
+			t.Fatal("a stranger created an organization label")
+		}
+		mk := func(name string, exclusive bool) *gitea.Label {
+			t.Helper()
+			l, resp, err := alice.CreateOrgLabel("acme", gitea.CreateOrgLabelOption{Name: name, Color: "#0000FF", Exclusive: exclusive})
+			if err != nil || resp.StatusCode != http.StatusCreated || l.Color != "0000ff" ||
+				l.URL != s.URL+"/api/v1/orgs/acme/labels/"+fmtInt(l.ID) {
+				t.Fatalf("CreateOrgLabel %s: %+v %v", name, l, err)
+			}
+			return l
+		}
+		bug := mk("bug", false)
+		small := mk("size/s", true)
+		large := mk("size/l", true)
+		if got, _, err := bob.GetOrgLabel("acme", bug.ID); err != nil || got.Name != "bug" {
+			t.Fatalf("GetOrgLabel: %+v %v", got, err)
+		}
+		list, resp, err := s.sdk().ListOrgLabels("acme", gitea.ListOrgLabelsOptions{ListOptions: gitea.ListOptions{Page: 1, PageSize: 2}})
+		if err != nil || sdkLabelNames(list) != "bug,size/l" || resp.Header.Get("X-Total-Count") != "3" {
+			t.Fatalf("ListOrgLabels: %s %v", sdkLabelNames(list), err)
+		}
+		name := "defect"
+		if got, _, err := alice.EditOrgLabel("acme", bug.ID, gitea.EditOrgLabelOption{Name: &name}); err != nil || got.Name != "defect" {
+			t.Fatalf("EditOrgLabel: %+v %v", got, err)
+		}
+
+		issue, _, err := alice.CreateIssue("acme", "app", gitea.CreateIssueOption{Title: "t", Labels: []int64{bug.ID, small.ID}})
+		if err != nil || sdkLabelNames(issue.Labels) != "defect,size/s" {
+			t.Fatalf("issue with organization labels: %+v %v", issue, err)
+		}
+		ls, _, err := alice.AddIssueLabels("acme", "app", issue.Index, gitea.IssueLabelsOption{Labels: []int64{large.ID}})
+		if err != nil || sdkLabelNames(ls) != "defect,size/l" {
+			t.Fatalf("replace on add: %s %v", sdkLabelNames(ls), err)
+		}
+		if _, err := alice.DeleteOrgLabel("acme", large.ID); err != nil {
+			t.Fatal(err)
+		}
+		if ls, _, err = alice.GetIssueLabels("acme", "app", issue.Index, gitea.ListLabelsOptions{}); err != nil || sdkLabelNames(ls) != "defect" {
+			t.Fatalf("after deleting the label: %s %v", sdkLabelNames(ls), err)
+		}
+	})
+}
