@@ -67,7 +67,7 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 			return err
 		}
 		if len(n.LabelIDs) > 0 {
-			if err := labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
+			if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
 				return err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -225,7 +226,7 @@ func (s *Store) EditIssueLabels(ctx context.Context, e IssueLabelEdit) ([]Label,
 		if err != nil {
 			return err
 		}
-		out, err = applyIssueLabels(tx, &issue, e.ActorID, e.Mode, named, true)
+		out, err = s.applyIssueLabels(tx, &issue, e.ActorID, e.Mode, named, true)
 		return err
 	})
 	if err != nil {
@@ -241,7 +242,7 @@ const MaxLabelsPerRequest = 100
 // others are ignored) on an issue CreateIssue is inserting, inside its
 // transaction, with the same rules as EditIssueLabels. No separate
 // activity: the issue's creation is the event.
-func labelNewIssue(tx *gorm.DB, is *Issue, orgID int64, ids []int64) error {
+func (s *Store) labelNewIssue(tx *gorm.DB, is *Issue, orgID int64, ids []int64) error {
 	if len(ids) > MaxLabelsPerRequest {
 		return tooManyLabels()
 	}
@@ -249,7 +250,7 @@ func labelNewIssue(tx *gorm.DB, is *Issue, orgID int64, ids []int64) error {
 	if err != nil {
 		return err
 	}
-	_, err = applyIssueLabels(tx, is, is.PosterID, IssueLabelsReplace, named, false)
+	_, err = s.applyIssueLabels(tx, is, is.PosterID, IssueLabelsReplace, named, false)
 	return err
 }
 
@@ -287,7 +288,7 @@ func resolveLabels(tx *gorm.DB, repoID, orgID int64, ids []int64, names []string
 // replace, two given labels of one exclusive scope are refused
 // (LabelScopeConflict); an added exclusive label takes the issue's other
 // labels of its scope off.
-func applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelMode, given []Label, record bool) ([]Label, error) {
+func (s *Store) applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelMode, given []Label, record bool) ([]Label, error) {
 	byID := map[int64]Label{}
 	for _, l := range given {
 		byID[l.ID] = l
@@ -309,6 +310,31 @@ func applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode IssueLabelM
 	if err := tx.Joins("JOIN issue_labels ON issue_labels.label_id = labels.id").
 		Where("issue_labels.issue_id = ?", issue.ID).Find(&current).Error; err != nil {
 		return nil, err
+	}
+	// Lock every label this change may count, in one statement in
+	// ascending id (PostgreSQL): the counter updates below then take no
+	// new lock, so two issues swapping labels cannot deadlock, and a label
+	// deleted meanwhile is seen gone (and skipped) instead of being put
+	// on the issue after its delete.
+	if s.postgres {
+		ids := make([]int64, 0, len(byID)+len(current))
+		for id := range byID {
+			ids = append(ids, id)
+		}
+		for _, l := range current {
+			ids = append(ids, l.ID)
+		}
+		if len(ids) > 0 {
+			var locked []int64
+			if err := s.forUpdate(tx.Model(&Label{})).Where("id IN ?", ids).Order("id").Pluck("id", &locked).Error; err != nil {
+				return nil, err
+			}
+			for id := range byID {
+				if !slices.Contains(locked, id) {
+					delete(byID, id)
+				}
+			}
+		}
 	}
 	target := map[int64]Label{}
 	switch mode {

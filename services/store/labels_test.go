@@ -265,3 +265,43 @@ func TestLabelCountersFollowIssueState(t *testing.T) {
 		check("deleted", 0, 0)
 	})
 }
+
+// A label deleted while clients put it on issues ends up on none of them
+// (no issue_labels row outlives its label).
+func TestDeleteLabelWhileLabelling(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "del")
+		own := store.LabelOwner{RepoID: repo.ID}
+		const n = 8
+		for i := int64(1); i <= n; i++ {
+			labelIssue(t, s, repo.ID, i, false)
+		}
+		for round := 0; round < 3; round++ {
+			l := newLabel(t, s, own, "doomed", false)
+			var wg sync.WaitGroup
+			for i := int64(1); i <= n; i++ {
+				wg.Add(1)
+				go func(index int64) {
+					defer wg.Done()
+					if _, err := s.EditIssueLabels(ctx, store.IssueLabelEdit{RepoID: repo.ID, Index: index, Mode: store.IssueLabelsAdd, IDs: []int64{l.ID}}); err != nil {
+						t.Error(err)
+					}
+				}(i)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.DeleteLabel(ctx, own, l.ID); err != nil {
+					t.Error(err)
+				}
+			}()
+			wg.Wait()
+			var orphans int64
+			s.DB().Model(&store.IssueLabel{}).Where("label_id = ?", l.ID).Count(&orphans)
+			if orphans != 0 {
+				t.Fatalf("round %d: %d issue_labels rows of a deleted label", round, orphans)
+			}
+		}
+	})
+}
