@@ -4,10 +4,12 @@ import (
 	"forge/services/admin"
 	"forge/services/area"
 	"forge/services/code"
-	"forge/services/mirrors"
-	"forge/services/misc"
 	"forge/services/issuedeps"
 	"forge/services/issues"
+	"forge/services/labels"
+	"forge/services/mirrors"
+	"forge/services/misc"
+	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/tokens"
@@ -20,6 +22,7 @@ import (
 // which TestPreflightSeesEveryRoute reports.
 func withServices(o Options) Options {
 	o.Services = area.Gateways([]area.Area{misc.Area, users.Area, admin.Area, tokens.Area, repos.Area,
-		mirrors.Area, releases.Area, watch.Area, code.Area, issues.Area, issuedeps.Area})
+		mirrors.Area, releases.Area, watch.Area, code.Area, issues.Area, issuedeps.Area,
+		labels.Area, orgs.Area})
 	return o
 }

@@ -25,6 +25,7 @@ type Store interface {
 	UserByID(ctx context.Context, id int64) (*store.User, error)
 	CollaboratorMode(ctx context.Context, repoID, userID int64) (store.AccessMode, error)
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+	OrgStore
 }
 
 // Checker resolves repositories for callers.
@@ -40,7 +41,12 @@ func NewChecker(s Store) *Checker { return &Checker{store: s, maxCreation: -1} }
 type Repo struct {
 	*store.Repository
 	Owner *store.User
-	Mode  store.AccessMode
+	// Mode is the caller's access: once the interceptor authorized the
+	// method (Authorize), the access to the unit its policy declares.
+	Mode store.AccessMode
+	// grants are the per-unit modes Mode was derived from; nil when every
+	// unit has Mode (repositories of individuals).
+	grants *modes
 }
 
 // ErrRepoNotFound is the status for a missing or invisible repository.
@@ -88,40 +94,117 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 }
 
 func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User, viewer *auth.Principal) (*Repo, error) {
-	mode, err := c.Mode(ctx, r, viewer)
+	m, err := c.modes(ctx, r, viewer)
 	if err != nil {
 		return nil, err
 	}
+	mode := m.any()
 	if mode == store.AccessNone {
 		return nil, ErrRepoNotFound
 	}
 	if r.IsPrivate && viewer.PublicOnly() {
 		return nil, status.Error(codes.PermissionDenied, "token scope is limited to public repos")
 	}
-	return &Repo{Repository: r, Owner: o, Mode: mode}, nil
+	out := &Repo{Repository: r, Owner: o, Mode: mode}
+	if m.units != nil {
+		out.grants = &m
+	}
+	return out, nil
 }
 
-// Mode is viewer's access to r: site administrators and the owner have
-// owner access, collaborators their mode, everyone else read on public
-// repositories, except restricted users, who read only what is shared
-// with them (Filter is the same rule for lists).
+// Mode is viewer's access to r, to any of its units: site administrators
+// and the owner have owner access, collaborators their mode, members of
+// the owning organization's teams what their teams give (modes), everyone
+// else read on public repositories, except restricted users, who read
+// only what is shared with them (Filter is the same rule for lists).
 func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Principal) (store.AccessMode, error) {
+	m, err := c.modes(ctx, r, viewer)
+	if err != nil {
+		return store.AccessNone, err
+	}
+	return m.any(), nil
+}
+
+// UnitMode is viewer's access to unit u of r (Mode narrowed to the unit:
+// a team may give write on code and read on issues).
+func (c *Checker) UnitMode(ctx context.Context, r *store.Repository, viewer *auth.Principal, u auth.Unit) (store.AccessMode, error) {
+	m, err := c.modes(ctx, r, viewer)
+	if err != nil {
+		return store.AccessNone, err
+	}
+	return m.unit(u), nil
+}
+
+// modes is a caller's access to a repository: base on every unit, and
+// per unit (Gitea's unit types) what teams give on top.
+type modes struct {
+	base  store.AccessMode
+	units map[int]store.AccessMode
+}
+
+func (m modes) unit(u auth.Unit) store.AccessMode {
+	return max(m.base, m.units[unitType(u)])
+}
+
+func (m modes) any() store.AccessMode {
+	out := m.base
+	for _, v := range m.units {
+		out = max(out, v)
+	}
+	return out
+}
+
+// unitType is Gitea's unit type number of a declared unit, as stored in
+// team_units.
+func unitType(u auth.Unit) int {
+	switch u {
+	case auth.UnitIssues:
+		return store.UnitTypeIssues
+	case auth.UnitPulls:
+		return store.UnitTypePullRequests
+	case auth.UnitReleases:
+		return store.UnitTypeReleases
+	case auth.UnitWiki:
+		return store.UnitTypeWiki
+	}
+	return store.UnitTypeCode
+}
+
+func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.Principal) (modes, error) {
+	var m modes
 	if viewer != nil {
 		if viewer.IsAdmin() || viewer.User.ID == r.OwnerID {
-			return store.AccessOwner, nil
+			return modes{base: store.AccessOwner}, nil
 		}
 		mode, err := c.store.CollaboratorMode(ctx, r.ID, viewer.User.ID)
 		if err != nil {
-			return store.AccessNone, rpcerr.Internal(err)
+			return m, rpcerr.Internal(err)
 		}
-		if mode > store.AccessNone {
-			return mode, nil
+		m.base = mode
+		// Teams of the owning organization (none for an individual's
+		// repository). As in Gitea, a team with admin access or more
+		// (the Owners team) owns every repository it reaches; other
+		// teams give their mode per unit.
+		grants, err := c.store.TeamGrants(ctx, r.ID, r.OwnerID, viewer.User.ID)
+		if err != nil {
+			return m, err
+		}
+		for _, g := range grants {
+			if g.Authorize >= store.AccessAdmin {
+				return modes{base: store.AccessOwner}, nil
+			}
+			if m.units == nil {
+				m.units = map[int]store.AccessMode{}
+			}
+			for u, mode := range g.Units {
+				m.units[u] = max(m.units[u], mode)
+			}
 		}
 	}
 	if !r.IsPrivate && !restricted(viewer) {
-		return store.AccessRead, nil
+		m.base = max(m.base, store.AccessRead)
 	}
-	return store.AccessNone, nil
+	return m, nil
 }
 
 // CanWrite reports whether the caller may write the repository's content:

@@ -51,8 +51,13 @@ type byID interface{ GetId() int64 }
 // repository the policy declares from req as caller sees it, applies the
 // policy (Authorize) and returns ctx carrying it (RepoFrom).
 func (c *Checker) AuthorizeResource(ctx context.Context, pol auth.Policy, req any, caller *auth.Principal) (context.Context, error) {
-	if pol.Resource.Kind != auth.RepositoryResource {
-		// Organizations arrive with their area; until then, fail closed.
+	switch pol.Resource.Kind {
+	case auth.OrganizationResource:
+		return c.authorizeOrg(ctx, pol.Resource, req, caller)
+	case auth.TeamResource:
+		return c.authorizeTeam(ctx, pol.Resource, req, caller)
+	case auth.RepositoryResource:
+	default:
 		return nil, status.Error(codes.PermissionDenied, "no resolver for the method's resource")
 	}
 	r, err := c.resolveRequest(ctx, pol.Resource, req, caller)
@@ -96,6 +101,10 @@ func writes(pol auth.Policy) auth.RepoWrite {
 // and a method that writes w must respect the read-only states (ReadOnly).
 // The API's interceptor and git smart HTTP both call it.
 func Authorize(r *Repo, res auth.Resource, w auth.RepoWrite) error {
+	// From here on Mode is the caller's access to the declared unit.
+	if r.grants != nil {
+		r.Mode = r.grants.unit(res.Unit)
+	}
 	if !unitEnabled(r.Repository, res.Unit) && r.Mode < store.AccessAdmin {
 		return status.Error(codes.PermissionDenied, UnitOffMessage)
 	}

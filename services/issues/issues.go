@@ -25,6 +25,9 @@ type NewIssue struct {
 	// Assignees are user names (the deprecated single assignee joined in).
 	Assignees []string
 	Closed    bool
+	// Labels are label ids, put on the issue by the labels rules
+	// (store.EditIssueLabels' exclusive scopes apply).
+	Labels []int64
 }
 
 // Create opens an issue in r posted by caller. Assignees are taken from
@@ -40,6 +43,7 @@ func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Princ
 			return nil, err
 		}
 		n.AssigneeIDs = ids
+		n.LabelIDs, n.LabelOrgID = in.Labels, r.OwnerID
 	}
 	if err := s.store.CreateIssue(ctx, n); err != nil {
 		return nil, storeErr(err)

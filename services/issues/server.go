@@ -117,6 +117,7 @@ func (s *Server) CreateIssue(ctx context.Context, req *issuesv1.CreateIssueReque
 	}
 	is, err := s.svc.Create(ctx, r, auth.FromContext(ctx), NewIssue{
 		Title: req.GetTitle(), Body: req.GetBody(), Assignees: names, Closed: req.GetClosed(),
+		Labels: req.GetLabels(),
 	})
 	if err != nil {
 		return nil, err

@@ -22,6 +22,10 @@ import (
 type NewIssue struct {
 	Issue
 	AssigneeIDs []int64
+	// LabelIDs are put on the issue (labels area: labelNewIssue); they
+	// name labels of the repository or of LabelOrgID, its owner.
+	LabelIDs   []int64
+	LabelOrgID int64
 }
 
 // CreateIssue stores a new issue: it allocates the next index of the
@@ -64,6 +68,11 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 		}
 		if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
 			return err
+		}
+		if len(n.LabelIDs) > 0 {
+			if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
+				return err
+			}
 		}
 		return enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
 	})
@@ -351,6 +360,9 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 			if err := moveIssueCounters(tx, repoID, is.IsPull, 0, closed); err != nil {
 				return err
 			}
+			if err := moveLabelClosedCounts(tx, is.ID, closed); err != nil {
+				return err
+			}
 			if err := act(kind); err != nil {
 				return err
 			}
@@ -426,6 +438,9 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 		var is Issue
 		if err := s.forUpdate(tx).Where(`repo_id = ? AND "index" = ?`, repoID, index).Take(&is).Error; err != nil {
 			return notFound(err)
+		}
+		if err := unlabelDeletedIssue(tx, &is); err != nil {
+			return err
 		}
 		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}} {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {

@@ -60,10 +60,13 @@ type User struct {
 	AllowGitHook            bool
 	AllowImportLocal        bool
 	AllowCreateOrganization bool
-	TOTPSecret              []byte // encrypted with SECRET_KEY; nil when not enrolled
-	LastLoginUnix           int64
-	CreatedUnix             int64
-	UpdatedUnix             int64
+	// RepoAdminChangeTeamAccess: an organization's repository
+	// administrators may change which teams reach a repository.
+	RepoAdminChangeTeamAccess bool
+	TOTPSecret                []byte // encrypted with SECRET_KEY; nil when not enrolled
+	LastLoginUnix             int64
+	CreatedUnix               int64
+	UpdatedUnix               int64
 	// Version is bumped by every update (UpdateUser is the only writer of
 	// existing rows); the authentication cache depends on it.
 	Version int64

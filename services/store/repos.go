@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"forge/services/errs"
 )
@@ -115,8 +116,17 @@ func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
 		return errUndeclared
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var teams []int64
+		if err := tx.Model(&TeamRepo{}).Where("repo_id = ?", id).Pluck("team_id", &teams).Error; err != nil {
+			return err
+		}
 		if err := deleteOwned(tx, s.owned.repoColumns(), id); err != nil {
 			return err
+		}
+		for _, t := range teams {
+			if err := recountTeam(tx, t); err != nil {
+				return err
+			}
 		}
 		res := tx.Delete(&Repository{}, id)
 		if res.Error == nil && res.RowsAffected == 0 {
@@ -132,11 +142,13 @@ type RepoListOptions struct {
 	Keyword string // case-insensitive substring of the name
 	// RepoFilter limits the result to what the viewer may see.
 	RepoFilter
-	// OnlyAccessible keeps only repositories the viewer owns or
-	// collaborates on (GET /user/repos).
+	// OnlyAccessible keeps only repositories the viewer owns,
+	// collaborates on or reaches through a team (GET /user/repos).
 	OnlyAccessible bool
-	Offset         int
-	Limit          int
+	// TeamID keeps the repositories given to that team explicitly.
+	TeamID int64
+	Offset int
+	Limit  int
 }
 
 // ListRepositories returns a page of repositories sorted by name, and the
@@ -151,7 +163,12 @@ func (s *Store) ListRepositories(ctx context.Context, o RepoListOptions) ([]Repo
 	}
 	if o.OnlyAccessible {
 		collab := s.db.Model(&Collaboration{}).Select("repo_id").Where("user_id = ?", o.ViewerID)
-		q = q.Where("(repositories.owner_id = ? OR repositories.id IN (?))", o.ViewerID, collab)
+		teamRepos, teamOrgs := s.teamRepoIDs(o.ViewerID)
+		q = q.Where("(repositories.owner_id = ? OR repositories.id IN (?) OR repositories.id IN (?) OR repositories.owner_id IN (?))",
+			o.ViewerID, collab, teamRepos, teamOrgs)
+	}
+	if o.TeamID != 0 {
+		q = q.Where("repositories.id IN (?)", s.db.Model(&TeamRepo{}).Select("repo_id").Where("team_id = ?", o.TeamID))
 	}
 	q = s.applyRepoFilter(q, o.RepoFilter)
 	var total int64
@@ -262,7 +279,15 @@ func (s *Store) RepositoriesOwnedBy(ctx context.Context, ownerID int64) ([]Repos
 // concurrent creations for one owner count one after the other.
 func (s *Store) checkRepoLimit(tx *gorm.DB, ownerID int64, limit int) error {
 	if limit < 0 {
-		return nil
+		// No count to take, but the owner must still exist when the
+		// repository is inserted: an organization being deleted
+		// (DeleteOrganization locks its row) is waited for, then missing.
+		if !s.postgres {
+			return nil
+		}
+		var owner User
+		err := tx.Clauses(clause.Locking{Strength: "SHARE"}).Select("id").Where("id = ?", ownerID).Take(&owner).Error
+		return notFound(err)
 	}
 	var owner User
 	if err := s.forUpdate(tx).Select("id").Where("id = ?", ownerID).Take(&owner).Error; err != nil {

@@ -158,6 +158,11 @@ func (s *Store) UpdateUser(ctx context.Context, name string, change func(u *User
 		}
 		u.LowerName = strings.ToLower(u.Name)
 		u.LowerEmail = lowerEmail(u.Email)
+		if u.Type == UserTypeOrganization {
+			// An organization's e-mail is shown, never unique nor used
+			// to sign in (CreateOrganization).
+			u.LowerEmail = nil
+		}
 		u.UpdatedUnix = time.Now().Unix()
 		u.Version++
 		if err := checkUnique(tx, &u); err != nil {
@@ -240,8 +245,33 @@ func (s *Store) DeleteUser(ctx context.Context, name string, check func(u *User)
 			Update("num_watches", gorm.Expr("num_watches - 1")).Error; err != nil {
 			return err
 		}
+		// The last owner of an organization cannot go: the organization
+		// would be left without anyone to manage it. The Owners teams
+		// are locked first (lockOwnersTeam), as for a member removal.
+		var orgs []int64
+		if err := tx.Model(&TeamUser{}).Where("uid = ?", u.ID).Distinct().Pluck("org_id", &orgs).Error; err != nil {
+			return err
+		}
+		var teams []int64
+		if err := tx.Model(&TeamUser{}).Where("uid = ?", u.ID).Pluck("team_id", &teams).Error; err != nil {
+			return err
+		}
+		for _, org := range orgs {
+			owners, err := s.lockOwnersTeam(tx, org)
+			if err != nil {
+				return err
+			}
+			if err := ensureNotLastOwner(tx, owners.ID, u.ID); err != nil {
+				return err
+			}
+		}
 		if err := deleteOwned(tx, s.owned.User, u.ID); err != nil {
 			return err
+		}
+		for _, id := range teams {
+			if err := recountTeam(tx, id); err != nil {
+				return err
+			}
 		}
 		return tx.Delete(&User{}, u.ID).Error
 	})

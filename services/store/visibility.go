@@ -58,16 +58,20 @@ func (s *Store) userVisibleCond(f UserFilter) *gorm.DB {
 		return cond
 	}
 	shared := s.db.Model(&Collaboration{}).Select("repo_id").Where("user_id = ?", f.ViewerID)
+	// Organizations the viewer is a member of, whatever their visibility,
+	// and the owners of repositories reached through a team.
+	orgs := s.db.Model(&OrgUser{}).Select("org_id").Where("uid = ?", f.ViewerID)
 	cond = cond.Or("users.id = ?", f.ViewerID).
-		Or("users.id IN (?)", s.db.Model(&Repository{}).Select("owner_id").Where("id IN (?)", shared))
+		Or("users.id IN (?)", s.db.Model(&Repository{}).Select("owner_id").Where("id IN (?)", shared)).
+		Or("users.id IN (?)", orgs)
 	if len(f.Related) > 0 {
 		// Repositories the viewer owns or collaborates on, and their
-		// collaborators. Organization members join here once
-		// organizations exist.
+		// collaborators; and the viewer's organizations' members.
 		mine := s.db.Model(&Repository{}).Select("id").Where("owner_id = ?", f.ViewerID)
 		peers := s.db.Model(&Collaboration{}).Select("user_id").
 			Where("repo_id IN (?) OR repo_id IN (?)", mine, shared)
-		cond = cond.Or("users.visibility IN ? AND users.id IN (?)", f.Related, peers)
+		members := s.db.Model(&OrgUser{}).Select("uid").Where("org_id IN (?)", orgs)
+		cond = cond.Or("users.visibility IN ? AND (users.id IN (?) OR users.id IN (?))", f.Related, peers, members)
 	}
 	return cond
 }
@@ -87,7 +91,8 @@ func (s *Store) UserVisible(ctx context.Context, f UserFilter, id int64) (bool, 
 // builds it (access.Filter) from the same rule as Checker.Mode.
 type RepoFilter struct {
 	// ViewerID is the signed-in viewer, 0 when anonymous: they see the
-	// repositories they own and those they collaborate on.
+	// repositories they own, those they collaborate on and those their
+	// teams reach.
 	ViewerID int64
 	// ViewerIsAdmin: every repository is visible.
 	ViewerIsAdmin bool
@@ -104,10 +109,12 @@ type RepoFilter struct {
 func (s *Store) applyRepoFilter(q *gorm.DB, f RepoFilter) *gorm.DB {
 	if !f.ViewerIsAdmin {
 		collab := s.db.Model(&Collaboration{}).Select("repo_id").Where("user_id = ?", f.ViewerID)
+		teamRepos, teamOrgs := s.teamRepoIDs(f.ViewerID)
+		explicit := "(repositories.owner_id = ? OR repositories.id IN (?) OR repositories.id IN (?) OR repositories.owner_id IN (?))"
 		if f.ExplicitOnly {
-			q = q.Where("(repositories.owner_id = ? OR repositories.id IN (?))", f.ViewerID, collab)
+			q = q.Where(explicit, f.ViewerID, collab, teamRepos, teamOrgs)
 		} else {
-			q = q.Where("(repositories.is_private = ? OR repositories.owner_id = ? OR repositories.id IN (?))", false, f.ViewerID, collab)
+			q = q.Where("(repositories.is_private = ? OR "+explicit+")", false, f.ViewerID, collab, teamRepos, teamOrgs)
 		}
 		if owners := s.visibleUserIDs(f.Owners); owners != nil {
 			q = q.Where("repositories.owner_id IN (?)", owners)

@@ -28,8 +28,10 @@ import (
 	"forge/services/githost"
 	"forge/services/issuedeps"
 	"forge/services/issues"
+	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/orgs"
 	"forge/services/paging"
 	"forge/services/releases"
 	"forge/services/repos"
@@ -161,7 +163,11 @@ func (a *App) build() error {
 		issues.NewServer(a.Store, checker, render, cfg.Server.RootURL, limits),
 		issuedeps.NewServer(issuedeps.NewService(a.Store, checker, cfg.Service.AllowCrossRepositoryDependencies),
 			a.Store, issues.NewRenderer(a.Store, render, cfg.Server.RootURL), limits),
+		labels.NewServer(a.Store, cfg.Server.RootURL, limits),
 	}
+	orgService := orgs.NewService(a.Store, checker, repoService)
+	orgRender := orgs.Renderer{RootURL: cfg.Server.RootURL, Users: render, Repos: repoRender}
+	impls = append(impls, orgs.NewServer(orgService, orgRender, limits), orgs.NewTeamServer(orgService, orgRender, limits))
 	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,
 		Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})...)
 	register, err := area.Bind(Areas, impls...)

@@ -6,8 +6,10 @@ import (
 	"forge/services/code"
 	"forge/services/issuedeps"
 	"forge/services/issues"
+	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/store"
@@ -31,6 +33,8 @@ var Areas = []area.Area{
 	code.Area,
 	issues.Area,
 	issuedeps.Area,
+	labels.Area,
+	orgs.Area,
 }
 
 // Owned is what the areas declare as owned by repositories and users, in

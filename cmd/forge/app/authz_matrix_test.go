@@ -324,6 +324,11 @@ func describePolicy(p auth.Policy) string {
 			out += " by-id"
 		}
 	}
+	if k := p.Resource.Kind; k == auth.OrganizationResource || k == auth.TeamResource {
+		kind := map[auth.ResourceKind]string{auth.OrganizationResource: "org", auth.TeamResource: "team"}[k]
+		role := map[auth.OrgRole]string{auth.OrgVisible: "visible", auth.OrgMember: "member", auth.OrgOwner: "owner"}[p.Resource.Role]
+		out += fmt.Sprintf(" %s>=%s", kind, role)
+	}
 	return out
 }
 

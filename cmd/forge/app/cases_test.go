@@ -56,6 +56,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"forge/services/config"
+	"forge/services/store"
 )
 
 // caseFile is one testdata/cases/*.yaml.
@@ -72,6 +73,22 @@ type caseFixture struct {
 	Users                []fixtureUser  `yaml:"users"`
 	Repos                []fixtureRepo  `yaml:"repos"`
 	Tokens               []fixtureToken `yaml:"tokens"`
+
+	// Labels area: organizations with their labels, made after the users
+	// and before the repositories (so repos may live in them).
+	LabelOrgs []fixtureLabelOrg `yaml:"label_orgs"`
+}
+
+// fixtureLabelOrg is an organization created by owner over REST, with a
+// team per permission (teams: {user: read|write|admin}, each an
+// all-repositories team with the issues and code units) and labels.
+type fixtureLabelOrg struct {
+	Name       string            `yaml:"name"`
+	Owner      string            `yaml:"owner"`
+	Visibility string            `yaml:"visibility"`
+	Teams      map[string]string `yaml:"teams"`
+	Labels     []fixtureLabel    `yaml:"labels"`
+	Repos      []string          `yaml:"repos"` // public repositories, made by owner
 }
 
 type fixtureUser struct {
@@ -97,6 +114,27 @@ type fixtureRepo struct {
 
 	// --- issues area (H2) ---
 	Issues []fixtureIssue `yaml:"issues"` // created in order (numbers 1, 2, ...) before archiving
+	// Labels area: labels (created by the owner over REST before the
+	// archive) and issues carrying them (written through the store, so
+	// label cases do not depend on the issue endpoints).
+	Labels      []fixtureLabel      `yaml:"labels"`
+	LabelIssues []fixtureLabelIssue `yaml:"label_issues"`
+}
+
+// fixtureLabel is a repository label; color defaults to "#00aabb".
+type fixtureLabel struct {
+	Name      string `yaml:"name"`
+	Color     string `yaml:"color"`
+	Exclusive bool   `yaml:"exclusive"`
+	Archived  bool   `yaml:"archived"`
+}
+
+// fixtureLabelIssue is an issue (numbered 1, 2, ... in order) posted by
+// the owner, with the named labels of the repository.
+type fixtureLabelIssue struct {
+	Title  string   `yaml:"title"`
+	Closed bool     `yaml:"closed"`
+	Labels []string `yaml:"labels"`
 }
 
 // --- issues area (H2) ---
@@ -263,6 +301,8 @@ var placeholderFuncs = template.FuncMap{
 	"tokenID":    func(string, string) string { return "0" },
 	"url":        func() string { return "http://placeholder" },
 	"commentID":  func(string, int, int) string { return "0" }, // issues area
+	"labelID":    func(string, string) string { return "0" },
+	"orgLabelID": func(string, string) string { return "0" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -296,6 +336,9 @@ func buildWorld(t *testing.T, s *testServer, f caseFixture) *world {
 		if u.Restricted {
 			s.adminDo(t, "PATCH", "/api/v1/admin/users/"+u.Name, `{"restricted":true}`, 200)
 		}
+	}
+	for _, o := range f.LabelOrgs {
+		w.buildLabelOrg(t, o)
 	}
 	for _, r := range f.Repos {
 		w.buildRepo(t, r)
@@ -356,8 +399,86 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 		expectStatus(t, s.do("POST", base+"/push_mirrors", body, as(owner)...), 200)
 	}
 	w.buildIssues(t, r.Repo, owner, r.Issues)
+	w.buildLabels(t, r, as(owner))
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
+	}
+}
+
+// buildLabelOrg makes a fixture organization, its teams and labels.
+func (w *world) buildLabelOrg(t *testing.T, o fixtureLabelOrg) {
+	t.Helper()
+	s := w.s
+	as := []string{"Authorization", "token " + w.token(t, o.Owner), "Content-Type", jsonCT}
+	body, _ := json.Marshal(map[string]any{"username": o.Name, "visibility": o.Visibility})
+	expectStatus(t, s.do("POST", "/api/v1/orgs", string(body), as...), 201)
+	for user, perm := range o.Teams {
+		body, _ := json.Marshal(map[string]any{"name": "team-" + user, "permission": perm, "includes_all_repositories": true,
+			"units": []string{"repo.code", "repo.issues"}})
+		resp := s.do("POST", "/api/v1/orgs/"+o.Name+"/teams", string(body), as...)
+		expectStatus(t, resp, 201)
+		var team struct{ ID int64 }
+		if err := json.Unmarshal(resp.Body, &team); err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("PUT", "/api/v1/teams/"+fmtInt(team.ID)+"/members/"+user, "", as...), 204)
+	}
+	for _, l := range o.Labels {
+		if l.Color == "" {
+			l.Color = "#00aabb"
+		}
+		body, _ := json.Marshal(map[string]any{"name": l.Name, "color": l.Color, "exclusive": l.Exclusive, "is_archived": l.Archived})
+		expectStatus(t, s.do("POST", "/api/v1/orgs/"+o.Name+"/labels", string(body), as...), 201)
+	}
+	for _, name := range o.Repos {
+		expectStatus(t, s.do("POST", "/api/v1/orgs/"+o.Name+"/repos", `{"name":"`+name+`"}`, as...), 201)
+	}
+}
+
+// buildLabels makes a fixture repository's labels and labelled issues.
+func (w *world) buildLabels(t *testing.T, r fixtureRepo, as []string) {
+	t.Helper()
+	s := w.s
+	ids := map[string]int64{}
+	for _, l := range r.Labels {
+		if l.Color == "" {
+			l.Color = "#00aabb"
+		}
+		body, err := json.Marshal(map[string]any{"name": l.Name, "color": l.Color, "exclusive": l.Exclusive, "is_archived": l.Archived})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := s.do("POST", "/api/v1/repos/"+r.Repo+"/labels", string(body), as...)
+		expectStatus(t, resp, 201)
+		var got struct{ ID int64 }
+		if err := json.Unmarshal(resp.Body, &got); err != nil {
+			t.Fatal(err)
+		}
+		ids[l.Name] = got.ID
+	}
+	if len(r.LabelIssues) == 0 {
+		return
+	}
+	owner, name, _ := strings.Cut(r.Repo, "/")
+	repo := s.repoRecord(t, owner, name)
+	ctx := context.Background()
+	for _, is := range r.LabelIssues {
+		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: is.Title, IsClosed: is.Closed}}
+		if err := s.App.Store.CreateIssue(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		var lids []int64
+		for _, l := range is.Labels {
+			id, ok := ids[l]
+			if !ok {
+				t.Fatalf("fixture: issue %q names unknown label %q", is.Title, l)
+			}
+			lids = append(lids, id)
+		}
+		if _, err := s.App.Store.EditIssueLabels(ctx, store.IssueLabelEdit{RepoID: repo.ID, OrgID: repo.OwnerID,
+			Index: n.Index, ActorID: repo.OwnerID, Mode: store.IssueLabelsReplace, IDs: lids}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -457,6 +578,26 @@ func (w *world) funcs() template.FuncMap {
 		},
 		"url":       func() string { return s.URL },
 		"commentID": w.commentID, // {{commentID "alice/demo" 1 0}}: first comment of issue 1
+		// labels area
+		"labelID": func(full, name string) (string, error) {
+			owner, repo, _ := strings.Cut(full, "/")
+			l, err := s.App.Store.LabelByName(context.Background(), store.LabelOwner{RepoID: s.repoRecord(t.(*testing.T), owner, repo).ID}, name)
+			if err != nil {
+				return "", fmt.Errorf("label %s of %s: %w", name, full, err)
+			}
+			return fmtInt(l.ID), nil
+		},
+		"orgLabelID": func(org, name string) (string, error) {
+			o, err := s.App.Store.UserByName(context.Background(), org)
+			if err != nil {
+				return "", fmt.Errorf("organization %s: %w", org, err)
+			}
+			l, err := s.App.Store.LabelByName(context.Background(), store.LabelOwner{OrgID: o.ID}, name)
+			if err != nil {
+				return "", fmt.Errorf("label %s of %s: %w", name, org, err)
+			}
+			return fmtInt(l.ID), nil
+		},
 	}
 }
 

@@ -96,7 +96,8 @@ func serveConfig(t testing.TB, cfg *config.Config, tweak func(*config.Config)) *
 func (s *testServer) seedUser(name, password string, admin bool) string {
 	s.t.Helper()
 	ctx := context.Background()
-	u := &store.User{Name: name, Email: name + "@example.org", PasswdHash: auth.HashPassword(password), IsAdmin: admin, IsActive: true}
+	u := &store.User{Name: name, Email: name + "@example.org", PasswdHash: auth.HashPassword(password), IsAdmin: admin, IsActive: true,
+		AllowCreateOrganization: true} // as the admin API and Gitea's DEFAULT_ALLOW_CREATE_ORGANIZATION
 	if err := s.App.Store.CreateUser(ctx, u); err != nil {
 		s.t.Fatal(err)
 	}

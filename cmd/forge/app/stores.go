@@ -7,7 +7,9 @@ import (
 	"forge/services/code"
 	"forge/services/issuedeps"
 	"forge/services/issues"
+	"forge/services/labels"
 	"forge/services/mirrors"
+	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/store"
@@ -27,7 +29,9 @@ var (
 	_ code.Store       = (*store.Store)(nil)
 	_ issues.Store     = (*store.Store)(nil)
 	_ issuedeps.Store  = (*store.Store)(nil)
+	_ labels.Store     = (*store.Store)(nil)
 	_ mirrors.Store    = (*store.Store)(nil)
+	_ orgs.Store       = (*store.Store)(nil)
 	_ releases.Store   = (*store.Store)(nil)
 	_ repos.Store      = (*store.Store)(nil)
 	_ repos.SyncStore  = (*store.Store)(nil)

@@ -1,0 +1,269 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/store"
+	"forge/services/store/storetest"
+	"forge/services/users"
+)
+
+// newOrg creates the organization name owned by the given users (the
+// first creates it; the others join its Owners team).
+func newOrg(t *testing.T, s *store.Store, name string, vis store.Visibility, owners ...*store.User) (*store.User, *store.Team) {
+	t.Helper()
+	ctx := context.Background()
+	org := &store.User{Name: name, Visibility: vis}
+	if err := s.CreateOrganization(ctx, org, owners[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	team, err := s.TeamByName(ctx, org.ID, store.OwnersTeamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range owners[1:] {
+		if err := s.AddTeamMember(ctx, team.ID, o.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return org, team
+}
+
+func mkUsers(t *testing.T, s *store.Store, names ...string) []*store.User {
+	t.Helper()
+	out := make([]*store.User, len(names))
+	for i, n := range names {
+		out[i] = newUser(n, n+"@x.org", false)
+		if err := s.CreateUser(context.Background(), out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestOwnersTeamInvariants: an organization is made with its Owners team
+// holding the creator; that team cannot be deleted, nor left empty by a
+// team removal, a membership removal or a user deletion, even when the
+// last two owners are removed at the same time.
+func TestOwnersTeamInvariants(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u := mkUsers(t, s, "ann", "ben")
+		ann, ben := u[0], u[1]
+		org, owners := newOrg(t, s, "acme", store.VisibilityPublic, ann)
+		if owners.Authorize != store.AccessOwner || !owners.IncludesAllRepositories || !owners.CanCreateOrgRepo || owners.NumMembers != 1 {
+			t.Fatalf("Owners team %+v", owners)
+		}
+		if m, err := s.OrgMembership(ctx, org.ID, ann.ID); err != nil || !m.Member || !m.Owner {
+			t.Fatalf("creator membership %+v %v", m, err)
+		}
+		if err := s.DeleteTeam(ctx, owners.ID); !errors.Is(err, store.ErrOwnersTeam) {
+			t.Fatalf("DeleteTeam(Owners): %v", err)
+		}
+		if err := s.RemoveTeamMember(ctx, owners.ID, ann.ID); !errors.Is(err, store.ErrLastOrgOwner) {
+			t.Fatalf("removing the last owner from the team: %v", err)
+		}
+		if err := s.RemoveOrgMember(ctx, org.ID, ann.ID); !errors.Is(err, store.ErrLastOrgOwner) {
+			t.Fatalf("removing the last owner from the organization: %v", err)
+		}
+		if err := s.DeleteUser(ctx, "ann", nil); !errors.Is(err, store.ErrLastOrgOwner) {
+			t.Fatalf("deleting the last owner: %v", err)
+		}
+
+		// Two owners removed at once: exactly one removal wins.
+		for round := 0; round < 5; round++ {
+			if err := s.AddTeamMember(ctx, owners.ID, ben.ID); err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			for i, who := range []*store.User{ann, ben} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if i == 0 {
+						errs[i] = s.RemoveTeamMember(ctx, owners.ID, who.ID)
+					} else {
+						errs[i] = s.RemoveOrgMember(ctx, org.ID, who.ID)
+					}
+				}()
+			}
+			wg.Wait()
+			ok := 0
+			for _, err := range errs {
+				switch {
+				case err == nil:
+					ok++
+				case !errors.Is(err, store.ErrLastOrgOwner):
+					t.Fatalf("round %d: %v", round, err)
+				}
+			}
+			members, n, err := s.ListTeamMembers(ctx, owners.ID, store.UserFilter{All: true}, 0, 10)
+			if err != nil || n != 1 || ok != 1 {
+				t.Fatalf("round %d: %d removals succeeded, %d owners left (%v)", round, ok, n, err)
+			}
+			if members[0].ID != ann.ID {
+				// Put ann back as the one remaining for the next round.
+				if err := s.AddTeamMember(ctx, owners.ID, ann.ID); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.RemoveTeamMember(ctx, owners.ID, ben.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if t2, err := s.TeamByID(ctx, owners.ID); err != nil || t2.NumMembers != 1 {
+			t.Fatalf("Owners team after the rounds: %+v %v", t2, err)
+		}
+	})
+}
+
+// TestTeamMembershipRows: adding to a team makes a member; leaving the
+// last team, deleting the team or deleting the user leaves no rows.
+func TestTeamMembershipRows(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u := mkUsers(t, s, "ann", "dev", "gone")
+		ann, dev, gone := u[0], u[1], u[2]
+		org, _ := newOrg(t, s, "acme", store.VisibilityPublic, ann)
+		team := &store.Team{OrgID: org.ID, Name: "devs", Authorize: store.AccessWrite,
+			Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessWrite}}}
+		if err := s.CreateTeam(ctx, team); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateTeam(ctx, &store.Team{OrgID: org.ID, Name: "DEVS"}); !errors.Is(err, store.ErrTeamExists) {
+			t.Fatalf("duplicate team name: %v", err)
+		}
+		for _, who := range []*store.User{dev, gone} {
+			if err := s.AddTeamMember(ctx, team.ID, who.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if m, _ := s.OrgMembership(ctx, org.ID, dev.ID); !m.Member || m.Owner {
+			t.Fatalf("dev's membership %+v", m)
+		}
+		if err := s.RemoveTeamMember(ctx, team.ID, dev.ID); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := s.OrgMembership(ctx, org.ID, dev.ID); m.Member {
+			t.Fatal("dev is still a member after leaving their only team")
+		}
+		if err := s.DeleteUser(ctx, "gone", nil); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, table := range []string{"team_users", "org_users"} {
+			s.DB().Table(table).Where("uid = ?", gone.ID).Count(&n)
+			if n != 0 {
+				t.Fatalf("%s keeps %d rows of a deleted user", table, n)
+			}
+		}
+		if got, _ := s.TeamByID(ctx, team.ID); got.NumMembers != 0 {
+			t.Fatalf("num_members %d after the last member went", got.NumMembers)
+		}
+	})
+}
+
+// TestTeamAccessAgrees: the repository lists (access.Filter) show what
+// the single-object rule (access.Checker.Mode) lets a viewer read, for
+// organization repositories reached through teams, and members see their
+// private organization.
+func TestTeamAccessAgrees(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u := mkUsers(t, s, "ann", "dev", "all", "stranger")
+		ann, dev, all, stranger := u[0], u[1], u[2], u[3]
+		org, _ := newOrg(t, s, "hidden", store.VisibilityPrivate, ann)
+		var repos []*store.Repository
+		for _, name := range []string{"a", "b", "pub"} {
+			r := &store.Repository{OwnerID: org.ID, OwnerName: org.Name, Name: name, IsPrivate: name != "pub", DefaultBranch: "main"}
+			if err := s.CreateRepository(ctx, r, ann.ID); err != nil {
+				t.Fatal(err)
+			}
+			repos = append(repos, r)
+		}
+		devs := &store.Team{OrgID: org.ID, Name: "devs", Authorize: store.AccessWrite,
+			Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessWrite}, {Type: store.UnitTypeIssues, AccessMode: store.AccessRead}}}
+		readers := &store.Team{OrgID: org.ID, Name: "readers", Authorize: store.AccessRead, IncludesAllRepositories: true,
+			Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessRead}}}
+		for _, tm := range []*store.Team{devs, readers} {
+			if err := s.CreateTeam(ctx, tm); err != nil {
+				t.Fatal(err)
+			}
+		}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(s.AddTeamMember(ctx, devs.ID, dev.ID))
+		must(s.AddTeamRepo(ctx, devs.ID, repos[0].ID))
+		must(s.AddTeamMember(ctx, readers.ID, all.ID))
+
+		checker := access.NewChecker(s)
+		cases := []struct {
+			viewer *store.User
+			want   string
+		}{
+			{ann, "a b pub"},
+			{dev, "a pub"}, // pub is public, in a private organization its members see
+			{all, "a b pub"},
+			{stranger, ""},
+		}
+		for _, c := range cases {
+			p := &auth.Principal{User: c.viewer}
+			listed, _, err := s.ListRepositories(ctx, store.RepoListOptions{OwnerID: org.ID, RepoFilter: access.Filter(p), Limit: 50})
+			must(err)
+			var names []string
+			for _, r := range listed {
+				names = append(names, r.Name)
+			}
+			var single []string
+			for _, r := range repos {
+				mode, err := checker.Mode(ctx, r, p)
+				must(err)
+				visible, err := users.CanSee(ctx, s, org, p)
+				must(err)
+				if mode > store.AccessNone && visible {
+					single = append(single, r.Name)
+				}
+			}
+			sort.Strings(single)
+			if got, one := strings.Join(names, " "), strings.Join(single, " "); got != c.want || one != c.want {
+				t.Errorf("%s: lists %q, one by one %q, want %q", c.viewer.Name, got, one, c.want)
+			}
+		}
+		// Per unit: dev writes code on a, reads its issues, and has only
+		// the public read on pub.
+		p := &auth.Principal{User: dev}
+		for _, c := range []struct {
+			repo *store.Repository
+			unit auth.Unit
+			want store.AccessMode
+		}{
+			{repos[0], auth.UnitCode, store.AccessWrite},
+			{repos[0], auth.UnitIssues, store.AccessRead},
+			{repos[0], auth.UnitReleases, store.AccessNone},
+			{repos[2], auth.UnitCode, store.AccessRead},
+			{repos[1], auth.UnitCode, store.AccessNone},
+		} {
+			got, err := checker.UnitMode(ctx, c.repo, p, c.unit)
+			must(err)
+			if got != c.want {
+				t.Errorf("dev on %s unit %d: %v, want %v", c.repo.Name, c.unit, got, c.want)
+			}
+		}
+		// Owners own every repository of the organization.
+		if m, err := checker.Mode(ctx, repos[1], &auth.Principal{User: ann}); err != nil || m != store.AccessOwner {
+			t.Errorf("owner's mode %v %v", m, err)
+		}
+	})
+}
