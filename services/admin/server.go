@@ -30,17 +30,6 @@ type Store interface {
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 }
 
-// Policies: every method needs a site administrator and write:admin
-// (read:admin to list).
-var Policies = auth.Policies{
-	adminv1.AdminService_ListUsers_FullMethodName:       auth.Read(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_CreateUser_FullMethodName:      auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_EditUser_FullMethodName:        auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_DeleteUser_FullMethodName:      auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_EnableUserTOTP_FullMethodName:  auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_DisableUserTOTP_FullMethodName: auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
-}
-
 // Server implements adminv1.AdminServiceServer.
 type Server struct {
 	adminv1.UnimplementedAdminServiceServer

@@ -19,9 +19,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	branchesv1 "forge/gen/forge/branches/v1"
-	commitsv1 "forge/gen/forge/commits/v1"
-	contentsv1 "forge/gen/forge/contents/v1"
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
@@ -32,25 +29,6 @@ import (
 	"forge/services/store"
 	"forge/services/users"
 )
-
-// Policies: reads are open to anonymous callers (the repository's own
-// visibility decides), writes need a signed-in caller; all need the
-// repository token scope.
-var Policies = auth.Policies{
-	branchesv1.BranchService_ListBranches_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	branchesv1.BranchService_GetBranch_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	branchesv1.BranchService_CreateBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-	branchesv1.BranchService_DeleteBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-
-	contentsv1.ContentService_GetContents_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	contentsv1.ContentService_GetRawFile_FullMethodName:  auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	contentsv1.ContentService_CreateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-	contentsv1.ContentService_UpdateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-	contentsv1.ContentService_DeleteFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-
-	commitsv1.CommitService_ListCommits_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	commitsv1.CommitService_GetCommit_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-}
 
 // Store is what the code services read from the database.
 type Store interface {

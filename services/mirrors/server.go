@@ -22,7 +22,6 @@ import (
 
 	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	"forge/services/access"
-	"forge/services/auth"
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/repos"
@@ -30,18 +29,6 @@ import (
 	"forge/services/secretbox"
 	"forge/services/store"
 )
-
-// Policies declares who may call each method: signed-in callers with the
-// repository scope; the repository rules are checked per request.
-var Policies = auth.Policies{
-	mirrorsv1.MirrorService_MigrateRepo_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing),
-	mirrorsv1.MirrorService_MirrorSync_FullMethodName:       auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessWrite),
-	mirrorsv1.MirrorService_ListPushMirrors_FullMethodName:  auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessAdmin),
-	mirrorsv1.MirrorService_AddPushMirror_FullMethodName:    auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessAdmin),
-	mirrorsv1.MirrorService_GetPushMirror_FullMethodName:    auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessAdmin),
-	mirrorsv1.MirrorService_DeletePushMirror_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessAdmin),
-	mirrorsv1.MirrorService_SyncPushMirrors_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessAdmin),
-}
 
 // Store is what the mirror service needs from the database.
 type Store interface {

@@ -28,21 +28,6 @@ type Store interface {
 	DeleteAccessToken(ctx context.Context, uid, id int64) error
 }
 
-// Policies: the caller acts on themself unless a site administrator, and
-// must authenticate with Basic (or the reverse proxy), as Gitea requires.
-// Creating a token further needs a credential that covers the new token's
-// scopes (auth.MayGrant).
-var Policies = auth.Policies{
-	tokensv1.TokenService_ListAccessTokens_FullMethodName:  basicOnly(auth.Read(auth.SelfOrAdmin, auth.CategoryUser)),
-	tokensv1.TokenService_CreateAccessToken_FullMethodName: basicOnly(auth.Write(auth.SelfOrAdmin, auth.CategoryUser)),
-	tokensv1.TokenService_DeleteAccessToken_FullMethodName: basicOnly(auth.Write(auth.SelfOrAdmin, auth.CategoryUser)),
-}
-
-func basicOnly(p auth.Policy) auth.Policy {
-	p.BasicOnly = true
-	return p
-}
-
 // Server implements tokensv1.TokenServiceServer.
 type Server struct {
 	tokensv1.UnimplementedTokenServiceServer

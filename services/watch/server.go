@@ -28,16 +28,6 @@ import (
 	"forge/services/users"
 )
 
-// Policies declares who may call each method.
-var Policies = auth.Policies{
-	watchv1.WatchService_GetSubscription_FullMethodName:       auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	watchv1.WatchService_Watch_FullMethodName:                 auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing).OnRepo(auth.UnitCode, store.AccessRead),
-	watchv1.WatchService_Unwatch_FullMethodName:               auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing).OnRepo(auth.UnitCode, store.AccessRead),
-	watchv1.WatchService_ListSubscribers_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	watchv1.WatchService_ListMySubscriptions_FullMethodName:   auth.Read(auth.SignedIn, auth.CategoryUser, auth.CategoryRepository),
-	watchv1.WatchService_ListUserSubscriptions_FullMethodName: auth.Read(auth.Public, auth.CategoryUser),
-}
-
 // Store is what the watch service needs. Watch returns store.ErrNotFound
 // for a missing repository.
 type Store interface {

@@ -11,6 +11,7 @@ import (
 	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/access"
 	"forge/services/access/accesstest"
+	"forge/services/area"
 	"forge/services/auth"
 	"forge/services/paging"
 	"forge/services/repos"
@@ -54,7 +55,11 @@ func TestWatchService(t *testing.T) {
 		secret := mkRepo("secret", true)
 		render := repos.Renderer{RootURL: root, Users: users.Renderer{RootURL: root, Domain: "forge.test"}}
 		checker := access.NewChecker(s)
-		ch := accesstest.Channel(checker, watch.Policies)
+		pols, err := area.Policies([]area.Area{watch.Area})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := accesstest.Channel(checker, pols)
 		watchv1.RegisterWatchServiceServer(ch, watch.NewServer(s, checker, render, paging.Limits{Default: 30, Max: 50}))
 		srv := watchv1.NewWatchServiceClient(ch)
 

@@ -134,9 +134,12 @@ func (a *App) build() error {
 	// push mirrors that sync on commit.
 	syncer.OnChange = append(syncer.OnChange, a.Mirrors.AfterPush)
 
-	// The policy table is declared once, per area, and merged here; the
-	// interceptor refuses any method without one.
-	policies := area.Policies(Areas)
+	// Each method declares its policy in its proto; the areas' declarations
+	// are read here, and the interceptor refuses any method without one.
+	policies, err := area.Policies(Areas)
+	if err != nil {
+		return err
+	}
 	a.policies = policies
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
 	// The interceptor resolves the repository a policy declares through the

@@ -562,7 +562,7 @@ var File_forge_users_v1_users_proto protoreflect.FileDescriptor
 
 const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb9\x06\n" +
+	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb9\x06\n" +
 	"\x04User\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x14\n" +
 	"\x05login\x18\x02 \x01(\tR\x05login\x12\x1d\n" +
@@ -613,11 +613,14 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12(\n" +
 	"\x04data\x18\x02 \x03(\v2\x14.forge.users.v1.UserR\x04data\x12%\n" +
 	"\vtotal_count\x18\x03 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount2\xa4\x02\n" +
-	"\vUserService\x12q\n" +
-	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\x12J\n" +
-	"\aGetUser\x12\x1e.forge.users.v1.GetUserRequest\x1a\x1f.forge.users.v1.GetUserResponse\x12V\n" +
-	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponseB\x9c\x01\n" +
+	"totalCount2\xd5\x02\n" +
+	"\vUserService\x12\x81\x01\n" +
+	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\"\x0e\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x12Z\n" +
+	"\aGetUser\x12\x1e.forge.users.v1.GetUserRequest\x1a\x1f.forge.users.v1.GetUserResponse\"\x0e\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x12f\n" +
+	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponse\"\x0e\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01B\x9c\x01\n" +
 	"\x12com.forge.users.v1B\n" +
 	"UsersProtoP\x01Z forge/gen/forge/users/v1;usersv1\xa2\x02\x03FUX\xaa\x02\x0eForge.Users.V1\xca\x02\x0eForge\\Users\\V1\xe2\x02\x1aForge\\Users\\V1\\GPBMetadata\xea\x02\x10Forge::Users::V1b\x06proto3"
 
