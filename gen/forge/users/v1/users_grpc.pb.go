@@ -22,6 +22,7 @@ const (
 	UserService_GetAuthenticatedUser_FullMethodName = "/forge.users.v1.UserService/GetAuthenticatedUser"
 	UserService_GetUser_FullMethodName              = "/forge.users.v1.UserService/GetUser"
 	UserService_SearchUsers_FullMethodName          = "/forge.users.v1.UserService/SearchUsers"
+	UserService_ListMyEmails_FullMethodName         = "/forge.users.v1.UserService/ListMyEmails"
 )
 
 // UserServiceClient is the client API for UserService service.
@@ -36,6 +37,9 @@ type UserServiceClient interface {
 	GetUser(ctx context.Context, in *GetUserRequest, opts ...grpc.CallOption) (*GetUserResponse, error)
 	// SearchUsers finds individual users by login or full name.
 	SearchUsers(ctx context.Context, in *SearchUsersRequest, opts ...grpc.CallOption) (*SearchUsersResponse, error)
+	// ListMyEmails lists the caller's e-mail addresses (Gitea's GET
+	// /user/emails). forge keeps one address per account, its primary one.
+	ListMyEmails(ctx context.Context, in *ListMyEmailsRequest, opts ...grpc.CallOption) (*ListMyEmailsResponse, error)
 }
 
 type userServiceClient struct {
@@ -76,6 +80,16 @@ func (c *userServiceClient) SearchUsers(ctx context.Context, in *SearchUsersRequ
 	return out, nil
 }
 
+func (c *userServiceClient) ListMyEmails(ctx context.Context, in *ListMyEmailsRequest, opts ...grpc.CallOption) (*ListMyEmailsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMyEmailsResponse)
+	err := c.cc.Invoke(ctx, UserService_ListMyEmails_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // UserServiceServer is the server API for UserService service.
 // All implementations must embed UnimplementedUserServiceServer
 // for forward compatibility.
@@ -88,6 +102,9 @@ type UserServiceServer interface {
 	GetUser(context.Context, *GetUserRequest) (*GetUserResponse, error)
 	// SearchUsers finds individual users by login or full name.
 	SearchUsers(context.Context, *SearchUsersRequest) (*SearchUsersResponse, error)
+	// ListMyEmails lists the caller's e-mail addresses (Gitea's GET
+	// /user/emails). forge keeps one address per account, its primary one.
+	ListMyEmails(context.Context, *ListMyEmailsRequest) (*ListMyEmailsResponse, error)
 	mustEmbedUnimplementedUserServiceServer()
 }
 
@@ -106,6 +123,9 @@ func (UnimplementedUserServiceServer) GetUser(context.Context, *GetUserRequest) 
 }
 func (UnimplementedUserServiceServer) SearchUsers(context.Context, *SearchUsersRequest) (*SearchUsersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SearchUsers not implemented")
+}
+func (UnimplementedUserServiceServer) ListMyEmails(context.Context, *ListMyEmailsRequest) (*ListMyEmailsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMyEmails not implemented")
 }
 func (UnimplementedUserServiceServer) mustEmbedUnimplementedUserServiceServer() {}
 func (UnimplementedUserServiceServer) testEmbeddedByValue()                     {}
@@ -182,6 +202,24 @@ func _UserService_SearchUsers_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _UserService_ListMyEmails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMyEmailsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).ListMyEmails(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_ListMyEmails_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).ListMyEmails(ctx, req.(*ListMyEmailsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // UserService_ServiceDesc is the grpc.ServiceDesc for UserService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -200,6 +238,10 @@ var UserService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SearchUsers",
 			Handler:    _UserService_SearchUsers_Handler,
+		},
+		{
+			MethodName: "ListMyEmails",
+			Handler:    _UserService_ListMyEmails_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
