@@ -115,22 +115,21 @@ func readErr(err error) error {
 	return rpcerr.Internal(err)
 }
 
-// writeErr maps an error of a git write: the sentinel's kind (not found,
-// already exists, conflict, invalid) with the error's own text as the
-// message, and a conflict (a stale sha) answered with conflictStatus, the
-// status Gitea uses for it at the caller; anything else is Internal.
+// writeErr maps an error of a git write: git's errors carry their kind
+// (not found, already exists, conflict, invalid) and their own text
+// (errs.Detail), and a conflict (a stale sha) is answered with
+// conflictStatus, the status Gitea uses for it at the caller; anything
+// else is Internal.
 func writeErr(err error, conflictStatus int) error {
-	// errors.Is, not errors.As: git's typed errors (a stale sha, a file
-	// that exists) match their sentinel through an Is method.
-	for _, sentinel := range []*errs.Error{git.ErrNotFound, git.ErrAlreadyExists, git.ErrConflict, git.ErrInvalid} {
-		if !errors.Is(err, sentinel) {
-			continue
-		}
-		out := sentinel.WithMessage(err.Error())
-		if sentinel.Kind == errs.Conflict {
-			out = out.WithHTTPStatus(conflictStatus)
-		}
-		return out
+	e, ok := errs.Detail(err)
+	if !ok {
+		return rpcerr.Internal(err)
+	}
+	switch e.Kind {
+	case errs.Conflict:
+		return e.WithHTTPStatus(conflictStatus)
+	case errs.NotFound, errs.AlreadyExists, errs.Invalid:
+		return e
 	}
 	return rpcerr.Internal(err)
 }

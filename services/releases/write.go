@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	releasesv1 "forge/gen/forge/releases/v1"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/store"
 )
@@ -185,19 +186,25 @@ func (s *Server) EditRelease(ctx context.Context, req *releasesv1.EditReleaseReq
 	return &releasesv1.EditReleaseResponse{Release: out}, nil
 }
 
-// gitErr maps git errors. The sentinel-wrapping messages name only the
-// ref or repository involved; process failures stay internal.
+// gitErr maps git errors, which carry their kind and a text naming only
+// the ref or repository involved (errs.Detail): a missing one is the
+// release's not-found, a name that exists already a conflict (Aborted, as
+// a moved ref); process failures stay internal.
 func gitErr(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	switch {
-	case errors.Is(err, git.ErrNotFound):
+	e, ok := errs.Detail(err)
+	if !ok {
+		return internal(err)
+	}
+	switch e.Kind {
+	case errs.NotFound:
 		return errNotFound
-	case errors.Is(err, git.ErrInvalid):
-		return status.Error(codes.InvalidArgument, err.Error())
-	case errors.Is(err, git.ErrConflict), errors.Is(err, git.ErrAlreadyExists):
-		return status.Error(codes.Aborted, err.Error())
+	case errs.Invalid, errs.Conflict:
+		return e
+	case errs.AlreadyExists:
+		return errs.New(errs.Conflict, e.Message)
 	}
 	return internal(err)
 }
