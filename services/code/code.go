@@ -16,9 +16,6 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
@@ -110,7 +107,7 @@ func (d *Deps) sync(ctx context.Context, r *repo, updates ...git.RefUpdate) erro
 // outcome; git's diagnostics never reach it), anything else Internal.
 func readErr(err error) error {
 	if errors.Is(err, git.ErrNotFound) || errors.Is(err, git.ErrInvalid) {
-		return status.Error(codes.NotFound, err.Error())
+		return errs.New(errs.NotFound, err.Error())
 	}
 	return rpcerr.Internal(err)
 }

@@ -15,12 +15,10 @@ package releases
 import (
 	"context"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	releasesv1 "forge/gen/forge/releases/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/store"
@@ -70,7 +68,7 @@ func NewServer(s Store, g Git, u users.Renderer, rootURL string, limits paging.L
 	return &Server{store: s, git: g, view: view{root: rootURL, users: u}, limits: limits}
 }
 
-var errNotFound = status.Error(codes.NotFound, "The target couldn't be found.")
+var errNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
 
 // repo is a resolved repository with the caller and its git path.
 type repo struct {

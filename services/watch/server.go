@@ -12,8 +12,6 @@ import (
 	"context"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	reposv1 "forge/gen/forge/repos/v1"
@@ -21,6 +19,7 @@ import (
 	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/paging"
 	"forge/services/repos"
 	"forge/services/rpcerr"
@@ -61,7 +60,7 @@ func NewServer(s Store, a Access, r repos.Renderer, limits paging.Limits) *Serve
 	return &Server{store: s, access: a, repos: r, limits: limits}
 }
 
-var errNotWatching = status.Error(codes.NotFound, "The target couldn't be found.")
+var errNotWatching = errs.New(errs.NotFound, "The target couldn't be found.")
 
 func (s *Server) info(r *access.Repo) *watchv1.WatchInfo {
 	api := s.repos.RootURL + "api/v1/repos/" + r.Owner.Name + "/" + r.Name

@@ -15,6 +15,7 @@ import (
 	"forge/services/auth"
 	"forge/services/paging"
 	"forge/services/repos"
+	"forge/services/rpcerr"
 	"forge/services/store"
 	"forge/services/store/storetest"
 	"forge/services/users"
@@ -67,7 +68,7 @@ func TestWatchService(t *testing.T) {
 			resp, err := srv.GetSubscription(c, &watchv1.GetSubscriptionRequest{Owner: "owner", Repo: repo})
 			return resp.GetSubscription(), err
 		}
-		if _, err := get(bobCtx, "pub"); status.Code(err) != codes.NotFound {
+		if _, err := get(bobCtx, "pub"); status.Code(rpcerr.Status(err)) != codes.NotFound {
 			t.Fatalf("not watching: %v", err)
 		}
 		// The creator auto-watches; created_at is the repository's.
@@ -153,7 +154,7 @@ func TestWatchService(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := get(bobCtx, "pub"); status.Code(err) != codes.NotFound {
+		if _, err := get(bobCtx, "pub"); status.Code(rpcerr.Status(err)) != codes.NotFound {
 			t.Fatalf("after unwatch: %v", err)
 		}
 		if r, _ := s.RepositoryByID(ctx, pub.ID); r.NumWatches != 1 {
