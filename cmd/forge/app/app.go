@@ -53,7 +53,8 @@ type App struct {
 	grpc    *grpc.Server
 	handler http.Handler
 
-	// policies is the merged per-method table (Policies).
+	// policies is the per-method table the areas declare in their protos
+	// (Policies).
 	policies auth.Policies
 }
 
