@@ -12,7 +12,6 @@ import (
 var Area = area.Area{
 	Name:     "admin",
 	Services: []*grpc.ServiceDesc{&adminv1.AdminService_ServiceDesc},
-	Policies: Policies,
 	Gateways: []area.Gateway{area.Handlers(adminv1.RegisterAdminServiceHandlerClient, adminv1.NewAdminServiceClient)},
 	// TOTP enrolment has no Gitea API; operators use it over gRPC (and the
 	// CLI calls the same use cases).

@@ -7,9 +7,6 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	adminv1 "forge/gen/forge/admin/v1"
 	usersv1 "forge/gen/forge/users/v1"
 	"forge/services/auth"
@@ -28,17 +25,6 @@ type Store interface {
 	RepositoriesOwnedBy(ctx context.Context, ownerID int64) ([]store.Repository, error)
 	UserByName(ctx context.Context, name string) (*store.User, error)
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
-}
-
-// Policies: every method needs a site administrator and write:admin
-// (read:admin to list).
-var Policies = auth.Policies{
-	adminv1.AdminService_ListUsers_FullMethodName:       auth.Read(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_CreateUser_FullMethodName:      auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_EditUser_FullMethodName:        auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_DeleteUser_FullMethodName:      auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_EnableUserTOTP_FullMethodName:  auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
-	adminv1.AdminService_DisableUserTOTP_FullMethodName: auth.Write(auth.SiteAdmin, auth.CategoryAdmin),
 }
 
 // Server implements adminv1.AdminServiceServer.
@@ -84,10 +70,10 @@ func (s *Server) CreateUser(ctx context.Context, req *adminv1.CreateUserRequest)
 // line's --admin; the API option has no such field), in one write.
 func (s *Server) Create(ctx context.Context, req *adminv1.CreateUserRequest, isAdmin bool) (*adminv1.CreateUserResponse, error) {
 	if err := users.CheckReserved(req.GetUsername()); err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
+		return nil, errs.New(errs.Invalid, err.Error())
 	}
 	if err := users.ValidateEmail(req.GetEmail()); err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
+		return nil, errs.New(errs.Invalid, err.Error())
 	}
 	if err := checkSource(req.GetSourceId()); err != nil {
 		return nil, err
@@ -112,7 +98,7 @@ func (s *Server) Create(ctx context.Context, req *adminv1.CreateUserRequest, isA
 	}
 	if u.LoginSource == 0 {
 		if req.GetPassword() == "" {
-			return nil, status.Error(codes.FailedPrecondition, "password is required for a local user")
+			return nil, errs.New(errs.FailedPrecondition, "password is required for a local user")
 		}
 		if err := s.checkPassword(req.GetPassword()); err != nil {
 			return nil, err
@@ -130,7 +116,7 @@ func (s *Server) Create(ctx context.Context, req *adminv1.CreateUserRequest, isA
 
 func (s *Server) checkPassword(pw string) error {
 	if utf8.RuneCountInString(pw) < s.minPassword {
-		return status.Errorf(codes.FailedPrecondition, "password must be at least %d characters", s.minPassword)
+		return errs.Newf(errs.FailedPrecondition, "password must be at least %d characters", s.minPassword)
 	}
 	return nil
 }
@@ -139,7 +125,7 @@ func (s *Server) checkPassword(pw string) error {
 // later), so every non-zero id is unknown.
 func checkSource(id int64) error {
 	if id != 0 {
-		return status.Errorf(codes.InvalidArgument, "login source does not exist [id: %d]", id)
+		return errs.Newf(errs.Invalid, "login source does not exist [id: %d]", id)
 	}
 	return nil
 }
@@ -150,7 +136,7 @@ func parseVisibility(name string, unset store.Visibility) (store.Visibility, err
 	}
 	v, ok := store.ParseVisibility(name)
 	if !ok {
-		return 0, status.Errorf(codes.InvalidArgument, "[Visibility]: invalid visibility %q (public, limited, private)", name)
+		return 0, errs.Newf(errs.Invalid, "[Visibility]: invalid visibility %q (public, limited, private)", name)
 	}
 	return v, nil
 }
@@ -158,7 +144,7 @@ func parseVisibility(name string, unset store.Visibility) (store.Visibility, err
 func (s *Server) EditUser(ctx context.Context, req *adminv1.EditUserRequest) (*adminv1.EditUserResponse, error) {
 	if req.Email != nil {
 		if err := users.ValidateEmail(req.GetEmail()); err != nil {
-			return nil, status.Error(codes.FailedPrecondition, err.Error())
+			return nil, errs.New(errs.FailedPrecondition, err.Error())
 		}
 	}
 	if req.GetPassword() != "" {
@@ -179,7 +165,7 @@ func (s *Server) EditUser(ctx context.Context, req *adminv1.EditUserRequest) (*a
 	}
 	u, err := s.store.UpdateUser(ctx, req.GetUsername(), func(u *store.User) error {
 		if u.Type != store.UserTypeIndividual {
-			return status.Errorf(codes.NotFound, "user does not exist [name: %s]", req.GetUsername())
+			return errs.Newf(errs.NotFound, "user does not exist [name: %s]", req.GetUsername())
 		}
 		if req.GetLoginName() != "" {
 			u.LoginName = req.GetLoginName()
@@ -248,17 +234,17 @@ func (s *Server) DeleteUser(ctx context.Context, req *adminv1.DeleteUserRequest)
 	}
 	err := s.store.DeleteUser(ctx, req.GetUsername(), func(u *store.User) error {
 		if u.Type == store.UserTypeOrganization {
-			return status.Errorf(codes.InvalidArgument, "%s is an organization not a user", u.Name)
+			return errs.Newf(errs.Invalid, "%s is an organization not a user", u.Name)
 		}
 		if u.ID == caller.ID() {
-			return status.Error(codes.InvalidArgument, "you cannot delete yourself")
+			return errs.New(errs.Invalid, "you cannot delete yourself")
 		}
 		owned, err := s.store.RepositoriesOwnedBy(ctx, u.ID)
 		if err != nil {
 			return err
 		}
 		if len(owned) > 0 {
-			return status.Errorf(codes.InvalidArgument, "user still has ownership of repositories [uid: %d]", u.ID)
+			return errs.Newf(errs.Invalid, "user still has ownership of repositories [uid: %d]", u.ID)
 		}
 		return nil
 	})
@@ -294,7 +280,7 @@ func (s *Server) EnableUserTOTP(ctx context.Context, req *adminv1.EnableUserTOTP
 	var uri string
 	_, err := s.store.UpdateUser(ctx, req.GetUsername(), func(u *store.User) error {
 		if u.Type != store.UserTypeIndividual {
-			return status.Errorf(codes.NotFound, "user does not exist [name: %s]", req.GetUsername())
+			return errs.Newf(errs.NotFound, "user does not exist [name: %s]", req.GetUsername())
 		}
 		var sealed []byte
 		var err error

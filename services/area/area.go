@@ -1,6 +1,6 @@
 // Package area is how a service package declares itself to the server:
-// one value per area carries its gRPC services, its policy table, its REST
-// registration, the methods it serves over gRPC only and the tables whose
+// one value per area carries its gRPC services (whose protos declare each
+// method's policy), its REST registration, the methods it serves over gRPC only and the tables whose
 // rows belong to a repository or a user. cmd/forge/app lists the areas
 // once and derives everything from that list (policy merge, gRPC
 // registration on both transports, gateway registration, deletes), so a
@@ -29,11 +29,9 @@ type Area struct {
 	Name string
 	// Services are the generated descriptors of the area's gRPC services
 	// (<pkg>v1.<X>Service_ServiceDesc). Bind registers each with the
-	// implementation given for it.
+	// implementation given for it. Every method declares its policy in its
+	// proto (option (forge.options.v1.policy)); Policies reads them.
 	Services []*grpc.ServiceDesc
-	// Policies is the area's policy table (auth.Policies). Every method of
-	// Services needs one; the interceptor refuses a method without one.
-	Policies auth.Policies
 	// Gateways register the area's REST handlers (usually one per service,
 	// built with Handlers). A method with no REST rule must be in GRPCOnly.
 	Gateways []Gateway
@@ -63,18 +61,28 @@ func Handlers[C any](register func(context.Context, *runtime.ServeMux, C) error,
 	}
 }
 
-// Policies merges the areas' policy tables; a method declared twice
-// panics, as auth.Merge does.
-func Policies(areas []Area) auth.Policies {
-	tables := make([]auth.Policies, 0, 2*len(areas))
+// Policies reads the policies the areas' methods declare in their protos
+// (auth.Declared), keyed by full method name. A malformed declaration, or a
+// service listed by two areas, is an error that stops start-up; a method
+// declaring none is left out, so the interceptor refuses it and
+// TestAreasDeclareEveryMethod names it.
+func Policies(areas []Area) (auth.Policies, error) {
+	out := auth.Policies{}
+	owner := map[string]string{}
 	for _, a := range areas {
 		declared, err := auth.Declared(a.Services)
 		if err != nil {
-			panic(err)
+			return nil, fmt.Errorf("area %s: %w", a.Name, err)
 		}
-		tables = append(tables, a.Policies, declared)
+		for m, p := range declared {
+			if prev, dup := owner[m]; dup {
+				return nil, fmt.Errorf("area: %s declared by %s and %s", m, prev, a.Name)
+			}
+			owner[m] = a.Name
+			out[m] = p
+		}
 	}
-	return auth.Merge(tables...)
+	return out, nil
 }
 
 // Gateways lists every area's REST registrations, in area order.

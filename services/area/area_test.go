@@ -55,3 +55,19 @@ func TestTablesHaveOneOwner(t *testing.T) {
 		t.Errorf("RepoTables: %v %v", got, err)
 	}
 }
+
+// TestPolicies: the areas' declared policies are collected, and a method
+// declared twice (a service listed by two areas) stops start-up.
+func TestPolicies(t *testing.T) {
+	pols, err := area.Policies([]area.Area{misc.Area, tokens.Area})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pols) != len(area.Methods([]area.Area{misc.Area, tokens.Area})) {
+		t.Errorf("%d policies for %v", len(pols), area.Methods([]area.Area{misc.Area, tokens.Area}))
+	}
+	dup := area.Area{Name: "copy", Services: misc.Area.Services}
+	if _, err := area.Policies([]area.Area{misc.Area, dup}); err == nil || !strings.Contains(err.Error(), "declared by misc and copy") {
+		t.Errorf("service listed twice: %v", err)
+	}
+}

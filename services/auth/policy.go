@@ -18,7 +18,8 @@ const (
 	SelfOrAdmin
 )
 
-// Policy is the declared rule for one gRPC method.
+// Policy is the rule for one gRPC method, as its proto declares it
+// (option (forge.options.v1.policy), read by Declared).
 type Policy struct {
 	Access Access
 	// BasicOnly requires HTTP Basic (password or token as password) or
@@ -38,8 +39,8 @@ type Policy struct {
 	// one-time code is not spent, so a client sending the same code on
 	// its probe and its next call is not refused.
 	CallerUnused bool
-	// Resource is what the method acts on and the access it needs there
-	// (OnRepo); the interceptor checks it before the handler runs, so no
+	// Resource is what the method acts on and the access it needs there;
+	// the interceptor checks it before the handler runs, so no
 	// handler decides permissions.
 	Resource Resource
 }
@@ -76,41 +77,11 @@ const (
 	WritesIssues
 )
 
-// Policies maps full gRPC method names to their policy. Each service
-// package declares its own next to its registration; cmd merges them.
+// Policies maps full gRPC method names to their policy. Each method
+// declares its own in its proto (Declared); area.Policies collects them.
 type Policies map[string]Policy
-
-// Merge returns the union of several tables; a method declared twice
-// panics at start-up.
-func Merge(tables ...Policies) Policies {
-	out := Policies{}
-	for _, t := range tables {
-		for m, p := range t {
-			if _, dup := out[m]; dup {
-				panic("auth: policy declared twice for " + m)
-			}
-			out[m] = p
-		}
-	}
-	return out
-}
 
 // infrastructure methods (reflection, health) need no policy.
 func infrastructure(method string) bool {
 	return strings.HasPrefix(method, "/grpc.reflection.") || strings.HasPrefix(method, "/grpc.health.")
-}
-
-// Read and Write are shorthands for policies.
-func Read(access Access, cats ...Category) Policy {
-	return Policy{Access: access, Scopes: cats, Level: LevelRead}
-}
-
-func Write(access Access, cats ...Category) Policy {
-	return Policy{Access: access, Scopes: cats, Level: LevelWrite}
-}
-
-// Writing returns p declaring that the method writes w in its repository.
-func (p Policy) Writing(w RepoWrite) Policy {
-	p.Writes = w
-	return p
 }

@@ -15,10 +15,10 @@ import (
 func TestPreflight(t *testing.T) {
 	cfg := config.Default()
 	a := NewAuthenticator(cfg, nil, Policies{
-		"/p/Public":   Read(Public),
-		"/p/SignedIn": Write(SignedIn),
-		"/p/Admin":    Read(SiteAdmin),
-		"/p/Self":     Read(SelfOrAdmin),
+		"/p/Public":   {Access: Public, Level: LevelRead},
+		"/p/SignedIn": {Access: SignedIn, Level: LevelWrite},
+		"/p/Admin":    {Access: SiteAdmin, Level: LevelRead},
+		"/p/Self":     {Access: SelfOrAdmin, Level: LevelRead},
 	}, nil, nil)
 	none := metadata.MD{}
 	cases := []struct {

@@ -80,16 +80,3 @@ type Resource struct {
 type ResourceAuthorizer interface {
 	AuthorizeResource(ctx context.Context, pol Policy, req any, caller *Principal) (context.Context, error)
 }
-
-// OnRepo returns p declaring that the method acts on the repository named
-// by the request's owner and repo fields, using unit, with need.
-func (p Policy) OnRepo(unit Unit, need store.AccessMode) Policy {
-	p.Resource = Resource{Kind: RepositoryResource, Unit: unit, Need: need}
-	return p
-}
-
-// OnRepoByID is OnRepo for a request naming the repository by id.
-func (p Policy) OnRepoByID(unit Unit, need store.AccessMode) Policy {
-	p.Resource = Resource{Kind: RepositoryResource, Unit: unit, Need: need, ByID: true}
-	return p
-}

@@ -43,8 +43,8 @@ func (s *recvStream) RecvMsg(m any) error      { *m.(*string) = s.msg; return ni
 // streams; without a resolver it is refused (fail closed).
 func TestResourceAuthorization(t *testing.T) {
 	pols := Policies{
-		"/p/Repo": Read(Public).OnRepo(UnitCode, store.AccessRead),
-		"/p/None": Read(Public),
+		"/p/Repo": {Access: Public, Level: LevelRead, Resource: Resource{Kind: RepositoryResource, Unit: UnitCode, Need: store.AccessRead}},
+		"/p/None": {Access: Public, Level: LevelRead},
 	}
 	res := &fakeResources{}
 	a := NewAuthenticator(config.Default(), nil, pols, nil, nil).WithResources(res)

@@ -20,7 +20,6 @@ var Area = area.Area{
 		&contentsv1.ContentService_ServiceDesc,
 		&commitsv1.CommitService_ServiceDesc,
 	},
-	Policies: Policies,
 	Gateways: []area.Gateway{
 		area.Handlers(branchesv1.RegisterBranchServiceHandlerClient, branchesv1.NewBranchServiceClient),
 		area.Handlers(contentsv1.RegisterContentServiceHandlerClient, contentsv1.NewContentServiceClient),

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"net/http"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	branchesv1 "forge/gen/forge/branches/v1"
 	"forge/services/errs"
 	"forge/services/git"
@@ -27,7 +24,7 @@ func NewBranchServer(d Deps) *BranchServer { return &BranchServer{Deps: d} }
 // errEmptyRepo refuses branch writes on an empty repository. Archived
 // repositories and mirrors are refused before the handler runs, by the
 // methods' Writes declaration (services/access.ReadOnly).
-var errEmptyRepo = status.Error(codes.NotFound, "Git Repository is empty.")
+var errEmptyRepo = errs.New(errs.NotFound, "Git Repository is empty.")
 
 // branchTaken is a branch name Gitea refuses as taken: AlreadyExists,
 // answered 409 over REST.
@@ -36,7 +33,7 @@ func branchTaken(msg string) error {
 }
 
 func branchNotFound(name string) error {
-	return status.Errorf(codes.NotFound, "branch does not exist [name: %s]", name)
+	return errs.Newf(errs.NotFound, "branch does not exist [name: %s]", name)
 }
 
 // ListBranches lists the branch records of a page joined with their heads
@@ -128,9 +125,9 @@ func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateB
 	b, err := s.Git.CreateBranch(ctx, r.path, name, from)
 	switch {
 	case errors.Is(err, git.ErrNotFound) && req.GetOldRefName() != "":
-		return nil, status.Errorf(codes.NotFound, "The old ref does not exist [ref: %s]", req.GetOldRefName())
+		return nil, errs.Newf(errs.NotFound, "The old ref does not exist [ref: %s]", req.GetOldRefName())
 	case errors.Is(err, git.ErrNotFound):
-		return nil, status.Error(codes.NotFound, "The old branch does not exist")
+		return nil, errs.New(errs.NotFound, "The old branch does not exist")
 	case errors.Is(err, git.ErrAlreadyExists):
 		if _, gerr := s.Git.GetBranch(ctx, r.path, name); gerr == nil {
 			return nil, branchTaken("The branch already exists.")
@@ -139,7 +136,7 @@ func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateB
 	case errors.Is(err, git.ErrConflict):
 		return nil, branchTaken("The branch with a name that conflicts with another branch already exists.")
 	case errors.Is(err, git.ErrInvalid):
-		return nil, status.Errorf(codes.InvalidArgument, "[BranchName]: GitRefName")
+		return nil, errs.Newf(errs.Invalid, "[BranchName]: GitRefName")
 	case err != nil:
 		return nil, rpcerr.Internal(err)
 	}
@@ -163,7 +160,7 @@ func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteB
 	case r.IsEmpty:
 		return nil, errEmptyRepo
 	case name == r.DefaultBranch:
-		return nil, status.Error(codes.PermissionDenied, "can not delete default branch")
+		return nil, errs.New(errs.PermissionDenied, "can not delete default branch")
 	}
 	head, err := s.Git.GetBranch(ctx, r.path, name)
 	if err == nil {
@@ -173,7 +170,7 @@ func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteB
 	case errors.Is(err, git.ErrNotFound):
 		return nil, branchNotFound(name)
 	case errors.Is(err, git.ErrConflict):
-		return nil, status.Errorf(codes.Aborted, "branch %s changed while being deleted", name)
+		return nil, errs.Newf(errs.Conflict, "branch %s changed while being deleted", name)
 	case err != nil:
 		return nil, rpcerr.Internal(err)
 	}

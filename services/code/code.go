@@ -16,12 +16,6 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
-	branchesv1 "forge/gen/forge/branches/v1"
-	commitsv1 "forge/gen/forge/commits/v1"
-	contentsv1 "forge/gen/forge/contents/v1"
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
@@ -32,25 +26,6 @@ import (
 	"forge/services/store"
 	"forge/services/users"
 )
-
-// Policies: reads are open to anonymous callers (the repository's own
-// visibility decides), writes need a signed-in caller; all need the
-// repository token scope.
-var Policies = auth.Policies{
-	branchesv1.BranchService_ListBranches_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	branchesv1.BranchService_GetBranch_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	branchesv1.BranchService_CreateBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-	branchesv1.BranchService_DeleteBranch_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-
-	contentsv1.ContentService_GetContents_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	contentsv1.ContentService_GetRawFile_FullMethodName:  auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	contentsv1.ContentService_CreateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-	contentsv1.ContentService_UpdateFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-	contentsv1.ContentService_DeleteFile_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesCode).OnRepo(auth.UnitCode, store.AccessWrite),
-
-	commitsv1.CommitService_ListCommits_FullMethodName: auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	commitsv1.CommitService_GetCommit_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-}
 
 // Store is what the code services read from the database.
 type Store interface {
@@ -132,27 +107,26 @@ func (d *Deps) sync(ctx context.Context, r *repo, updates ...git.RefUpdate) erro
 // outcome; git's diagnostics never reach it), anything else Internal.
 func readErr(err error) error {
 	if errors.Is(err, git.ErrNotFound) || errors.Is(err, git.ErrInvalid) {
-		return status.Error(codes.NotFound, err.Error())
+		return errs.New(errs.NotFound, err.Error())
 	}
 	return rpcerr.Internal(err)
 }
 
-// writeErr maps an error of a git write: the sentinel's kind (not found,
-// already exists, conflict, invalid) with the error's own text as the
-// message, and a conflict (a stale sha) answered with conflictStatus, the
-// status Gitea uses for it at the caller; anything else is Internal.
+// writeErr maps an error of a git write: git's errors carry their kind
+// (not found, already exists, conflict, invalid) and their own text
+// (errs.Detail), and a conflict (a stale sha) is answered with
+// conflictStatus, the status Gitea uses for it at the caller; anything
+// else is Internal.
 func writeErr(err error, conflictStatus int) error {
-	// errors.Is, not errors.As: git's typed errors (a stale sha, a file
-	// that exists) match their sentinel through an Is method.
-	for _, sentinel := range []*errs.Error{git.ErrNotFound, git.ErrAlreadyExists, git.ErrConflict, git.ErrInvalid} {
-		if !errors.Is(err, sentinel) {
-			continue
-		}
-		out := sentinel.WithMessage(err.Error())
-		if sentinel.Kind == errs.Conflict {
-			out = out.WithHTTPStatus(conflictStatus)
-		}
-		return out
+	e, ok := errs.Detail(err)
+	if !ok {
+		return rpcerr.Internal(err)
+	}
+	switch e.Kind {
+	case errs.Conflict:
+		return e.WithHTTPStatus(conflictStatus)
+	case errs.NotFound, errs.AlreadyExists, errs.Invalid:
+		return e
 	}
 	return rpcerr.Internal(err)
 }

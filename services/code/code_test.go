@@ -20,6 +20,7 @@ import (
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/repos"
+	"forge/services/rpcerr"
 	"forge/services/store"
 	"forge/services/store/storetest"
 	"forge/services/users"
@@ -168,7 +169,7 @@ func TestGetRawFile(t *testing.T) {
 		t.Fatalf("empty file: %+v %v", st.msgs, err)
 	}
 	for _, p := range []string{"dir", "nope", "main/nope"} {
-		if _, err := get(p, ""); status.Code(err) != codes.NotFound {
+		if _, err := get(p, ""); status.Code(rpcerr.Status(err)) != codes.NotFound {
 			t.Fatalf("%s: %v", p, err)
 		}
 	}

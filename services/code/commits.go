@@ -6,9 +6,7 @@ import (
 	"strconv"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	commitsv1 "forge/gen/forge/commits/v1"
 	"forge/services/errs"
@@ -63,7 +61,7 @@ func (s *CommitServer) ListCommits(ctx context.Context, req *commitsv1.ListCommi
 		return nil, readErr(err)
 	}
 	if req.GetPath() != "" && total == 0 {
-		return nil, status.Errorf(codes.NotFound, "no commit touches %q", req.GetPath())
+		return nil, errs.Newf(errs.NotFound, "no commit touches %q", req.GetPath())
 	}
 	ptrs := make([]*git.Commit, len(commits))
 	for i := range commits {

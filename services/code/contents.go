@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	contentsv1 "forge/gen/forge/contents/v1"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/rpcerr"
 	"forge/services/store"
@@ -59,7 +59,7 @@ func (s *ContentServer) GetContents(ctx context.Context, req *contentsv1.GetCont
 	}
 	if r.IsEmpty {
 		if p := strings.Trim(req.GetFilepath(), "/"); p != "" {
-			return nil, status.Errorf(codes.NotFound, "path %q: %v", p, git.ErrNotFound)
+			return nil, errs.Newf(errs.NotFound, "path %q: %v", p, git.ErrNotFound)
 		}
 		return directory(nil), nil
 	}
@@ -238,7 +238,7 @@ func (s *ContentServer) DeleteFile(ctx context.Context, req *contentsv1.DeleteFi
 func decodeContent(s string) ([]byte, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "invalid base64 content: %v", err)
+		return nil, errs.Newf(errs.Invalid, "invalid base64 content: %v", err)
 	}
 	return b, nil
 }

@@ -177,6 +177,21 @@ func As(err error) (*Error, bool) {
 	return nil, false
 }
 
+// Detail is As with err's whole text as the message: a sentinel that a
+// package wraps with detail (git's "branch x: not found") keeps its kind,
+// still matches the sentinel, and shows the detail. Internal errors keep
+// their message (the translator hides it anyway).
+func Detail(err error) (*Error, bool) {
+	e, ok := As(err)
+	if !ok || e.Kind == Internal || e == err {
+		return e, ok
+	}
+	if msg := err.Error(); msg != e.Message {
+		return e.WithMessage(msg), true
+	}
+	return e, true
+}
+
 // KindOf is the kind of err: the kind of its outermost *Error, Internal for
 // anything else.
 func KindOf(err error) Kind {

@@ -47,3 +47,25 @@ func TestWrapKeepsTheCauseForLogsOnly(t *testing.T) {
 		t.Fatal("KindOf")
 	}
 }
+
+// TestDetail: a sentinel wrapped with detail keeps its kind and identity
+// and shows the whole text; Internal errors and bare sentinels are as As
+// finds them.
+func TestDetail(t *testing.T) {
+	sentinel := errs.New(errs.NotFound, "not found")
+	wrapped := fmt.Errorf("branch %q: %w", "dev", sentinel)
+	e, ok := errs.Detail(wrapped)
+	if !ok || e.Kind != errs.NotFound || e.Message != `branch "dev": not found` || !errors.Is(e, sentinel) {
+		t.Errorf("Detail(wrapped) = %+v, %v", e, ok)
+	}
+	if e, ok := errs.Detail(sentinel); !ok || e != sentinel {
+		t.Errorf("Detail(sentinel) = %+v, %v", e, ok)
+	}
+	internal := errs.Wrap(errors.New("disk"), "write")
+	if e, ok := errs.Detail(fmt.Errorf("x: %w", internal)); !ok || e.Kind != errs.Internal || e.Message != "internal server error" {
+		t.Errorf("Detail(internal) = %+v, %v", e, ok)
+	}
+	if _, ok := errs.Detail(errors.New("plain")); ok {
+		t.Error("Detail found a domain error in a plain one")
+	}
+}

@@ -74,3 +74,16 @@ func conflictf(format string, args ...any) error {
 func existsf(format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, ErrAlreadyExists)...)
 }
+
+// asKind implements As for git's typed errors: an *errs.Error target gets
+// sentinel with err's text, so the error carries its domain kind to the
+// translator like the wrapped sentinels do (errs.Detail), while errors.Is
+// still matches the sentinel.
+func asKind(target any, sentinel *errs.Error, err error) bool {
+	t, ok := target.(**errs.Error)
+	if !ok {
+		return false
+	}
+	*t = sentinel.WithMessage(err.Error())
+	return true
+}

@@ -25,6 +25,10 @@ func (e *refMovedError) Error() string {
 
 func (e *refMovedError) Is(target error) bool { return target == ErrConflict }
 
+// As lets errs.As (and so the translator) see the error's kind with its
+// own text.
+func (e *refMovedError) As(target any) bool { return asKind(target, ErrConflict, e) }
+
 // isRefMoved reports whether err is a lost compare-and-swap.
 func isRefMoved(err error) bool {
 	var m *refMovedError
@@ -77,6 +81,9 @@ func (e *FileExistsError) Error() string {
 
 func (e *FileExistsError) Is(target error) bool { return target == ErrAlreadyExists }
 
+// As lets errs.As see ErrAlreadyExists with Gitea's text.
+func (e *FileExistsError) As(target any) bool { return asKind(target, ErrAlreadyExists, e) }
+
 // SHAMismatchError: the blob sha a caller gave for a file is not the
 // file's current one. It matches ErrConflict; the text is Gitea's.
 type SHAMismatchError struct{ Path, Given, Current string }
@@ -86,3 +93,6 @@ func (e *SHAMismatchError) Error() string {
 }
 
 func (e *SHAMismatchError) Is(target error) bool { return target == ErrConflict }
+
+// As lets errs.As see ErrConflict with Gitea's text.
+func (e *SHAMismatchError) As(target any) bool { return asKind(target, ErrConflict, e) }

@@ -12,7 +12,6 @@ import (
 var Area = area.Area{
 	Name:     "mirrors",
 	Services: []*grpc.ServiceDesc{&mirrorsv1.MirrorService_ServiceDesc},
-	Policies: Policies,
 	Gateways: []area.Gateway{area.Handlers(mirrorsv1.RegisterMirrorServiceHandlerClient, mirrorsv1.NewMirrorServiceClient)},
 	// A pull mirror's state and a repository's push mirrors.
 	RepoTables: []string{"mirrors", "push_mirrors"},

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/repos"
 	"forge/services/rpcerr"
@@ -60,10 +60,10 @@ func (s *Server) validateMigration(ctx context.Context, req *mirrorsv1.MigrateRe
 		if v := req.GetMirrorInterval(); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil || d < 0 {
-				return nil, status.Errorf(codes.InvalidArgument, "[MirrorInterval]: invalid duration %q", v)
+				return nil, errs.Newf(errs.Invalid, "[MirrorInterval]: invalid duration %q", v)
 			}
 			if d != 0 && d < MinInterval {
-				return nil, status.Errorf(codes.InvalidArgument, "[MirrorInterval]: interval %s is below the minimum interval of %s", d, MinInterval)
+				return nil, errs.Newf(errs.Invalid, "[MirrorInterval]: interval %s is below the minimum interval of %s", d, MinInterval)
 			}
 			m.interval = d
 		}
@@ -84,7 +84,7 @@ func (s *Server) validateMigration(ctx context.Context, req *mirrorsv1.MigrateRe
 	}
 	remote, err := parseRemote(req.GetCloneAddr(), user, password)
 	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, "Invalid clone address: only http://, https:// and git:// URLs are allowed")
+		return nil, errs.New(errs.Invalid, "Invalid clone address: only http://, https:// and git:// URLs are allowed")
 	}
 	target, err := s.hosts.remote(ctx, remote)
 	if err != nil {
@@ -118,7 +118,7 @@ func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoR
 		}
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, status.Errorf(codes.InvalidArgument, "user does not exist [name: %s]", req.GetRepoOwner())
+		return nil, errs.Newf(errs.Invalid, "user does not exist [name: %s]", req.GetRepoOwner())
 	}
 	if err != nil {
 		return nil, rpcerr.Internal(err)
@@ -135,7 +135,7 @@ func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoR
 func (s *Server) migrate(ctx context.Context, m *migration, caller *auth.Principal) (*store.Repository, error) {
 	path, err := s.git.RepoPath(m.owner.Name, m.name)
 	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, "[RepoName]: invalid repository name")
+		return nil, errs.New(errs.Invalid, "[RepoName]: invalid repository name")
 	}
 	limit := s.access.RepoLimit(m.owner, caller)
 	// Refuse a taken name or an owner at their limit before the clone,
@@ -213,9 +213,9 @@ func (s *Server) cloneError(ctx context.Context, err error, m *migration) error 
 	}
 	text = redact(strings.ReplaceAll(text, git.StagedPlaceholder, m.owner.Name+"/"+m.name), m.remote)
 	if strings.Contains(text, "Authentication failed") || strings.Contains(text, "could not read Username") {
-		return status.Error(codes.InvalidArgument, "Authentication failed: "+text)
+		return errs.New(errs.Invalid, "Authentication failed: "+text)
 	}
-	return status.Error(codes.InvalidArgument, "Migration failed: "+text)
+	return errs.New(errs.Invalid, "Migration failed: "+text)
 }
 
 // describeClone completes n from the staged clone: the default branch

@@ -22,7 +22,7 @@ import (
 
 	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	"forge/services/access"
-	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/repos"
@@ -30,18 +30,6 @@ import (
 	"forge/services/secretbox"
 	"forge/services/store"
 )
-
-// Policies declares who may call each method: signed-in callers with the
-// repository scope; the repository rules are checked per request.
-var Policies = auth.Policies{
-	mirrorsv1.MirrorService_MigrateRepo_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing),
-	mirrorsv1.MirrorService_MirrorSync_FullMethodName:       auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessWrite),
-	mirrorsv1.MirrorService_ListPushMirrors_FullMethodName:  auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessAdmin),
-	mirrorsv1.MirrorService_AddPushMirror_FullMethodName:    auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessAdmin),
-	mirrorsv1.MirrorService_GetPushMirror_FullMethodName:    auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessAdmin),
-	mirrorsv1.MirrorService_DeletePushMirror_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessAdmin),
-	mirrorsv1.MirrorService_SyncPushMirrors_FullMethodName:  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesMirroring).OnRepo(auth.UnitCode, store.AccessAdmin),
-}
 
 // Store is what the mirror service needs from the database.
 type Store interface {
@@ -182,7 +170,7 @@ func (s *Server) MirrorSync(ctx context.Context, req *mirrorsv1.MirrorSyncReques
 	if err != nil {
 		return nil, err
 	}
-	notMirror := status.Error(codes.FailedPrecondition, "Repository is not a mirror")
+	notMirror := errs.New(errs.FailedPrecondition, "Repository is not a mirror")
 	if !r.IsMirror {
 		return nil, notMirror
 	}
@@ -227,14 +215,14 @@ func (s *Server) AddPushMirror(ctx context.Context, req *mirrorsv1.AddPushMirror
 	}
 	interval, err := time.ParseDuration(req.GetInterval())
 	if err != nil {
-		return nil, status.Errorf(codes.FailedPrecondition, "invalid interval %q: want a Go duration such as 8h0m0s, or 0", req.GetInterval())
+		return nil, errs.Newf(errs.FailedPrecondition, "invalid interval %q: want a Go duration such as 8h0m0s, or 0", req.GetInterval())
 	}
 	if interval != 0 && interval < MinInterval {
-		return nil, status.Errorf(codes.FailedPrecondition, "interval %s is below the minimum interval of %s", interval, MinInterval)
+		return nil, errs.Newf(errs.FailedPrecondition, "interval %s is below the minimum interval of %s", interval, MinInterval)
 	}
 	remote, err := parseRemote(req.GetRemoteAddress(), req.GetRemoteUsername(), req.GetRemotePassword())
 	if err != nil {
-		return nil, status.Error(codes.FailedPrecondition, "Invalid mirror URL: only http://, https:// and git:// addresses are allowed")
+		return nil, errs.New(errs.FailedPrecondition, "Invalid mirror URL: only http://, https:// and git:// addresses are allowed")
 	}
 	if err := s.hosts.check(ctx, remote); err != nil {
 		return nil, hostError(err)
@@ -260,7 +248,7 @@ func (s *Server) AddPushMirror(ctx context.Context, req *mirrorsv1.AddPushMirror
 
 // pushMirrorNotFound is Gitea's 404 for an unknown remote name.
 func pushMirrorNotFound(name string) error {
-	return status.Errorf(codes.NotFound, "push mirror does not exist [remote name: %s]", name)
+	return errs.Newf(errs.NotFound, "push mirror does not exist [remote name: %s]", name)
 }
 
 func (s *Server) GetPushMirror(ctx context.Context, req *mirrorsv1.GetPushMirrorRequest) (*mirrorsv1.GetPushMirrorResponse, error) {
@@ -346,9 +334,9 @@ func (s *Server) AfterPush(_ context.Context, repoID int64) {
 // hostError is the status for a refused remote host.
 func hostError(err error) error {
 	if errors.Is(err, errUnresolvable) {
-		return status.Error(codes.InvalidArgument, "The host of the remote address could not be resolved.")
+		return errs.New(errs.Invalid, "The host of the remote address could not be resolved.")
 	}
-	return status.Error(codes.InvalidArgument, "You can not import from disallowed hosts.")
+	return errs.New(errs.Invalid, "You can not import from disallowed hosts.")
 }
 
 // openRemote unseals a stored remote URL.

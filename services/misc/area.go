@@ -12,6 +12,5 @@ import (
 var Area = area.Area{
 	Name:     "misc",
 	Services: []*grpc.ServiceDesc{&miscv1.MiscService_ServiceDesc},
-	Policies: Policies,
 	Gateways: []area.Gateway{area.Handlers(miscv1.RegisterMiscServiceHandlerClient, miscv1.NewMiscServiceClient)},
 }

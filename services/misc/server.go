@@ -5,7 +5,6 @@ import (
 	"context"
 
 	miscv1 "forge/gen/forge/misc/v1"
-	"forge/services/auth"
 	"forge/services/paging"
 )
 
@@ -16,12 +15,6 @@ const GiteaAPIVersion = "1.22.0"
 
 // Version is forge's own release.
 const Version = "0.1.0"
-
-// Policies: both methods are public and need no token scope.
-var Policies = auth.Policies{
-	miscv1.MiscService_GetVersion_FullMethodName:     {Access: auth.Public, CallerUnused: true},
-	miscv1.MiscService_GetAPISettings_FullMethodName: {Access: auth.Public},
-}
 
 // Server implements miscv1.MiscServiceServer.
 type Server struct {

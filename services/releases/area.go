@@ -12,7 +12,6 @@ import (
 var Area = area.Area{
 	Name:       "releases",
 	Services:   []*grpc.ServiceDesc{&releasesv1.ReleaseService_ServiceDesc},
-	Policies:   Policies,
 	Gateways:   []area.Gateway{area.Handlers(releasesv1.RegisterReleaseServiceHandlerClient, releasesv1.NewReleaseServiceClient)},
 	RepoTables: []string{"releases"},
 }

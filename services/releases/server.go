@@ -1,7 +1,8 @@
 // Package releases serves forge.releases.v1.ReleaseService: a
 // repository's releases (stored rows tied to git tags) and its git tags.
 //
-// Rules, in one place (Policies, enforced by the auth interceptor): reads
+// Rules, in one place (the policies in the proto, enforced by the auth
+// interceptor): reads
 // need read access to the repository (anonymous callers may read public
 // ones), writes need write access; with the releases unit disabled only
 // repository administrators reach releases at all. Drafts exist only for
@@ -14,33 +15,15 @@ package releases
 import (
 	"context"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	releasesv1 "forge/gen/forge/releases/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/store"
 	"forge/services/users"
 )
-
-// Policies declares who may call each method and the repository unit and
-// level it needs; the auth interceptor checks both before a handler runs.
-var Policies = auth.Policies{
-	releasesv1.ReleaseService_ListReleases_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitReleases, store.AccessRead),
-	releasesv1.ReleaseService_GetRelease_FullMethodName:         auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitReleases, store.AccessRead),
-	releasesv1.ReleaseService_GetLatestRelease_FullMethodName:   auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitReleases, store.AccessRead),
-	releasesv1.ReleaseService_GetReleaseByTag_FullMethodName:    auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitReleases, store.AccessRead),
-	releasesv1.ReleaseService_CreateRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitReleases, store.AccessWrite),
-	releasesv1.ReleaseService_EditRelease_FullMethodName:        auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitReleases, store.AccessWrite),
-	releasesv1.ReleaseService_DeleteRelease_FullMethodName:      auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitReleases, store.AccessWrite),
-	releasesv1.ReleaseService_DeleteReleaseByTag_FullMethodName: auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitReleases, store.AccessWrite),
-	releasesv1.ReleaseService_ListTags_FullMethodName:           auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	releasesv1.ReleaseService_GetTag_FullMethodName:             auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	releasesv1.ReleaseService_DeleteTag_FullMethodName:          auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesReleases).OnRepo(auth.UnitCode, store.AccessWrite),
-}
 
 // Store is what the release service reads and writes. Methods return
 // store.ErrNotFound for missing releases and store.ErrReleaseExists when
@@ -85,7 +68,7 @@ func NewServer(s Store, g Git, u users.Renderer, rootURL string, limits paging.L
 	return &Server{store: s, git: g, view: view{root: rootURL, users: u}, limits: limits}
 }
 
-var errNotFound = status.Error(codes.NotFound, "The target couldn't be found.")
+var errNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
 
 // repo is a resolved repository with the caller and its git path.
 type repo struct {

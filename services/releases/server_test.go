@@ -13,6 +13,7 @@ import (
 	releasesv1 "forge/gen/forge/releases/v1"
 	"forge/services/access"
 	"forge/services/access/accesstest"
+	"forge/services/area"
 	"forge/services/auth"
 	"forge/services/git"
 	"forge/services/paging"
@@ -99,7 +100,11 @@ func newFixture(t *testing.T, s *store.Store, fs *failingStore) *fixture {
 		fs.Store = s
 		st = fs
 	}
-	ch := accesstest.Channel(access.NewChecker(s), releases.Policies)
+	pols, err := area.Policies([]area.Area{releases.Area})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := accesstest.Channel(access.NewChecker(s), pols)
 	releasesv1.RegisterReleaseServiceServer(ch, releases.NewServer(st, g, users.Renderer{RootURL: root, Domain: "forge.test"}, root,
 		paging.Limits{Default: 30, Max: 50}))
 	srv := releasesv1.NewReleaseServiceClient(ch)

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	releasesv1 "forge/gen/forge/releases/v1"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/rpcerr"
 	"forge/services/store"
@@ -52,7 +50,7 @@ func (s *Server) DeleteTag(ctx context.Context, req *releasesv1.DeleteTagRequest
 		return nil, err
 	}
 	if _, err := s.store.ReleaseByTag(ctx, r.ID, req.GetTag()); err == nil {
-		return nil, status.Error(codes.Aborted, "a tag attached to a release cannot be deleted directly")
+		return nil, errs.New(errs.Conflict, "a tag attached to a release cannot be deleted directly")
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, storeErr(err)
 	}

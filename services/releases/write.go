@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	releasesv1 "forge/gen/forge/releases/v1"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/store"
 )
@@ -21,7 +21,7 @@ func releaseExists(tag string) error {
 
 func checkTagName(name string) error {
 	if !git.ValidRefName(name) {
-		return status.Errorf(codes.InvalidArgument, "[TagName]: invalid tag name %q", name)
+		return errs.Newf(errs.Invalid, "[TagName]: invalid tag name %q", name)
 	}
 	return nil
 }
@@ -44,7 +44,7 @@ func (s *Server) ensureTag(ctx context.Context, r *repo, rel *store.Release) (cr
 		case errors.Is(err, git.ErrAlreadyExists): // created concurrently: use it
 			tag, err = s.git.GetTag(ctx, r.path, rel.TagName)
 		case errors.Is(err, git.ErrNotFound):
-			return false, status.Errorf(codes.NotFound, "target %q not found", target)
+			return false, errs.Newf(errs.NotFound, "target %q not found", target)
 		}
 	}
 	if err != nil {
@@ -73,7 +73,7 @@ func (s *Server) CreateRelease(ctx context.Context, req *releasesv1.CreateReleas
 	if r.IsEmpty {
 		// The record may lag behind git; git has the last word.
 		if empty, err := s.git.IsEmpty(ctx, r.path); err != nil || empty {
-			return nil, status.Error(codes.InvalidArgument, "repo is empty")
+			return nil, errs.New(errs.Invalid, "repo is empty")
 		}
 	}
 	if _, err := s.store.ReleaseByTag(ctx, r.ID, req.GetTagName()); err == nil {
@@ -99,7 +99,7 @@ func (s *Server) CreateRelease(ctx context.Context, req *releasesv1.CreateReleas
 			return nil, gitErr(err)
 		} else if _, err := s.git.ResolveRef(ctx, r.path, target); err != nil {
 			if errors.Is(err, git.ErrNotFound) {
-				return nil, status.Errorf(codes.NotFound, "target %q not found", target)
+				return nil, errs.Newf(errs.NotFound, "target %q not found", target)
 			}
 			return nil, gitErr(err)
 		}
@@ -185,19 +185,25 @@ func (s *Server) EditRelease(ctx context.Context, req *releasesv1.EditReleaseReq
 	return &releasesv1.EditReleaseResponse{Release: out}, nil
 }
 
-// gitErr maps git errors. The sentinel-wrapping messages name only the
-// ref or repository involved; process failures stay internal.
+// gitErr maps git errors, which carry their kind and a text naming only
+// the ref or repository involved (errs.Detail): a missing one is the
+// release's not-found, a name that exists already a conflict (Aborted, as
+// a moved ref); process failures stay internal.
 func gitErr(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	switch {
-	case errors.Is(err, git.ErrNotFound):
+	e, ok := errs.Detail(err)
+	if !ok {
+		return internal(err)
+	}
+	switch e.Kind {
+	case errs.NotFound:
 		return errNotFound
-	case errors.Is(err, git.ErrInvalid):
-		return status.Error(codes.InvalidArgument, err.Error())
-	case errors.Is(err, git.ErrConflict), errors.Is(err, git.ErrAlreadyExists):
-		return status.Error(codes.Aborted, err.Error())
+	case errs.Invalid, errs.Conflict:
+		return e
+	case errs.AlreadyExists:
+		return errs.New(errs.Conflict, e.Message)
 	}
 	return internal(err)
 }

@@ -12,7 +12,6 @@ import (
 var Area = area.Area{
 	Name:     "repos",
 	Services: []*grpc.ServiceDesc{&reposv1.RepositoryService_ServiceDesc},
-	Policies: Policies,
 	Gateways: []area.Gateway{area.Handlers(reposv1.RegisterRepositoryServiceHandlerClient, reposv1.NewRepositoryServiceClient)},
 	// Collaborations belong to both their repository and their user;
 	// branch records mirror a repository's git refs (see Syncer).

@@ -8,6 +8,7 @@ import (
 
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/rpcerr"
 	"forge/services/store"
 	"forge/services/users"
@@ -48,7 +49,7 @@ func (s *Service) CheckCollaborator(ctx context.Context, r *access.Repo, name st
 		return rpcerr.Internal(err)
 	}
 	if mode == store.AccessNone {
-		return status.Errorf(codes.NotFound, "%s is not a collaborator", u.Name)
+		return errs.Newf(errs.NotFound, "%s is not a collaborator", u.Name)
 	}
 	return nil
 }
@@ -62,19 +63,19 @@ func (s *Service) AddCollaborator(ctx context.Context, r *access.Repo, name, per
 	if p := permission; p != "" {
 		m, ok := store.ParseAccessMode(p)
 		if !ok {
-			return status.Errorf(codes.InvalidArgument, "[Permission]: invalid permission %q (read, write, admin)", p)
+			return errs.Newf(errs.Invalid, "[Permission]: invalid permission %q (read, write, admin)", p)
 		}
 		mode = m
 	}
 	u, err := users.Visible(ctx, s.store, name, viewer)
 	if status.Code(err) == codes.NotFound || (err == nil && u.Type != store.UserTypeIndividual) {
-		return status.Errorf(codes.InvalidArgument, "user does not exist [name: %s]", name)
+		return errs.Newf(errs.Invalid, "user does not exist [name: %s]", name)
 	}
 	if err != nil {
 		return err
 	}
 	if u.ID == r.OwnerID {
-		return status.Error(codes.InvalidArgument, "the owner cannot be a collaborator of their own repository")
+		return errs.New(errs.Invalid, "the owner cannot be a collaborator of their own repository")
 	}
 	if err := s.store.SetCollaborator(ctx, r.ID, u.ID, mode); err != nil {
 		return rpcerr.Internal(err)

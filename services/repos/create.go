@@ -5,11 +5,9 @@ import (
 	"errors"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/rpcerr"
 	"forge/services/store"
@@ -35,7 +33,7 @@ type CreateOptions struct {
 // an organization cannot call it for itself.
 func (s *Service) CreateOwn(ctx context.Context, caller *auth.Principal, in CreateOptions) (*access.Repo, error) {
 	if caller.User.Type != store.UserTypeIndividual {
-		return nil, status.Error(codes.InvalidArgument, "not allowed creating repository for organization")
+		return nil, errs.New(errs.Invalid, "not allowed creating repository for organization")
 	}
 	return s.Create(ctx, caller.User, in, caller)
 }
@@ -64,14 +62,14 @@ func (s *Service) Create(ctx context.Context, owner *store.User, in CreateOption
 		return nil, err
 	}
 	if f := in.ObjectFormatName; f != "" && f != "sha1" {
-		return nil, status.Errorf(codes.InvalidArgument, "[ObjectFormatName]: unsupported object format %q (sha1)", f)
+		return nil, errs.Newf(errs.Invalid, "[ObjectFormatName]: unsupported object format %q (sha1)", f)
 	}
 	if r := in.Readme; r != "" && r != "Default" {
-		return nil, status.Errorf(codes.FailedPrecondition, "readme template %q does not exist", r)
+		return nil, errs.Newf(errs.FailedPrecondition, "readme template %q does not exist", r)
 	}
 	path, err := s.git.RepoPath(owner.Name, in.Name)
 	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
+		return nil, errs.New(errs.Invalid, err.Error())
 	}
 	rec := newRecord(owner, in.Name, in.Description, branch, in.Private)
 	rec.IsTemplate = in.Template
@@ -93,7 +91,7 @@ func validateDefaultBranch(name string) error {
 	if len(shown) > 100 {
 		shown = shown[:100] + "..."
 	}
-	return status.Errorf(codes.InvalidArgument, "[DefaultBranch]: invalid branch name %q", shown)
+	return errs.Newf(errs.Invalid, "[DefaultBranch]: invalid branch name %q", shown)
 }
 
 // newRecord is a repository record with Gitea's defaults.

@@ -5,10 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/access"
+	"forge/services/errs"
 	"forge/services/rpcerr"
 	"forge/services/store"
 )
@@ -88,17 +86,17 @@ func (s *Service) checkEdit(ctx context.Context, r *access.Repo, e Edit) (time.D
 	if e.DefaultBranch != nil && !r.IsEmpty {
 		path, _ := s.git.RepoPath(r.Owner.Name, r.Name)
 		if _, err := s.git.GetBranch(ctx, path, *e.DefaultBranch); err != nil {
-			return 0, status.Errorf(codes.NotFound, "branch does not exist [name: %s]", *e.DefaultBranch)
+			return 0, errs.Newf(errs.NotFound, "branch does not exist [name: %s]", *e.DefaultBranch)
 		}
 	}
 	if e.DefaultMergeStyle != nil && !validMergeStyle(*e.DefaultMergeStyle) {
-		return 0, status.Errorf(codes.InvalidArgument, "[DefaultMergeStyle]: invalid merge style %q", *e.DefaultMergeStyle)
+		return 0, errs.Newf(errs.Invalid, "[DefaultMergeStyle]: invalid merge style %q", *e.DefaultMergeStyle)
 	}
 	var mirrorInterval time.Duration
 	if e.MirrorInterval != nil && r.IsMirror {
 		d, err := time.ParseDuration(*e.MirrorInterval)
 		if err != nil || (d != 0 && d < MinMirrorInterval) {
-			return 0, status.Errorf(codes.InvalidArgument, "[MirrorInterval]: invalid mirror interval %q (a duration of at least %s, or 0 to disable)", *e.MirrorInterval, MinMirrorInterval)
+			return 0, errs.Newf(errs.Invalid, "[MirrorInterval]: invalid mirror interval %q (a duration of at least %s, or 0 to disable)", *e.MirrorInterval, MinMirrorInterval)
 		}
 		mirrorInterval = d
 	}

@@ -11,24 +11,6 @@ import (
 	"forge/services/store"
 )
 
-// Policies declares who may call each method.
-var Policies = auth.Policies{
-	reposv1.RepositoryService_CreateCurrentUserRepo_FullMethodName:     auth.Write(auth.SignedIn, auth.CategoryUser, auth.CategoryRepository).Writing(auth.WritesNothing),
-	reposv1.RepositoryService_AdminCreateRepo_FullMethodName:           auth.Write(auth.SiteAdmin, auth.CategoryAdmin).Writing(auth.WritesNothing),
-	reposv1.RepositoryService_GetRepo_FullMethodName:                   auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	reposv1.RepositoryService_GetRepoByID_FullMethodName:               auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepoByID(auth.UnitCode, store.AccessRead),
-	reposv1.RepositoryService_EditRepo_FullMethodName:                  auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings).OnRepo(auth.UnitCode, store.AccessAdmin),
-	reposv1.RepositoryService_DeleteRepo_FullMethodName:                auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings).OnRepo(auth.UnitCode, store.AccessOwner),
-	reposv1.RepositoryService_ListUserRepos_FullMethodName:             auth.Read(auth.Public, auth.CategoryUser, auth.CategoryRepository),
-	reposv1.RepositoryService_ListMyRepos_FullMethodName:               auth.Read(auth.SignedIn, auth.CategoryUser, auth.CategoryRepository),
-	reposv1.RepositoryService_SearchRepos_FullMethodName:               auth.Read(auth.Public, auth.CategoryRepository),
-	reposv1.RepositoryService_ListCollaborators_FullMethodName:         auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	reposv1.RepositoryService_CheckCollaborator_FullMethodName:         auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	reposv1.RepositoryService_AddCollaborator_FullMethodName:           auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings).OnRepo(auth.UnitCode, store.AccessAdmin),
-	reposv1.RepositoryService_DeleteCollaborator_FullMethodName:        auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesSettings).OnRepo(auth.UnitCode, store.AccessAdmin),
-	reposv1.RepositoryService_GetCollaboratorPermission_FullMethodName: auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-}
-
 // Server implements reposv1.RepositoryServiceServer: a thin adapter that
 // decodes each request, calls one use case of Service and renders the
 // result. The rules live in Service (create.go, edit.go, delete.go,

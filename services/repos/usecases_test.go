@@ -13,6 +13,7 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/git"
+	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -117,7 +118,7 @@ func TestAddCollaboratorRules(t *testing.T) {
 		{"bob", "owner", `[Permission]: invalid permission "owner" (read, write, admin)`},
 	} {
 		err := svc.AddCollaborator(ctx, r, tc.name, tc.perm, caller)
-		if st, _ := status.FromError(err); st.Code() != codes.InvalidArgument || st.Message() != tc.msg {
+		if st, _ := status.FromError(rpcerr.Status(err)); st.Code() != codes.InvalidArgument || st.Message() != tc.msg {
 			t.Errorf("add %q (%q): %v, want InvalidArgument %q", tc.name, tc.perm, err, tc.msg)
 		}
 	}
@@ -144,7 +145,7 @@ func TestEditChecksBeforeWriting(t *testing.T) {
 		{DefaultBranch: &branch},
 		{MirrorInterval: &interval},
 	} {
-		if _, err := svc.Edit(ctx, r, e); status.Code(err) != codes.InvalidArgument {
+		if _, err := svc.Edit(ctx, r, e); status.Code(rpcerr.Status(err)) != codes.InvalidArgument {
 			t.Errorf("edit %+v: %v, want InvalidArgument", e, err)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 var Area = area.Area{
 	Name:     "tokens",
 	Services: []*grpc.ServiceDesc{&tokensv1.TokenService_ServiceDesc},
-	Policies: Policies,
 	Gateways: []area.Gateway{area.Handlers(tokensv1.RegisterTokenServiceHandlerClient, tokensv1.NewTokenServiceClient)},
 	// A token belongs to its user (access_tokens.uid).
 	UserTables: []area.Column{{Table: "access_tokens", Column: "uid"}},

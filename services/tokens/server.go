@@ -8,12 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	tokensv1 "forge/gen/forge/tokens/v1"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/paging"
 	"forge/services/rpcerr"
 	"forge/services/store"
@@ -26,21 +25,6 @@ type Store interface {
 	ListAccessTokens(ctx context.Context, uid int64, offset, limit int) ([]store.AccessToken, int64, error)
 	AccessTokensByName(ctx context.Context, uid int64, name string) ([]store.AccessToken, error)
 	DeleteAccessToken(ctx context.Context, uid, id int64) error
-}
-
-// Policies: the caller acts on themself unless a site administrator, and
-// must authenticate with Basic (or the reverse proxy), as Gitea requires.
-// Creating a token further needs a credential that covers the new token's
-// scopes (auth.MayGrant).
-var Policies = auth.Policies{
-	tokensv1.TokenService_ListAccessTokens_FullMethodName:  basicOnly(auth.Read(auth.SelfOrAdmin, auth.CategoryUser)),
-	tokensv1.TokenService_CreateAccessToken_FullMethodName: basicOnly(auth.Write(auth.SelfOrAdmin, auth.CategoryUser)),
-	tokensv1.TokenService_DeleteAccessToken_FullMethodName: basicOnly(auth.Write(auth.SelfOrAdmin, auth.CategoryUser)),
-}
-
-func basicOnly(p auth.Policy) auth.Policy {
-	p.BasicOnly = true
-	return p
 }
 
 // Server implements tokensv1.TokenServiceServer.
@@ -105,7 +89,7 @@ func render(t *store.AccessToken) *tokensv1.AccessToken {
 func (s *Server) CreateAccessToken(ctx context.Context, req *tokensv1.CreateAccessTokenRequest) (*tokensv1.CreateAccessTokenResponse, error) {
 	scopes, err := auth.ParseScopes(req.GetScopes())
 	if err != nil {
-		return nil, status.Errorf(codes.FailedPrecondition, "invalid access token scope provided: %v", err)
+		return nil, errs.Newf(errs.FailedPrecondition, "invalid access token scope provided: %v", err)
 	}
 	// A token used as the Basic password must not mint a wider one.
 	if err := auth.MayGrant(auth.FromContext(ctx), scopes); err != nil {
@@ -139,11 +123,11 @@ func (s *Server) DeleteAccessToken(ctx context.Context, req *tokensv1.DeleteAcce
 		}
 		switch len(matches) {
 		case 0:
-			return nil, status.Error(codes.NotFound, notFound)
+			return nil, errs.New(errs.NotFound, notFound)
 		case 1:
 			id = matches[0].ID
 		default:
-			return nil, status.Errorf(codes.InvalidArgument, "multiple matches for token name '%s'", req.GetToken())
+			return nil, errs.Newf(errs.Invalid, "multiple matches for token name '%s'", req.GetToken())
 		}
 	}
 	if err := s.store.DeleteAccessToken(ctx, u.ID, id); err != nil {

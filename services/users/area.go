@@ -12,6 +12,5 @@ import (
 var Area = area.Area{
 	Name:     "users",
 	Services: []*grpc.ServiceDesc{&usersv1.UserService_ServiceDesc},
-	Policies: Policies,
 	Gateways: []area.Gateway{area.Handlers(usersv1.RegisterUserServiceHandlerClient, usersv1.NewUserServiceClient)},
 }

@@ -21,13 +21,6 @@ type Store interface {
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 }
 
-// Policies declares who may call each method.
-var Policies = auth.Policies{
-	usersv1.UserService_GetAuthenticatedUser_FullMethodName: auth.Read(auth.SignedIn, auth.CategoryUser),
-	usersv1.UserService_GetUser_FullMethodName:              auth.Read(auth.Public, auth.CategoryUser),
-	usersv1.UserService_SearchUsers_FullMethodName:          auth.Read(auth.Public, auth.CategoryUser),
-}
-
 // Server implements usersv1.UserServiceServer.
 type Server struct {
 	usersv1.UnimplementedUserServiceServer

@@ -12,7 +12,6 @@ import (
 var Area = area.Area{
 	Name:     "watch",
 	Services: []*grpc.ServiceDesc{&watchv1.WatchService_ServiceDesc},
-	Policies: Policies,
 	Gateways: []area.Gateway{area.Handlers(watchv1.RegisterWatchServiceHandlerClient, watchv1.NewWatchServiceClient)},
 	// A watch belongs to both the watched repository and the watcher (the
 	// store keeps the repositories' counters right when a user goes).

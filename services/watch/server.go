@@ -12,8 +12,6 @@ import (
 	"context"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	reposv1 "forge/gen/forge/repos/v1"
@@ -21,22 +19,13 @@ import (
 	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/paging"
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/store"
 	"forge/services/users"
 )
-
-// Policies declares who may call each method.
-var Policies = auth.Policies{
-	watchv1.WatchService_GetSubscription_FullMethodName:       auth.Read(auth.SignedIn, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	watchv1.WatchService_Watch_FullMethodName:                 auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing).OnRepo(auth.UnitCode, store.AccessRead),
-	watchv1.WatchService_Unwatch_FullMethodName:               auth.Write(auth.SignedIn, auth.CategoryRepository).Writing(auth.WritesNothing).OnRepo(auth.UnitCode, store.AccessRead),
-	watchv1.WatchService_ListSubscribers_FullMethodName:       auth.Read(auth.Public, auth.CategoryRepository).OnRepo(auth.UnitCode, store.AccessRead),
-	watchv1.WatchService_ListMySubscriptions_FullMethodName:   auth.Read(auth.SignedIn, auth.CategoryUser, auth.CategoryRepository),
-	watchv1.WatchService_ListUserSubscriptions_FullMethodName: auth.Read(auth.Public, auth.CategoryUser),
-}
 
 // Store is what the watch service needs. Watch returns store.ErrNotFound
 // for a missing repository.
@@ -71,7 +60,7 @@ func NewServer(s Store, a Access, r repos.Renderer, limits paging.Limits) *Serve
 	return &Server{store: s, access: a, repos: r, limits: limits}
 }
 
-var errNotWatching = status.Error(codes.NotFound, "The target couldn't be found.")
+var errNotWatching = errs.New(errs.NotFound, "The target couldn't be found.")
 
 func (s *Server) info(r *access.Repo) *watchv1.WatchInfo {
 	api := s.repos.RootURL + "api/v1/repos/" + r.Owner.Name + "/" + r.Name

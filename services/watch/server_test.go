@@ -11,9 +11,11 @@ import (
 	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/access"
 	"forge/services/access/accesstest"
+	"forge/services/area"
 	"forge/services/auth"
 	"forge/services/paging"
 	"forge/services/repos"
+	"forge/services/rpcerr"
 	"forge/services/store"
 	"forge/services/store/storetest"
 	"forge/services/users"
@@ -54,7 +56,11 @@ func TestWatchService(t *testing.T) {
 		secret := mkRepo("secret", true)
 		render := repos.Renderer{RootURL: root, Users: users.Renderer{RootURL: root, Domain: "forge.test"}}
 		checker := access.NewChecker(s)
-		ch := accesstest.Channel(checker, watch.Policies)
+		pols, err := area.Policies([]area.Area{watch.Area})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := accesstest.Channel(checker, pols)
 		watchv1.RegisterWatchServiceServer(ch, watch.NewServer(s, checker, render, paging.Limits{Default: 30, Max: 50}))
 		srv := watchv1.NewWatchServiceClient(ch)
 
@@ -62,7 +68,7 @@ func TestWatchService(t *testing.T) {
 			resp, err := srv.GetSubscription(c, &watchv1.GetSubscriptionRequest{Owner: "owner", Repo: repo})
 			return resp.GetSubscription(), err
 		}
-		if _, err := get(bobCtx, "pub"); status.Code(err) != codes.NotFound {
+		if _, err := get(bobCtx, "pub"); status.Code(rpcerr.Status(err)) != codes.NotFound {
 			t.Fatalf("not watching: %v", err)
 		}
 		// The creator auto-watches; created_at is the repository's.
@@ -148,7 +154,7 @@ func TestWatchService(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := get(bobCtx, "pub"); status.Code(err) != codes.NotFound {
+		if _, err := get(bobCtx, "pub"); status.Code(rpcerr.Status(err)) != codes.NotFound {
 			t.Fatalf("after unwatch: %v", err)
 		}
 		if r, _ := s.RepositoryByID(ctx, pub.ID); r.NumWatches != 1 {

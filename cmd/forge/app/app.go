@@ -57,7 +57,8 @@ type App struct {
 	grpc    *grpc.Server
 	handler http.Handler
 
-	// policies is the merged per-method table (Policies).
+	// policies is the per-method table the areas declare in their protos
+	// (Policies).
 	policies auth.Policies
 }
 
@@ -138,9 +139,12 @@ func (a *App) build() error {
 	// push mirrors that sync on commit.
 	syncer.OnChange = append(syncer.OnChange, a.Mirrors.AfterPush)
 
-	// The policy table is declared once, per area, and merged here; the
-	// interceptor refuses any method without one.
-	policies := area.Policies(Areas)
+	// Each method declares its policy in its proto; the areas' declarations
+	// are read here, and the interceptor refuses any method without one.
+	policies, err := area.Policies(Areas)
+	if err != nil {
+		return err
+	}
 	a.policies = policies
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
 	// The interceptor resolves the repository a policy declares through the

@@ -12,6 +12,8 @@ import (
 	"forge/cmd/forge/app"
 	"forge/gateway"
 	"forge/services/area"
+	"forge/services/store"
+	"forge/services/store/storetest"
 )
 
 // registeredMethods lists the full names of the methods the running gRPC
@@ -202,4 +204,31 @@ func userID(t *testing.T, s *testServer, name string) int64 {
 		t.Fatal(err)
 	}
 	return u.ID
+}
+
+// TestAreasMatchStoretest: storetest.Owned, what store-level tests give
+// the stores they open, is a copy of the areas' declarations (storetest
+// cannot import the areas: services' internal tests import storetest). A
+// table an area declares and the copy misses would outlive its repository
+// or user in those tests without anyone noticing.
+func TestAreasMatchStoretest(t *testing.T) {
+	owned, err := app.Owned(app.Areas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := func(o store.Owned) ([]string, []string) {
+		var users []string
+		for _, c := range o.User {
+			users = append(users, c.Table+"."+c.Column)
+		}
+		return slices.Sorted(slices.Values(o.Repository)), slices.Sorted(slices.Values(users))
+	}
+	wantRepo, wantUser := sorted(owned)
+	gotRepo, gotUser := sorted(storetest.Owned)
+	if !slices.Equal(gotRepo, wantRepo) {
+		t.Errorf("storetest.Owned.Repository %v, the areas declare %v", gotRepo, wantRepo)
+	}
+	if !slices.Equal(gotUser, wantUser) {
+		t.Errorf("storetest.Owned.User %v, the areas declare %v", gotUser, wantUser)
+	}
 }

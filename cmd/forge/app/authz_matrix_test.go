@@ -53,7 +53,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			md := methodDescriptor(t, method)
 			if pol.Resource.Kind != auth.RepositoryResource {
 				if namesRepository(md.Input()) {
-					t.Errorf("%s: its request names a repository but its policy declares none (auth.Policy.OnRepo)", method)
+					t.Errorf("%s: its request names a repository but its policy declares none (resource: {kind: RESOURCE_KIND_REPOSITORY ...} in its proto)", method)
 				}
 				continue
 			}

@@ -72,6 +72,12 @@ func TestAdminUserLifecycleSDK(t *testing.T) {
 			t.Fatalf("after edit: %+v %v", got, err)
 		}
 
+		// The SDK pages /user/emails; forge answers the one address.
+		emails, _, err := aliceTok.ListEmails(gitea.ListEmailsOptions{})
+		if err != nil || len(emails) != 1 || !emails[0].Primary || !emails[0].Verified || emails[0].Email != got.Email {
+			t.Fatalf("ListEmails: %+v %v", emails, err)
+		}
+
 		found, _, err := aliceTok.SearchUsers(gitea.SearchUsersOption{KeyWord: "lic"})
 		if err != nil || len(found) != 1 || found[0].UserName != "alice" {
 			t.Fatalf("SearchUsers: %v %v", names(found), err)

@@ -58,8 +58,10 @@ func Open(t testing.TB, kind string) *store.Store {
 
 // Owned is what the server's areas declare as owned by repositories and
 // users (store.Own), for stores opened without the server. storetest
-// cannot import the areas (their tests import storetest); the server's own
-// test (cmd/forge/app TestAreas...) checks the areas against the schema.
+// cannot import the areas (their internal tests import storetest), so
+// this is a copy: cmd/forge/app TestAreasMatchStoretest fails when it
+// differs from the areas, and TestAreasOwnEveryTable checks the areas
+// against the schema.
 var Owned = store.Owned{
 	Repository: []string{"collaborations", "branches", "mirrors", "push_mirrors", "releases", "watches",
 		"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "issue_mentions", "activities",

@@ -1399,7 +1399,7 @@ var File_forge_contents_v1_contents_proto protoreflect.FileDescriptor
 
 const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	"\n" +
-	" forge/contents/v1/contents.proto\x12\x11forge.contents.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x04\n" +
+	" forge/contents/v1/contents.proto\x12\x11forge.contents.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x04\n" +
 	"\x10ContentsResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x10\n" +
@@ -1535,17 +1535,22 @@ const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	"\x03sha\x18\v \x01(\tB\v\x9a\xb5\x18\a\n" +
 	"\x03SHA\x10\x01R\x03sha\"I\n" +
 	"\x12DeleteFileResponse\x123\n" +
-	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xe3\x03\n" +
-	"\x0eContentService\x12\\\n" +
-	"\vGetContents\x12%.forge.contents.v1.GetContentsRequest\x1a&.forge.contents.v1.GetContentsResponse\x12[\n" +
+	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xfd\x04\n" +
+	"\x0eContentService\x12z\n" +
+	"\vGetContents\x12%.forge.contents.v1.GetContentsRequest\x1a&.forge.contents.v1.GetContentsResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12y\n" +
 	"\n" +
-	"GetRawFile\x12$.forge.contents.v1.GetRawFileRequest\x1a%.forge.contents.v1.GetRawFileResponse0\x01\x12`\n" +
+	"GetRawFile\x12$.forge.contents.v1.GetRawFileRequest\x1a%.forge.contents.v1.GetRawFileResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x010\x01\x12~\n" +
 	"\n" +
-	"CreateFile\x12$.forge.contents.v1.CreateFileRequest\x1a%.forge.contents.v1.CreateFileResponse\"\x05\x88\xb5\x18\xc9\x01\x12Y\n" +
+	"CreateFile\x12$.forge.contents.v1.CreateFileRequest\x1a%.forge.contents.v1.CreateFileResponse\"#\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x12y\n" +
 	"\n" +
-	"UpdateFile\x12$.forge.contents.v1.UpdateFileRequest\x1a%.forge.contents.v1.UpdateFileResponse\x12Y\n" +
+	"UpdateFile\x12$.forge.contents.v1.UpdateFileRequest\x1a%.forge.contents.v1.UpdateFileResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x12y\n" +
 	"\n" +
-	"DeleteFile\x12$.forge.contents.v1.DeleteFileRequest\x1a%.forge.contents.v1.DeleteFileResponseB\xb4\x01\n" +
+	"DeleteFile\x12$.forge.contents.v1.DeleteFileRequest\x1a%.forge.contents.v1.DeleteFileResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02B\xb4\x01\n" +
 	"\x15com.forge.contents.v1B\rContentsProtoP\x01Z&forge/gen/forge/contents/v1;contentsv1\xa2\x02\x03FCX\xaa\x02\x11Forge.Contents.V1\xca\x02\x11Forge\\Contents\\V1\xe2\x02\x1dForge\\Contents\\V1\\GPBMetadata\xea\x02\x13Forge::Contents::V1b\x06proto3"
 
 var (

@@ -905,6 +905,167 @@ func (x *UpdateUserSettingsResponse) GetSettings() *UserSettings {
 	return nil
 }
 
+// Email is Gitea's Email object. user_id and username are filled only by
+// the site administrator's e-mail search; the caller's own list sends 0
+// and "", as Gitea 1.22 does.
+type Email struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Email string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	// The address is confirmed; forge's only address is as confirmed as its
+	// account is active.
+	Verified      bool   `protobuf:"varint,2,opt,name=verified,proto3" json:"verified,omitempty"`
+	Primary       bool   `protobuf:"varint,3,opt,name=primary,proto3" json:"primary,omitempty"`
+	UserId        int64  `protobuf:"varint,4,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	Username      string `protobuf:"bytes,5,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Email) Reset() {
+	*x = Email{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Email) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Email) ProtoMessage() {}
+
+func (x *Email) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Email.ProtoReflect.Descriptor instead.
+func (*Email) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Email) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *Email) GetVerified() bool {
+	if x != nil {
+		return x.Verified
+	}
+	return false
+}
+
+func (x *Email) GetPrimary() bool {
+	if x != nil {
+		return x.Primary
+	}
+	return false
+}
+
+func (x *Email) GetUserId() int64 {
+	if x != nil {
+		return x.UserId
+	}
+	return 0
+}
+
+func (x *Email) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+type ListMyEmailsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyEmailsRequest) Reset() {
+	*x = ListMyEmailsRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyEmailsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyEmailsRequest) ProtoMessage() {}
+
+func (x *ListMyEmailsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyEmailsRequest.ProtoReflect.Descriptor instead.
+func (*ListMyEmailsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{13}
+}
+
+type ListMyEmailsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Emails        []*Email               `protobuf:"bytes,1,rep,name=emails,proto3" json:"emails,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyEmailsResponse) Reset() {
+	*x = ListMyEmailsResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyEmailsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyEmailsResponse) ProtoMessage() {}
+
+func (x *ListMyEmailsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyEmailsResponse.ProtoReflect.Descriptor instead.
+func (*ListMyEmailsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListMyEmailsResponse) GetEmails() []*Email {
+	if x != nil {
+		return x.Emails
+	}
+	return nil
+}
+
 var File_forge_users_v1_users_proto protoreflect.FileDescriptor
 
 const file_forge_users_v1_users_proto_rawDesc = "" +
@@ -998,11 +1159,25 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\v_hide_emailB\x10\n" +
 	"\x0e_hide_activity\"V\n" +
 	"\x1aUpdateUserSettingsResponse\x128\n" +
-	"\bsettings\x18\x01 \x01(\v2\x1c.forge.users.v1.UserSettingsR\bsettings2\x95\x04\n" +
-	"\vUserService\x12q\n" +
-	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\x12J\n" +
-	"\aGetUser\x12\x1e.forge.users.v1.GetUserRequest\x1a\x1f.forge.users.v1.GetUserResponse\x12V\n" +
-	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponse\x12r\n" +
+	"\bsettings\x18\x01 \x01(\v2\x1c.forge.users.v1.UserSettingsR\bsettings\"\x88\x01\n" +
+	"\x05Email\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1a\n" +
+	"\bverified\x18\x02 \x01(\bR\bverified\x12\x18\n" +
+	"\aprimary\x18\x03 \x01(\bR\aprimary\x12\x17\n" +
+	"\auser_id\x18\x04 \x01(\x03R\x06userId\x12\x1a\n" +
+	"\busername\x18\x05 \x01(\tR\busername\"\x15\n" +
+	"\x13ListMyEmailsRequest\"E\n" +
+	"\x14ListMyEmailsResponse\x12-\n" +
+	"\x06emails\x18\x01 \x03(\v2\x15.forge.users.v1.EmailR\x06emails2\xb1\x05\n" +
+	"\vUserService\x12\x81\x01\n" +
+	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\"\x0e\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x12Z\n" +
+	"\aGetUser\x12\x1e.forge.users.v1.GetUserRequest\x1a\x1f.forge.users.v1.GetUserResponse\"\x0e\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x12f\n" +
+	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponse\"\x0e\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x12i\n" +
+	"\fListMyEmails\x12#.forge.users.v1.ListMyEmailsRequest\x1a$.forge.users.v1.ListMyEmailsResponse\"\x0e\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x12r\n" +
 	"\x0fGetUserSettings\x12&.forge.users.v1.GetUserSettingsRequest\x1a'.forge.users.v1.GetUserSettingsResponse\"\x0e\x92\xb5\x18\n" +
 	"\b\x02\x1a\x04user \x01\x12{\n" +
 	"\x12UpdateUserSettings\x12).forge.users.v1.UpdateUserSettingsRequest\x1a*.forge.users.v1.UpdateUserSettingsResponse\"\x0e\x92\xb5\x18\n" +
@@ -1022,7 +1197,7 @@ func file_forge_users_v1_users_proto_rawDescGZIP() []byte {
 	return file_forge_users_v1_users_proto_rawDescData
 }
 
-var file_forge_users_v1_users_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_forge_users_v1_users_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_forge_users_v1_users_proto_goTypes = []any{
 	(*User)(nil),                         // 0: forge.users.v1.User
 	(*GetAuthenticatedUserRequest)(nil),  // 1: forge.users.v1.GetAuthenticatedUserRequest
@@ -1036,31 +1211,37 @@ var file_forge_users_v1_users_proto_goTypes = []any{
 	(*GetUserSettingsResponse)(nil),      // 9: forge.users.v1.GetUserSettingsResponse
 	(*UpdateUserSettingsRequest)(nil),    // 10: forge.users.v1.UpdateUserSettingsRequest
 	(*UpdateUserSettingsResponse)(nil),   // 11: forge.users.v1.UpdateUserSettingsResponse
-	(*timestamppb.Timestamp)(nil),        // 12: google.protobuf.Timestamp
+	(*Email)(nil),                        // 12: forge.users.v1.Email
+	(*ListMyEmailsRequest)(nil),          // 13: forge.users.v1.ListMyEmailsRequest
+	(*ListMyEmailsResponse)(nil),         // 14: forge.users.v1.ListMyEmailsResponse
+	(*timestamppb.Timestamp)(nil),        // 15: google.protobuf.Timestamp
 }
 var file_forge_users_v1_users_proto_depIdxs = []int32{
-	12, // 0: forge.users.v1.User.last_login:type_name -> google.protobuf.Timestamp
-	12, // 1: forge.users.v1.User.created:type_name -> google.protobuf.Timestamp
+	15, // 0: forge.users.v1.User.last_login:type_name -> google.protobuf.Timestamp
+	15, // 1: forge.users.v1.User.created:type_name -> google.protobuf.Timestamp
 	0,  // 2: forge.users.v1.GetAuthenticatedUserResponse.user:type_name -> forge.users.v1.User
 	0,  // 3: forge.users.v1.GetUserResponse.user:type_name -> forge.users.v1.User
 	0,  // 4: forge.users.v1.SearchUsersResponse.data:type_name -> forge.users.v1.User
 	7,  // 5: forge.users.v1.GetUserSettingsResponse.settings:type_name -> forge.users.v1.UserSettings
 	7,  // 6: forge.users.v1.UpdateUserSettingsResponse.settings:type_name -> forge.users.v1.UserSettings
-	1,  // 7: forge.users.v1.UserService.GetAuthenticatedUser:input_type -> forge.users.v1.GetAuthenticatedUserRequest
-	3,  // 8: forge.users.v1.UserService.GetUser:input_type -> forge.users.v1.GetUserRequest
-	5,  // 9: forge.users.v1.UserService.SearchUsers:input_type -> forge.users.v1.SearchUsersRequest
-	8,  // 10: forge.users.v1.UserService.GetUserSettings:input_type -> forge.users.v1.GetUserSettingsRequest
-	10, // 11: forge.users.v1.UserService.UpdateUserSettings:input_type -> forge.users.v1.UpdateUserSettingsRequest
-	2,  // 12: forge.users.v1.UserService.GetAuthenticatedUser:output_type -> forge.users.v1.GetAuthenticatedUserResponse
-	4,  // 13: forge.users.v1.UserService.GetUser:output_type -> forge.users.v1.GetUserResponse
-	6,  // 14: forge.users.v1.UserService.SearchUsers:output_type -> forge.users.v1.SearchUsersResponse
-	9,  // 15: forge.users.v1.UserService.GetUserSettings:output_type -> forge.users.v1.GetUserSettingsResponse
-	11, // 16: forge.users.v1.UserService.UpdateUserSettings:output_type -> forge.users.v1.UpdateUserSettingsResponse
-	12, // [12:17] is the sub-list for method output_type
-	7,  // [7:12] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	12, // 7: forge.users.v1.ListMyEmailsResponse.emails:type_name -> forge.users.v1.Email
+	1,  // 8: forge.users.v1.UserService.GetAuthenticatedUser:input_type -> forge.users.v1.GetAuthenticatedUserRequest
+	3,  // 9: forge.users.v1.UserService.GetUser:input_type -> forge.users.v1.GetUserRequest
+	5,  // 10: forge.users.v1.UserService.SearchUsers:input_type -> forge.users.v1.SearchUsersRequest
+	13, // 11: forge.users.v1.UserService.ListMyEmails:input_type -> forge.users.v1.ListMyEmailsRequest
+	8,  // 12: forge.users.v1.UserService.GetUserSettings:input_type -> forge.users.v1.GetUserSettingsRequest
+	10, // 13: forge.users.v1.UserService.UpdateUserSettings:input_type -> forge.users.v1.UpdateUserSettingsRequest
+	2,  // 14: forge.users.v1.UserService.GetAuthenticatedUser:output_type -> forge.users.v1.GetAuthenticatedUserResponse
+	4,  // 15: forge.users.v1.UserService.GetUser:output_type -> forge.users.v1.GetUserResponse
+	6,  // 16: forge.users.v1.UserService.SearchUsers:output_type -> forge.users.v1.SearchUsersResponse
+	14, // 17: forge.users.v1.UserService.ListMyEmails:output_type -> forge.users.v1.ListMyEmailsResponse
+	9,  // 18: forge.users.v1.UserService.GetUserSettings:output_type -> forge.users.v1.GetUserSettingsResponse
+	11, // 19: forge.users.v1.UserService.UpdateUserSettings:output_type -> forge.users.v1.UpdateUserSettingsResponse
+	14, // [14:20] is the sub-list for method output_type
+	8,  // [8:14] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_forge_users_v1_users_proto_init() }
@@ -1076,7 +1257,7 @@ func file_forge_users_v1_users_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_users_v1_users_proto_rawDesc), len(file_forge_users_v1_users_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

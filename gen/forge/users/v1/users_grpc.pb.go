@@ -22,6 +22,7 @@ const (
 	UserService_GetAuthenticatedUser_FullMethodName = "/forge.users.v1.UserService/GetAuthenticatedUser"
 	UserService_GetUser_FullMethodName              = "/forge.users.v1.UserService/GetUser"
 	UserService_SearchUsers_FullMethodName          = "/forge.users.v1.UserService/SearchUsers"
+	UserService_ListMyEmails_FullMethodName         = "/forge.users.v1.UserService/ListMyEmails"
 	UserService_GetUserSettings_FullMethodName      = "/forge.users.v1.UserService/GetUserSettings"
 	UserService_UpdateUserSettings_FullMethodName   = "/forge.users.v1.UserService/UpdateUserSettings"
 )
@@ -38,6 +39,9 @@ type UserServiceClient interface {
 	GetUser(ctx context.Context, in *GetUserRequest, opts ...grpc.CallOption) (*GetUserResponse, error)
 	// SearchUsers finds individual users by login or full name.
 	SearchUsers(ctx context.Context, in *SearchUsersRequest, opts ...grpc.CallOption) (*SearchUsersResponse, error)
+	// ListMyEmails lists the caller's e-mail addresses (Gitea's GET
+	// /user/emails). forge keeps one address per account, its primary one.
+	ListMyEmails(ctx context.Context, in *ListMyEmailsRequest, opts ...grpc.CallOption) (*ListMyEmailsResponse, error)
 	// GetUserSettings returns the caller's own settings (GET /user/settings).
 	GetUserSettings(ctx context.Context, in *GetUserSettingsRequest, opts ...grpc.CallOption) (*GetUserSettingsResponse, error)
 	// UpdateUserSettings changes the settings present in the request and
@@ -83,6 +87,16 @@ func (c *userServiceClient) SearchUsers(ctx context.Context, in *SearchUsersRequ
 	return out, nil
 }
 
+func (c *userServiceClient) ListMyEmails(ctx context.Context, in *ListMyEmailsRequest, opts ...grpc.CallOption) (*ListMyEmailsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMyEmailsResponse)
+	err := c.cc.Invoke(ctx, UserService_ListMyEmails_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *userServiceClient) GetUserSettings(ctx context.Context, in *GetUserSettingsRequest, opts ...grpc.CallOption) (*GetUserSettingsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetUserSettingsResponse)
@@ -115,6 +129,9 @@ type UserServiceServer interface {
 	GetUser(context.Context, *GetUserRequest) (*GetUserResponse, error)
 	// SearchUsers finds individual users by login or full name.
 	SearchUsers(context.Context, *SearchUsersRequest) (*SearchUsersResponse, error)
+	// ListMyEmails lists the caller's e-mail addresses (Gitea's GET
+	// /user/emails). forge keeps one address per account, its primary one.
+	ListMyEmails(context.Context, *ListMyEmailsRequest) (*ListMyEmailsResponse, error)
 	// GetUserSettings returns the caller's own settings (GET /user/settings).
 	GetUserSettings(context.Context, *GetUserSettingsRequest) (*GetUserSettingsResponse, error)
 	// UpdateUserSettings changes the settings present in the request and
@@ -138,6 +155,9 @@ func (UnimplementedUserServiceServer) GetUser(context.Context, *GetUserRequest) 
 }
 func (UnimplementedUserServiceServer) SearchUsers(context.Context, *SearchUsersRequest) (*SearchUsersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SearchUsers not implemented")
+}
+func (UnimplementedUserServiceServer) ListMyEmails(context.Context, *ListMyEmailsRequest) (*ListMyEmailsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMyEmails not implemented")
 }
 func (UnimplementedUserServiceServer) GetUserSettings(context.Context, *GetUserSettingsRequest) (*GetUserSettingsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetUserSettings not implemented")
@@ -220,6 +240,24 @@ func _UserService_SearchUsers_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _UserService_ListMyEmails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMyEmailsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).ListMyEmails(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_ListMyEmails_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).ListMyEmails(ctx, req.(*ListMyEmailsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _UserService_GetUserSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetUserSettingsRequest)
 	if err := dec(in); err != nil {
@@ -274,6 +312,10 @@ var UserService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SearchUsers",
 			Handler:    _UserService_SearchUsers_Handler,
+		},
+		{
+			MethodName: "ListMyEmails",
+			Handler:    _UserService_ListMyEmails_Handler,
 		},
 		{
 			MethodName: "GetUserSettings",
