@@ -202,19 +202,21 @@ func (c *Checker) authorizeTeam(ctx context.Context, res auth.Resource, req any,
 		}
 	}
 	team := &Team{Team: t, Org: org, Member: member}
+	if !caller.IsAdmin() && !m.Member {
+		return nil, ErrTeamNotFound
+	}
+	// As for organizations: visible first, then the token's reach, then
+	// the role.
+	if caller.PublicOnly() && orgUser.Visibility != store.VisibilityPublic {
+		return nil, status.Error(codes.PermissionDenied, PublicOnlyOrgMessage)
+	}
 	if !caller.IsAdmin() {
-		if !m.Member {
-			return nil, ErrTeamNotFound
-		}
 		if res.Role >= auth.OrgMember && !member && !m.Owner {
 			return nil, status.Error(codes.PermissionDenied, NeedTeamMemberMsg)
 		}
 		if res.Role == auth.OrgOwner && !m.Owner {
 			return nil, status.Error(codes.PermissionDenied, NeedOrgOwnerMessage)
 		}
-	}
-	if caller.PublicOnly() && orgUser.Visibility != store.VisibilityPublic {
-		return nil, status.Error(codes.PermissionDenied, PublicOnlyOrgMessage)
 	}
 	return WithTeam(ctx, team), nil
 }
