@@ -3,7 +3,6 @@ package access
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -270,8 +269,3 @@ func MayChangeTeamRepo(r *Repo) error {
 // organization (members and site administrators), or only the public
 // ones.
 func MaySeeMembers(o *Org, viewer *auth.Principal) bool { return o.IsMember(viewer) }
-
-// TeamExistsMessage is Gitea's 422 text for a duplicate team name.
-func TeamExistsMessage(orgID int64, name string) string {
-	return fmt.Sprintf("team already exists [org_id: %d, name: %s]", orgID, name)
-}
