@@ -222,6 +222,10 @@ func (r *Repo) Require(mode store.AccessMode) error {
 		return nil
 	}
 	switch mode {
+	case store.AccessRead:
+		// Visible through another unit (a team's issues only), not this
+		// one: Gitea's reader(U) refusal.
+		return status.Error(codes.PermissionDenied, UnitOffMessage)
 	case store.AccessWrite:
 		return status.Error(codes.PermissionDenied, NeedWriteMessage)
 	case store.AccessAdmin:
