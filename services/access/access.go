@@ -94,7 +94,7 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 }
 
 func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User, viewer *auth.Principal) (*Repo, error) {
-	m, err := c.modes(ctx, r, viewer)
+	m, err := c.modes(ctx, r, viewer, o)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User
 // else read on public repositories, except restricted users, who read
 // only what is shared with them (Filter is the same rule for lists).
 func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Principal) (store.AccessMode, error) {
-	m, err := c.modes(ctx, r, viewer)
+	m, err := c.modes(ctx, r, viewer, nil)
 	if err != nil {
 		return store.AccessNone, err
 	}
@@ -128,7 +128,7 @@ func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Pr
 // UnitMode is viewer's access to unit u of r (Mode narrowed to the unit:
 // a team may give write on code and read on issues).
 func (c *Checker) UnitMode(ctx context.Context, r *store.Repository, viewer *auth.Principal, u auth.Unit) (store.AccessMode, error) {
-	m, err := c.modes(ctx, r, viewer)
+	m, err := c.modes(ctx, r, viewer, nil)
 	if err != nil {
 		return store.AccessNone, err
 	}
@@ -170,7 +170,9 @@ func unitType(u auth.Unit) int {
 	return store.UnitTypeCode
 }
 
-func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.Principal) (modes, error) {
+// modes computes a caller's access to r; owner, when known, spares the
+// team lookup for repositories of individuals.
+func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.Principal, owner *store.User) (modes, error) {
 	var m modes
 	if viewer != nil {
 		if viewer.IsAdmin() || viewer.User.ID == r.OwnerID {
@@ -185,9 +187,11 @@ func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.P
 		// repository). As in Gitea, a team with admin access or more
 		// (the Owners team) owns every repository it reaches; other
 		// teams give their mode per unit.
-		grants, err := c.store.TeamGrants(ctx, r.ID, r.OwnerID, viewer.User.ID)
-		if err != nil {
-			return m, err
+		var grants []store.TeamGrant
+		if owner == nil || owner.Type == store.UserTypeOrganization {
+			if grants, err = c.store.TeamGrants(ctx, r.ID, r.OwnerID, viewer.User.ID); err != nil {
+				return m, err
+			}
 		}
 		for _, g := range grants {
 			if g.Authorize >= store.AccessAdmin {
@@ -218,6 +222,10 @@ func (r *Repo) Require(mode store.AccessMode) error {
 		return nil
 	}
 	switch mode {
+	case store.AccessRead:
+		// Visible through another unit (a team's issues only), not this
+		// one: Gitea's reader(U) refusal.
+		return status.Error(codes.PermissionDenied, UnitOffMessage)
 	case store.AccessWrite:
 		return status.Error(codes.PermissionDenied, NeedWriteMessage)
 	case store.AccessAdmin:

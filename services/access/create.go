@@ -1,6 +1,8 @@
 package access
 
 import (
+	"context"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -35,15 +37,23 @@ func RepoLimitError(limit int) error {
 	return status.Errorf(codes.PermissionDenied, "user has reached maximum limit of repositories [limit: %d]", limit)
 }
 
-// MayCreateIn is the rule for creating (migrating) a repository into
-// owner's account, a second object beside the caller: the caller's own
-// account, or any as a site administrator. Organizations arrive with their
-// area (their owners will pass); until then Gitea's refusals.
-func MayCreateIn(caller *auth.Principal, owner *store.User) error {
+// MayCreateIn is the rule for migrating a repository into owner's
+// account, a second object beside the caller: the caller's own account,
+// an organization they own (its Owners team), or any as a site
+// administrator. (POST /orgs/{org}/repos has its own, wider rule:
+// MayCreateOrgRepo.)
+func (c *Checker) MayCreateIn(ctx context.Context, caller *auth.Principal, owner *store.User) error {
 	if owner.ID == caller.ID() || caller.IsAdmin() {
 		return nil
 	}
 	if owner.Type == store.UserTypeOrganization {
+		m, err := c.store.OrgMembership(ctx, owner.ID, caller.ID())
+		if err != nil {
+			return err
+		}
+		if m.Owner {
+			return nil
+		}
 		return status.Error(codes.PermissionDenied, "Given user is not owner of organization.")
 	}
 	return status.Error(codes.PermissionDenied, "Given user is not an organization.")

@@ -3,7 +3,6 @@ package access
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -202,19 +201,21 @@ func (c *Checker) authorizeTeam(ctx context.Context, res auth.Resource, req any,
 		}
 	}
 	team := &Team{Team: t, Org: org, Member: member}
+	if !caller.IsAdmin() && !m.Member {
+		return nil, ErrTeamNotFound
+	}
+	// As for organizations: visible first, then the token's reach, then
+	// the role.
+	if caller.PublicOnly() && orgUser.Visibility != store.VisibilityPublic {
+		return nil, status.Error(codes.PermissionDenied, PublicOnlyOrgMessage)
+	}
 	if !caller.IsAdmin() {
-		if !m.Member {
-			return nil, ErrTeamNotFound
-		}
 		if res.Role >= auth.OrgMember && !member && !m.Owner {
 			return nil, status.Error(codes.PermissionDenied, NeedTeamMemberMsg)
 		}
 		if res.Role == auth.OrgOwner && !m.Owner {
 			return nil, status.Error(codes.PermissionDenied, NeedOrgOwnerMessage)
 		}
-	}
-	if caller.PublicOnly() && orgUser.Visibility != store.VisibilityPublic {
-		return nil, status.Error(codes.PermissionDenied, PublicOnlyOrgMessage)
 	}
 	return WithTeam(ctx, team), nil
 }
@@ -268,8 +269,3 @@ func MayChangeTeamRepo(r *Repo) error {
 // organization (members and site administrators), or only the public
 // ones.
 func MaySeeMembers(o *Org, viewer *auth.Principal) bool { return o.IsMember(viewer) }
-
-// TeamExistsMessage is Gitea's 422 text for a duplicate team name.
-func TeamExistsMessage(orgID int64, name string) string {
-	return fmt.Sprintf("team already exists [org_id: %d, name: %s]", orgID, name)
-}

@@ -7,9 +7,9 @@ import (
 )
 
 // restricted reports a restricted account (Gitea's "restricted" flag):
-// it reads only repositories it owns or is a collaborator of (teams and
-// organizations it belongs to will join here), and sees only the accounts
-// related to those (users.Filter). Site administrators are never
+// it reads only repositories it owns, is a collaborator of or reaches
+// through a team, and sees only the accounts related to those
+// (users.Filter). Site administrators are never
 // restricted.
 func restricted(viewer *auth.Principal) bool {
 	return viewer != nil && viewer.User.Restricted && !viewer.IsAdmin()
@@ -17,7 +17,8 @@ func restricted(viewer *auth.Principal) bool {
 
 // Filter is the store filter matching Resolve and Mode, for lists: the
 // owner must be visible (users.Filter), and the repository public (not
-// for restricted viewers), owned by the viewer or shared with them;
+// for restricted viewers), owned by the viewer, shared with them or
+// reached through one of their teams;
 // public-only tokens drop private repositories.
 func Filter(viewer *auth.Principal) store.RepoFilter {
 	return store.RepoFilter{

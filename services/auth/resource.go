@@ -23,8 +23,9 @@ const (
 	// OrganizationResource: the request names an organization by its org
 	// field; Resource.Role is what the caller must be there.
 	OrganizationResource
-	// TeamResource: the request names a team by id; Resource.Role is
-	// checked on the team's organization.
+	// TeamResource: the request names a team by its id field; the caller
+	// must be in its organization (else 404), OrgMember means a member of
+	// the team (or an owner), OrgOwner an owner of the organization.
 	TeamResource
 )
 
@@ -41,10 +42,11 @@ const (
 	OrgOwner
 )
 
-// Unit is the part of a repository a method uses. Gitea grants
-// permissions per unit; forge has one mode per repository today, so every
-// unit maps to it, but a unit can be switched off (Repository.HasReleases
-// and friends) and the declaration is where per-unit modes will go.
+// Unit is the part of a repository a method uses. As in Gitea,
+// permissions can differ per unit: an organization's team gives its mode
+// per unit (services/access narrows the caller's mode to the declared
+// unit), and a unit can be switched off (Repository.HasReleases and
+// friends).
 type Unit int
 
 const (

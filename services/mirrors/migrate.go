@@ -123,7 +123,7 @@ func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoR
 	if err != nil {
 		return nil, rpcerr.Internal(err)
 	}
-	if err := access.MayCreateIn(caller, u); err != nil {
+	if err := s.access.MayCreateIn(ctx, caller, u); err != nil {
 		return nil, err
 	}
 	return u, nil

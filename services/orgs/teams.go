@@ -119,7 +119,7 @@ func minUnitMode(m map[string]string) store.AccessMode {
 
 // teamExists is Gitea's 422 for a duplicate name.
 func teamExists(orgID int64, name string) error {
-	return errs.New(errs.AlreadyExists, access.TeamExistsMessage(orgID, name))
+	return errs.Newf(errs.AlreadyExists, "team already exists [org_id: %d, name: %s]", orgID, name)
 }
 
 // CreateTeam makes a team in the organization the call resolved.

@@ -17,8 +17,9 @@ type UserFilter struct {
 	// All: every account is visible (site administrators).
 	All bool
 	// ViewerID is the signed-in viewer, 0 when anonymous. A viewer always
-	// sees themself and the owners of repositories shared with them as a
-	// collaborator (they could not reach those repositories otherwise).
+	// sees themself, the owners of repositories shared with them as a
+	// collaborator (they could not reach those repositories otherwise) and
+	// the organizations they are a member of.
 	ViewerID int64
 	// Visibilities are the account visibilities the viewer sees without
 	// any relation to the account.

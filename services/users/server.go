@@ -101,15 +101,15 @@ func CanSee(ctx context.Context, st interface {
 // every store list that returns or embeds users apply it.
 //
 //   - Site administrators see every account; everyone signed in sees
-//     themself and the owners of repositories shared with them as a
-//     collaborator.
+//     themself, the owners of repositories shared with them as a
+//     collaborator, and the organizations they are a member of.
 //   - Anonymous viewers see public accounts.
 //   - Signed-in viewers also see public and limited accounts; private
 //     accounts are hidden from them.
 //   - Restricted viewers (Gitea's restricted users) see nobody by
 //     visibility alone: besides themself and the owners above, only the
 //     public and limited accounts collaborating on a repository they own
-//     or collaborate on (organization co-members will join here).
+//     or collaborate on, or members of one of their organizations.
 func Filter(viewer *auth.Principal) store.UserFilter {
 	switch {
 	case viewer.IsAdmin():

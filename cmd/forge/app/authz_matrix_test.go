@@ -26,8 +26,10 @@ import (
 var updateAuthz = flag.Bool("update-authz", false, "rewrite testdata/authz_policies.golden from the policy table")
 
 // The authorization matrix: generated from the registered methods and the
-// merged policy table, so a new method is covered without writing a test. For every method that
-// declares a repository, a request with only the repository named (owner
+// merged policy table, so a new method is covered without writing a test.
+// Methods declaring an organization or a team are walked the same way
+// (authz_matrix_orgs_test.go). For every method that declares a
+// repository, a request with only the repository named (owner
 // and repo, or id) is sent over real gRPC by every kind of caller, on a
 // private and on a public repository; every caller below what the policy
 // declares must be refused with the right code (and, for a level, Gitea's
@@ -51,9 +53,16 @@ func TestAuthorizationMatrix(t *testing.T) {
 				continue
 			}
 			md := methodDescriptor(t, method)
+			if k := pol.Resource.Kind; k == auth.OrganizationResource || k == auth.TeamResource {
+				calls += m.orgs.check(t, m, md, method, pol)
+				continue
+			}
 			if pol.Resource.Kind != auth.RepositoryResource {
 				if namesRepository(md.Input()) {
 					t.Errorf("%s: its request names a repository but its policy declares none (resource: {kind: RESOURCE_KIND_REPOSITORY ...} in its proto)", method)
+				}
+				if namesOrganization(md.Input()) {
+					t.Errorf("%s: its request names an organization but its policy declares none (RESOURCE_KIND_ORGANIZATION)", method)
 				}
 				continue
 			}
@@ -142,6 +151,7 @@ type matrix struct {
 	s               *testServer
 	callers         []caller
 	private, public *store.Repository
+	orgs            *orgMatrix
 }
 
 // newMatrix seeds alice's private and public repositories, collaborators
@@ -181,6 +191,7 @@ func newMatrix(t *testing.T, s *testServer) *matrix {
 		{name: "token lacking the scope", token: noScope, private: write, public: write, lacksScope: true},
 		{name: "public-only token", token: publicOnly, private: write, public: write, publicOny: true},
 	}
+	m.orgs = newOrgMatrix(t, s, strangerTok)
 	return m
 }
 
@@ -194,9 +205,14 @@ func (m *matrix) call(md protoreflect.MethodDescriptor, method string, pol auth.
 		req.Set(fields.ByName("owner"), protoreflect.ValueOfString("alice"))
 		req.Set(fields.ByName("repo"), protoreflect.ValueOfString(repo.Name))
 	}
+	return m.invoke(md, method, req, c.token)
+}
+
+// invoke sends req to method over real gRPC with token ("" anonymous).
+func (m *matrix) invoke(md protoreflect.MethodDescriptor, method string, req *dynamicpb.Message, token string) error {
 	ctx := context.Background()
-	if c.token != "" {
-		ctx = withToken(ctx, c.token)
+	if token != "" {
+		ctx = withToken(ctx, token)
 	}
 	conn := m.s.grpcConn()
 	if !md.IsStreamingServer() && !md.IsStreamingClient() {

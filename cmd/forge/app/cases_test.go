@@ -73,6 +73,9 @@ type caseFixture struct {
 	Users                []fixtureUser  `yaml:"users"`
 	Repos                []fixtureRepo  `yaml:"repos"`
 	Tokens               []fixtureToken `yaml:"tokens"`
+	// Organizations (see fixtureOrg), made after the users and before the
+	// repositories, which may name an organization as their owner.
+	Orgs []fixtureOrg `yaml:"orgs"`
 
 	// Labels area: organizations with their labels, made after the users
 	// and before the repositories (so repos may live in them).
@@ -211,6 +214,36 @@ type fixtureToken struct {
 	Scopes []string `yaml:"scopes"`
 }
 
+// ---- organizations (fixture key orgs) ----
+
+// fixtureOrg is created over REST by its first owner; the other owners
+// join its Owners team. Repositories of the fixture's repos list whose
+// owner is an organization are created by its first owner (POST
+// /orgs/{org}/repos); the teams' repositories are given after them.
+type fixtureOrg struct {
+	Name       string        `yaml:"name"`
+	Visibility string        `yaml:"visibility"` // public (default), limited, private
+	Email      string        `yaml:"email"`
+	Owners     []string      `yaml:"owners"`
+	Teams      []fixtureTeam `yaml:"teams"`
+}
+
+// fixtureTeam is a team of an organization. Without units or units_map a
+// team below admin gets every repository unit (code, issues, pulls,
+// releases, wiki) at its permission.
+type fixtureTeam struct {
+	Name        string            `yaml:"name"`
+	Permission  string            `yaml:"permission"` // read, write, admin
+	Units       []string          `yaml:"units"`
+	UnitsMap    map[string]string `yaml:"units_map"`
+	IncludesAll bool              `yaml:"includes_all"`
+	CanCreate   bool              `yaml:"can_create_org_repo"`
+	Members     []string          `yaml:"members"`
+	Repos       []string          `yaml:"repos"` // names of the organization's repositories
+}
+
+// ---- end organizations ----
+
 // apiCase is one request and what must come back.
 type apiCase struct {
 	Name    string            `yaml:"name"`
@@ -303,6 +336,7 @@ var placeholderFuncs = template.FuncMap{
 	"commentID":  func(string, int, int) string { return "0" }, // issues area
 	"labelID":    func(string, string) string { return "0" },
 	"orgLabelID": func(string, string) string { return "0" },
+	"teamID":     func(string, string) string { return "0" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -323,11 +357,75 @@ type world struct {
 	s      *testServer
 	tokens map[string]string // user or token name -> token
 	owners map[string]string // token name -> its user
+	// orgOwners maps each fixture organization to its first owner;
+	// teams maps "org/team" to the team's id.
+	orgOwners map[string]string
+	teams     map[string]int64
+}
+
+// buildOrg creates o, its owners and its teams with their members.
+func (w *world) buildOrg(t *testing.T, o fixtureOrg) {
+	t.Helper()
+	if len(o.Owners) == 0 {
+		t.Fatalf("fixture: organization %q has no owners", o.Name)
+	}
+	s := w.s
+	as := func(user string) []string {
+		return []string{"Authorization", "token " + w.token(t, user), "Content-Type", jsonCT}
+	}
+	body, _ := json.Marshal(map[string]string{"username": o.Name, "visibility": o.Visibility, "email": o.Email})
+	expectStatus(t, s.do("POST", "/api/v1/orgs", string(body), as(o.Owners[0])...), 201)
+	w.orgOwners[o.Name] = o.Owners[0]
+	r := s.do("GET", "/api/v1/orgs/"+o.Name+"/teams", "", as(o.Owners[0])...)
+	var teams []struct {
+		ID   int64
+		Name string
+	}
+	if err := json.Unmarshal(r.Body, &teams); err != nil || len(teams) != 1 {
+		t.Fatalf("fixture: teams of %s: %d %s", o.Name, r.Status, r.Body)
+	}
+	w.teams[o.Name+"/"+teams[0].Name] = teams[0].ID
+	for _, u := range o.Owners[1:] {
+		expectStatus(t, s.do("PUT", "/api/v1/teams/"+fmtInt(teams[0].ID)+"/members/"+u, "", as(o.Owners[0])...), 204)
+	}
+	for _, tm := range o.Teams {
+		opt := map[string]any{"name": tm.Name, "permission": tm.Permission, "includes_all_repositories": tm.IncludesAll,
+			"can_create_org_repo": tm.CanCreate}
+		switch {
+		case len(tm.UnitsMap) > 0:
+			opt["units_map"] = tm.UnitsMap
+		case len(tm.Units) > 0:
+			opt["units"] = tm.Units
+		default:
+			opt["units"] = []string{"repo.code", "repo.issues", "repo.pulls", "repo.releases", "repo.wiki"}
+		}
+		body, _ := json.Marshal(opt)
+		r := s.do("POST", "/api/v1/orgs/"+o.Name+"/teams", string(body), as(o.Owners[0])...)
+		expectStatus(t, r, 201)
+		var team struct{ ID int64 }
+		r.json(t, &team)
+		w.teams[o.Name+"/"+tm.Name] = team.ID
+		for _, u := range tm.Members {
+			expectStatus(t, s.do("PUT", "/api/v1/teams/"+fmtInt(team.ID)+"/members/"+u, "", as(o.Owners[0])...), 204)
+		}
+	}
+}
+
+// buildTeamRepos gives o's teams their repositories, once they exist.
+func (w *world) buildTeamRepos(t *testing.T, o fixtureOrg) {
+	t.Helper()
+	for _, tm := range o.Teams {
+		for _, repo := range tm.Repos {
+			path := "/api/v1/teams/" + fmtInt(w.teams[o.Name+"/"+tm.Name]) + "/repos/" + o.Name + "/" + repo
+			expectStatus(t, w.s.do("PUT", path, "", "Authorization", "token "+w.token(t, o.Owners[0])), 204)
+		}
+	}
 }
 
 func buildWorld(t *testing.T, s *testServer, f caseFixture) *world {
 	t.Helper()
-	w := &world{s: s, tokens: map[string]string{"root": s.AdminToken}, owners: map[string]string{}}
+	w := &world{s: s, tokens: map[string]string{"root": s.AdminToken}, owners: map[string]string{},
+		orgOwners: map[string]string{}, teams: map[string]int64{}}
 	for _, u := range f.Users {
 		w.tokens[u.Name] = s.seedUser(u.Name, u.Name+"-password", u.Admin)
 		if u.Visibility != "" {
@@ -340,8 +438,14 @@ func buildWorld(t *testing.T, s *testServer, f caseFixture) *world {
 	for _, o := range f.LabelOrgs {
 		w.buildLabelOrg(t, o)
 	}
+	for _, o := range f.Orgs {
+		w.buildOrg(t, o)
+	}
 	for _, r := range f.Repos {
 		w.buildRepo(t, r)
+	}
+	for _, o := range f.Orgs {
+		w.buildTeamRepos(t, o)
 	}
 	for _, tk := range f.Tokens {
 		if _, dup := w.tokens[tk.Name]; dup {
@@ -363,7 +467,10 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	as := func(user string) []string {
 		return []string{"Authorization", "token " + w.token(t, user), "Content-Type", jsonCT}
 	}
-	if r.MirrorOf != "" {
+	if first, isOrg := w.orgOwners[owner]; isOrg {
+		body := `{"name":"` + name + `","auto_init":` + boolText(r.AutoInit) + `,"private":` + boolText(r.Private) + `}`
+		expectStatus(t, s.do("POST", "/api/v1/orgs/"+owner+"/repos", body, as(first)...), 201)
+	} else if r.MirrorOf != "" {
 		body := `{"clone_addr":"` + s.URL + "/" + r.MirrorOf + `.git","repo_name":"` + name + `","mirror":true,"private":` + boolText(r.Private) + `}`
 		expectStatus(t, s.do("POST", "/api/v1/repos/migrate", body, as(owner)...), 201)
 	} else {
@@ -597,6 +704,14 @@ func (w *world) funcs() template.FuncMap {
 				return "", fmt.Errorf("label %s of %s: %w", name, org, err)
 			}
 			return fmtInt(l.ID), nil
+		},
+		// teamID "org" "team": a fixture team's id (the Owners team too).
+		"teamID": func(org, team string) (string, error) {
+			id, ok := w.teams[org+"/"+team]
+			if !ok {
+				return "", fmt.Errorf("no fixture team %s/%s", org, team)
+			}
+			return fmtInt(id), nil
 		},
 	}
 }
