@@ -3,6 +3,7 @@ package gateway
 import (
 	"forge/services/admin"
 	"forge/services/area"
+	"forge/services/attachments"
 	"forge/services/code"
 	"forge/services/mirrors"
 	"forge/services/misc"
@@ -18,6 +19,6 @@ import (
 // which TestPreflightSeesEveryRoute reports.
 func withServices(o Options) Options {
 	o.Services = area.Gateways([]area.Area{misc.Area, users.Area, admin.Area, tokens.Area, repos.Area,
-		mirrors.Area, releases.Area, watch.Area, code.Area})
+		mirrors.Area, releases.Area, watch.Area, code.Area, attachments.Area})
 	return o
 }

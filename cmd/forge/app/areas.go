@@ -3,6 +3,7 @@ package app
 import (
 	"forge/services/admin"
 	"forge/services/area"
+	"forge/services/attachments"
 	"forge/services/code"
 	"forge/services/issues"
 	"forge/services/mirrors"
@@ -29,6 +30,7 @@ var Areas = []area.Area{
 	watch.Area,
 	code.Area,
 	issues.Area,
+	attachments.Area,
 }
 
 // Owned is what the areas declare as owned by repositories and users, in
