@@ -5,6 +5,7 @@ import (
 	"forge/services/area"
 	"forge/services/attachments"
 	"forge/services/code"
+	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/releases"
@@ -19,6 +20,6 @@ import (
 // which TestPreflightSeesEveryRoute reports.
 func withServices(o Options) Options {
 	o.Services = area.Gateways([]area.Area{misc.Area, users.Area, admin.Area, tokens.Area, repos.Area,
-		mirrors.Area, releases.Area, watch.Area, code.Area, attachments.Area})
+		mirrors.Area, releases.Area, watch.Area, code.Area, issues.Area, attachments.Area})
 	return o
 }

@@ -95,7 +95,7 @@ func (s *Server) issue(index int64) parent {
 
 func (s *Server) comment(id int64) parent {
 	return func(ctx context.Context, r *access.Repo, write bool) (store.Attachment, error) {
-		c, err := s.st.CommentInRepo(ctx, r.ID, id)
+		c, err := s.st.CommentByID(ctx, r.ID, id)
 		if err != nil {
 			return store.Attachment{}, notFoundOr(err)
 		}

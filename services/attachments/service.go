@@ -46,7 +46,7 @@ type Store interface {
 	ReleaseByID(ctx context.Context, repoID, id int64) (*store.Release, error)
 	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
 	IssueByID(ctx context.Context, id int64) (*store.Issue, error)
-	CommentInRepo(ctx context.Context, repoID, id int64) (*store.Comment, error)
+	CommentByID(ctx context.Context, repoID, id int64) (*store.Comment, error)
 }
 
 // Authorizer resolves the repository of a downloaded file for its caller

@@ -235,13 +235,3 @@ func (s *Store) DeleteOrphanAttachments(ctx context.Context) (int64, error) {
 		OR (issue_id <> 0 AND comment_id = 0 AND NOT EXISTS (SELECT 1 FROM issues i WHERE i.id = attachments.issue_id))`, false)
 	return res.RowsAffected, res.Error
 }
-
-// CommentInRepo returns a comment of a repository (for attaching files to
-// it); ErrNotFound if the repository has no comment with that id.
-func (s *Store) CommentInRepo(ctx context.Context, repoID, id int64) (*Comment, error) {
-	var c Comment
-	if err := s.db.WithContext(ctx).Where("id = ? AND repo_id = ?", id, repoID).Take(&c).Error; err != nil {
-		return nil, notFound(err)
-	}
-	return &c, nil
-}

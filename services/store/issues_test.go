@@ -135,3 +135,122 @@ func TestIssueIndexTwoStoresPostgres(t *testing.T) {
 	repo := newRepo(t, stores[0], "shared")
 	createConcurrently(t, stores, repo.ID, 100)
 }
+
+func TestUpdateIssueAndComments(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "edits")
+		a := newIssue(t, s, repo, "first", false)
+		bob := newUser("bob", "bob@x.org", false)
+		if err := s.CreateUser(ctx, bob); err != nil {
+			t.Fatal(err)
+		}
+		close := func(closed bool) *store.Issue {
+			is, err := s.UpdateIssue(ctx, repo.ID, a.Index, repo.OwnerID, func(e *store.IssueEdit) error {
+				e.IsClosed = closed
+				e.AssigneeIDs, e.ReplaceAssignees = []int64{bob.ID, bob.ID}, true
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return is
+		}
+		if is := close(true); is.ClosedUnix == 0 {
+			t.Fatal("closed_unix not set")
+		}
+		close(true) // no change: counters stay
+		if n, c := issueCounters(t, s, repo.ID); n != 1 || c != 1 {
+			t.Fatalf("counters after close %d/%d", n, c)
+		}
+		if is := close(false); is.ClosedUnix != 0 {
+			t.Fatal("closed_unix kept after reopen")
+		}
+		if n, c := issueCounters(t, s, repo.ID); n != 1 || c != 0 {
+			t.Fatalf("counters after reopen %d/%d", n, c)
+		}
+		as, _ := s.IssueAssignees(ctx, []int64{a.ID})
+		if !slices.Equal(as[a.ID], []int64{bob.ID}) {
+			t.Fatalf("assignees %v", as)
+		}
+		c := &store.Comment{RepoID: repo.ID, IssueID: a.ID, PosterID: bob.ID, Content: "hi"}
+		if err := s.CreateComment(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateComment(ctx, &store.Comment{RepoID: repo.ID + 1, IssueID: a.ID}); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("comment in another repository: %v", err)
+		}
+		got, _ := s.IssueByID(ctx, a.ID)
+		if got.NumComments != 1 {
+			t.Fatalf("num_comments %d", got.NumComments)
+		}
+		s.DB().Model(&store.Comment{}).Where("id = ?", c.ID).Updates(map[string]any{"created_unix": 1000, "updated_unix": 1000})
+		ed, err := s.UpdateComment(ctx, repo.ID, c.ID, func(c *store.Comment) error { c.Content = "edited"; return nil })
+		if err != nil || ed.CreatedUnix != 1000 || ed.UpdatedUnix <= 1000 || ed.Content != "edited" {
+			t.Fatalf("edit: %+v %v", ed, err)
+		}
+		list, total, err := s.ListComments(ctx, store.CommentListOptions{RepoID: repo.ID, Limit: 10})
+		if err != nil || total != 1 || list[0].Content != "edited" {
+			t.Fatalf("list: %+v %d %v", list, total, err)
+		}
+		if err := s.DeleteComment(ctx, repo.ID, c.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteComment(ctx, repo.ID, c.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+		got, _ = s.IssueByID(ctx, a.ID)
+		if got.NumComments != 0 {
+			t.Fatalf("num_comments after delete %d", got.NumComments)
+		}
+		var kinds []string
+		s.DB().Model(&store.Activity{}).Where("issue_id = ?", a.ID).Order("id").Pluck("kind", &kinds)
+		want := []string{store.ActivityIssueCreated, store.ActivityIssueClosed, store.ActivityAssigned, store.ActivityIssueReopened}
+		if !slices.Equal(kinds, want) {
+			t.Fatalf("activities %v, want %v", kinds, want)
+		}
+		if err := s.DeleteIssue(ctx, repo.ID, a.Index); err != nil {
+			t.Fatal(err)
+		}
+		if n, c := issueCounters(t, s, repo.ID); n != 0 || c != 0 {
+			t.Fatalf("counters after delete %d/%d", n, c)
+		}
+	})
+}
+
+func TestListIssuesFilters(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "lists")
+		newIssue(t, s, repo, "open bug", false)
+		newIssue(t, s, repo, "closed 100%_ thing", true)
+		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: "ping", Content: "hey @Bob look"}}
+		if err := s.CreateIssue(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		count := func(o store.IssueListOptions) int64 {
+			o.RepoID, o.Limit = repo.ID, 10
+			_, total, err := s.ListIssues(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return total
+		}
+		for name, c := range map[string]struct {
+			o    store.IssueListOptions
+			want int64
+		}{
+			"default open": {store.IssueListOptions{}, 2},
+			"closed":       {store.IssueListOptions{State: "closed"}, 1},
+			"all":          {store.IssueListOptions{State: "all"}, 3},
+			"keyword":      {store.IssueListOptions{State: "all", Keyword: "BUG"}, 1},
+			"like escaped": {store.IssueListOptions{State: "all", Keyword: "0%_"}, 1},
+			"mention":      {store.IssueListOptions{MentionedName: "bob"}, 1},
+			"poster":       {store.IssueListOptions{State: "all", PosterID: repo.OwnerID}, 3},
+		} {
+			if got := count(c.o); got != c.want {
+				t.Errorf("%s: %d, want %d", name, got, c.want)
+			}
+		}
+	})
+}

@@ -32,6 +32,7 @@ import (
 	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/paging"
+	"forge/services/issues"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/rpcerr"
@@ -175,6 +176,7 @@ func (a *App) build() error {
 		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
 		watch.NewServer(a.Store, checker, repoRender, limits),
 		a.Attachments,
+		issues.NewServer(a.Store, checker, render, cfg.Server.RootURL, limits),
 	}
 	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,
 		Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})...)

@@ -6,6 +6,7 @@ import (
 	"forge/services/attachments"
 	"forge/services/auth"
 	"forge/services/code"
+	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/releases"
 	"forge/services/repos"
@@ -23,6 +24,7 @@ var (
 	_ access.Store      = (*store.Store)(nil)
 	_ admin.Store       = (*store.Store)(nil)
 	_ attachments.Store = (*store.Store)(nil)
+	_ issues.Store      = (*store.Store)(nil)
 	_ auth.Store        = (*store.Store)(nil)
 	_ code.Store        = (*store.Store)(nil)
 	_ mirrors.Store     = (*store.Store)(nil)
