@@ -221,7 +221,7 @@ func (g *gateway) uploadHandler(cc grpc.ClientConnInterface, u uploadRoute) runt
 			fail(err)
 			return
 		}
-		runtime.ForwardResponseMessage(ctx, g.mux, outbound, w, r, reply.GetAttachment())
+		runtime.ForwardResponseMessage(ctx, g.mux, outbound, w, r, reply.GetAttachment(), g.mux.GetForwardResponseOptions()...)
 	}
 }
 
