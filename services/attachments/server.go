@@ -161,10 +161,8 @@ func (s *Server) edit(ctx context.Context, p parent, id int64, name *string, all
 	if err != nil {
 		return nil, err
 	}
-	var a *store.Attachment
-	if name == nil || *name == "" {
-		a, err = s.st.AttachmentOf(ctx, par, id)
-	} else {
+	a, err := s.st.AttachmentOf(ctx, par, id)
+	if err == nil && name != nil && *name != "" {
 		if err := checkType(allowed, *name, nil); err != nil {
 			return nil, err
 		}
