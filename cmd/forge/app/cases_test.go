@@ -94,6 +94,19 @@ type fixtureRepo struct {
 	Watchers      []string          `yaml:"watchers"`
 	PushMirrors   []string          `yaml:"push_mirrors"` // owner/name targets, pushed with the owner's password
 	Archived      bool              `yaml:"archived"`
+
+	// --- attachments (H4) ---
+	// Assets are release assets uploaded by the owner (multipart, as the
+	// SDK does) after the releases.
+	Assets []fixtureAsset `yaml:"assets"`
+}
+
+// fixtureAsset is a release asset: the release's tag, the file name and
+// its content.
+type fixtureAsset struct {
+	Release string `yaml:"release"`
+	Name    string `yaml:"name"`
+	Content string `yaml:"content"`
 }
 
 type fixtureRelease struct {
@@ -199,6 +212,9 @@ var placeholderFuncs = template.FuncMap{
 	"token":      func(string) string { return "0" },
 	"tokenID":    func(string, string) string { return "0" },
 	"url":        func() string { return "http://placeholder" },
+	// --- attachments (H4) ---
+	"assetID":   func(string, string, string) string { return "0" },
+	"assetUUID": func(string, string, string) string { return "0" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -282,6 +298,12 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 			t.Fatal(err)
 		}
 		expectStatus(t, s.do("POST", base+"/releases", string(body), as(by)...), 201)
+	}
+	for _, a := range r.Assets { // --- attachments (H4) ---
+		rr := s.do("GET", base+"/releases/tags/"+a.Release, "", as(owner)...)
+		var rel struct{ ID int64 }
+		rr.json(t, &rel)
+		expectStatus(t, s.upload(w.token(t, owner), base+"/releases/"+fmtInt(rel.ID)+"/assets", a.Name, strings.NewReader(a.Content)), 201)
 	}
 	for _, u := range r.Watchers {
 		expectStatus(t, s.do("PUT", base+"/subscription", "", as(u)...), 200)
@@ -391,7 +413,44 @@ func (w *world) funcs() template.FuncMap {
 			return tok, nil
 		},
 		"url": func() string { return s.URL },
+		// --- attachments (H4) ---
+		"assetID": func(full, tag, name string) (string, error) {
+			a, err := w.asset(full, tag, name)
+			return fmtInt(a.ID), err
+		},
+		"assetUUID": func(full, tag, name string) (string, error) {
+			a, err := w.asset(full, tag, name)
+			return a.UUID, err
+		},
 	}
+}
+
+// caseAsset is what the asset templates read of a release asset.
+type caseAsset struct {
+	ID   int64
+	UUID string
+	Name string
+}
+
+// asset finds a release asset by its release's tag and its name.
+func (w *world) asset(full, tag, name string) (caseAsset, error) {
+	s := w.s
+	var rel struct{ ID int64 }
+	r := s.do("GET", "/api/v1/repos/"+full+"/releases/tags/"+tag, "", "Authorization", "token "+s.AdminToken)
+	if err := json.Unmarshal(r.Body, &rel); err != nil || r.Status != 200 {
+		return caseAsset{}, fmt.Errorf("release %s of %s: %d %s", tag, full, r.Status, r.Body)
+	}
+	var list []caseAsset
+	r = s.do("GET", "/api/v1/repos/"+full+"/releases/"+fmtInt(rel.ID)+"/assets?limit=50", "", "Authorization", "token "+s.AdminToken)
+	if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != 200 {
+		return caseAsset{}, fmt.Errorf("assets of %s %s: %d %s", full, tag, r.Status, r.Body)
+	}
+	for _, a := range list {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	return caseAsset{}, fmt.Errorf("release %s of %s has no asset %q", tag, full, name)
 }
 
 // run makes one case's requests and reports every difference at once.
