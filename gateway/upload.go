@@ -71,7 +71,9 @@ var uploadRoutes = []uploadRoute{
 		chunk: func(d []byte) proto.Message { return &attachmentsv1.CreateReleaseAttachmentRequest{Data: d} },
 		reply: func() interface {
 			GetAttachment() *attachmentsv1.Attachment
-		} { return &attachmentsv1.CreateReleaseAttachmentResponse{} },
+		} {
+			return &attachmentsv1.CreateReleaseAttachmentResponse{}
+		},
 	},
 	{
 		pattern: "/api/v1/repos/{owner}/{repo}/issues/{index}/assets",
@@ -82,7 +84,9 @@ var uploadRoutes = []uploadRoute{
 		chunk: func(d []byte) proto.Message { return &attachmentsv1.CreateIssueAttachmentRequest{Data: d} },
 		reply: func() interface {
 			GetAttachment() *attachmentsv1.Attachment
-		} { return &attachmentsv1.CreateIssueAttachmentResponse{} },
+		} {
+			return &attachmentsv1.CreateIssueAttachmentResponse{}
+		},
 	},
 	{
 		pattern: "/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets",
@@ -93,7 +97,9 @@ var uploadRoutes = []uploadRoute{
 		chunk: func(d []byte) proto.Message { return &attachmentsv1.CreateCommentAttachmentRequest{Data: d} },
 		reply: func() interface {
 			GetAttachment() *attachmentsv1.Attachment
-		} { return &attachmentsv1.CreateCommentAttachmentResponse{} },
+		} {
+			return &attachmentsv1.CreateCommentAttachmentResponse{}
+		},
 	},
 }
 

@@ -20,8 +20,8 @@ import (
 	"context"
 	"time"
 
-	"forge/services/auth"
 	"forge/services/access"
+	"forge/services/auth"
 	"forge/services/blob"
 	"forge/services/paging"
 	"forge/services/store"
