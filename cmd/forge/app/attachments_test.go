@@ -152,7 +152,13 @@ func TestReleaseAttachmentsSDK(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = rel2 // Release.assets rendering is the releases area's (see report)
+		if len(rel2.Attachments) != 2 || rel2.Attachments[0].UUID != a.UUID || rel2.Attachments[1].Name != "renamed.txt" ||
+			rel2.Attachments[0].DownloadURL != a.DownloadURL {
+			t.Fatalf("release assets: %+v", rel2.Attachments)
+		}
+		if rels, _, err := anon.ListReleases("alice", "proj", gitea.ListReleasesOptions{}); err != nil || len(rels) != 1 || len(rels[0].Attachments) != 2 {
+			t.Fatalf("listed release assets: %v %+v", err, rels)
+		}
 
 		// A stranger may not upload, rename or delete; anonymous callers are
 		// refused before the body is read.
