@@ -365,6 +365,13 @@ func (s *Server) CreateCommentAttachment(stream attachmentsv1.AttachmentService_
 	return stream.SendAndClose(&attachmentsv1.CreateCommentAttachmentResponse{Attachment: a})
 }
 
+// GetAttachmentSettings reports the issue and comment upload settings.
+func (s *Server) GetAttachmentSettings(context.Context, *attachmentsv1.GetAttachmentSettingsRequest) (*attachmentsv1.GetAttachmentSettingsResponse, error) {
+	return &attachmentsv1.GetAttachmentSettingsResponse{
+		Enabled: true, AllowedTypes: s.limits.AllowedTypes, MaxSize: s.limits.MaxBytes >> 20, MaxFiles: 5,
+	}, nil
+}
+
 // servedType is the Content-Type a download is served with: the sniffed
 // type, except that anything a browser could run as a page (HTML, XML,
 // SVG) is served as opaque bytes.

@@ -139,6 +139,10 @@ func TestReleaseAttachmentsSDK(t *testing.T) {
 			t.Fatalf("name query ignored: %s", r.Body)
 		}
 
+		if set, _, err := anon.GetGlobalAttachmentSettings(); err != nil || !set.Enabled || set.MaxSize != 2048 || set.MaxFiles != 5 || !strings.Contains(set.AllowedTypes, ".zip") {
+			t.Fatalf("attachment settings: %v %+v", err, set)
+		}
+
 		// Anyone who can read the repository lists and reads them.
 		list, _, err := anon.ListReleaseAttachments("alice", "proj", rel.ID, gitea.ListReleaseAttachmentsOptions{})
 		if err != nil || len(list) != 2 || list[0].ID != a.ID || list[1].ID != second.ID {
@@ -313,6 +317,18 @@ func TestAttachmentVisibility(t *testing.T) {
 		if _, resp, err := reader.ListReleaseAttachments("alice", "secret", draft.ID, gitea.ListReleaseAttachmentsOptions{}); err == nil || resp.StatusCode != 404 {
 			t.Errorf("reader lists a draft's assets: %v %v", err, resp)
 		}
+
+		// Deleting the repository deletes the rows (RepoTables); the sweep
+		// then removes the files.
+		if _, err := alice.DeleteRepo("alice", "secret"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.App.Store.AttachmentByUUID(context.Background(), a.UUID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("row of a deleted repository: %v", err)
+		}
+		if n, err := s.App.Attachments.Sweep(context.Background(), 0); err != nil || n != 2 || len(s.blobFiles(t)) != 0 {
+			t.Fatalf("sweep after the repository delete: %d %v %v", n, err, s.blobFiles(t))
+		}
 	})
 }
 
@@ -445,6 +461,20 @@ func TestIssueAttachmentsSDK(t *testing.T) {
 		}
 		if code, _, _ := download(t, oa.DownloadURL, aliceTok); code != 404 {
 			t.Fatalf("file of a deleted comment: %d", code)
+		}
+
+		// An archived repository refuses issue file writes with 423, and
+		// still serves them.
+		if _, _, err := alice.EditRepo("alice", "proj", gitea.EditRepoOption{Archived: ptr(true)}); err != nil {
+			t.Fatal(err)
+		}
+		r = s.upload(carolTok, fmt.Sprintf("/api/v1/repos/alice/proj/issues/%d/assets", aliceIssue.Index), "late.txt", strings.NewReader("x"))
+		expectStatus(t, r, http.StatusLocked)
+		if resp, err := carol.DeleteIssueAttachment("alice", "proj", aliceIssue.Index, w.ID); err == nil || resp.StatusCode != http.StatusLocked {
+			t.Fatalf("delete in an archived repository: %v %v", err, resp)
+		}
+		if code, _, _ := download(t, w.DownloadURL, ""); code != 200 {
+			t.Fatalf("download from an archived repository: %d", code)
 		}
 	})
 }

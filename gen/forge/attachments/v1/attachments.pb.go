@@ -23,6 +23,116 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// GetAttachmentSettingsRequest is empty.
+type GetAttachmentSettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAttachmentSettingsRequest) Reset() {
+	*x = GetAttachmentSettingsRequest{}
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAttachmentSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAttachmentSettingsRequest) ProtoMessage() {}
+
+func (x *GetAttachmentSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAttachmentSettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetAttachmentSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{0}
+}
+
+// GetAttachmentSettingsResponse is Gitea's GeneralAttachmentSettings.
+type GetAttachmentSettingsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Always true: attachments cannot be switched off.
+	Enabled bool `protobuf:"varint,1,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	// [attachment] ALLOWED_TYPES.
+	AllowedTypes string `protobuf:"bytes,2,opt,name=allowed_types,json=allowedTypes,proto3" json:"allowed_types,omitempty"`
+	// [attachment] MAX_SIZE, in MiB.
+	MaxSize int64 `protobuf:"varint,3,opt,name=max_size,json=maxSize,proto3" json:"max_size,omitempty"`
+	// Files per upload form in Gitea's web UI (5); the API takes one per call.
+	MaxFiles      int64 `protobuf:"varint,4,opt,name=max_files,json=maxFiles,proto3" json:"max_files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAttachmentSettingsResponse) Reset() {
+	*x = GetAttachmentSettingsResponse{}
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAttachmentSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAttachmentSettingsResponse) ProtoMessage() {}
+
+func (x *GetAttachmentSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAttachmentSettingsResponse.ProtoReflect.Descriptor instead.
+func (*GetAttachmentSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetAttachmentSettingsResponse) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *GetAttachmentSettingsResponse) GetAllowedTypes() string {
+	if x != nil {
+		return x.AllowedTypes
+	}
+	return ""
+}
+
+func (x *GetAttachmentSettingsResponse) GetMaxSize() int64 {
+	if x != nil {
+		return x.MaxSize
+	}
+	return 0
+}
+
+func (x *GetAttachmentSettingsResponse) GetMaxFiles() int64 {
+	if x != nil {
+		return x.MaxFiles
+	}
+	return 0
+}
+
 // Attachment is Gitea's Attachment object.
 type Attachment struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -40,7 +150,7 @@ type Attachment struct {
 
 func (x *Attachment) Reset() {
 	*x = Attachment{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[0]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -52,7 +162,7 @@ func (x *Attachment) String() string {
 func (*Attachment) ProtoMessage() {}
 
 func (x *Attachment) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[0]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -65,7 +175,7 @@ func (x *Attachment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attachment.ProtoReflect.Descriptor instead.
 func (*Attachment) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{0}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Attachment) GetId() int64 {
@@ -127,7 +237,7 @@ type DownloadAttachmentRequest struct {
 
 func (x *DownloadAttachmentRequest) Reset() {
 	*x = DownloadAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[1]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -139,7 +249,7 @@ func (x *DownloadAttachmentRequest) String() string {
 func (*DownloadAttachmentRequest) ProtoMessage() {}
 
 func (x *DownloadAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[1]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -152,7 +262,7 @@ func (x *DownloadAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*DownloadAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{1}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *DownloadAttachmentRequest) GetUuid() string {
@@ -176,7 +286,7 @@ type DownloadAttachmentResponse struct {
 
 func (x *DownloadAttachmentResponse) Reset() {
 	*x = DownloadAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[2]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -188,7 +298,7 @@ func (x *DownloadAttachmentResponse) String() string {
 func (*DownloadAttachmentResponse) ProtoMessage() {}
 
 func (x *DownloadAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[2]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -201,7 +311,7 @@ func (x *DownloadAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*DownloadAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{2}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *DownloadAttachmentResponse) GetName() string {
@@ -247,7 +357,7 @@ type ListReleaseAttachmentsRequest struct {
 
 func (x *ListReleaseAttachmentsRequest) Reset() {
 	*x = ListReleaseAttachmentsRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[3]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -259,7 +369,7 @@ func (x *ListReleaseAttachmentsRequest) String() string {
 func (*ListReleaseAttachmentsRequest) ProtoMessage() {}
 
 func (x *ListReleaseAttachmentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[3]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -272,7 +382,7 @@ func (x *ListReleaseAttachmentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReleaseAttachmentsRequest.ProtoReflect.Descriptor instead.
 func (*ListReleaseAttachmentsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{3}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListReleaseAttachmentsRequest) GetOwner() string {
@@ -323,7 +433,7 @@ type GetReleaseAttachmentRequest struct {
 
 func (x *GetReleaseAttachmentRequest) Reset() {
 	*x = GetReleaseAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[4]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -335,7 +445,7 @@ func (x *GetReleaseAttachmentRequest) String() string {
 func (*GetReleaseAttachmentRequest) ProtoMessage() {}
 
 func (x *GetReleaseAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[4]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -348,7 +458,7 @@ func (x *GetReleaseAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReleaseAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*GetReleaseAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{4}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetReleaseAttachmentRequest) GetOwner() string {
@@ -395,7 +505,7 @@ type CreateReleaseAttachmentRequest struct {
 
 func (x *CreateReleaseAttachmentRequest) Reset() {
 	*x = CreateReleaseAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[5]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -407,7 +517,7 @@ func (x *CreateReleaseAttachmentRequest) String() string {
 func (*CreateReleaseAttachmentRequest) ProtoMessage() {}
 
 func (x *CreateReleaseAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[5]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -420,7 +530,7 @@ func (x *CreateReleaseAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateReleaseAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*CreateReleaseAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{5}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateReleaseAttachmentRequest) GetOwner() string {
@@ -473,7 +583,7 @@ type EditReleaseAttachmentRequest struct {
 
 func (x *EditReleaseAttachmentRequest) Reset() {
 	*x = EditReleaseAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[6]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -485,7 +595,7 @@ func (x *EditReleaseAttachmentRequest) String() string {
 func (*EditReleaseAttachmentRequest) ProtoMessage() {}
 
 func (x *EditReleaseAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[6]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -498,7 +608,7 @@ func (x *EditReleaseAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditReleaseAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*EditReleaseAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{6}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *EditReleaseAttachmentRequest) GetOwner() string {
@@ -549,7 +659,7 @@ type DeleteReleaseAttachmentRequest struct {
 
 func (x *DeleteReleaseAttachmentRequest) Reset() {
 	*x = DeleteReleaseAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[7]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -561,7 +671,7 @@ func (x *DeleteReleaseAttachmentRequest) String() string {
 func (*DeleteReleaseAttachmentRequest) ProtoMessage() {}
 
 func (x *DeleteReleaseAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[7]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -574,7 +684,7 @@ func (x *DeleteReleaseAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteReleaseAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*DeleteReleaseAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{7}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DeleteReleaseAttachmentRequest) GetOwner() string {
@@ -620,7 +730,7 @@ type ListIssueAttachmentsRequest struct {
 
 func (x *ListIssueAttachmentsRequest) Reset() {
 	*x = ListIssueAttachmentsRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[8]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -632,7 +742,7 @@ func (x *ListIssueAttachmentsRequest) String() string {
 func (*ListIssueAttachmentsRequest) ProtoMessage() {}
 
 func (x *ListIssueAttachmentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[8]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -645,7 +755,7 @@ func (x *ListIssueAttachmentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIssueAttachmentsRequest.ProtoReflect.Descriptor instead.
 func (*ListIssueAttachmentsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{8}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListIssueAttachmentsRequest) GetOwner() string {
@@ -696,7 +806,7 @@ type GetIssueAttachmentRequest struct {
 
 func (x *GetIssueAttachmentRequest) Reset() {
 	*x = GetIssueAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[9]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -708,7 +818,7 @@ func (x *GetIssueAttachmentRequest) String() string {
 func (*GetIssueAttachmentRequest) ProtoMessage() {}
 
 func (x *GetIssueAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[9]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -721,7 +831,7 @@ func (x *GetIssueAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIssueAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*GetIssueAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{9}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetIssueAttachmentRequest) GetOwner() string {
@@ -768,7 +878,7 @@ type CreateIssueAttachmentRequest struct {
 
 func (x *CreateIssueAttachmentRequest) Reset() {
 	*x = CreateIssueAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[10]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -780,7 +890,7 @@ func (x *CreateIssueAttachmentRequest) String() string {
 func (*CreateIssueAttachmentRequest) ProtoMessage() {}
 
 func (x *CreateIssueAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[10]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -793,7 +903,7 @@ func (x *CreateIssueAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateIssueAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*CreateIssueAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{10}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateIssueAttachmentRequest) GetOwner() string {
@@ -846,7 +956,7 @@ type EditIssueAttachmentRequest struct {
 
 func (x *EditIssueAttachmentRequest) Reset() {
 	*x = EditIssueAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[11]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +968,7 @@ func (x *EditIssueAttachmentRequest) String() string {
 func (*EditIssueAttachmentRequest) ProtoMessage() {}
 
 func (x *EditIssueAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[11]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +981,7 @@ func (x *EditIssueAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditIssueAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*EditIssueAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{11}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *EditIssueAttachmentRequest) GetOwner() string {
@@ -922,7 +1032,7 @@ type DeleteIssueAttachmentRequest struct {
 
 func (x *DeleteIssueAttachmentRequest) Reset() {
 	*x = DeleteIssueAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[12]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -934,7 +1044,7 @@ func (x *DeleteIssueAttachmentRequest) String() string {
 func (*DeleteIssueAttachmentRequest) ProtoMessage() {}
 
 func (x *DeleteIssueAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[12]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -947,7 +1057,7 @@ func (x *DeleteIssueAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteIssueAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*DeleteIssueAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{12}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DeleteIssueAttachmentRequest) GetOwner() string {
@@ -993,7 +1103,7 @@ type ListCommentAttachmentsRequest struct {
 
 func (x *ListCommentAttachmentsRequest) Reset() {
 	*x = ListCommentAttachmentsRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[13]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1005,7 +1115,7 @@ func (x *ListCommentAttachmentsRequest) String() string {
 func (*ListCommentAttachmentsRequest) ProtoMessage() {}
 
 func (x *ListCommentAttachmentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[13]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1018,7 +1128,7 @@ func (x *ListCommentAttachmentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCommentAttachmentsRequest.ProtoReflect.Descriptor instead.
 func (*ListCommentAttachmentsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{13}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListCommentAttachmentsRequest) GetOwner() string {
@@ -1069,7 +1179,7 @@ type GetCommentAttachmentRequest struct {
 
 func (x *GetCommentAttachmentRequest) Reset() {
 	*x = GetCommentAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[14]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1191,7 @@ func (x *GetCommentAttachmentRequest) String() string {
 func (*GetCommentAttachmentRequest) ProtoMessage() {}
 
 func (x *GetCommentAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[14]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1204,7 @@ func (x *GetCommentAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommentAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*GetCommentAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{14}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetCommentAttachmentRequest) GetOwner() string {
@@ -1141,7 +1251,7 @@ type CreateCommentAttachmentRequest struct {
 
 func (x *CreateCommentAttachmentRequest) Reset() {
 	*x = CreateCommentAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[15]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1153,7 +1263,7 @@ func (x *CreateCommentAttachmentRequest) String() string {
 func (*CreateCommentAttachmentRequest) ProtoMessage() {}
 
 func (x *CreateCommentAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[15]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1166,7 +1276,7 @@ func (x *CreateCommentAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCommentAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*CreateCommentAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{15}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateCommentAttachmentRequest) GetOwner() string {
@@ -1219,7 +1329,7 @@ type EditCommentAttachmentRequest struct {
 
 func (x *EditCommentAttachmentRequest) Reset() {
 	*x = EditCommentAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[16]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1341,7 @@ func (x *EditCommentAttachmentRequest) String() string {
 func (*EditCommentAttachmentRequest) ProtoMessage() {}
 
 func (x *EditCommentAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[16]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1354,7 @@ func (x *EditCommentAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditCommentAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*EditCommentAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{16}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EditCommentAttachmentRequest) GetOwner() string {
@@ -1295,7 +1405,7 @@ type DeleteCommentAttachmentRequest struct {
 
 func (x *DeleteCommentAttachmentRequest) Reset() {
 	*x = DeleteCommentAttachmentRequest{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[17]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1307,7 +1417,7 @@ func (x *DeleteCommentAttachmentRequest) String() string {
 func (*DeleteCommentAttachmentRequest) ProtoMessage() {}
 
 func (x *DeleteCommentAttachmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[17]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1320,7 +1430,7 @@ func (x *DeleteCommentAttachmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCommentAttachmentRequest.ProtoReflect.Descriptor instead.
 func (*DeleteCommentAttachmentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{17}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeleteCommentAttachmentRequest) GetOwner() string {
@@ -1363,7 +1473,7 @@ type ListReleaseAttachmentsResponse struct {
 
 func (x *ListReleaseAttachmentsResponse) Reset() {
 	*x = ListReleaseAttachmentsResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[18]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1375,7 +1485,7 @@ func (x *ListReleaseAttachmentsResponse) String() string {
 func (*ListReleaseAttachmentsResponse) ProtoMessage() {}
 
 func (x *ListReleaseAttachmentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[18]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1388,7 +1498,7 @@ func (x *ListReleaseAttachmentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReleaseAttachmentsResponse.ProtoReflect.Descriptor instead.
 func (*ListReleaseAttachmentsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{18}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListReleaseAttachmentsResponse) GetAttachments() []*Attachment {
@@ -1415,7 +1525,7 @@ type GetReleaseAttachmentResponse struct {
 
 func (x *GetReleaseAttachmentResponse) Reset() {
 	*x = GetReleaseAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[19]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +1537,7 @@ func (x *GetReleaseAttachmentResponse) String() string {
 func (*GetReleaseAttachmentResponse) ProtoMessage() {}
 
 func (x *GetReleaseAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[19]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +1550,7 @@ func (x *GetReleaseAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReleaseAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*GetReleaseAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{19}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetReleaseAttachmentResponse) GetAttachment() *Attachment {
@@ -1460,7 +1570,7 @@ type CreateReleaseAttachmentResponse struct {
 
 func (x *CreateReleaseAttachmentResponse) Reset() {
 	*x = CreateReleaseAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[20]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1472,7 +1582,7 @@ func (x *CreateReleaseAttachmentResponse) String() string {
 func (*CreateReleaseAttachmentResponse) ProtoMessage() {}
 
 func (x *CreateReleaseAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[20]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1485,7 +1595,7 @@ func (x *CreateReleaseAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateReleaseAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*CreateReleaseAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{20}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateReleaseAttachmentResponse) GetAttachment() *Attachment {
@@ -1505,7 +1615,7 @@ type EditReleaseAttachmentResponse struct {
 
 func (x *EditReleaseAttachmentResponse) Reset() {
 	*x = EditReleaseAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[21]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1517,7 +1627,7 @@ func (x *EditReleaseAttachmentResponse) String() string {
 func (*EditReleaseAttachmentResponse) ProtoMessage() {}
 
 func (x *EditReleaseAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[21]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1530,7 +1640,7 @@ func (x *EditReleaseAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditReleaseAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*EditReleaseAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{21}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *EditReleaseAttachmentResponse) GetAttachment() *Attachment {
@@ -1549,7 +1659,7 @@ type DeleteReleaseAttachmentResponse struct {
 
 func (x *DeleteReleaseAttachmentResponse) Reset() {
 	*x = DeleteReleaseAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[22]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1561,7 +1671,7 @@ func (x *DeleteReleaseAttachmentResponse) String() string {
 func (*DeleteReleaseAttachmentResponse) ProtoMessage() {}
 
 func (x *DeleteReleaseAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[22]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1574,7 +1684,7 @@ func (x *DeleteReleaseAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteReleaseAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*DeleteReleaseAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{22}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{24}
 }
 
 // ListIssueAttachmentsResponse is a page of files.
@@ -1589,7 +1699,7 @@ type ListIssueAttachmentsResponse struct {
 
 func (x *ListIssueAttachmentsResponse) Reset() {
 	*x = ListIssueAttachmentsResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[23]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1601,7 +1711,7 @@ func (x *ListIssueAttachmentsResponse) String() string {
 func (*ListIssueAttachmentsResponse) ProtoMessage() {}
 
 func (x *ListIssueAttachmentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[23]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1614,7 +1724,7 @@ func (x *ListIssueAttachmentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIssueAttachmentsResponse.ProtoReflect.Descriptor instead.
 func (*ListIssueAttachmentsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{23}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListIssueAttachmentsResponse) GetAttachments() []*Attachment {
@@ -1641,7 +1751,7 @@ type GetIssueAttachmentResponse struct {
 
 func (x *GetIssueAttachmentResponse) Reset() {
 	*x = GetIssueAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[24]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1653,7 +1763,7 @@ func (x *GetIssueAttachmentResponse) String() string {
 func (*GetIssueAttachmentResponse) ProtoMessage() {}
 
 func (x *GetIssueAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[24]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1666,7 +1776,7 @@ func (x *GetIssueAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIssueAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*GetIssueAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{24}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetIssueAttachmentResponse) GetAttachment() *Attachment {
@@ -1686,7 +1796,7 @@ type CreateIssueAttachmentResponse struct {
 
 func (x *CreateIssueAttachmentResponse) Reset() {
 	*x = CreateIssueAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[25]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1698,7 +1808,7 @@ func (x *CreateIssueAttachmentResponse) String() string {
 func (*CreateIssueAttachmentResponse) ProtoMessage() {}
 
 func (x *CreateIssueAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[25]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1711,7 +1821,7 @@ func (x *CreateIssueAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateIssueAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*CreateIssueAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{25}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CreateIssueAttachmentResponse) GetAttachment() *Attachment {
@@ -1731,7 +1841,7 @@ type EditIssueAttachmentResponse struct {
 
 func (x *EditIssueAttachmentResponse) Reset() {
 	*x = EditIssueAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[26]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1743,7 +1853,7 @@ func (x *EditIssueAttachmentResponse) String() string {
 func (*EditIssueAttachmentResponse) ProtoMessage() {}
 
 func (x *EditIssueAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[26]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1756,7 +1866,7 @@ func (x *EditIssueAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditIssueAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*EditIssueAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{26}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *EditIssueAttachmentResponse) GetAttachment() *Attachment {
@@ -1775,7 +1885,7 @@ type DeleteIssueAttachmentResponse struct {
 
 func (x *DeleteIssueAttachmentResponse) Reset() {
 	*x = DeleteIssueAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[27]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1787,7 +1897,7 @@ func (x *DeleteIssueAttachmentResponse) String() string {
 func (*DeleteIssueAttachmentResponse) ProtoMessage() {}
 
 func (x *DeleteIssueAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[27]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1800,7 +1910,7 @@ func (x *DeleteIssueAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteIssueAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*DeleteIssueAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{27}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{29}
 }
 
 // ListCommentAttachmentsResponse is a page of files.
@@ -1815,7 +1925,7 @@ type ListCommentAttachmentsResponse struct {
 
 func (x *ListCommentAttachmentsResponse) Reset() {
 	*x = ListCommentAttachmentsResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[28]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1827,7 +1937,7 @@ func (x *ListCommentAttachmentsResponse) String() string {
 func (*ListCommentAttachmentsResponse) ProtoMessage() {}
 
 func (x *ListCommentAttachmentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[28]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1840,7 +1950,7 @@ func (x *ListCommentAttachmentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCommentAttachmentsResponse.ProtoReflect.Descriptor instead.
 func (*ListCommentAttachmentsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{28}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListCommentAttachmentsResponse) GetAttachments() []*Attachment {
@@ -1867,7 +1977,7 @@ type GetCommentAttachmentResponse struct {
 
 func (x *GetCommentAttachmentResponse) Reset() {
 	*x = GetCommentAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[29]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1879,7 +1989,7 @@ func (x *GetCommentAttachmentResponse) String() string {
 func (*GetCommentAttachmentResponse) ProtoMessage() {}
 
 func (x *GetCommentAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[29]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1892,7 +2002,7 @@ func (x *GetCommentAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommentAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*GetCommentAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{29}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetCommentAttachmentResponse) GetAttachment() *Attachment {
@@ -1912,7 +2022,7 @@ type CreateCommentAttachmentResponse struct {
 
 func (x *CreateCommentAttachmentResponse) Reset() {
 	*x = CreateCommentAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[30]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1924,7 +2034,7 @@ func (x *CreateCommentAttachmentResponse) String() string {
 func (*CreateCommentAttachmentResponse) ProtoMessage() {}
 
 func (x *CreateCommentAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[30]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1937,7 +2047,7 @@ func (x *CreateCommentAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCommentAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*CreateCommentAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{30}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CreateCommentAttachmentResponse) GetAttachment() *Attachment {
@@ -1957,7 +2067,7 @@ type EditCommentAttachmentResponse struct {
 
 func (x *EditCommentAttachmentResponse) Reset() {
 	*x = EditCommentAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[31]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1969,7 +2079,7 @@ func (x *EditCommentAttachmentResponse) String() string {
 func (*EditCommentAttachmentResponse) ProtoMessage() {}
 
 func (x *EditCommentAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[31]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1982,7 +2092,7 @@ func (x *EditCommentAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditCommentAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*EditCommentAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{31}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *EditCommentAttachmentResponse) GetAttachment() *Attachment {
@@ -2001,7 +2111,7 @@ type DeleteCommentAttachmentResponse struct {
 
 func (x *DeleteCommentAttachmentResponse) Reset() {
 	*x = DeleteCommentAttachmentResponse{}
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[32]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2123,7 @@ func (x *DeleteCommentAttachmentResponse) String() string {
 func (*DeleteCommentAttachmentResponse) ProtoMessage() {}
 
 func (x *DeleteCommentAttachmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[32]
+	mi := &file_forge_attachments_v1_attachments_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,14 +2136,20 @@ func (x *DeleteCommentAttachmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCommentAttachmentResponse.ProtoReflect.Descriptor instead.
 func (*DeleteCommentAttachmentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{32}
+	return file_forge_attachments_v1_attachments_proto_rawDescGZIP(), []int{34}
 }
 
 var File_forge_attachments_v1_attachments_proto protoreflect.FileDescriptor
 
 const file_forge_attachments_v1_attachments_proto_rawDesc = "" +
 	"\n" +
-	"&forge/attachments/v1/attachments.proto\x12\x14forge.attachments.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n" +
+	"&forge/attachments/v1/attachments.proto\x12\x14forge.attachments.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x1e\n" +
+	"\x1cGetAttachmentSettingsRequest\"\x96\x01\n" +
+	"\x1dGetAttachmentSettingsResponse\x12\x18\n" +
+	"\aenabled\x18\x01 \x01(\bR\aenabled\x12#\n" +
+	"\rallowed_types\x18\x02 \x01(\tR\fallowedTypes\x12\x19\n" +
+	"\bmax_size\x18\x03 \x01(\x03R\amaxSize\x12\x1b\n" +
+	"\tmax_files\x18\x04 \x01(\x03R\bmaxFiles\"\xec\x01\n" +
 	"\n" +
 	"Attachment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
@@ -2188,7 +2304,7 @@ const file_forge_attachments_v1_attachments_proto_rawDesc = "" +
 	"\n" +
 	"attachment\x18\x01 \x01(\v2 .forge.attachments.v1.AttachmentR\n" +
 	"attachment\"!\n" +
-	"\x1fDeleteCommentAttachmentResponse2\x9f\x14\n" +
+	"\x1fDeleteCommentAttachmentResponse2\xaa\x15\n" +
 	"\x11AttachmentService\x12\xa1\x01\n" +
 	"\x16ListReleaseAttachments\x123.forge.attachments.v1.ListReleaseAttachmentsRequest\x1a4.forge.attachments.v1.ListReleaseAttachmentsResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x12\x9b\x01\n" +
@@ -2210,7 +2326,8 @@ const file_forge_attachments_v1_attachments_proto_rawDesc = "" +
 	"\x17CreateCommentAttachment\x124.forge.attachments.v1.CreateCommentAttachmentRequest\x1a5.forge.attachments.v1.CreateCommentAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01(\x01\x12\xa0\x01\n" +
 	"\x15EditCommentAttachment\x122.forge.attachments.v1.EditCommentAttachmentRequest\x1a3.forge.attachments.v1.EditCommentAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\xa6\x01\n" +
 	"\x17DeleteCommentAttachment\x124.forge.attachments.v1.DeleteCommentAttachmentRequest\x1a5.forge.attachments.v1.DeleteCommentAttachmentResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\x81\x01\n" +
-	"\x12DownloadAttachment\x12/.forge.attachments.v1.DownloadAttachmentRequest\x1a0.forge.attachments.v1.DownloadAttachmentResponse\"\x06\x92\xb5\x18\x02\b\x010\x01B\xcc\x01\n" +
+	"\x12DownloadAttachment\x12/.forge.attachments.v1.DownloadAttachmentRequest\x1a0.forge.attachments.v1.DownloadAttachmentResponse\"\x06\x92\xb5\x18\x02\b\x010\x01\x12\x88\x01\n" +
+	"\x15GetAttachmentSettings\x122.forge.attachments.v1.GetAttachmentSettingsRequest\x1a3.forge.attachments.v1.GetAttachmentSettingsResponse\"\x06\x92\xb5\x18\x02\b\x01B\xcc\x01\n" +
 	"\x18com.forge.attachments.v1B\x10AttachmentsProtoP\x01Z,forge/gen/forge/attachments/v1;attachmentsv1\xa2\x02\x03FAX\xaa\x02\x14Forge.Attachments.V1\xca\x02\x14Forge\\Attachments\\V1\xe2\x02 Forge\\Attachments\\V1\\GPBMetadata\xea\x02\x16Forge::Attachments::V1b\x06proto3"
 
 var (
@@ -2225,91 +2342,95 @@ func file_forge_attachments_v1_attachments_proto_rawDescGZIP() []byte {
 	return file_forge_attachments_v1_attachments_proto_rawDescData
 }
 
-var file_forge_attachments_v1_attachments_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_forge_attachments_v1_attachments_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_forge_attachments_v1_attachments_proto_goTypes = []any{
-	(*Attachment)(nil),                      // 0: forge.attachments.v1.Attachment
-	(*DownloadAttachmentRequest)(nil),       // 1: forge.attachments.v1.DownloadAttachmentRequest
-	(*DownloadAttachmentResponse)(nil),      // 2: forge.attachments.v1.DownloadAttachmentResponse
-	(*ListReleaseAttachmentsRequest)(nil),   // 3: forge.attachments.v1.ListReleaseAttachmentsRequest
-	(*GetReleaseAttachmentRequest)(nil),     // 4: forge.attachments.v1.GetReleaseAttachmentRequest
-	(*CreateReleaseAttachmentRequest)(nil),  // 5: forge.attachments.v1.CreateReleaseAttachmentRequest
-	(*EditReleaseAttachmentRequest)(nil),    // 6: forge.attachments.v1.EditReleaseAttachmentRequest
-	(*DeleteReleaseAttachmentRequest)(nil),  // 7: forge.attachments.v1.DeleteReleaseAttachmentRequest
-	(*ListIssueAttachmentsRequest)(nil),     // 8: forge.attachments.v1.ListIssueAttachmentsRequest
-	(*GetIssueAttachmentRequest)(nil),       // 9: forge.attachments.v1.GetIssueAttachmentRequest
-	(*CreateIssueAttachmentRequest)(nil),    // 10: forge.attachments.v1.CreateIssueAttachmentRequest
-	(*EditIssueAttachmentRequest)(nil),      // 11: forge.attachments.v1.EditIssueAttachmentRequest
-	(*DeleteIssueAttachmentRequest)(nil),    // 12: forge.attachments.v1.DeleteIssueAttachmentRequest
-	(*ListCommentAttachmentsRequest)(nil),   // 13: forge.attachments.v1.ListCommentAttachmentsRequest
-	(*GetCommentAttachmentRequest)(nil),     // 14: forge.attachments.v1.GetCommentAttachmentRequest
-	(*CreateCommentAttachmentRequest)(nil),  // 15: forge.attachments.v1.CreateCommentAttachmentRequest
-	(*EditCommentAttachmentRequest)(nil),    // 16: forge.attachments.v1.EditCommentAttachmentRequest
-	(*DeleteCommentAttachmentRequest)(nil),  // 17: forge.attachments.v1.DeleteCommentAttachmentRequest
-	(*ListReleaseAttachmentsResponse)(nil),  // 18: forge.attachments.v1.ListReleaseAttachmentsResponse
-	(*GetReleaseAttachmentResponse)(nil),    // 19: forge.attachments.v1.GetReleaseAttachmentResponse
-	(*CreateReleaseAttachmentResponse)(nil), // 20: forge.attachments.v1.CreateReleaseAttachmentResponse
-	(*EditReleaseAttachmentResponse)(nil),   // 21: forge.attachments.v1.EditReleaseAttachmentResponse
-	(*DeleteReleaseAttachmentResponse)(nil), // 22: forge.attachments.v1.DeleteReleaseAttachmentResponse
-	(*ListIssueAttachmentsResponse)(nil),    // 23: forge.attachments.v1.ListIssueAttachmentsResponse
-	(*GetIssueAttachmentResponse)(nil),      // 24: forge.attachments.v1.GetIssueAttachmentResponse
-	(*CreateIssueAttachmentResponse)(nil),   // 25: forge.attachments.v1.CreateIssueAttachmentResponse
-	(*EditIssueAttachmentResponse)(nil),     // 26: forge.attachments.v1.EditIssueAttachmentResponse
-	(*DeleteIssueAttachmentResponse)(nil),   // 27: forge.attachments.v1.DeleteIssueAttachmentResponse
-	(*ListCommentAttachmentsResponse)(nil),  // 28: forge.attachments.v1.ListCommentAttachmentsResponse
-	(*GetCommentAttachmentResponse)(nil),    // 29: forge.attachments.v1.GetCommentAttachmentResponse
-	(*CreateCommentAttachmentResponse)(nil), // 30: forge.attachments.v1.CreateCommentAttachmentResponse
-	(*EditCommentAttachmentResponse)(nil),   // 31: forge.attachments.v1.EditCommentAttachmentResponse
-	(*DeleteCommentAttachmentResponse)(nil), // 32: forge.attachments.v1.DeleteCommentAttachmentResponse
-	(*timestamppb.Timestamp)(nil),           // 33: google.protobuf.Timestamp
+	(*GetAttachmentSettingsRequest)(nil),    // 0: forge.attachments.v1.GetAttachmentSettingsRequest
+	(*GetAttachmentSettingsResponse)(nil),   // 1: forge.attachments.v1.GetAttachmentSettingsResponse
+	(*Attachment)(nil),                      // 2: forge.attachments.v1.Attachment
+	(*DownloadAttachmentRequest)(nil),       // 3: forge.attachments.v1.DownloadAttachmentRequest
+	(*DownloadAttachmentResponse)(nil),      // 4: forge.attachments.v1.DownloadAttachmentResponse
+	(*ListReleaseAttachmentsRequest)(nil),   // 5: forge.attachments.v1.ListReleaseAttachmentsRequest
+	(*GetReleaseAttachmentRequest)(nil),     // 6: forge.attachments.v1.GetReleaseAttachmentRequest
+	(*CreateReleaseAttachmentRequest)(nil),  // 7: forge.attachments.v1.CreateReleaseAttachmentRequest
+	(*EditReleaseAttachmentRequest)(nil),    // 8: forge.attachments.v1.EditReleaseAttachmentRequest
+	(*DeleteReleaseAttachmentRequest)(nil),  // 9: forge.attachments.v1.DeleteReleaseAttachmentRequest
+	(*ListIssueAttachmentsRequest)(nil),     // 10: forge.attachments.v1.ListIssueAttachmentsRequest
+	(*GetIssueAttachmentRequest)(nil),       // 11: forge.attachments.v1.GetIssueAttachmentRequest
+	(*CreateIssueAttachmentRequest)(nil),    // 12: forge.attachments.v1.CreateIssueAttachmentRequest
+	(*EditIssueAttachmentRequest)(nil),      // 13: forge.attachments.v1.EditIssueAttachmentRequest
+	(*DeleteIssueAttachmentRequest)(nil),    // 14: forge.attachments.v1.DeleteIssueAttachmentRequest
+	(*ListCommentAttachmentsRequest)(nil),   // 15: forge.attachments.v1.ListCommentAttachmentsRequest
+	(*GetCommentAttachmentRequest)(nil),     // 16: forge.attachments.v1.GetCommentAttachmentRequest
+	(*CreateCommentAttachmentRequest)(nil),  // 17: forge.attachments.v1.CreateCommentAttachmentRequest
+	(*EditCommentAttachmentRequest)(nil),    // 18: forge.attachments.v1.EditCommentAttachmentRequest
+	(*DeleteCommentAttachmentRequest)(nil),  // 19: forge.attachments.v1.DeleteCommentAttachmentRequest
+	(*ListReleaseAttachmentsResponse)(nil),  // 20: forge.attachments.v1.ListReleaseAttachmentsResponse
+	(*GetReleaseAttachmentResponse)(nil),    // 21: forge.attachments.v1.GetReleaseAttachmentResponse
+	(*CreateReleaseAttachmentResponse)(nil), // 22: forge.attachments.v1.CreateReleaseAttachmentResponse
+	(*EditReleaseAttachmentResponse)(nil),   // 23: forge.attachments.v1.EditReleaseAttachmentResponse
+	(*DeleteReleaseAttachmentResponse)(nil), // 24: forge.attachments.v1.DeleteReleaseAttachmentResponse
+	(*ListIssueAttachmentsResponse)(nil),    // 25: forge.attachments.v1.ListIssueAttachmentsResponse
+	(*GetIssueAttachmentResponse)(nil),      // 26: forge.attachments.v1.GetIssueAttachmentResponse
+	(*CreateIssueAttachmentResponse)(nil),   // 27: forge.attachments.v1.CreateIssueAttachmentResponse
+	(*EditIssueAttachmentResponse)(nil),     // 28: forge.attachments.v1.EditIssueAttachmentResponse
+	(*DeleteIssueAttachmentResponse)(nil),   // 29: forge.attachments.v1.DeleteIssueAttachmentResponse
+	(*ListCommentAttachmentsResponse)(nil),  // 30: forge.attachments.v1.ListCommentAttachmentsResponse
+	(*GetCommentAttachmentResponse)(nil),    // 31: forge.attachments.v1.GetCommentAttachmentResponse
+	(*CreateCommentAttachmentResponse)(nil), // 32: forge.attachments.v1.CreateCommentAttachmentResponse
+	(*EditCommentAttachmentResponse)(nil),   // 33: forge.attachments.v1.EditCommentAttachmentResponse
+	(*DeleteCommentAttachmentResponse)(nil), // 34: forge.attachments.v1.DeleteCommentAttachmentResponse
+	(*timestamppb.Timestamp)(nil),           // 35: google.protobuf.Timestamp
 }
 var file_forge_attachments_v1_attachments_proto_depIdxs = []int32{
-	33, // 0: forge.attachments.v1.Attachment.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 1: forge.attachments.v1.ListReleaseAttachmentsResponse.attachments:type_name -> forge.attachments.v1.Attachment
-	0,  // 2: forge.attachments.v1.GetReleaseAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
-	0,  // 3: forge.attachments.v1.CreateReleaseAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
-	0,  // 4: forge.attachments.v1.EditReleaseAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
-	0,  // 5: forge.attachments.v1.ListIssueAttachmentsResponse.attachments:type_name -> forge.attachments.v1.Attachment
-	0,  // 6: forge.attachments.v1.GetIssueAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
-	0,  // 7: forge.attachments.v1.CreateIssueAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
-	0,  // 8: forge.attachments.v1.EditIssueAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
-	0,  // 9: forge.attachments.v1.ListCommentAttachmentsResponse.attachments:type_name -> forge.attachments.v1.Attachment
-	0,  // 10: forge.attachments.v1.GetCommentAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
-	0,  // 11: forge.attachments.v1.CreateCommentAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
-	0,  // 12: forge.attachments.v1.EditCommentAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
-	3,  // 13: forge.attachments.v1.AttachmentService.ListReleaseAttachments:input_type -> forge.attachments.v1.ListReleaseAttachmentsRequest
-	4,  // 14: forge.attachments.v1.AttachmentService.GetReleaseAttachment:input_type -> forge.attachments.v1.GetReleaseAttachmentRequest
-	5,  // 15: forge.attachments.v1.AttachmentService.CreateReleaseAttachment:input_type -> forge.attachments.v1.CreateReleaseAttachmentRequest
-	6,  // 16: forge.attachments.v1.AttachmentService.EditReleaseAttachment:input_type -> forge.attachments.v1.EditReleaseAttachmentRequest
-	7,  // 17: forge.attachments.v1.AttachmentService.DeleteReleaseAttachment:input_type -> forge.attachments.v1.DeleteReleaseAttachmentRequest
-	8,  // 18: forge.attachments.v1.AttachmentService.ListIssueAttachments:input_type -> forge.attachments.v1.ListIssueAttachmentsRequest
-	9,  // 19: forge.attachments.v1.AttachmentService.GetIssueAttachment:input_type -> forge.attachments.v1.GetIssueAttachmentRequest
-	10, // 20: forge.attachments.v1.AttachmentService.CreateIssueAttachment:input_type -> forge.attachments.v1.CreateIssueAttachmentRequest
-	11, // 21: forge.attachments.v1.AttachmentService.EditIssueAttachment:input_type -> forge.attachments.v1.EditIssueAttachmentRequest
-	12, // 22: forge.attachments.v1.AttachmentService.DeleteIssueAttachment:input_type -> forge.attachments.v1.DeleteIssueAttachmentRequest
-	13, // 23: forge.attachments.v1.AttachmentService.ListCommentAttachments:input_type -> forge.attachments.v1.ListCommentAttachmentsRequest
-	14, // 24: forge.attachments.v1.AttachmentService.GetCommentAttachment:input_type -> forge.attachments.v1.GetCommentAttachmentRequest
-	15, // 25: forge.attachments.v1.AttachmentService.CreateCommentAttachment:input_type -> forge.attachments.v1.CreateCommentAttachmentRequest
-	16, // 26: forge.attachments.v1.AttachmentService.EditCommentAttachment:input_type -> forge.attachments.v1.EditCommentAttachmentRequest
-	17, // 27: forge.attachments.v1.AttachmentService.DeleteCommentAttachment:input_type -> forge.attachments.v1.DeleteCommentAttachmentRequest
-	1,  // 28: forge.attachments.v1.AttachmentService.DownloadAttachment:input_type -> forge.attachments.v1.DownloadAttachmentRequest
-	18, // 29: forge.attachments.v1.AttachmentService.ListReleaseAttachments:output_type -> forge.attachments.v1.ListReleaseAttachmentsResponse
-	19, // 30: forge.attachments.v1.AttachmentService.GetReleaseAttachment:output_type -> forge.attachments.v1.GetReleaseAttachmentResponse
-	20, // 31: forge.attachments.v1.AttachmentService.CreateReleaseAttachment:output_type -> forge.attachments.v1.CreateReleaseAttachmentResponse
-	21, // 32: forge.attachments.v1.AttachmentService.EditReleaseAttachment:output_type -> forge.attachments.v1.EditReleaseAttachmentResponse
-	22, // 33: forge.attachments.v1.AttachmentService.DeleteReleaseAttachment:output_type -> forge.attachments.v1.DeleteReleaseAttachmentResponse
-	23, // 34: forge.attachments.v1.AttachmentService.ListIssueAttachments:output_type -> forge.attachments.v1.ListIssueAttachmentsResponse
-	24, // 35: forge.attachments.v1.AttachmentService.GetIssueAttachment:output_type -> forge.attachments.v1.GetIssueAttachmentResponse
-	25, // 36: forge.attachments.v1.AttachmentService.CreateIssueAttachment:output_type -> forge.attachments.v1.CreateIssueAttachmentResponse
-	26, // 37: forge.attachments.v1.AttachmentService.EditIssueAttachment:output_type -> forge.attachments.v1.EditIssueAttachmentResponse
-	27, // 38: forge.attachments.v1.AttachmentService.DeleteIssueAttachment:output_type -> forge.attachments.v1.DeleteIssueAttachmentResponse
-	28, // 39: forge.attachments.v1.AttachmentService.ListCommentAttachments:output_type -> forge.attachments.v1.ListCommentAttachmentsResponse
-	29, // 40: forge.attachments.v1.AttachmentService.GetCommentAttachment:output_type -> forge.attachments.v1.GetCommentAttachmentResponse
-	30, // 41: forge.attachments.v1.AttachmentService.CreateCommentAttachment:output_type -> forge.attachments.v1.CreateCommentAttachmentResponse
-	31, // 42: forge.attachments.v1.AttachmentService.EditCommentAttachment:output_type -> forge.attachments.v1.EditCommentAttachmentResponse
-	32, // 43: forge.attachments.v1.AttachmentService.DeleteCommentAttachment:output_type -> forge.attachments.v1.DeleteCommentAttachmentResponse
-	2,  // 44: forge.attachments.v1.AttachmentService.DownloadAttachment:output_type -> forge.attachments.v1.DownloadAttachmentResponse
-	29, // [29:45] is the sub-list for method output_type
-	13, // [13:29] is the sub-list for method input_type
+	35, // 0: forge.attachments.v1.Attachment.created_at:type_name -> google.protobuf.Timestamp
+	2,  // 1: forge.attachments.v1.ListReleaseAttachmentsResponse.attachments:type_name -> forge.attachments.v1.Attachment
+	2,  // 2: forge.attachments.v1.GetReleaseAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
+	2,  // 3: forge.attachments.v1.CreateReleaseAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
+	2,  // 4: forge.attachments.v1.EditReleaseAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
+	2,  // 5: forge.attachments.v1.ListIssueAttachmentsResponse.attachments:type_name -> forge.attachments.v1.Attachment
+	2,  // 6: forge.attachments.v1.GetIssueAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
+	2,  // 7: forge.attachments.v1.CreateIssueAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
+	2,  // 8: forge.attachments.v1.EditIssueAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
+	2,  // 9: forge.attachments.v1.ListCommentAttachmentsResponse.attachments:type_name -> forge.attachments.v1.Attachment
+	2,  // 10: forge.attachments.v1.GetCommentAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
+	2,  // 11: forge.attachments.v1.CreateCommentAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
+	2,  // 12: forge.attachments.v1.EditCommentAttachmentResponse.attachment:type_name -> forge.attachments.v1.Attachment
+	5,  // 13: forge.attachments.v1.AttachmentService.ListReleaseAttachments:input_type -> forge.attachments.v1.ListReleaseAttachmentsRequest
+	6,  // 14: forge.attachments.v1.AttachmentService.GetReleaseAttachment:input_type -> forge.attachments.v1.GetReleaseAttachmentRequest
+	7,  // 15: forge.attachments.v1.AttachmentService.CreateReleaseAttachment:input_type -> forge.attachments.v1.CreateReleaseAttachmentRequest
+	8,  // 16: forge.attachments.v1.AttachmentService.EditReleaseAttachment:input_type -> forge.attachments.v1.EditReleaseAttachmentRequest
+	9,  // 17: forge.attachments.v1.AttachmentService.DeleteReleaseAttachment:input_type -> forge.attachments.v1.DeleteReleaseAttachmentRequest
+	10, // 18: forge.attachments.v1.AttachmentService.ListIssueAttachments:input_type -> forge.attachments.v1.ListIssueAttachmentsRequest
+	11, // 19: forge.attachments.v1.AttachmentService.GetIssueAttachment:input_type -> forge.attachments.v1.GetIssueAttachmentRequest
+	12, // 20: forge.attachments.v1.AttachmentService.CreateIssueAttachment:input_type -> forge.attachments.v1.CreateIssueAttachmentRequest
+	13, // 21: forge.attachments.v1.AttachmentService.EditIssueAttachment:input_type -> forge.attachments.v1.EditIssueAttachmentRequest
+	14, // 22: forge.attachments.v1.AttachmentService.DeleteIssueAttachment:input_type -> forge.attachments.v1.DeleteIssueAttachmentRequest
+	15, // 23: forge.attachments.v1.AttachmentService.ListCommentAttachments:input_type -> forge.attachments.v1.ListCommentAttachmentsRequest
+	16, // 24: forge.attachments.v1.AttachmentService.GetCommentAttachment:input_type -> forge.attachments.v1.GetCommentAttachmentRequest
+	17, // 25: forge.attachments.v1.AttachmentService.CreateCommentAttachment:input_type -> forge.attachments.v1.CreateCommentAttachmentRequest
+	18, // 26: forge.attachments.v1.AttachmentService.EditCommentAttachment:input_type -> forge.attachments.v1.EditCommentAttachmentRequest
+	19, // 27: forge.attachments.v1.AttachmentService.DeleteCommentAttachment:input_type -> forge.attachments.v1.DeleteCommentAttachmentRequest
+	3,  // 28: forge.attachments.v1.AttachmentService.DownloadAttachment:input_type -> forge.attachments.v1.DownloadAttachmentRequest
+	0,  // 29: forge.attachments.v1.AttachmentService.GetAttachmentSettings:input_type -> forge.attachments.v1.GetAttachmentSettingsRequest
+	20, // 30: forge.attachments.v1.AttachmentService.ListReleaseAttachments:output_type -> forge.attachments.v1.ListReleaseAttachmentsResponse
+	21, // 31: forge.attachments.v1.AttachmentService.GetReleaseAttachment:output_type -> forge.attachments.v1.GetReleaseAttachmentResponse
+	22, // 32: forge.attachments.v1.AttachmentService.CreateReleaseAttachment:output_type -> forge.attachments.v1.CreateReleaseAttachmentResponse
+	23, // 33: forge.attachments.v1.AttachmentService.EditReleaseAttachment:output_type -> forge.attachments.v1.EditReleaseAttachmentResponse
+	24, // 34: forge.attachments.v1.AttachmentService.DeleteReleaseAttachment:output_type -> forge.attachments.v1.DeleteReleaseAttachmentResponse
+	25, // 35: forge.attachments.v1.AttachmentService.ListIssueAttachments:output_type -> forge.attachments.v1.ListIssueAttachmentsResponse
+	26, // 36: forge.attachments.v1.AttachmentService.GetIssueAttachment:output_type -> forge.attachments.v1.GetIssueAttachmentResponse
+	27, // 37: forge.attachments.v1.AttachmentService.CreateIssueAttachment:output_type -> forge.attachments.v1.CreateIssueAttachmentResponse
+	28, // 38: forge.attachments.v1.AttachmentService.EditIssueAttachment:output_type -> forge.attachments.v1.EditIssueAttachmentResponse
+	29, // 39: forge.attachments.v1.AttachmentService.DeleteIssueAttachment:output_type -> forge.attachments.v1.DeleteIssueAttachmentResponse
+	30, // 40: forge.attachments.v1.AttachmentService.ListCommentAttachments:output_type -> forge.attachments.v1.ListCommentAttachmentsResponse
+	31, // 41: forge.attachments.v1.AttachmentService.GetCommentAttachment:output_type -> forge.attachments.v1.GetCommentAttachmentResponse
+	32, // 42: forge.attachments.v1.AttachmentService.CreateCommentAttachment:output_type -> forge.attachments.v1.CreateCommentAttachmentResponse
+	33, // 43: forge.attachments.v1.AttachmentService.EditCommentAttachment:output_type -> forge.attachments.v1.EditCommentAttachmentResponse
+	34, // 44: forge.attachments.v1.AttachmentService.DeleteCommentAttachment:output_type -> forge.attachments.v1.DeleteCommentAttachmentResponse
+	4,  // 45: forge.attachments.v1.AttachmentService.DownloadAttachment:output_type -> forge.attachments.v1.DownloadAttachmentResponse
+	1,  // 46: forge.attachments.v1.AttachmentService.GetAttachmentSettings:output_type -> forge.attachments.v1.GetAttachmentSettingsResponse
+	30, // [30:47] is the sub-list for method output_type
+	13, // [13:30] is the sub-list for method input_type
 	13, // [13:13] is the sub-list for extension type_name
 	13, // [13:13] is the sub-list for extension extendee
 	0,  // [0:13] is the sub-list for field type_name
@@ -2320,16 +2441,16 @@ func file_forge_attachments_v1_attachments_proto_init() {
 	if File_forge_attachments_v1_attachments_proto != nil {
 		return
 	}
-	file_forge_attachments_v1_attachments_proto_msgTypes[6].OneofWrappers = []any{}
-	file_forge_attachments_v1_attachments_proto_msgTypes[11].OneofWrappers = []any{}
-	file_forge_attachments_v1_attachments_proto_msgTypes[16].OneofWrappers = []any{}
+	file_forge_attachments_v1_attachments_proto_msgTypes[8].OneofWrappers = []any{}
+	file_forge_attachments_v1_attachments_proto_msgTypes[13].OneofWrappers = []any{}
+	file_forge_attachments_v1_attachments_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_attachments_v1_attachments_proto_rawDesc), len(file_forge_attachments_v1_attachments_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   33,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -35,6 +35,7 @@ const (
 	AttachmentService_EditCommentAttachment_FullMethodName   = "/forge.attachments.v1.AttachmentService/EditCommentAttachment"
 	AttachmentService_DeleteCommentAttachment_FullMethodName = "/forge.attachments.v1.AttachmentService/DeleteCommentAttachment"
 	AttachmentService_DownloadAttachment_FullMethodName      = "/forge.attachments.v1.AttachmentService/DownloadAttachment"
+	AttachmentService_GetAttachmentSettings_FullMethodName   = "/forge.attachments.v1.AttachmentService/GetAttachmentSettings"
 )
 
 // AttachmentServiceClient is the client API for AttachmentService service.
@@ -97,6 +98,9 @@ type AttachmentServiceClient interface {
 	// listing it (checked by the use case, since the repository is known
 	// only from the attachment); it counts a download.
 	DownloadAttachment(ctx context.Context, in *DownloadAttachmentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[DownloadAttachmentResponse], error)
+	// GetAttachmentSettings returns the upload settings of issue and comment
+	// attachments (GET /settings/attachment); any caller, any token.
+	GetAttachmentSettings(ctx context.Context, in *GetAttachmentSettingsRequest, opts ...grpc.CallOption) (*GetAttachmentSettingsResponse, error)
 }
 
 type attachmentServiceClient struct {
@@ -285,6 +289,16 @@ func (c *attachmentServiceClient) DownloadAttachment(ctx context.Context, in *Do
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type AttachmentService_DownloadAttachmentClient = grpc.ServerStreamingClient[DownloadAttachmentResponse]
 
+func (c *attachmentServiceClient) GetAttachmentSettings(ctx context.Context, in *GetAttachmentSettingsRequest, opts ...grpc.CallOption) (*GetAttachmentSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetAttachmentSettingsResponse)
+	err := c.cc.Invoke(ctx, AttachmentService_GetAttachmentSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AttachmentServiceServer is the server API for AttachmentService service.
 // All implementations must embed UnimplementedAttachmentServiceServer
 // for forward compatibility.
@@ -345,6 +359,9 @@ type AttachmentServiceServer interface {
 	// listing it (checked by the use case, since the repository is known
 	// only from the attachment); it counts a download.
 	DownloadAttachment(*DownloadAttachmentRequest, grpc.ServerStreamingServer[DownloadAttachmentResponse]) error
+	// GetAttachmentSettings returns the upload settings of issue and comment
+	// attachments (GET /settings/attachment); any caller, any token.
+	GetAttachmentSettings(context.Context, *GetAttachmentSettingsRequest) (*GetAttachmentSettingsResponse, error)
 	mustEmbedUnimplementedAttachmentServiceServer()
 }
 
@@ -402,6 +419,9 @@ func (UnimplementedAttachmentServiceServer) DeleteCommentAttachment(context.Cont
 }
 func (UnimplementedAttachmentServiceServer) DownloadAttachment(*DownloadAttachmentRequest, grpc.ServerStreamingServer[DownloadAttachmentResponse]) error {
 	return status.Error(codes.Unimplemented, "method DownloadAttachment not implemented")
+}
+func (UnimplementedAttachmentServiceServer) GetAttachmentSettings(context.Context, *GetAttachmentSettingsRequest) (*GetAttachmentSettingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetAttachmentSettings not implemented")
 }
 func (UnimplementedAttachmentServiceServer) mustEmbedUnimplementedAttachmentServiceServer() {}
 func (UnimplementedAttachmentServiceServer) testEmbeddedByValue()                           {}
@@ -672,6 +692,24 @@ func _AttachmentService_DownloadAttachment_Handler(srv interface{}, stream grpc.
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type AttachmentService_DownloadAttachmentServer = grpc.ServerStreamingServer[DownloadAttachmentResponse]
 
+func _AttachmentService_GetAttachmentSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAttachmentSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AttachmentServiceServer).GetAttachmentSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AttachmentService_GetAttachmentSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AttachmentServiceServer).GetAttachmentSettings(ctx, req.(*GetAttachmentSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AttachmentService_ServiceDesc is the grpc.ServiceDesc for AttachmentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -726,6 +764,10 @@ var AttachmentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteCommentAttachment",
 			Handler:    _AttachmentService_DeleteCommentAttachment_Handler,
+		},
+		{
+			MethodName: "GetAttachmentSettings",
+			Handler:    _AttachmentService_GetAttachmentSettings_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
