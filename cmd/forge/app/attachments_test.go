@@ -511,6 +511,21 @@ func TestAttachmentLimits(t *testing.T) {
 		if files := s.blobFiles(t); len(files) != 1 {
 			t.Fatalf("files after a refused upload: %v", files)
 		}
+		// A declared length beyond the largest upload is refused unread.
+		var read atomic.Int64
+		req, _ := http.NewRequest("POST", fmt.Sprintf("%s/api/v1/repos/alice/proj/releases/%d/assets", s.URL, rel.ID), &countingZeros{n: 200 << 20, read: &read})
+		req.ContentLength = 200 << 20
+		req.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+		req.Header.Set("Authorization", "token "+aliceTok)
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("declared too large: %v %v", err, resp)
+		} else {
+			resp.Body.Close()
+		}
+		if read.Load() > 8<<20 {
+			t.Fatalf("read %d bytes of a body declared too large", read.Load())
+		}
+
 		// Release assets have their own type list.
 		r = s.upload(aliceTok, fmt.Sprintf("/api/v1/repos/alice/proj/releases/%d/assets", rel.ID), "x.zip", strings.NewReader("PK"))
 		expectStatus(t, r, http.StatusUnprocessableEntity)
