@@ -306,6 +306,20 @@ var migrations = []*gormigrate.Migration{
 		},
 	},
 	{
+		// Who an issue's body or comments mention (@name), kept by the
+		// issue writes: the mentioned_by filter and, later, notifications.
+		ID: "0030_issue_mentions",
+		Migrate: func(tx *gorm.DB) error {
+			type IssueMention struct {
+				ID      int64 `gorm:"primaryKey"`
+				RepoID  int64 `gorm:"not null;index"`
+				IssueID int64 `gorm:"not null;uniqueIndex:idx_issue_mentions_issue_user,priority:1"`
+				UserID  int64 `gorm:"not null;uniqueIndex:idx_issue_mentions_issue_user,priority:2;index"`
+			}
+			return tx.Table("issue_mentions").Migrator().CreateTable(&IssueMention{})
+		},
+	},
+	{
 		// Attachments: release assets and issue and comment files. The
 		// file lives in the blob store under uuid; the row is written after
 		// the file and removed before it, and the sweep removes files

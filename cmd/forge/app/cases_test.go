@@ -95,19 +95,117 @@ type fixtureRepo struct {
 	PushMirrors   []string          `yaml:"push_mirrors"` // owner/name targets, pushed with the owner's password
 	Archived      bool              `yaml:"archived"`
 
+	// --- issues area (H2) ---
+	Issues []fixtureIssue `yaml:"issues"` // created in order (numbers 1, 2, ...) before archiving
+
 	// --- attachments (H4) ---
-	// Assets are release assets uploaded by the owner (multipart, as the
-	// SDK does) after the releases.
+	// Assets are attachments uploaded by the owner (multipart, as the SDK
+	// does) after the releases and issues.
 	Assets []fixtureAsset `yaml:"assets"`
 }
 
-// fixtureAsset is a release asset: the release's tag, the file name and
-// its content.
+// fixtureAsset is an attachment of a release (its tag), an issue (its
+// number) or a comment ([issue number, n-th comment from 0]), with its
+// file name and content.
 type fixtureAsset struct {
 	Release string `yaml:"release"`
+	Issue   int    `yaml:"issue"`
+	Comment []int  `yaml:"comment"`
 	Name    string `yaml:"name"`
 	Content string `yaml:"content"`
 }
+
+// buildAssets uploads the fixture's attachments as the owner.
+func (w *world) buildAssets(t *testing.T, full, owner string, assets []fixtureAsset) {
+	t.Helper()
+	for _, a := range assets {
+		list, err := w.assetsPath(full, a.Release, a.Issue, a.Comment)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, w.s.upload(w.token(t, owner), list, a.Name, strings.NewReader(a.Content)), 201)
+	}
+}
+
+// assetsPath is the REST path of a parent's attachments.
+func (w *world) assetsPath(full, release string, issue int, comment []int) (string, error) {
+	base := "/api/v1/repos/" + full
+	switch {
+	case release != "":
+		var rel struct{ ID int64 }
+		r := w.s.do("GET", base+"/releases/tags/"+release, "", "Authorization", "token "+w.s.AdminToken)
+		if err := json.Unmarshal(r.Body, &rel); err != nil || r.Status != 200 {
+			return "", fmt.Errorf("release %s of %s: %d %s", release, full, r.Status, r.Body)
+		}
+		return base + "/releases/" + fmtInt(rel.ID) + "/assets", nil
+	case len(comment) == 2:
+		id, err := w.commentID(full, comment[0], comment[1])
+		return base + "/issues/comments/" + id + "/assets", err
+	case issue != 0:
+		return base + "/issues/" + strconv.Itoa(issue) + "/assets", nil
+	}
+	return "", fmt.Errorf("fixture: an asset of %s names no release, issue or comment", full)
+}
+
+// --- issues area (H2) ---
+
+// fixtureIssue is an issue opened by By (the owner when empty), closed
+// when Closed, with its comments in order.
+type fixtureIssue struct {
+	By       string           `yaml:"by"`
+	Title    string           `yaml:"title"`
+	Body     string           `yaml:"body"`
+	Closed   bool             `yaml:"closed"`
+	Comments []fixtureComment `yaml:"comments"`
+}
+
+type fixtureComment struct {
+	By   string `yaml:"by"` // the issue's poster when empty
+	Body string `yaml:"body"`
+}
+
+// buildIssues opens r's fixture issues over REST.
+func (w *world) buildIssues(t *testing.T, full, owner string, issues []fixtureIssue) {
+	t.Helper()
+	for _, is := range issues {
+		by := is.By
+		if by == "" {
+			by = owner
+		}
+		body, err := json.Marshal(map[string]any{"title": is.Title, "body": is.Body, "closed": is.Closed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := w.s.do("POST", "/api/v1/repos/"+full+"/issues", string(body), "Authorization", "token "+w.token(t, by), "Content-Type", jsonCT)
+		expectStatus(t, r, 201)
+		var made struct{ Number int64 }
+		if err := json.Unmarshal(r.Body, &made); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range is.Comments {
+			cby := c.By
+			if cby == "" {
+				cby = by
+			}
+			body, _ := json.Marshal(map[string]string{"body": c.Body})
+			expectStatus(t, w.s.do("POST", "/api/v1/repos/"+full+"/issues/"+fmtInt(made.Number)+"/comments", string(body),
+				"Authorization", "token "+w.token(t, cby), "Content-Type", jsonCT), 201)
+		}
+	}
+}
+
+// commentID is the id of the n-th (0-based) comment of issue index of
+// full, for the {{commentID}} template.
+func (w *world) commentID(full string, index, n int) (string, error) {
+	r := w.s.do("GET", "/api/v1/repos/"+full+"/issues/"+strconv.Itoa(index)+"/comments", "", "Authorization", "token "+w.s.AdminToken)
+	var list []struct{ ID int64 }
+	if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != 200 || n >= len(list) {
+		return "", fmt.Errorf("comment %d of %s#%d: %d %s", n, full, index, r.Status, r.Body)
+	}
+	return fmtInt(list[n].ID), nil
+}
+
+// --- end issues area ---
 
 type fixtureRelease struct {
 	Tag  string `yaml:"tag"`
@@ -212,9 +310,14 @@ var placeholderFuncs = template.FuncMap{
 	"token":      func(string) string { return "0" },
 	"tokenID":    func(string, string) string { return "0" },
 	"url":        func() string { return "http://placeholder" },
+	"commentID":  func(string, int, int) string { return "0" }, // issues area
+
 	// --- attachments (H4) ---
-	"assetID":   func(string, string, string) string { return "0" },
-	"assetUUID": func(string, string, string) string { return "0" },
+	"assetID":        func(string, string, string) string { return "0" },
+	"assetUUID":      func(string, string, string) string { return "0" },
+	"issueAssetID":   func(string, int, string) string { return "0" },
+	"issueAssetUUID": func(string, int, string) string { return "0" },
+	"commentAssetID": func(string, int, int, string) string { return "0" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -299,12 +402,6 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 		}
 		expectStatus(t, s.do("POST", base+"/releases", string(body), as(by)...), 201)
 	}
-	for _, a := range r.Assets { // --- attachments (H4) ---
-		rr := s.do("GET", base+"/releases/tags/"+a.Release, "", as(owner)...)
-		var rel struct{ ID int64 }
-		rr.json(t, &rel)
-		expectStatus(t, s.upload(w.token(t, owner), base+"/releases/"+fmtInt(rel.ID)+"/assets", a.Name, strings.NewReader(a.Content)), 201)
-	}
 	for _, u := range r.Watchers {
 		expectStatus(t, s.do("PUT", base+"/subscription", "", as(u)...), 200)
 	}
@@ -313,6 +410,8 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 			`","remote_password":"` + owner + `-password","interval":"8h0m0s"}`
 		expectStatus(t, s.do("POST", base+"/push_mirrors", body, as(owner)...), 200)
 	}
+	w.buildIssues(t, r.Repo, owner, r.Issues)
+	w.buildAssets(t, r.Repo, owner, r.Assets) // --- attachments (H4) ---
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
 	}
@@ -412,15 +511,29 @@ func (w *world) funcs() template.FuncMap {
 			}
 			return tok, nil
 		},
-		"url": func() string { return s.URL },
+		"url":       func() string { return s.URL },
+		"commentID": w.commentID, // {{commentID "alice/demo" 1 0}}: first comment of issue 1
+
 		// --- attachments (H4) ---
 		"assetID": func(full, tag, name string) (string, error) {
-			a, err := w.asset(full, tag, name)
+			a, err := w.asset(full, tag, 0, nil, name)
 			return fmtInt(a.ID), err
 		},
 		"assetUUID": func(full, tag, name string) (string, error) {
-			a, err := w.asset(full, tag, name)
+			a, err := w.asset(full, tag, 0, nil, name)
 			return a.UUID, err
+		},
+		"issueAssetID": func(full string, issue int, name string) (string, error) {
+			a, err := w.asset(full, "", issue, nil, name)
+			return fmtInt(a.ID), err
+		},
+		"issueAssetUUID": func(full string, issue int, name string) (string, error) {
+			a, err := w.asset(full, "", issue, nil, name)
+			return a.UUID, err
+		},
+		"commentAssetID": func(full string, issue, n int, name string) (string, error) {
+			a, err := w.asset(full, "", 0, []int{issue, n}, name)
+			return fmtInt(a.ID), err
 		},
 	}
 }
@@ -432,25 +545,23 @@ type caseAsset struct {
 	Name string
 }
 
-// asset finds a release asset by its release's tag and its name.
-func (w *world) asset(full, tag, name string) (caseAsset, error) {
-	s := w.s
-	var rel struct{ ID int64 }
-	r := s.do("GET", "/api/v1/repos/"+full+"/releases/tags/"+tag, "", "Authorization", "token "+s.AdminToken)
-	if err := json.Unmarshal(r.Body, &rel); err != nil || r.Status != 200 {
-		return caseAsset{}, fmt.Errorf("release %s of %s: %d %s", tag, full, r.Status, r.Body)
+// asset finds an attachment of a release, issue or comment by name.
+func (w *world) asset(full, release string, issue int, comment []int, name string) (caseAsset, error) {
+	path, err := w.assetsPath(full, release, issue, comment)
+	if err != nil {
+		return caseAsset{}, err
 	}
 	var list []caseAsset
-	r = s.do("GET", "/api/v1/repos/"+full+"/releases/"+fmtInt(rel.ID)+"/assets?limit=50", "", "Authorization", "token "+s.AdminToken)
+	r := w.s.do("GET", path+"?limit=50", "", "Authorization", "token "+w.s.AdminToken)
 	if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != 200 {
-		return caseAsset{}, fmt.Errorf("assets of %s %s: %d %s", full, tag, r.Status, r.Body)
+		return caseAsset{}, fmt.Errorf("attachments at %s: %d %s", path, r.Status, r.Body)
 	}
 	for _, a := range list {
 		if a.Name == name {
 			return a, nil
 		}
 	}
-	return caseAsset{}, fmt.Errorf("release %s of %s has no asset %q", tag, full, name)
+	return caseAsset{}, fmt.Errorf("no attachment %q at %s", name, path)
 }
 
 // run makes one case's requests and reports every difference at once.
