@@ -110,7 +110,9 @@ func (s *Store) ListAttachments(ctx context.Context, p AttachmentParent, offset,
 
 // AttachmentsOf returns the attachments of several parents of one kind
 // at once (release ids, issue ids or comment ids, by column), oldest
-// first, for rendering lists.
+// first, for rendering lists (Release.assets, Issue.assets,
+// Comment.assets). repoID 0 does not restrict the repository (lists that
+// span repositories; the ids are global).
 func (s *Store) AttachmentsOf(ctx context.Context, repoID int64, column string, ids []int64) (map[int64][]Attachment, error) {
 	switch column {
 	case "release_id", "issue_id", "comment_id":
@@ -121,7 +123,10 @@ func (s *Store) AttachmentsOf(ctx context.Context, repoID int64, column string, 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	q := s.db.WithContext(ctx).Where("repo_id = ? AND "+column+" IN ?", repoID, ids)
+	q := s.db.WithContext(ctx).Where(column+" IN ?", ids)
+	if repoID != 0 {
+		q = q.Where("repo_id = ?", repoID)
+	}
 	if column == "issue_id" {
 		q = q.Where("comment_id = 0")
 	}
