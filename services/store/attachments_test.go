@@ -87,6 +87,35 @@ func TestAttachments(t *testing.T) {
 			t.Fatalf("existing: %v %v", err, exists)
 		}
 
+		// Issue and comment files, listed apart and in bulk.
+		is := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, Title: "t"}}
+		if err := s.CreateIssue(ctx, is); err != nil {
+			t.Fatal(err)
+		}
+		c := &store.Comment{RepoID: repo.ID, IssueID: is.ID, Content: "c"}
+		if err := s.CreateComment(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		ia, err := add(store.Attachment{RepoID: repo.ID, IssueID: is.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ca, err := add(store.Attachment{RepoID: repo.ID, IssueID: is.ID, CommentID: c.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byIssue, err := s.AttachmentsOf(ctx, 0, "issue_id", []int64{is.ID})
+		if err != nil || len(byIssue[is.ID]) != 1 || byIssue[is.ID][0].ID != ia.ID {
+			t.Fatalf("issue files: %v %+v", err, byIssue)
+		}
+		byComment, err := s.AttachmentsOf(ctx, repo.ID, "comment_id", []int64{c.ID})
+		if err != nil || len(byComment[c.ID]) != 1 || byComment[c.ID][0].ID != ca.ID {
+			t.Fatalf("comment files: %v %+v", err, byComment)
+		}
+		if _, err := s.AttachmentsOf(ctx, 0, "id; DROP TABLE x", []int64{1}); err == nil {
+			t.Fatal("an unknown column was accepted")
+		}
+
 		// Deleting the release removes its assets' rows in its transaction.
 		if err := s.DeleteRelease(ctx, repo.ID, rel.ID); err != nil {
 			t.Fatal(err)
