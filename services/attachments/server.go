@@ -210,11 +210,21 @@ func (s *Server) create(ctx context.Context, p parent, first uploadMsg, recv fun
 		}
 		return m.GetData(), nil
 	}}
-	a, err := s.store(ctx, upload{row: row, name: first.GetName(), content: content, maxBytes: maxBytes, allowed: allowed})
+	a, err := s.store(ctx, upload{row: row, name: baseName(first.GetName()), content: content, maxBytes: maxBytes, allowed: allowed})
 	if err != nil {
 		return nil, err
 	}
 	return s.view(a), nil
+}
+
+// baseName keeps the last element of a file name a client sent with its
+// directories (as multipart's FileName does for REST uploads).
+func baseName(name string) string {
+	name = strings.TrimSpace(name)
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
 }
 
 // first receives an upload's first message; a stream closed before it

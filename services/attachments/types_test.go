@@ -32,3 +32,11 @@ func TestCheckType(t *testing.T) {
 		}
 	}
 }
+
+func TestBaseName(t *testing.T) {
+	for in, want := range map[string]string{"a.txt": "a.txt", "../../etc/passwd": "passwd", `C:\dir\x.zip`: "x.zip", " b.txt ": "b.txt", "dir/": ""} {
+		if got := baseName(in); got != want {
+			t.Errorf("baseName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
