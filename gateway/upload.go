@@ -12,6 +12,8 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	attachmentsv1 "forge/gen/forge/attachments/v1"
@@ -135,6 +137,11 @@ func (g *gateway) registerAttachments(cc grpc.ClientConnInterface) error {
 // service answers that the attachment is missing.
 func filePart(r *http.Request) (part *multipart.Part, name string, err error) {
 	name = r.URL.Query().Get("name")
+	// What comes before the file is read before the call is authorized
+	// for its repository: at most multipartSlack bytes of it.
+	head := &headLimit{body: r.Body, left: multipartSlack}
+	r.Body = head
+	defer func() { head.left = -1 }()
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, name, nil // not multipart: no file
@@ -165,6 +172,32 @@ func filePart(r *http.Request) (part *multipart.Part, name string, err error) {
 	}
 }
 
+// headLimit fails a body read once more than left bytes were read, until
+// left is set to -1 (the file part was found).
+type headLimit struct {
+	body io.ReadCloser
+	left int64
+}
+
+var errHeadTooLarge = errors.New("the multipart fields before the attachment are too large")
+
+func (h *headLimit) Read(p []byte) (int, error) {
+	if h.left < 0 {
+		return h.body.Read(p)
+	}
+	if h.left == 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.body.Read(p)
+	h.left -= int64(n)
+	return n, err
+}
+
+func (h *headLimit) Close() error { return h.body.Close() }
+
 func (g *gateway) uploadHandler(cc grpc.ClientConnInterface, u uploadRoute) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 		_, outbound := runtime.MarshalerForRequest(g.mux, r)
@@ -175,7 +208,14 @@ func (g *gateway) uploadHandler(cc grpc.ClientConnInterface, u uploadRoute) runt
 		}
 		fail := func(err error) { runtime.HTTPError(ctx, g.mux, outbound, w, r, err) }
 		part, name, err := filePart(r)
+		if errors.Is(err, errHeadTooLarge) {
+			g.writeError(w, http.StatusRequestEntityTooLarge, err.Error())
+			return
+		}
 		if err != nil {
+			if _, _, ok := bodyFailure(ctx); !ok {
+				err = status.Error(codes.InvalidArgument, "[]: malformed multipart body: "+err.Error())
+			}
 			fail(err)
 			return
 		}

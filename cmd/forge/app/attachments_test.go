@@ -526,6 +526,34 @@ func TestAttachmentLimits(t *testing.T) {
 			t.Fatalf("read %d bytes of a body declared too large", read.Load())
 		}
 
+		// Fields before the file are read before the repository is
+		// checked: at most about a megabyte of them.
+		bobTok := s.seedUser("bob", "bob-password", false)
+		var junk atomic.Int64
+		pr, pw := io.Pipe()
+		go func() {
+			mw := multipart.NewWriter(pw)
+			mw.SetBoundary("b")
+			f, _ := mw.CreateFormField("junk")
+			_, err := io.Copy(f, &countingZeros{n: 64 << 20, read: &junk})
+			pw.CloseWithError(err)
+		}()
+		req, _ = http.NewRequest("POST", fmt.Sprintf("%s/api/v1/repos/alice/proj/releases/%d/assets", s.URL, rel.ID), pr)
+		req.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+		req.Header.Set("Authorization", "token "+bobTok)
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("junk before the file: %v %v", err, resp)
+		} else {
+			resp.Body.Close()
+		}
+		pr.CloseWithError(errors.New("done"))
+		if junk.Load() > 16<<20 {
+			t.Fatalf("read %d bytes of fields before the file", junk.Load())
+		}
+		// A malformed body is 422.
+		r = s.do("POST", fmt.Sprintf("/api/v1/repos/alice/proj/releases/%d/assets", rel.ID), "--b\r\nbroken", "Content-Type", "multipart/form-data; boundary=b", "Authorization", "token "+aliceTok)
+		expectStatus(t, r, http.StatusUnprocessableEntity)
+
 		// Release assets have their own type list.
 		r = s.upload(aliceTok, fmt.Sprintf("/api/v1/repos/alice/proj/releases/%d/assets", rel.ID), "x.zip", strings.NewReader("PK"))
 		expectStatus(t, r, http.StatusUnprocessableEntity)
