@@ -36,6 +36,10 @@ type Options struct {
 	Swagger []byte
 	// MaxBodySize caps API request bodies (413 beyond it); 0: no cap.
 	MaxBodySize int64
+	// UploadMaxSize caps the files of attachment uploads (the larger of
+	// the attachment and release asset limits; the service applies the
+	// exact one), which are exempt from MaxBodySize. 0: MaxBodySize.
+	UploadMaxSize int64
 	// ReadTimeout bounds reading one API request body; 0: none.
 	ReadTimeout time.Duration
 	// Preflight, if set, refuses calls before their body is read.
@@ -98,6 +102,9 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		}
 	}
 	if err := registerRaw(g.mux, cc); err != nil {
+		return nil, err
+	}
+	if err := g.registerAttachments(cc); err != nil {
 		return nil, err
 	}
 	return g, nil

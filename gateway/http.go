@@ -46,7 +46,9 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", jsonContentType)
 		w.Write(g.opts.Swagger)
 		return
-	case strings.HasPrefix(path, "/api/v1/"):
+	case strings.HasPrefix(path, "/api/v1/"), strings.HasPrefix(path, "/attachments/"):
+		// browser_download_url is served like the API (same credentials,
+		// same error bodies).
 		g.serveAPI(w, r)
 		return
 	case g.opts.Git != nil:

@@ -30,25 +30,44 @@ type Preflight func(method string, md metadata.MD) error
 // services would refuse anyway, then declared bodies over the limit.
 func (g *gateway) guard(next runtime.HandlerFunc) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		method, routed := "", false
+		if pat, ok := runtime.HTTPPattern(r.Context()); ok {
+			method, routed = g.routes.lookup(r.Method, pat.String())
+		}
 		// The preflight exists so that a body is never read for a caller
 		// the interceptor would refuse; without a body the interceptor
 		// gives the same answer, so bodiless requests (most reads) skip it.
-		if g.opts.Preflight != nil && r.ContentLength != 0 {
-			if pat, ok := runtime.HTTPPattern(r.Context()); ok {
-				if method, ok := g.routes.lookup(r.Method, pat.String()); ok {
-					if err := g.opts.Preflight(method, g.credentials(r)); err != nil {
-						g.writeError(w, statusFor(status.Convert(err)), rpcerr.Message(err))
-						return
-					}
-				}
+		if g.opts.Preflight != nil && r.ContentLength != 0 && routed {
+			if err := g.opts.Preflight(method, g.credentials(r)); err != nil {
+				g.writeError(w, statusFor(status.Convert(err)), rpcerr.Message(err))
+				return
 			}
 		}
-		if max := g.opts.MaxBodySize; max > 0 && r.ContentLength > max {
+		max := g.opts.MaxBodySize
+		if routed && isUpload(method) {
+			// An attachment upload streams a file that may be far larger
+			// than an API body; it gets its own limit, and its read
+			// deadline bounds silence rather than the whole transfer.
+			max = g.uploadLimit()
+			if lb, ok := r.Context().Value(bodyKey{}).(*limitedBody); ok {
+				lb.forUpload(max)
+			}
+		}
+		if max > 0 && r.ContentLength > max {
 			g.writeError(w, http.StatusRequestEntityTooLarge, tooLargeMessage(max))
 			return
 		}
 		next(w, r, params)
 	}
+}
+
+// uploadLimit is the body limit of attachment uploads: the largest file
+// plus the multipart framing.
+func (g *gateway) uploadLimit() int64 {
+	if g.opts.UploadMaxSize <= 0 {
+		return g.opts.MaxBodySize
+	}
+	return g.opts.UploadMaxSize + multipartSlack
 }
 
 // credentials is what the services read to identify a REST caller.
@@ -87,6 +106,22 @@ type limitedBody struct {
 	atEOF    func()
 	exceeded bool
 	timedOut bool // the read deadline passed before the body arrived
+	// rc and timeout set the read deadline; with progress, every read
+	// that returns data pushes it timeout further (uploads).
+	rc       *http.ResponseController
+	timeout  time.Duration
+	progress bool
+}
+
+// forUpload raises the limit to max (0: none) and turns the read deadline
+// into a progress deadline.
+func (b *limitedBody) forUpload(max int64) {
+	b.max = max
+	b.left = max
+	if max <= 0 {
+		b.left = 1<<63 - 2
+	}
+	b.progress = b.rc != nil
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -103,6 +138,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		return int(b.left), errBodyTooLarge
 	}
 	b.left -= int64(n)
+	if b.progress && n > 0 && b.atEOF != nil {
+		b.rc.SetReadDeadline(time.Now().Add(b.timeout))
+	}
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		b.timedOut = true
 	}
@@ -131,6 +169,7 @@ func (g *gateway) limitBody(w http.ResponseWriter, r *http.Request) *http.Reques
 		rc := http.NewResponseController(w)
 		if rc.SetReadDeadline(time.Now().Add(d)) == nil {
 			lb.atEOF = func() { rc.SetReadDeadline(time.Time{}) }
+			lb.rc, lb.timeout = rc, d
 		}
 	}
 	r = r.WithContext(context.WithValue(ctx, bodyKey{}, lb))

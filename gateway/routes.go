@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	attachmentsv1 "forge/gen/forge/attachments/v1"
 	contentsv1 "forge/gen/forge/contents/v1"
 )
 
@@ -75,6 +76,10 @@ func loadRoutes() (routeTable, error) {
 	for _, p := range rawPatterns {
 		t.add(http.MethodGet, p, contentsv1.ContentService_GetRawFile_FullMethodName)
 	}
+	for _, u := range uploadRoutes {
+		t.add(http.MethodPost, u.pattern, u.method)
+	}
+	t.add(http.MethodGet, downloadPattern, attachmentsv1.AttachmentService_DownloadAttachment_FullMethodName)
 	return t, nil
 }
 

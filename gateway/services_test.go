@@ -3,6 +3,7 @@ package gateway
 import (
 	"forge/services/admin"
 	"forge/services/area"
+	"forge/services/attachments"
 	"forge/services/code"
 	"forge/services/issuedeps"
 	"forge/services/issues"
@@ -23,6 +24,6 @@ import (
 func withServices(o Options) Options {
 	o.Services = area.Gateways([]area.Area{misc.Area, users.Area, admin.Area, tokens.Area, repos.Area,
 		mirrors.Area, releases.Area, watch.Area, code.Area, issues.Area, issuedeps.Area,
-		labels.Area, orgs.Area})
+		labels.Area, orgs.Area, attachments.Area})
 	return o
 }

@@ -29,6 +29,7 @@ type Config struct {
 	API        API
 	Migrations Migrations
 	Limits     Limits
+	Attachment Attachment
 }
 
 type Server struct {
@@ -94,6 +95,21 @@ type Repository struct {
 	MaxCreationLimit        int    // [repository] MAX_CREATION_LIMIT
 }
 
+// Attachment configures stored files: issue and comment attachments, and
+// release assets (which have their own type list and size, as in Gitea's
+// [repository.release]).
+type Attachment struct {
+	Path         string // [attachment] PATH, the blob directory
+	MaxSize      int    // [attachment] MAX_SIZE, MiB per file
+	AllowedTypes string // [attachment] ALLOWED_TYPES: extensions, MIME types, type/*; empty or */*: any
+	// Release assets.
+	ReleaseMaxSize      int    // [repository.release] FILE_MAX_SIZE, MiB per file
+	ReleaseAllowedTypes string // [repository.release] ALLOWED_TYPES; empty: any
+}
+
+// DefaultAllowedTypes is Gitea's default [attachment] ALLOWED_TYPES.
+const DefaultAllowedTypes = ".cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.xls,.xlsx,.zip"
+
 type API struct {
 	DefaultPagingNum int // [api] DEFAULT_PAGING_NUM
 	MaxResponseItems int // [api] MAX_RESPONSE_ITEMS
@@ -155,6 +171,12 @@ func Default() *Config {
 		},
 		API:     API{DefaultPagingNum: 30, MaxResponseItems: 50},
 		Service: Service{AllowCrossRepositoryDependencies: true},
+		Attachment: Attachment{
+			Path:           "", // derived: APP_DATA_PATH/attachments
+			MaxSize:        2048,
+			AllowedTypes:   DefaultAllowedTypes,
+			ReleaseMaxSize: 2048,
+		},
 		Limits: Limits{
 			// Large enough for the contents API's base64 files (a 24 MiB
 			// file is 32 MiB encoded), small enough that a few concurrent
@@ -236,6 +258,12 @@ func Load(path string, environ []string) (*Config, error) {
 	r.int("server", "IDLE_TIMEOUT", &lim.IdleTimeout)
 	r.int("git.timeout", "PROGRESS", &lim.GitProgressTimeout)
 	r.int("git", "MAX_PROCESSES", &lim.GitMaxProcesses)
+	at := &cfg.Attachment
+	r.str("attachment", "PATH", &at.Path)
+	r.int("attachment", "MAX_SIZE", &at.MaxSize)
+	r.str("attachment", "ALLOWED_TYPES", &at.AllowedTypes)
+	r.int("repository.release", "FILE_MAX_SIZE", &at.ReleaseMaxSize)
+	r.str("repository.release", "ALLOWED_TYPES", &at.ReleaseAllowedTypes)
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, err
 	}
@@ -255,6 +283,9 @@ func Load(path string, environ []string) (*Config, error) {
 	}
 	if cfg.Repository.Root == "" {
 		cfg.Repository.Root = filepath.Join(s.AppDataPath, "repositories")
+	}
+	if cfg.Attachment.Path == "" {
+		cfg.Attachment.Path = filepath.Join(s.AppDataPath, "attachments")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -304,6 +335,8 @@ func (c *Config) Validate() error {
 		{"[server] IDLE_TIMEOUT", c.Limits.IdleTimeout},
 		{"[git.timeout] PROGRESS", c.Limits.GitProgressTimeout},
 		{"[git] MAX_PROCESSES", c.Limits.GitMaxProcesses},
+		{"[attachment] MAX_SIZE", c.Attachment.MaxSize},
+		{"[repository.release] FILE_MAX_SIZE", c.Attachment.ReleaseMaxSize},
 	} {
 		if k.v < 1 {
 			bad(k.name, "must be at least 1")

@@ -138,6 +138,11 @@ func TestDocumentedDefaults(t *testing.T) {
 		"server.IDLE_TIMEOUT":                                itoa(cfg.Limits.IdleTimeout),
 		"git.timeout.PROGRESS":                               itoa(cfg.Limits.GitProgressTimeout),
 		"git.MAX_PROCESSES":                                  itoa(cfg.Limits.GitMaxProcesses),
+		"attachment.PATH":                                    cfg.Attachment.Path,
+		"attachment.MAX_SIZE":                                itoa(cfg.Attachment.MaxSize),
+		"attachment.ALLOWED_TYPES":                           cfg.Attachment.AllowedTypes,
+		"repository.release.FILE_MAX_SIZE":                   itoa(cfg.Attachment.ReleaseMaxSize),
+		"repository.release.ALLOWED_TYPES":                   cfg.Attachment.ReleaseAllowedTypes,
 	}
 	documented := map[string]string{}
 	sc := bufio.NewScanner(f)

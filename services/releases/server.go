@@ -38,6 +38,9 @@ type Store interface {
 	DeleteRelease(ctx context.Context, repoID, id int64) error
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+	// AttachmentsOf returns the assets of releases (column "release_id"),
+	// oldest first, by release id.
+	AttachmentsOf(ctx context.Context, repoID int64, column string, ids []int64) (map[int64][]store.Attachment, error)
 }
 
 // Git is the part of the git store releases use. Errors wrap git's
@@ -116,16 +119,22 @@ func (s *Server) ListReleases(ctx context.Context, req *releasesv1.ListReleasesR
 		return nil, storeErr(err)
 	}
 	ids := make([]int64, len(list))
+	relIDs := make([]int64, len(list))
 	for i := range list {
 		ids[i] = list[i].PublisherID
+		relIDs[i] = list[i].ID
 	}
 	publishers, err := s.publishers(ctx, ids...)
 	if err != nil {
 		return nil, err
 	}
+	assets, err := s.store.AttachmentsOf(ctx, r.ID, "release_id", relIDs)
+	if err != nil {
+		return nil, storeErr(err)
+	}
 	out := &releasesv1.ListReleasesResponse{Releases: make([]*releasesv1.Release, len(list)), TotalCount: total}
 	for i := range list {
-		out.Releases[i] = s.view.release(r.Repo, &list[i], publishers[list[i].PublisherID])
+		out.Releases[i] = s.view.release(r.Repo, &list[i], publishers[list[i].PublisherID], assets[list[i].ID])
 	}
 	return out, nil
 }
@@ -136,7 +145,11 @@ func (s *Server) render(ctx context.Context, r *repo, rel *store.Release) (*rele
 	if err != nil {
 		return nil, err
 	}
-	return s.view.release(r.Repo, rel, publishers[rel.PublisherID]), nil
+	assets, err := s.store.AttachmentsOf(ctx, r.ID, "release_id", []int64{rel.ID})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	return s.view.release(r.Repo, rel, publishers[rel.PublisherID], assets[rel.ID]), nil
 }
 
 // publishers loads the publishers the caller may see; a hidden one is

@@ -24,9 +24,9 @@ type view struct {
 // ghost stands in for a publisher whose account is gone, as in Gitea.
 var ghost = &store.User{ID: -1, Name: "Ghost", LowerName: "ghost"}
 
-// release renders rel of r. The publisher is rendered as for an anonymous
-// viewer, as Gitea does.
-func (v view) release(r *access.Repo, rel *store.Release, publisher *store.User) *releasesv1.Release {
+// release renders rel of r with its assets. The publisher is rendered as
+// for an anonymous viewer, as Gitea does.
+func (v view) release(r *access.Repo, rel *store.Release, publisher *store.User, assets []store.Attachment) *releasesv1.Release {
 	if publisher == nil {
 		publisher = ghost
 	}
@@ -51,8 +51,22 @@ func (v view) release(r *access.Repo, rel *store.Release, publisher *store.User)
 		CreatedAt:       created,
 		PublishedAt:     created,
 		Author:          v.users.User(publisher, nil),
-		Assets:          []*releasesv1.Attachment{},
+		Assets:          v.assets(assets),
 	}
+}
+
+// assets renders release assets as Gitea's Attachment objects ([] when
+// none); browser_download_url is served by the attachments area.
+func (v view) assets(list []store.Attachment) []*releasesv1.Attachment {
+	out := make([]*releasesv1.Attachment, len(list))
+	for i, a := range list {
+		out[i] = &releasesv1.Attachment{
+			Id: a.ID, Name: a.Name, Size: a.Size, DownloadCount: a.DownloadCount,
+			CreatedAt: timestamppb.New(time.Unix(a.CreatedUnix, 0)), Uuid: a.UUID,
+			BrowserDownloadUrl: v.root + "attachments/" + a.UUID,
+		}
+	}
+	return out
 }
 
 // tag renders a git tag as Gitea does: the message trimmed, id the tag

@@ -172,14 +172,20 @@ func (s *Store) UpdateRelease(ctx context.Context, repoID, id int64, change func
 	return &out, nil
 }
 
-// DeleteRelease deletes a release record (the git tag is not touched);
-// ErrNotFound if there is no such release.
+// DeleteRelease deletes a release record and its assets' rows in one
+// transaction (the git tag is not touched; the blob sweep removes the
+// asset files); ErrNotFound if there is no such release.
 func (s *Store) DeleteRelease(ctx context.Context, repoID, id int64) error {
-	res := s.db.WithContext(ctx).Where("id = ? AND repo_id = ? AND is_tag = ?", id, repoID, false).Delete(&Release{})
-	if res.Error == nil && res.RowsAffected == 0 {
-		return ErrNotFound
-	}
-	return res.Error
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Where("id = ? AND repo_id = ? AND is_tag = ?", id, repoID, false).Delete(&Release{})
+		if res.Error == nil && res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		if res.Error != nil {
+			return res.Error
+		}
+		return tx.Where("repo_id = ? AND release_id = ?", repoID, id).Delete(&Attachment{}).Error
+	})
 }
 
 // CountReleases is the number of published releases (not drafts, not

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/fullstorydev/grpchan/inprocgrpc"
@@ -21,7 +22,9 @@ import (
 	"forge/services/access"
 	"forge/services/admin"
 	"forge/services/area"
+	"forge/services/attachments"
 	"forge/services/auth"
+	"forge/services/blob"
 	"forge/services/code"
 	"forge/services/config"
 	"forge/services/git"
@@ -50,12 +53,14 @@ type App struct {
 	Store   *store.Store
 	Git     *git.Store
 	Mirrors *mirrors.Server // migrations, mirrors and their scheduler
-	checker *access.Checker
-	syncer  *repos.Syncer
-	authn   *auth.Authenticator
-	usage   *auth.UsageRecorder
-	grpc    *grpc.Server
-	handler http.Handler
+	// Attachments serves stored files; its Sweep runs with the others.
+	Attachments *attachments.Server
+	checker     *access.Checker
+	syncer      *repos.Syncer
+	authn       *auth.Authenticator
+	usage       *auth.UsageRecorder
+	grpc        *grpc.Server
+	handler     http.Handler
 
 	// policies is the per-method table the areas declare in their protos
 	// (Policies).
@@ -125,11 +130,24 @@ func (a *App) build() error {
 	}
 	gitStore.LimitProcesses(cfg.Limits.GitMaxProcesses)
 	a.Git = gitStore
-	a.sweep(context.Background()) // debris of a previous run that was killed
+	blobDir := cfg.Attachment.Path
+	if blobDir == "" {
+		blobDir = filepath.Join(cfg.Server.AppDataPath, "attachments")
+	}
+	blobs, err := blob.NewLocal(blobDir)
+	if err != nil {
+		return fmt.Errorf("attachment path: %w", err)
+	}
 	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit)
 	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker
+	a.Attachments = attachments.NewServer(attachments.Options{Store: a.Store, Blobs: blobs, Access: checker,
+		RootURL: cfg.Server.RootURL, Paging: limits, Limits: attachments.Limits{
+			MaxBytes: int64(cfg.Attachment.MaxSize) << 20, AllowedTypes: cfg.Attachment.AllowedTypes,
+			ReleaseMaxBytes: int64(cfg.Attachment.ReleaseMaxSize) << 20, ReleaseAllowedTypes: cfg.Attachment.ReleaseAllowedTypes,
+		}})
+	a.sweep(context.Background()) // debris of a previous run that was killed
 	a.Mirrors, err = mirrors.NewServer(mirrors.Options{Store: a.Store, Git: gitStore, Access: checker, Render: repoRender, Syncer: syncer,
 		SecretKey: cfg.Security.SecretKey, Limits: limits, AllowLocalNetworks: cfg.Migrations.AllowLocalNetworks})
 	if err != nil {
@@ -164,6 +182,7 @@ func (a *App) build() error {
 		a.Mirrors,
 		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
 		watch.NewServer(a.Store, checker, repoRender, limits),
+		a.Attachments,
 		issues.NewServer(a.Store, checker, render, cfg.Server.RootURL, limits),
 		issuedeps.NewServer(issuedeps.NewService(a.Store, checker, cfg.Service.AllowCrossRepositoryDependencies),
 			a.Store, issues.NewRenderer(a.Store, render, cfg.Server.RootURL), limits),
@@ -206,6 +225,7 @@ func (a *App) build() error {
 		ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser,
 		Swagger:            apidocs.Swagger,
 		MaxBodySize:        int64(cfg.Limits.MaxRequestBodySize),
+		UploadMaxSize:      int64(max(cfg.Attachment.MaxSize, cfg.Attachment.ReleaseMaxSize)) << 20,
 		ReadTimeout:        seconds(cfg.Limits.APIReadTimeout),
 		Preflight:          authn.Preflight,
 		Services:           area.Gateways(Areas),

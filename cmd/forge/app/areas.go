@@ -3,6 +3,7 @@ package app
 import (
 	"forge/services/admin"
 	"forge/services/area"
+	"forge/services/attachments"
 	"forge/services/code"
 	"forge/services/issuedeps"
 	"forge/services/issues"
@@ -35,6 +36,7 @@ var Areas = []area.Area{
 	issuedeps.Area,
 	labels.Area,
 	orgs.Area,
+	attachments.Area,
 }
 
 // Owned is what the areas declare as owned by repositories and users, in

@@ -122,6 +122,11 @@ type fixtureRepo struct {
 	// label cases do not depend on the issue endpoints).
 	Labels      []fixtureLabel      `yaml:"labels"`
 	LabelIssues []fixtureLabelIssue `yaml:"label_issues"`
+
+	// --- attachments (H4) ---
+	// Assets are attachments uploaded by the owner (multipart, as the SDK
+	// does) after the releases and issues.
+	Assets []fixtureAsset `yaml:"assets"`
 }
 
 // fixtureLabel is a repository label; color defaults to "#00aabb".
@@ -138,6 +143,49 @@ type fixtureLabelIssue struct {
 	Title  string   `yaml:"title"`
 	Closed bool     `yaml:"closed"`
 	Labels []string `yaml:"labels"`
+}
+
+// fixtureAsset is an attachment of a release (its tag), an issue (its
+// number) or a comment ([issue number, n-th comment from 0]), with its
+// file name and content.
+type fixtureAsset struct {
+	Release string `yaml:"release"`
+	Issue   int    `yaml:"issue"`
+	Comment []int  `yaml:"comment"`
+	Name    string `yaml:"name"`
+	Content string `yaml:"content"`
+}
+
+// buildAssets uploads the fixture's attachments as the owner.
+func (w *world) buildAssets(t *testing.T, full, owner string, assets []fixtureAsset) {
+	t.Helper()
+	for _, a := range assets {
+		list, err := w.assetsPath(full, a.Release, a.Issue, a.Comment)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, w.s.upload(w.token(t, owner), list, a.Name, strings.NewReader(a.Content)), 201)
+	}
+}
+
+// assetsPath is the REST path of a parent's attachments.
+func (w *world) assetsPath(full, release string, issue int, comment []int) (string, error) {
+	base := "/api/v1/repos/" + full
+	switch {
+	case release != "":
+		var rel struct{ ID int64 }
+		r := w.s.do("GET", base+"/releases/tags/"+release, "", "Authorization", "token "+w.s.AdminToken)
+		if err := json.Unmarshal(r.Body, &rel); err != nil || r.Status != 200 {
+			return "", fmt.Errorf("release %s of %s: %d %s", release, full, r.Status, r.Body)
+		}
+		return base + "/releases/" + fmtInt(rel.ID) + "/assets", nil
+	case len(comment) == 2:
+		id, err := w.commentID(full, comment[0], comment[1])
+		return base + "/issues/comments/" + id + "/assets", err
+	case issue != 0:
+		return base + "/issues/" + strconv.Itoa(issue) + "/assets", nil
+	}
+	return "", fmt.Errorf("fixture: an asset of %s names no release, issue or comment", full)
 }
 
 // --- issues area (H2) ---
@@ -337,6 +385,13 @@ var placeholderFuncs = template.FuncMap{
 	"labelID":    func(string, string) string { return "0" },
 	"orgLabelID": func(string, string) string { return "0" },
 	"teamID":     func(string, string) string { return "0" },
+
+	// --- attachments (H4) ---
+	"assetID":        func(string, string, string) string { return "0" },
+	"assetUUID":      func(string, string, string) string { return "0" },
+	"issueAssetID":   func(string, int, string) string { return "0" },
+	"issueAssetUUID": func(string, int, string) string { return "0" },
+	"commentAssetID": func(string, int, int, string) string { return "0" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -507,6 +562,7 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	}
 	w.buildIssues(t, r.Repo, owner, r.Issues)
 	w.buildLabels(t, r, as(owner))
+	w.buildAssets(t, r.Repo, owner, r.Assets) // --- attachments (H4) ---
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
 	}
@@ -713,7 +769,55 @@ func (w *world) funcs() template.FuncMap {
 			}
 			return fmtInt(id), nil
 		},
+
+		// --- attachments (H4) ---
+		"assetID": func(full, tag, name string) (string, error) {
+			a, err := w.asset(full, tag, 0, nil, name)
+			return fmtInt(a.ID), err
+		},
+		"assetUUID": func(full, tag, name string) (string, error) {
+			a, err := w.asset(full, tag, 0, nil, name)
+			return a.UUID, err
+		},
+		"issueAssetID": func(full string, issue int, name string) (string, error) {
+			a, err := w.asset(full, "", issue, nil, name)
+			return fmtInt(a.ID), err
+		},
+		"issueAssetUUID": func(full string, issue int, name string) (string, error) {
+			a, err := w.asset(full, "", issue, nil, name)
+			return a.UUID, err
+		},
+		"commentAssetID": func(full string, issue, n int, name string) (string, error) {
+			a, err := w.asset(full, "", 0, []int{issue, n}, name)
+			return fmtInt(a.ID), err
+		},
 	}
+}
+
+// caseAsset is what the asset templates read of a release asset.
+type caseAsset struct {
+	ID   int64
+	UUID string
+	Name string
+}
+
+// asset finds an attachment of a release, issue or comment by name.
+func (w *world) asset(full, release string, issue int, comment []int, name string) (caseAsset, error) {
+	path, err := w.assetsPath(full, release, issue, comment)
+	if err != nil {
+		return caseAsset{}, err
+	}
+	var list []caseAsset
+	r := w.s.do("GET", path+"?limit=50", "", "Authorization", "token "+w.s.AdminToken)
+	if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != 200 {
+		return caseAsset{}, fmt.Errorf("attachments at %s: %d %s", path, r.Status, r.Body)
+	}
+	for _, a := range list {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	return caseAsset{}, fmt.Errorf("no attachment %q at %s", name, path)
 }
 
 // run makes one case's requests and reports every difference at once.

@@ -3,6 +3,7 @@ package app
 import (
 	"forge/services/access"
 	"forge/services/admin"
+	"forge/services/attachments"
 	"forge/services/auth"
 	"forge/services/code"
 	"forge/services/issuedeps"
@@ -23,20 +24,21 @@ import (
 // database implements each of them, checked here at compile time so a
 // method added to an interface but not to the store fails the build.
 var (
-	_ access.Store     = (*store.Store)(nil)
-	_ admin.Store      = (*store.Store)(nil)
-	_ auth.Store       = (*store.Store)(nil)
-	_ code.Store       = (*store.Store)(nil)
-	_ issues.Store     = (*store.Store)(nil)
-	_ issuedeps.Store  = (*store.Store)(nil)
-	_ labels.Store     = (*store.Store)(nil)
-	_ mirrors.Store    = (*store.Store)(nil)
-	_ orgs.Store       = (*store.Store)(nil)
-	_ releases.Store   = (*store.Store)(nil)
-	_ repos.Store      = (*store.Store)(nil)
-	_ repos.SyncStore  = (*store.Store)(nil)
-	_ repos.PurgeStore = (*store.Store)(nil)
-	_ tokens.Store     = (*store.Store)(nil)
-	_ users.Store      = (*store.Store)(nil)
-	_ watch.Store      = (*store.Store)(nil)
+	_ access.Store      = (*store.Store)(nil)
+	_ admin.Store       = (*store.Store)(nil)
+	_ auth.Store        = (*store.Store)(nil)
+	_ code.Store        = (*store.Store)(nil)
+	_ issues.Store      = (*store.Store)(nil)
+	_ issuedeps.Store   = (*store.Store)(nil)
+	_ labels.Store      = (*store.Store)(nil)
+	_ mirrors.Store     = (*store.Store)(nil)
+	_ orgs.Store        = (*store.Store)(nil)
+	_ releases.Store    = (*store.Store)(nil)
+	_ repos.Store       = (*store.Store)(nil)
+	_ repos.SyncStore   = (*store.Store)(nil)
+	_ repos.PurgeStore  = (*store.Store)(nil)
+	_ tokens.Store      = (*store.Store)(nil)
+	_ users.Store       = (*store.Store)(nil)
+	_ watch.Store       = (*store.Store)(nil)
+	_ attachments.Store = (*store.Store)(nil)
 )

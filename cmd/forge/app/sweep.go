@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"forge/services/attachments"
 	"forge/services/git"
 )
 
@@ -20,6 +21,14 @@ func (a *App) sweep(ctx context.Context) {
 		slog.Warn("removing leftovers of interrupted operations", "removed", n, "err", err)
 	} else if n > 0 {
 		slog.Info("removed leftovers of interrupted operations", "removed", n)
+	}
+	// Attachment files without a row (an upload or delete cut short, a
+	// parent deleted with its rows) and unfinished uploads.
+	n, err = a.Attachments.Sweep(ctx, attachments.SweepAge)
+	if err != nil {
+		slog.Warn("removing orphaned attachment files", "removed", n, "err", err)
+	} else if n > 0 {
+		slog.Info("removed orphaned attachment files", "removed", n)
 	}
 }
 

@@ -138,7 +138,7 @@ type Release struct {
 	PublishedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`
 	// The publisher, rendered as for an anonymous viewer (as Gitea does).
 	Author *v1.User `protobuf:"bytes,15,opt,name=author,proto3" json:"author,omitempty"`
-	// Always [] (assets are not stored yet).
+	// The release's assets, oldest first ([] when none).
 	Assets        []*Attachment `protobuf:"bytes,16,rep,name=assets,proto3" json:"assets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
