@@ -6,6 +6,7 @@ import (
 	"forge/services/code"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/notify"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/tokens"
@@ -18,6 +19,6 @@ import (
 // which TestPreflightSeesEveryRoute reports.
 func withServices(o Options) Options {
 	o.Services = area.Gateways([]area.Area{misc.Area, users.Area, admin.Area, tokens.Area, repos.Area,
-		mirrors.Area, releases.Area, watch.Area, code.Area})
+		mirrors.Area, releases.Area, watch.Area, code.Area, notify.Area})
 	return o
 }

@@ -57,6 +57,8 @@ type NotificationThread struct {
 // NotificationFilter selects a user's threads.
 type NotificationFilter struct {
 	UserID int64
+	// ThreadID, when set, keeps one thread.
+	ThreadID int64
 	// RepoID, when set, keeps one repository's threads.
 	RepoID int64
 	// Statuses keeps threads in these statuses; empty keeps every status.
@@ -73,6 +75,9 @@ type NotificationFilter struct {
 // where applies f to a query on notifications.
 func (s *Store) notificationsWhere(q *gorm.DB, f NotificationFilter) *gorm.DB {
 	q = q.Where("notifications.user_id = ?", f.UserID)
+	if f.ThreadID != 0 {
+		q = q.Where("notifications.id = ?", f.ThreadID)
+	}
 	if f.RepoID != 0 {
 		q = q.Where("notifications.repo_id = ?", f.RepoID)
 	}

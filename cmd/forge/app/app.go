@@ -28,6 +28,7 @@ import (
 	"forge/services/githost"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/notify"
 	"forge/services/paging"
 	"forge/services/releases"
 	"forge/services/repos"
@@ -48,10 +49,12 @@ type App struct {
 	Mirrors *mirrors.Server // migrations, mirrors and their scheduler
 	checker *access.Checker
 	syncer  *repos.Syncer
-	authn   *auth.Authenticator
-	usage   *auth.UsageRecorder
-	grpc    *grpc.Server
-	handler http.Handler
+	// notifier fans the activity queue out into notification threads.
+	notifier *notify.Worker
+	authn    *auth.Authenticator
+	usage    *auth.UsageRecorder
+	grpc     *grpc.Server
+	handler  http.Handler
 
 	// policies is the merged per-method table (Policies).
 	policies auth.Policies
@@ -144,6 +147,11 @@ func (a *App) build() error {
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp).WithResources(checker)
 	a.authn = authn
 
+	// Activity recorded by this process wakes the notifier at once; what
+	// other processes record is found by its poll.
+	a.notifier = notify.NewWorker(a.Store, notify.PollInterval)
+	a.Store.OnActivity(a.notifier.Kick)
+
 	repoService := repos.NewService(a.Store, gitStore, checker)
 	// Each service of Areas gets its implementation here (area.Bind pairs
 	// them by the service interface they implement and fails on a gap).
@@ -156,6 +164,7 @@ func (a *App) build() error {
 		a.Mirrors,
 		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
 		watch.NewServer(a.Store, checker, repoRender, limits),
+		notify.NewServer(a.Store, repoRender, limits),
 	}
 	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,
 		Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})...)
@@ -234,6 +243,10 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// every few seconds, and after any failed record write.
 	reconcileDone := make(chan struct{})
 	go func() { a.syncer.RunReconciler(schedCtx, repos.ReconcileInterval); close(reconcileDone) }()
+	// The notifier delivers what the previous run left queued, then keeps
+	// up with new activity.
+	notifyDone := make(chan struct{})
+	go func() { a.notifier.Run(schedCtx); close(notifyDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -247,6 +260,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	<-schedDone
 	<-sweepDone
 	<-reconcileDone
+	<-notifyDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}

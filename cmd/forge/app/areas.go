@@ -7,6 +7,7 @@ import (
 	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/notify"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/store"
@@ -29,6 +30,7 @@ var Areas = []area.Area{
 	watch.Area,
 	code.Area,
 	issues.Area,
+	notify.Area,
 }
 
 // Owned is what the areas declare as owned by repositories and users, in

@@ -6,6 +6,7 @@ import (
 	"forge/services/auth"
 	"forge/services/code"
 	"forge/services/mirrors"
+	"forge/services/notify"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/store"
@@ -19,16 +20,18 @@ import (
 // database implements each of them, checked here at compile time so a
 // method added to an interface but not to the store fails the build.
 var (
-	_ access.Store     = (*store.Store)(nil)
-	_ admin.Store      = (*store.Store)(nil)
-	_ auth.Store       = (*store.Store)(nil)
-	_ code.Store       = (*store.Store)(nil)
-	_ mirrors.Store    = (*store.Store)(nil)
-	_ releases.Store   = (*store.Store)(nil)
-	_ repos.Store      = (*store.Store)(nil)
-	_ repos.SyncStore  = (*store.Store)(nil)
-	_ repos.PurgeStore = (*store.Store)(nil)
-	_ tokens.Store     = (*store.Store)(nil)
-	_ users.Store      = (*store.Store)(nil)
-	_ watch.Store      = (*store.Store)(nil)
+	_ access.Store      = (*store.Store)(nil)
+	_ admin.Store       = (*store.Store)(nil)
+	_ auth.Store        = (*store.Store)(nil)
+	_ code.Store        = (*store.Store)(nil)
+	_ mirrors.Store     = (*store.Store)(nil)
+	_ notify.Store      = (*store.Store)(nil)
+	_ notify.QueueStore = (*store.Store)(nil)
+	_ releases.Store    = (*store.Store)(nil)
+	_ repos.Store       = (*store.Store)(nil)
+	_ repos.SyncStore   = (*store.Store)(nil)
+	_ repos.PurgeStore  = (*store.Store)(nil)
+	_ tokens.Store      = (*store.Store)(nil)
+	_ users.Store       = (*store.Store)(nil)
+	_ watch.Store       = (*store.Store)(nil)
 )
