@@ -4,6 +4,7 @@ import (
 	"forge/services/admin"
 	"forge/services/area"
 	"forge/services/code"
+	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/notify"
@@ -19,6 +20,6 @@ import (
 // which TestPreflightSeesEveryRoute reports.
 func withServices(o Options) Options {
 	o.Services = area.Gateways([]area.Area{misc.Area, users.Area, admin.Area, tokens.Area, repos.Area,
-		mirrors.Area, releases.Area, watch.Area, code.Area, notify.Area})
+		mirrors.Area, releases.Area, watch.Area, code.Area, issues.Area, notify.Area})
 	return o
 }

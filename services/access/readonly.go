@@ -35,6 +35,13 @@ func ReadOnly(r *Repo, w auth.RepoWrite) error {
 		if r.IsArchived {
 			return rpcerr.WithHTTPStatus(codes.FailedPrecondition, http.StatusLocked, ReasonArchived, archivedMessage(r))
 		}
+	case auth.WritesIssues:
+		// Gitea's issue routes carry not-archived; a pull mirror keeps its
+		// own issue tracker, so mirrors stay writable here.
+		if r.IsArchived {
+			return rpcerr.WithHTTPStatus(codes.FailedPrecondition, http.StatusLocked, ReasonArchived, archivedMessage(r))
+		}
+		return nil
 	case auth.WritesReleases, WritesPush:
 		if r.IsArchived {
 			return rpcerr.WithHTTPStatus(codes.PermissionDenied, http.StatusForbidden, ReasonArchived, archivedMessage(r))

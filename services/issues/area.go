@@ -1,13 +1,21 @@
-// Package issues is the issue tracker: issues (which share their table and
-// per-repository index with pull requests) and their comments.
+// Package issues serves forge.issues.v1.IssueService, the issue tracker:
+// issues (which share their table and per-repository index with pull
+// requests) and their comments. Who may call what is declared in the
+// proto (option forge.options.v1.policy); rules on a second object (a
+// poster, an assignee) are functions of services/access.
 package issues
 
-import "forge/services/area"
+import (
+	"google.golang.org/grpc"
 
-// Area declares the issues area to the server (see package area). Its
-// service is being built; the tables exist already, so a repository delete
-// clears them.
+	issuesv1 "forge/gen/forge/issues/v1"
+	"forge/services/area"
+)
+
+// Area declares the issues area to the server (see package area).
 var Area = area.Area{
 	Name:       "issues",
+	Services:   []*grpc.ServiceDesc{&issuesv1.IssueService_ServiceDesc},
+	Gateways:   []area.Gateway{area.Handlers(issuesv1.RegisterIssueServiceHandlerClient, issuesv1.NewIssueServiceClient)},
 	RepoTables: []string{"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "activities"},
 }

@@ -46,6 +46,8 @@ func (v Renderer) Repository(r *access.Repo, viewer *auth.Principal) *reposv1.Re
 		StarsCount:                    int64(r.NumStars),
 		ForksCount:                    int64(r.NumForks),
 		WatchersCount:                 int64(r.NumWatches),
+		OpenIssuesCount:               int64(r.NumIssues - r.NumClosedIssues),
+		OpenPrCounter:                 int64(r.NumPulls - r.NumClosedPulls),
 		DefaultBranch:                 r.DefaultBranch,
 		Archived:                      r.IsArchived,
 		CreatedAt:                     timestamppb.New(time.Unix(r.CreatedUnix, 0)),

@@ -30,6 +30,7 @@ import (
 	"forge/services/misc"
 	"forge/services/notify"
 	"forge/services/paging"
+	"forge/services/issues"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/rpcerr"
@@ -164,6 +165,7 @@ func (a *App) build() error {
 		a.Mirrors,
 		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
 		watch.NewServer(a.Store, checker, repoRender, limits),
+		issues.NewServer(a.Store, checker, render, cfg.Server.RootURL, limits),
 		notify.NewServer(a.Store, repoRender, limits),
 	}
 	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,

@@ -168,7 +168,7 @@ func newMatrix(t *testing.T, s *testServer) *matrix {
 		}
 	}
 	noScope := s.createToken(t, "writer", "writer-password", "no-repo-scope", "read:misc") // misc: a category no method needs
-	publicOnly := s.createToken(t, "writer", "writer-password", "public-only", "public-only", "write:repository", "write:user")
+	publicOnly := s.createToken(t, "writer", "writer-password", "public-only", "public-only", "write:repository", "write:user", "write:issue")
 	none, read, write, admin, owner := store.AccessNone, store.AccessRead, store.AccessWrite, store.AccessAdmin, store.AccessOwner
 	m.callers = []caller{
 		{name: "anonymous", private: none, public: read},
@@ -312,7 +312,7 @@ func describePolicy(p auth.Policy) string {
 	if p.Level == auth.LevelWrite {
 		level = "write"
 	}
-	writes := [...]string{"undeclared", "nothing", "settings", "code", "releases", "mirroring"}[p.Writes]
+	writes := [...]string{"undeclared", "nothing", "settings", "code", "releases", "mirroring", "issues"}[p.Writes]
 	out := fmt.Sprintf("access=%s scopes=%s:%s writes=%s", access, level, strings.Join(scopes, ","), writes)
 	if p.BasicOnly {
 		out += " basic-only"

@@ -5,6 +5,7 @@ import (
 	"forge/services/admin"
 	"forge/services/auth"
 	"forge/services/code"
+	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/notify"
 	"forge/services/releases"
@@ -24,6 +25,7 @@ var (
 	_ admin.Store       = (*store.Store)(nil)
 	_ auth.Store        = (*store.Store)(nil)
 	_ code.Store        = (*store.Store)(nil)
+	_ issues.Store      = (*store.Store)(nil)
 	_ mirrors.Store     = (*store.Store)(nil)
 	_ notify.Store      = (*store.Store)(nil)
 	_ notify.QueueStore = (*store.Store)(nil)

@@ -61,7 +61,8 @@ func Open(t testing.TB, kind string) *store.Store {
 // cannot import the areas (their tests import storetest); the server's own
 // test (cmd/forge/app TestAreas...) checks the areas against the schema.
 var Owned = store.Owned{
-	Repository: []string{"collaborations", "branches", "mirrors", "push_mirrors", "releases", "watches", "notifications"},
+	Repository: []string{"collaborations", "branches", "mirrors", "push_mirrors", "releases", "watches",
+		"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "activities", "notifications"},
 	User: []store.OwnedColumn{
 		{Table: "access_tokens", Column: "uid"},
 		{Table: "collaborations", Column: "user_id"},

@@ -1,0 +1,90 @@
+package issues
+
+import (
+	"context"
+
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/store"
+)
+
+// Comment posts a comment on issue index of r (any reader; on a locked
+// issue writers only, access.MayComment). An unknown issue is 404 (Gitea
+// answers 500).
+func (s *Service) Comment(ctx context.Context, r *access.Repo, caller *auth.Principal, index int64, body string) (*store.Comment, *store.Issue, error) {
+	is, err := s.store.IssueByIndex(ctx, r.ID, index)
+	if err != nil {
+		return nil, nil, storeErr(err)
+	}
+	if err := access.MayComment(r, is); err != nil {
+		return nil, nil, err
+	}
+	c := &store.Comment{RepoID: r.ID, IssueID: is.ID, PosterID: caller.ID(), Content: body}
+	if err := s.store.CreateComment(ctx, c); err != nil {
+		return nil, nil, storeErr(err)
+	}
+	return c, is, nil
+}
+
+// GetComment returns comment id of r.
+func (s *Service) GetComment(ctx context.Context, r *access.Repo, id int64) (*store.Comment, error) {
+	c, err := s.store.CommentByID(ctx, r.ID, id)
+	return c, storeErr(err)
+}
+
+// EditComment changes a comment's body (its poster or a writer,
+// access.MayEditComment); the creation time stays.
+func (s *Service) EditComment(ctx context.Context, r *access.Repo, caller *auth.Principal, id int64, body string) (*store.Comment, error) {
+	c, err := s.store.UpdateComment(ctx, r.ID, id, func(c *store.Comment) error {
+		if err := access.MayEditComment(r, caller, c); err != nil {
+			return err
+		}
+		c.Content = body
+		return nil
+	})
+	return c, storeErr(err)
+}
+
+// DeleteComment deletes a comment (its poster or a writer).
+func (s *Service) DeleteComment(ctx context.Context, r *access.Repo, caller *auth.Principal, id int64) error {
+	c, err := s.store.CommentByID(ctx, r.ID, id)
+	if err != nil {
+		return storeErr(err)
+	}
+	if err := access.MayEditComment(r, caller, c); err != nil {
+		return err
+	}
+	return storeErr(s.store.DeleteComment(ctx, r.ID, id))
+}
+
+// CommentQuery selects comments: of one issue (Index > 0, not paged, as
+// Gitea) or of the whole repository (paged).
+type CommentQuery struct {
+	Index         int64
+	Since, Before string
+	Page, Limit   int
+}
+
+// ListComments lists comments oldest first.
+func (s *Service) ListComments(ctx context.Context, r *access.Repo, q CommentQuery) ([]store.Comment, int64, error) {
+	o := store.CommentListOptions{RepoID: r.ID}
+	var err error
+	if o.Since, err = unixArg(q.Since); err != nil {
+		return nil, 0, err
+	}
+	if o.Before, err = unixArg(q.Before); err != nil {
+		return nil, 0, err
+	}
+	if q.Index > 0 {
+		is, err := s.store.IssueByIndex(ctx, r.ID, q.Index)
+		if err != nil {
+			return nil, 0, storeErr(err)
+		}
+		o.IssueID, o.Limit = is.ID, maxIssueComments
+	} else {
+		page := s.limits.Normalize(q.Page, q.Limit)
+		o.Offset, o.Limit = page.Offset(), page.Size
+	}
+	list, total, err := s.store.ListComments(ctx, o)
+	return list, total, storeErr(err)
+}

@@ -1,0 +1,266 @@
+package issues
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/errs"
+	"forge/services/store"
+	"forge/services/users"
+)
+
+// errIssueNotFound is the answer for an unknown issue number.
+var errIssueNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
+
+// NewIssue is Gitea's CreateIssueOption as the use case needs it.
+type NewIssue struct {
+	Title, Body string
+	// Assignees are user names (the deprecated single assignee joined in).
+	Assignees []string
+	Closed    bool
+}
+
+// Create opens an issue in r posted by caller. Assignees are taken from
+// writers only (access.MayManageIssues), as Gitea drops them silently for
+// others; each must exist (422) and be able to write the repository (422).
+func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Principal, in NewIssue) (*store.Issue, error) {
+	n := &store.NewIssue{Issue: store.Issue{
+		RepoID: r.ID, PosterID: caller.ID(), Title: strings.TrimSpace(in.Title), Content: in.Body, IsClosed: in.Closed,
+	}}
+	if access.MayManageIssues(r) {
+		ids, err := s.assignees(ctx, r, caller, in.Assignees)
+		if err != nil {
+			return nil, err
+		}
+		n.AssigneeIDs = ids
+	}
+	if err := s.store.CreateIssue(ctx, n); err != nil {
+		return nil, storeErr(err)
+	}
+	return &n.Issue, nil
+}
+
+// assignees resolves user names to ids of users who may be assigned in r.
+func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Principal, names []string) ([]int64, error) {
+	var ids []int64
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		u, err := users.Visible(ctx, s.store, name, caller)
+		if err != nil {
+			if isNotFoundStatus(err) {
+				return nil, errs.Newf(errs.Invalid, "Assignee does not exist: [name: %s]", name)
+			}
+			return nil, err
+		}
+		ok, err := s.access.CanBeAssigned(ctx, r, u)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errs.Newf(errs.Invalid, "user does not have access to repo [user_id: %d, repo_name: %s]", u.ID, r.Name)
+		}
+		ids = append(ids, u.ID)
+	}
+	return ids, nil
+}
+
+// Get returns the issue numbered index of r.
+func (s *Service) Get(ctx context.Context, r *access.Repo, index int64) (*store.Issue, error) {
+	is, err := s.store.IssueByIndex(ctx, r.ID, index)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	return is, nil
+}
+
+// IssueChange is Gitea's EditIssueOption: nil fields stay as they are, an
+// empty title too.
+type IssueChange struct {
+	Title string
+	Body  *string
+	// State "closed" closes, anything else reopens.
+	State *string
+	// Assignees replace the current ones when ReplaceAssignees is set.
+	Assignees        []string
+	ReplaceAssignees bool
+}
+
+// Edit changes an issue: title, body and state by its poster or a writer
+// (access.MayEditIssue), assignees by writers only (others' are dropped,
+// as Gitea). Setting the state an issue already has is a no-op.
+func (s *Service) Edit(ctx context.Context, r *access.Repo, caller *auth.Principal, index int64, ch IssueChange) (*store.Issue, error) {
+	cur, err := s.store.IssueByIndex(ctx, r.ID, index)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if err := access.MayEditIssue(r, caller, cur); err != nil {
+		return nil, err
+	}
+	var assignees []int64
+	replace := ch.ReplaceAssignees && access.MayManageIssues(r)
+	if replace {
+		if assignees, err = s.assignees(ctx, r, caller, ch.Assignees); err != nil {
+			return nil, err
+		}
+	}
+	is, err := s.store.UpdateIssue(ctx, r.ID, index, caller.ID(), func(e *store.IssueEdit) error {
+		if t := strings.TrimSpace(ch.Title); t != "" {
+			e.Title = t
+		}
+		if ch.Body != nil {
+			e.Content = *ch.Body
+		}
+		if ch.State != nil {
+			e.IsClosed = *ch.State == "closed"
+		}
+		e.AssigneeIDs, e.ReplaceAssignees = assignees, replace
+		return nil
+	})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	return is, nil
+}
+
+// Delete deletes an issue with its comments (the policy asks for
+// repository admins).
+func (s *Service) Delete(ctx context.Context, r *access.Repo, index int64) error {
+	return storeErr(s.store.DeleteIssue(ctx, r.ID, index))
+}
+
+// Query is Gitea's issue list query (GET .../issues and the search).
+type Query struct {
+	State, Labels, Q, Type, Since, Before string
+	// CreatedBy, AssignedBy, MentionedBy are user names; an unknown one is
+	// 404 as in Gitea.
+	CreatedBy, AssignedBy, MentionedBy string
+	// Owner limits a search to one owner's repositories.
+	Owner       string
+	Page, Limit int
+}
+
+// options turns q into store options (without the repository part).
+func (s *Service) options(ctx context.Context, caller *auth.Principal, q Query) (store.IssueListOptions, error) {
+	page := s.limits.Normalize(q.Page, q.Limit)
+	o := store.IssueListOptions{State: q.State, Keyword: strings.TrimSpace(q.Q), Offset: page.Offset(), Limit: page.Size}
+	switch q.State {
+	case "", "open", "closed", "all":
+	default:
+		o.State = "open" // Gitea reads anything else as open
+	}
+	switch q.Type {
+	case "issues":
+		f := false
+		o.IsPull = &f
+	case "pulls":
+		t := true
+		o.IsPull = &t
+	}
+	for _, name := range strings.Split(q.Labels, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			o.LabelNames = append(o.LabelNames, name)
+		}
+	}
+	var err error
+	if o.Since, err = unixArg(q.Since); err != nil {
+		return o, err
+	}
+	if o.Before, err = unixArg(q.Before); err != nil {
+		return o, err
+	}
+	for _, f := range []struct {
+		name string
+		set  func(u *store.User)
+	}{
+		{q.CreatedBy, func(u *store.User) { o.PosterID = u.ID }},
+		{q.AssignedBy, func(u *store.User) { o.AssigneeID = u.ID }},
+		{q.MentionedBy, func(u *store.User) { o.MentionedName = u.Name }},
+	} {
+		if f.name == "" {
+			continue
+		}
+		u, err := users.Visible(ctx, s.store, f.name, caller)
+		if err != nil {
+			return o, err
+		}
+		f.set(u)
+	}
+	return o, nil
+}
+
+// unixArg parses an RFC 3339 since/before bound; "" is no bound. A bad
+// value is 422, as Gitea.
+func unixArg(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return 0, errs.Newf(errs.Invalid, "parsing time %q as RFC 3339", v)
+	}
+	return t.Unix(), nil
+}
+
+// List lists r's issues matching q, newest first.
+func (s *Service) List(ctx context.Context, r *access.Repo, caller *auth.Principal, q Query) ([]store.Issue, int64, error) {
+	o, err := s.options(ctx, caller, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	o.RepoID = r.ID
+	list, total, err := s.store.ListIssues(ctx, o)
+	return list, total, storeErr(err)
+}
+
+// errOwnerNotFound is Gitea's answer to a search by an unknown owner.
+var errOwnerNotFound = errs.New(errs.FailedPrecondition, "Owner not found")
+
+// Search lists the issues of every repository the caller may read
+// (access.Filter), newest first.
+func (s *Service) Search(ctx context.Context, caller *auth.Principal, q Query) ([]store.Issue, int64, error) {
+	o, err := s.options(ctx, caller, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	o.Repos = access.Filter(caller)
+	if q.Owner != "" {
+		u, err := users.Visible(ctx, s.store, q.Owner, caller)
+		if err != nil {
+			if isNotFoundStatus(err) {
+				return nil, 0, errOwnerNotFound
+			}
+			return nil, 0, err
+		}
+		o.OwnerID = u.ID
+	}
+	list, total, err := s.store.ListIssues(ctx, o)
+	return list, total, storeErr(err)
+}
+
+// storeErr maps the store's not-found to Gitea's message for issues and
+// comments; anything else passes (domain errors) or becomes Internal.
+func storeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return errIssueNotFound
+	}
+	if _, ok := errs.As(err); ok {
+		return err
+	}
+	return errs.Wrap(err, "issues")
+}
+
+// isNotFoundStatus reports a NotFound status (users.Visible's answer).
+func isNotFoundStatus(err error) bool { return status.Code(err) == codes.NotFound }

@@ -1,0 +1,183 @@
+package issues
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	issuesv1 "forge/gen/forge/issues/v1"
+	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/auth"
+	"forge/services/store"
+	"forge/services/users"
+)
+
+// view renders issues and comments.
+type view struct {
+	root  string // ROOT_URL, ends with "/"
+	users users.Renderer
+	store Store
+}
+
+// ghost stands in for a poster whose account is gone or hidden, as in
+// Gitea.
+var ghost = &store.User{ID: -1, Name: "Ghost", LowerName: "ghost"}
+
+// repoRef is what an issue's links need of its repository.
+type repoRef struct {
+	id          int64
+	owner, name string
+}
+
+func (r repoRef) full() string { return r.owner + "/" + r.name }
+
+func ts(unix int64) *timestamppb.Timestamp { return timestamppb.New(time.Unix(unix, 0)) }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// people loads the accounts among ids the viewer may see.
+func (v view) people(ctx context.Context, viewer *auth.Principal, ids []int64) (map[int64]*store.User, error) {
+	found, err := v.store.UsersByID(ctx, ids)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if err := users.DropHidden(ctx, v.store, viewer, found); err != nil {
+		return nil, err
+	}
+	return found, nil
+}
+
+// user renders an embedded account as for an anonymous viewer (as Gitea
+// does); unknown or hidden ones are the ghost.
+func (v view) user(m map[int64]*store.User, id int64) *usersv1.User {
+	u := m[id]
+	if u == nil {
+		u = ghost
+	}
+	return v.users.User(u, nil)
+}
+
+// issues renders list; repoOf names each issue's repository.
+func (v view) issues(ctx context.Context, viewer *auth.Principal, list []store.Issue, repoOf func(repoID int64) repoRef) ([]*issuesv1.Issue, error) {
+	ids := make([]int64, len(list))
+	people := make([]int64, 0, len(list))
+	for i := range list {
+		ids[i] = list[i].ID
+		people = append(people, list[i].PosterID)
+	}
+	assignees, err := v.store.IssueAssignees(ctx, ids)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	for _, as := range assignees {
+		people = append(people, as...)
+	}
+	labels, err := v.store.LabelsOfIssues(ctx, ids)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	found, err := v.people(ctx, viewer, people)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*issuesv1.Issue, len(list))
+	for i := range list {
+		out[i] = v.issue(&list[i], repoOf(list[i].RepoID), found, assignees[list[i].ID], labels[list[i].ID])
+	}
+	return out, nil
+}
+
+func (v view) issue(is *store.Issue, r repoRef, people map[int64]*store.User, assignees []int64, labels []store.Label) *issuesv1.Issue {
+	kind := "/issues/"
+	if is.IsPull {
+		kind = "/pulls/"
+	}
+	out := &issuesv1.Issue{
+		Id:         is.ID,
+		Url:        v.root + "api/v1/repos/" + r.full() + "/issues/" + itoa(is.Index),
+		HtmlUrl:    v.root + r.full() + kind + itoa(is.Index),
+		Number:     is.Index,
+		User:       v.user(people, is.PosterID),
+		Title:      is.Title,
+		Body:       is.Content,
+		Assets:     []*issuesv1.Attachment{},
+		Labels:     make([]*issuesv1.Label, 0, len(labels)),
+		State:      "open",
+		IsLocked:   is.IsLocked,
+		Comments:   int64(is.NumComments),
+		CreatedAt:  ts(is.CreatedUnix),
+		UpdatedAt:  ts(is.UpdatedUnix),
+		Repository: &issuesv1.RepositoryMeta{Id: r.id, Name: r.name, Owner: r.owner, FullName: r.full()},
+	}
+	if is.IsClosed {
+		out.State = "closed"
+		out.ClosedAt = ts(is.ClosedUnix)
+	}
+	for _, id := range assignees {
+		out.Assignees = append(out.Assignees, v.user(people, id))
+	}
+	if len(out.Assignees) > 0 {
+		out.Assignee = out.Assignees[0]
+	}
+	for i := range labels {
+		out.Labels = append(out.Labels, v.label(&labels[i], r))
+	}
+	if is.IsPull {
+		out.PullRequest = &issuesv1.PullRequestMeta{HtmlUrl: out.HtmlUrl}
+	}
+	return out
+}
+
+// label renders a repository label (or an organization label, whose URL
+// is under the organization, the repository's owner).
+func (v view) label(l *store.Label, r repoRef) *issuesv1.Label {
+	url := v.root + "api/v1/repos/" + r.full() + "/labels/" + itoa(l.ID)
+	if l.OrgID != 0 {
+		url = v.root + "api/v1/orgs/" + r.owner + "/labels/" + itoa(l.ID)
+	}
+	return &issuesv1.Label{
+		Id: l.ID, Name: l.Name, Exclusive: l.Exclusive, IsArchived: l.ArchivedUnix != 0,
+		Color: strings.ToLower(strings.TrimPrefix(l.Color, "#")), Description: l.Description, Url: url,
+	}
+}
+
+// comments renders comments of r; issueOf gives each comment's issue.
+func (v view) comments(ctx context.Context, viewer *auth.Principal, list []store.Comment, r repoRef, issueOf map[int64]*store.Issue) ([]*issuesv1.Comment, error) {
+	ids := make([]int64, len(list))
+	for i := range list {
+		ids[i] = list[i].PosterID
+	}
+	found, err := v.people(ctx, viewer, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*issuesv1.Comment, len(list))
+	for i := range list {
+		c := &list[i]
+		is := issueOf[c.IssueID]
+		if is == nil {
+			is = &store.Issue{}
+		}
+		kind := "/issues/"
+		if is.IsPull {
+			kind = "/pulls/"
+		}
+		out[i] = &issuesv1.Comment{
+			Id:        c.ID,
+			HtmlUrl:   v.root + r.full() + kind + itoa(is.Index) + "#issuecomment-" + itoa(c.ID),
+			IssueUrl:  v.root + "api/v1/repos/" + r.full() + "/issues/" + itoa(is.Index),
+			User:      v.user(found, c.PosterID),
+			Body:      c.Content,
+			Assets:    []*issuesv1.Attachment{},
+			CreatedAt: ts(c.CreatedUnix),
+			UpdatedAt: ts(c.UpdatedUnix),
+		}
+		if is.IsPull {
+			out[i].PullRequestUrl = v.root + r.full() + "/pulls/" + itoa(is.Index)
+		}
+	}
+	return out, nil
+}

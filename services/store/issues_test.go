@@ -1,0 +1,256 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"forge/services/store"
+	"forge/services/store/storetest"
+)
+
+func newIssue(t *testing.T, s *store.Store, repo *store.Repository, title string, closed bool) *store.Issue {
+	t.Helper()
+	n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: title, IsClosed: closed}}
+	if err := s.CreateIssue(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+	return &n.Issue
+}
+
+func issueCounters(t *testing.T, s *store.Store, repoID int64) (int, int) {
+	t.Helper()
+	r, err := s.RepositoryByID(context.Background(), repoID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.NumIssues, r.NumClosedIssues
+}
+
+func TestCreateIssue(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "tracker")
+		a := newIssue(t, s, repo, "first", false)
+		b := newIssue(t, s, repo, "second", true)
+		if a.Index != 1 || b.Index != 2 || b.ClosedUnix == 0 {
+			t.Fatalf("indexes %d %d closed %d", a.Index, b.Index, b.ClosedUnix)
+		}
+		if n, c := issueCounters(t, s, repo.ID); n != 2 || c != 1 {
+			t.Fatalf("counters %d/%d, want 2/1", n, c)
+		}
+		got, err := s.IssueByIndex(ctx, repo.ID, 2)
+		if err != nil || got.ID != b.ID || got.Title != "second" {
+			t.Fatalf("IssueByIndex: %+v %v", got, err)
+		}
+		if _, err := s.IssueByIndex(ctx, repo.ID, 3); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("missing index: %v", err)
+		}
+		if got, err := s.IssueByID(ctx, a.ID); err != nil || got.Index != 1 {
+			t.Fatalf("IssueByID: %+v %v", got, err)
+		}
+		if _, err := s.IssueByID(ctx, 1<<40); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("missing id: %v", err)
+		}
+		// A failed create (no such repository) leaves no index behind.
+		n := &store.NewIssue{Issue: store.Issue{RepoID: 1 << 40, Title: "x"}}
+		if err := s.CreateIssue(ctx, n); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("create in missing repo: %v", err)
+		}
+		// The activity queue got one row per created issue.
+		var acts int64
+		s.DB().Model(&store.Activity{}).Where("repo_id = ? AND kind = ?", repo.ID, store.ActivityIssueCreated).Count(&acts)
+		if acts != 2 {
+			t.Fatalf("activities %d, want 2", acts)
+		}
+	})
+}
+
+// createConcurrently creates n issues in repo spread over the stores and
+// checks that the indexes are exactly 1..n.
+func createConcurrently(t *testing.T, stores []*store.Store, repoID int64, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errc := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			s := stores[i%len(stores)]
+			ni := &store.NewIssue{Issue: store.Issue{RepoID: repoID, Title: fmt.Sprintf("issue %d", i)}}
+			errc <- s.CreateIssue(context.Background(), ni)
+		}(i)
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var idx []int64
+	if err := stores[0].DB().Model(&store.Issue{}).Where("repo_id = ?", repoID).Order(`"index"`).Pluck("index", &idx).Error; err != nil {
+		t.Fatal(err)
+	}
+	want := make([]int64, n)
+	for i := range want {
+		want[i] = int64(i + 1)
+	}
+	if !slices.Equal(idx, want) {
+		t.Fatalf("indexes %v, want 1..%d", idx, n)
+	}
+	if num, _ := issueCounters(t, stores[0], repoID); num != n {
+		t.Fatalf("num_issues %d, want %d", num, n)
+	}
+}
+
+func TestIssueIndexConcurrent(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		repo := newRepo(t, s, "busy")
+		createConcurrently(t, []*store.Store{s}, repo.ID, 100)
+	})
+}
+
+// Two stores on one PostgreSQL database stand for two forge processes.
+func TestIssueIndexTwoStoresPostgres(t *testing.T) {
+	cfg := storetest.Database(t, "postgres")
+	var stores []*store.Store
+	for i := 0; i < 2; i++ {
+		s, err := store.Open(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if err := s.Migrate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Own(context.Background(), storetest.Owned); err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
+	}
+	repo := newRepo(t, stores[0], "shared")
+	createConcurrently(t, stores, repo.ID, 100)
+}
+
+func TestUpdateIssueAndComments(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "edits")
+		a := newIssue(t, s, repo, "first", false)
+		bob := newUser("bob", "bob@x.org", false)
+		if err := s.CreateUser(ctx, bob); err != nil {
+			t.Fatal(err)
+		}
+		close := func(closed bool) *store.Issue {
+			is, err := s.UpdateIssue(ctx, repo.ID, a.Index, repo.OwnerID, func(e *store.IssueEdit) error {
+				e.IsClosed = closed
+				e.AssigneeIDs, e.ReplaceAssignees = []int64{bob.ID, bob.ID}, true
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return is
+		}
+		if is := close(true); is.ClosedUnix == 0 {
+			t.Fatal("closed_unix not set")
+		}
+		close(true) // no change: counters stay
+		if n, c := issueCounters(t, s, repo.ID); n != 1 || c != 1 {
+			t.Fatalf("counters after close %d/%d", n, c)
+		}
+		if is := close(false); is.ClosedUnix != 0 {
+			t.Fatal("closed_unix kept after reopen")
+		}
+		if n, c := issueCounters(t, s, repo.ID); n != 1 || c != 0 {
+			t.Fatalf("counters after reopen %d/%d", n, c)
+		}
+		as, _ := s.IssueAssignees(ctx, []int64{a.ID})
+		if !slices.Equal(as[a.ID], []int64{bob.ID}) {
+			t.Fatalf("assignees %v", as)
+		}
+		c := &store.Comment{RepoID: repo.ID, IssueID: a.ID, PosterID: bob.ID, Content: "hi"}
+		if err := s.CreateComment(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateComment(ctx, &store.Comment{RepoID: repo.ID + 1, IssueID: a.ID}); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("comment in another repository: %v", err)
+		}
+		got, _ := s.IssueByID(ctx, a.ID)
+		if got.NumComments != 1 {
+			t.Fatalf("num_comments %d", got.NumComments)
+		}
+		s.DB().Model(&store.Comment{}).Where("id = ?", c.ID).Updates(map[string]any{"created_unix": 1000, "updated_unix": 1000})
+		ed, err := s.UpdateComment(ctx, repo.ID, c.ID, func(c *store.Comment) error { c.Content = "edited"; return nil })
+		if err != nil || ed.CreatedUnix != 1000 || ed.UpdatedUnix <= 1000 || ed.Content != "edited" {
+			t.Fatalf("edit: %+v %v", ed, err)
+		}
+		list, total, err := s.ListComments(ctx, store.CommentListOptions{RepoID: repo.ID, Limit: 10})
+		if err != nil || total != 1 || list[0].Content != "edited" {
+			t.Fatalf("list: %+v %d %v", list, total, err)
+		}
+		if err := s.DeleteComment(ctx, repo.ID, c.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteComment(ctx, repo.ID, c.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+		got, _ = s.IssueByID(ctx, a.ID)
+		if got.NumComments != 0 {
+			t.Fatalf("num_comments after delete %d", got.NumComments)
+		}
+		var kinds []string
+		s.DB().Model(&store.Activity{}).Where("issue_id = ?", a.ID).Order("id").Pluck("kind", &kinds)
+		want := []string{store.ActivityIssueCreated, store.ActivityIssueClosed, store.ActivityAssigned, store.ActivityIssueReopened}
+		if !slices.Equal(kinds, want) {
+			t.Fatalf("activities %v, want %v", kinds, want)
+		}
+		if err := s.DeleteIssue(ctx, repo.ID, a.Index); err != nil {
+			t.Fatal(err)
+		}
+		if n, c := issueCounters(t, s, repo.ID); n != 0 || c != 0 {
+			t.Fatalf("counters after delete %d/%d", n, c)
+		}
+	})
+}
+
+func TestListIssuesFilters(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "lists")
+		newIssue(t, s, repo, "open bug", false)
+		newIssue(t, s, repo, "closed 100%_ thing", true)
+		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: "ping", Content: "hey @Bob look"}}
+		if err := s.CreateIssue(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		count := func(o store.IssueListOptions) int64 {
+			o.RepoID, o.Limit = repo.ID, 10
+			_, total, err := s.ListIssues(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return total
+		}
+		for name, c := range map[string]struct {
+			o    store.IssueListOptions
+			want int64
+		}{
+			"default open": {store.IssueListOptions{}, 2},
+			"closed":       {store.IssueListOptions{State: "closed"}, 1},
+			"all":          {store.IssueListOptions{State: "all"}, 3},
+			"keyword":      {store.IssueListOptions{State: "all", Keyword: "BUG"}, 1},
+			"like escaped": {store.IssueListOptions{State: "all", Keyword: "0%_"}, 1},
+			"mention":      {store.IssueListOptions{MentionedName: "bob"}, 1},
+			"poster":       {store.IssueListOptions{State: "all", PosterID: repo.OwnerID}, 3},
+		} {
+			if got := count(c.o); got != c.want {
+				t.Errorf("%s: %d, want %d", name, got, c.want)
+			}
+		}
+	})
+}
