@@ -56,6 +56,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"forge/services/config"
+	"forge/services/store"
 )
 
 // caseFile is one testdata/cases/*.yaml.
@@ -72,6 +73,19 @@ type caseFixture struct {
 	Users                []fixtureUser  `yaml:"users"`
 	Repos                []fixtureRepo  `yaml:"repos"`
 	Tokens               []fixtureToken `yaml:"tokens"`
+
+	// --- notifications (i10-notify) ---
+	// Issues are opened last, through the API, and their notification
+	// threads written before the first case.
+	Issues []fixtureIssue `yaml:"issues"`
+}
+
+// fixtureIssue is an issue opened by By (the repository's owner when empty)
+// on Repo (owner/name).
+type fixtureIssue struct {
+	Repo  string `yaml:"repo"`
+	Title string `yaml:"title"`
+	By    string `yaml:"by"`
 }
 
 type fixtureUser struct {
@@ -199,6 +213,7 @@ var placeholderFuncs = template.FuncMap{
 	"token":      func(string) string { return "0" },
 	"tokenID":    func(string, string) string { return "0" },
 	"url":        func() string { return "http://placeholder" },
+	"threadID":   func(string, string, string) string { return "0" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -242,6 +257,26 @@ func buildWorld(t *testing.T, s *testServer, f caseFixture) *world {
 		}
 		w.tokens[tk.Name] = s.createToken(t, tk.User, tk.User+"-password", tk.Name, tk.Scopes...)
 		w.owners[tk.Name] = tk.User
+	}
+	// --- notifications (i10-notify) ---
+	for _, is := range f.Issues {
+		by := is.By
+		if by == "" {
+			by, _, _ = strings.Cut(is.Repo, "/")
+		}
+		body, err := json.Marshal(map[string]string{"title": is.Title})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("POST", "/api/v1/repos/"+is.Repo+"/issues", string(body),
+			"Authorization", "token "+w.token(t, by), "Content-Type", jsonCT), 201)
+	}
+	if len(f.Issues) > 0 {
+		waitFor(t, notifyWait, "the notifier to drain the activity queue", func() bool {
+			var n int64
+			s.App.Store.DB().Model(&store.Activity{}).Count(&n)
+			return n == 0
+		})
 	}
 	return w
 }
@@ -391,6 +426,17 @@ func (w *world) funcs() template.FuncMap {
 			return tok, nil
 		},
 		"url": func() string { return s.URL },
+		// --- notifications (i10-notify) ---
+		"threadID": func(user, full, title string) (string, error) {
+			var id int64
+			err := s.App.Store.DB().Raw(`SELECT n.id FROM notifications n JOIN users u ON u.id = n.user_id
+JOIN issues i ON i.id = n.issue_id JOIN repositories r ON r.id = n.repo_id
+WHERE u.lower_name = ? AND r.lower_name = ? AND i.title = ?`, strings.ToLower(user), strings.ToLower(full[strings.Index(full, "/")+1:]), title).Scan(&id).Error
+			if err != nil || id == 0 {
+				return "", fmt.Errorf("no thread of %s on %q in %s: %v", user, title, full, err)
+			}
+			return fmtInt(id), nil
+		},
 	}
 }
 
