@@ -94,7 +94,10 @@ func (s *Store) notificationsWhere(q *gorm.DB, f NotificationFilter) *gorm.DB {
 		q = q.Where("notifications.updated_unix <= ?", f.Before)
 	}
 	visible := s.applyRepoFilter(s.db.Model(&Repository{}).Select("repositories.id"), f.Repos)
-	return q.Where("notifications.repo_id IN (?)", visible)
+	q = q.Where("notifications.repo_id IN (?)", visible)
+	// A thread about a deleted issue is gone too (a fan-out racing the
+	// delete may still write one).
+	return q.Where("(notifications.issue_id = 0 OR notifications.issue_id IN (?))", s.db.Model(&Issue{}).Select("issues.id"))
 }
 
 // ListNotifications returns a page of the threads f selects, most

@@ -254,6 +254,13 @@ func TestNotificationLists(t *testing.T) {
 		if n, _ := s.CountNotifications(ctx, store.NotificationFilter{UserID: owner.ID, Repos: seenBy(owner, true)}); n != 0 {
 			t.Fatalf("a public-only token sees private threads: %d", n)
 		}
+		// A thread about a deleted issue is not listed.
+		if err := s.DeleteIssue(ctx, w.repo.ID, issues[1].Index); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := s.CountNotifications(ctx, store.NotificationFilter{UserID: owner.ID, Repos: seenBy(owner, false)}); n != 2 {
+			t.Fatalf("threads after an issue delete: %d, want 2", n)
+		}
 		if _, err := s.NotificationByID(ctx, 424242); err != store.ErrNotFound {
 			t.Fatalf("missing thread: %v", err)
 		}

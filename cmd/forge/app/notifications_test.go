@@ -213,4 +213,22 @@ func TestNotificationsTwoProcesses(t *testing.T) {
 			t.Fatalf("a watcher has %d unread threads", n)
 		}
 	}
+
+	// Activity queued without waking anyone (another program, or a
+	// process that died before its notifier ran) is found by the poll.
+	owner, err := s.App.Store.UserByName(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour).Unix()
+	err = db.Exec("INSERT INTO activities (kind, repo_id, issue_id, comment_id, actor_id, created_unix) SELECT ?, repo_id, id, 0, ?, ? FROM issues",
+		store.ActivityTitleChanged, owner.ID, later).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, notifyWait, "the poll to deliver", func() bool {
+		var n int64
+		db.Model(&store.Notification{}).Where("updated_unix = ?", later).Count(&n)
+		return n == int64(len(watchers))
+	})
 }
