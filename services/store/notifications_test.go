@@ -439,3 +439,28 @@ func benchWatchedIssue(b *testing.B, s *store.Store, n int) (*store.Repository, 
 	}
 	return repo, issue, owner.ID
 }
+
+// OnActivity is called for an activity insert (the notifier's kick), not
+// for other inserts.
+func TestOnActivity(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		var mu sync.Mutex
+		calls := 0
+		s.OnActivity(func() { mu.Lock(); calls++; mu.Unlock() })
+		w := newNotifyWorld(t, s)
+		issue := w.newIssue(t, "owner", false)
+		w.comment(t, issue, "owner")
+		mu.Lock()
+		before := calls
+		mu.Unlock()
+		if before != 0 {
+			t.Fatalf("kicked %d times by other inserts", before)
+		}
+		w.activity(t, issue, store.ActivityCommented, "owner", 0, 1)
+		mu.Lock()
+		defer mu.Unlock()
+		if calls != 1 {
+			t.Fatalf("kicked %d times by one activity insert", calls)
+		}
+	})
+}
