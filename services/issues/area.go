@@ -17,5 +17,7 @@ var Area = area.Area{
 	Name:       "issues",
 	Services:   []*grpc.ServiceDesc{&issuesv1.IssueService_ServiceDesc},
 	Gateways:   []area.Gateway{area.Handlers(issuesv1.RegisterIssueServiceHandlerClient, issuesv1.NewIssueServiceClient)},
-	RepoTables: []string{"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "activities"},
+	RepoTables: []string{"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "issue_mentions", "activities"},
+	// A deleted account is no longer mentioned.
+	UserTables: []area.Column{{Table: "issue_mentions", Column: "user_id"}},
 }

@@ -47,8 +47,14 @@ func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Princ
 	return &n.Issue, nil
 }
 
+// maxAssignees bounds the assignees of one request.
+const maxAssignees = 50
+
 // assignees resolves user names to ids of users who may be assigned in r.
 func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Principal, names []string) ([]int64, error) {
+	if len(names) > maxAssignees {
+		return nil, errs.Newf(errs.Invalid, "[Assignees]: at most %d assignees", maxAssignees)
+	}
 	var ids []int64
 	for _, name := range names {
 		name = strings.TrimSpace(name)
@@ -184,7 +190,7 @@ func (s *Service) options(ctx context.Context, caller *auth.Principal, q Query) 
 	}{
 		{q.CreatedBy, func(u *store.User) { o.PosterID = u.ID }},
 		{q.AssignedBy, func(u *store.User) { o.AssigneeID = u.ID }},
-		{q.MentionedBy, func(u *store.User) { o.MentionedName = u.Name }},
+		{q.MentionedBy, func(u *store.User) { o.MentionedID = u.ID }},
 	} {
 		if f.name == "" {
 			continue

@@ -117,7 +117,10 @@ func (v view) issue(is *store.Issue, r repoRef, people map[int64]*store.User, as
 		out.ClosedAt = ts(is.ClosedUnix)
 	}
 	for _, id := range assignees {
-		out.Assignees = append(out.Assignees, v.user(people, id))
+		// A deleted or hidden assignee is left out (not shown as the ghost).
+		if people[id] != nil {
+			out.Assignees = append(out.Assignees, v.user(people, id))
+		}
 	}
 	if len(out.Assignees) > 0 {
 		out.Assignee = out.Assignees[0]

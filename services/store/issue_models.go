@@ -59,6 +59,17 @@ type IssueAssignee struct {
 
 func (IssueAssignee) TableName() string { return "issue_assignees" }
 
+// IssueMention records that an issue's body or one of its comments
+// mentions a user (@name).
+type IssueMention struct {
+	ID      int64 `gorm:"primaryKey"`
+	RepoID  int64
+	IssueID int64
+	UserID  int64
+}
+
+func (IssueMention) TableName() string { return "issue_mentions" }
+
 // Label is a repository label (RepoID set) or an organization label
 // (OrgID set).
 type Label struct {

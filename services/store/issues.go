@@ -62,6 +62,9 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 		if err := addAssignees(tx, is, uniqueIDs(n.AssigneeIDs)); err != nil {
 			return err
 		}
+		if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
+			return err
+		}
 		return enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
 	})
 }
@@ -212,8 +215,9 @@ type IssueListOptions struct {
 	Keyword string
 	// PosterID, AssigneeID: the issue's poster, one of its assignees.
 	PosterID, AssigneeID int64
-	// MentionedName: the body mentions @name (case-insensitively).
-	MentionedName string
+	// MentionedID: the issue's body or one of its comments mentions the
+	// user (@name).
+	MentionedID int64
 	// LabelNames: the issue carries a label of each name (of its
 	// repository); names no label has are ignored.
 	LabelNames []string
@@ -258,8 +262,8 @@ func (s *Store) ListIssues(ctx context.Context, o IssueListOptions) ([]Issue, in
 	if o.AssigneeID != 0 {
 		q = q.Where("issues.id IN (?)", s.db.Model(&IssueAssignee{}).Select("issue_id").Where("assignee_id = ?", o.AssigneeID))
 	}
-	if o.MentionedName != "" {
-		q = q.Where("LOWER(issues.content) LIKE ? ESCAPE '\\'", "%@"+escapeLike(strings.ToLower(o.MentionedName))+"%")
+	if o.MentionedID != 0 {
+		q = q.Where("issues.id IN (?)", s.db.Model(&IssueMention{}).Select("issue_id").Where("user_id = ?", o.MentionedID))
 	}
 	if len(o.LabelNames) > 0 {
 		var labels []Label
@@ -349,6 +353,12 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 				return err
 			}
 		}
+		if is.Content != old.Content {
+			// Mentions accumulate: someone mentioned once stays mentioned.
+			if err := addMentions(tx, repoID, is.ID, is.Content); err != nil {
+				return err
+			}
+		}
 		if e.ReplaceAssignees {
 			added, err := replaceAssignees(tx, &is, uniqueIDs(e.AssigneeIDs))
 			if err != nil {
@@ -408,7 +418,7 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 		if err := s.forUpdate(tx).Where(`repo_id = ? AND "index" = ?`, repoID, index).Take(&is).Error; err != nil {
 			return notFound(err)
 		}
-		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &Activity{}} {
+		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}} {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {
 				return errs.Wrap(err, "delete issue rows")
 			}
@@ -438,6 +448,9 @@ func (s *Store) CreateComment(ctx context.Context, c *Comment) error {
 		}
 		if err := tx.Create(c).Error; err != nil {
 			return errs.Wrap(err, "insert comment")
+		}
+		if err := addMentions(tx, c.RepoID, c.IssueID, c.Content); err != nil {
+			return err
 		}
 		return enqueueActivity(tx, Activity{Kind: ActivityCommented, RepoID: c.RepoID, IssueID: c.IssueID, CommentID: c.ID, ActorID: c.PosterID, CreatedUnix: now})
 	})

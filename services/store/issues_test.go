@@ -222,10 +222,38 @@ func TestListIssuesFilters(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		repo := newRepo(t, s, "lists")
-		newIssue(t, s, repo, "open bug", false)
+		bug := newIssue(t, s, repo, "open bug", false)
 		newIssue(t, s, repo, "closed 100%_ thing", true)
-		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: "ping", Content: "hey @Bob look"}}
+		// Labels are the labels area's; rows are enough here.
+		for _, name := range []string{"bug", "ui"} {
+			l := &store.Label{RepoID: repo.ID, Name: name, Color: "#ff0000"}
+			if err := s.DB().Create(l).Error; err != nil {
+				t.Fatal(err)
+			}
+			if err := s.DB().Create(&store.IssueLabel{RepoID: repo.ID, IssueID: bug.ID, LabelID: l.ID}).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		other := newRepo(t, s, "elsewhere")
+		if err := s.DB().Create(&store.Label{RepoID: other.ID, Name: "docs"}).Error; err != nil {
+			t.Fatal(err)
+		}
+		if ls, err := s.LabelsOfIssues(ctx, []int64{bug.ID}); err != nil || len(ls[bug.ID]) != 2 || ls[bug.ID][0].Name != "bug" {
+			t.Fatalf("LabelsOfIssues: %+v %v", ls, err)
+		}
+		bob := newUser("bob", "bob@x.org", false)
+		bobby := newUser("bobby", "bobby@x.org", false)
+		for _, u := range []*store.User{bob, bobby} {
+			if err := s.CreateUser(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: "ping", Content: "hey @Bob. look, mail@bobby.org"}}
 		if err := s.CreateIssue(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		// A comment mentions bobby on the first issue.
+		if err := s.CreateComment(ctx, &store.Comment{RepoID: repo.ID, IssueID: bug.ID, Content: "(@bobby) see"}); err != nil {
 			t.Fatal(err)
 		}
 		count := func(o store.IssueListOptions) int64 {
@@ -245,12 +273,61 @@ func TestListIssuesFilters(t *testing.T) {
 			"all":          {store.IssueListOptions{State: "all"}, 3},
 			"keyword":      {store.IssueListOptions{State: "all", Keyword: "BUG"}, 1},
 			"like escaped": {store.IssueListOptions{State: "all", Keyword: "0%_"}, 1},
-			"mention":      {store.IssueListOptions{MentionedName: "bob"}, 1},
+			"mention":      {store.IssueListOptions{MentionedID: bob.ID}, 1},
+			"in a comment": {store.IssueListOptions{MentionedID: bobby.ID}, 1},
 			"poster":       {store.IssueListOptions{State: "all", PosterID: repo.OwnerID}, 3},
+			"one label":    {store.IssueListOptions{LabelNames: []string{"bug"}}, 1},
+			"every label":  {store.IssueListOptions{LabelNames: []string{"bug", "ui"}}, 1},
+			"unknown name": {store.IssueListOptions{LabelNames: []string{"bug", "nope"}}, 1},
+			"other repo's": {store.IssueListOptions{LabelNames: []string{"docs"}}, 2},
 		} {
 			if got := count(c.o); got != c.want {
 				t.Errorf("%s: %d, want %d", name, got, c.want)
 			}
 		}
 	})
+}
+
+// BenchmarkCreateIssue is one issue creation (index allocation, insert,
+// counters, activity) in one repository, from parallel writers.
+//
+//	go test -run '^$' -bench CreateIssue -benchmem ./services/store/
+func BenchmarkCreateIssue(b *testing.B) {
+	for _, kind := range storetest.Backends {
+		b.Run(kind, func(b *testing.B) {
+			s := storetest.Open(b, kind)
+			ctx := context.Background()
+			u := newUser("bench", "bench@example.org", false)
+			if err := s.CreateUser(ctx, u); err != nil {
+				b.Fatal(err)
+			}
+			r := &store.Repository{OwnerID: u.ID, OwnerName: u.Name, Name: "bench", IsEmpty: true, DefaultBranch: "main"}
+			if err := s.CreateRepository(ctx, r, u.ID); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					n := &store.NewIssue{Issue: store.Issue{RepoID: r.ID, PosterID: u.ID, Title: "bench"}}
+					if err := s.CreateIssue(ctx, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestMentionedNames(t *testing.T) {
+	for text, want := range map[string][]string{
+		"@alice":                        {"alice"},
+		"hi @Alice, and @bob.":          {"alice", "bob"},
+		"mail@example.org":              nil,
+		"(@a.b-c) [@d_e] @alice @alice": {"a.b-c", "d_e", "alice"},
+		"@-x @":                         nil,
+	} {
+		if got := store.MentionedNamesForTest(text); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
 }

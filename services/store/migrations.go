@@ -306,6 +306,20 @@ var migrations = []*gormigrate.Migration{
 		},
 	},
 	{
+		// Who an issue's body or comments mention (@name), kept by the
+		// issue writes: the mentioned_by filter and, later, notifications.
+		ID: "0030_issue_mentions",
+		Migrate: func(tx *gorm.DB) error {
+			type IssueMention struct {
+				ID      int64 `gorm:"primaryKey"`
+				RepoID  int64 `gorm:"not null;index"`
+				IssueID int64 `gorm:"not null;uniqueIndex:idx_issue_mentions_issue_user,priority:1"`
+				UserID  int64 `gorm:"not null;uniqueIndex:idx_issue_mentions_issue_user,priority:2;index"`
+			}
+			return tx.Table("issue_mentions").Migrator().CreateTable(&IssueMention{})
+		},
+	},
+	{
 		// Notification threads: one per user and issue, moved back to
 		// unread by later activity on the issue (the notifier's fan-out
 		// upserts on the unique pair).

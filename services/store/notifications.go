@@ -252,7 +252,7 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 // lock, so an activity is delivered exactly once.
 //
 // Who is concerned: the repository's watchers, the issue's poster,
-// commenters and assignees, never the actor. A thread already unread or
+// commenters, assignees and the users its text mentions, never the actor. A thread already unread or
 // pinned keeps its status and the comment it pointed to (so the first
 // unread comment is not lost); a read one becomes unread at the new
 // comment; every one moves to the activity's time unless it is later
@@ -291,6 +291,7 @@ SELECT c.uid, ?, ?, ?, ?, ?, ?, ? FROM (
   UNION SELECT poster_id FROM issues WHERE id = ?
   UNION SELECT poster_id FROM comments WHERE issue_id = ? AND type = 0
   UNION SELECT assignee_id FROM issue_assignees WHERE issue_id = ?
+  UNION SELECT user_id FROM issue_mentions WHERE issue_id = ?
 ) c WHERE c.uid > 0 AND c.uid <> ?
 ORDER BY c.uid
 ON CONFLICT (user_id, issue_id) DO UPDATE SET
@@ -298,7 +299,7 @@ ON CONFLICT (user_id, issue_id) DO UPDATE SET
   comment_id = CASE WHEN notifications.status = ? THEN excluded.comment_id ELSE notifications.comment_id END,
   updated_unix = CASE WHEN excluded.updated_unix > notifications.updated_unix THEN excluded.updated_unix ELSE notifications.updated_unix END`,
 				a.RepoID, a.IssueID, a.CommentID, NotificationUnread, source, a.CreatedUnix, a.CreatedUnix,
-				a.RepoID, a.IssueID, a.IssueID, a.IssueID, a.ActorID,
+				a.RepoID, a.IssueID, a.IssueID, a.IssueID, a.IssueID, a.ActorID,
 				NotificationRead, NotificationUnread, NotificationRead).Error
 			if err != nil {
 				return err

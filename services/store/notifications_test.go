@@ -158,6 +158,15 @@ func TestActivityFanOut(t *testing.T) {
 			t.Fatalf("after assign: %v, want %v", got, want)
 		}
 
+		// A mentioned user joins.
+		if err := s.DB().Create(&store.IssueMention{RepoID: w.repo.ID, IssueID: issue.ID, UserID: w.users["stranger"].ID}).Error; err != nil {
+			t.Fatal(err)
+		}
+		w.activity(t, issue, store.ActivityCommented, "owner", 0, 4500)
+		if got := w.threads(t, issue)["stranger"]; got != "1@4500#0" {
+			t.Fatalf("mentioned user's thread: %q", got)
+		}
+
 		// The queue is empty; an activity on a deleted issue is dropped.
 		gone := &store.Activity{Kind: store.ActivityCommented, RepoID: w.repo.ID, IssueID: 987654, ActorID: 1, CreatedUnix: 5000}
 		if err := s.DB().Create(gone).Error; err != nil {

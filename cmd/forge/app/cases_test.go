@@ -40,6 +40,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,19 +74,6 @@ type caseFixture struct {
 	Users                []fixtureUser  `yaml:"users"`
 	Repos                []fixtureRepo  `yaml:"repos"`
 	Tokens               []fixtureToken `yaml:"tokens"`
-
-	// --- notifications (i10-notify) ---
-	// Issues are opened last, through the API, and their notification
-	// threads written before the first case.
-	Issues []fixtureIssue `yaml:"issues"`
-}
-
-// fixtureIssue is an issue opened by By (the repository's owner when empty)
-// on Repo (owner/name).
-type fixtureIssue struct {
-	Repo  string `yaml:"repo"`
-	Title string `yaml:"title"`
-	By    string `yaml:"by"`
 }
 
 type fixtureUser struct {
@@ -108,7 +96,70 @@ type fixtureRepo struct {
 	Watchers      []string          `yaml:"watchers"`
 	PushMirrors   []string          `yaml:"push_mirrors"` // owner/name targets, pushed with the owner's password
 	Archived      bool              `yaml:"archived"`
+
+	// --- issues area (H2) ---
+	Issues []fixtureIssue `yaml:"issues"` // created in order (numbers 1, 2, ...) before archiving
 }
+
+// --- issues area (H2) ---
+
+// fixtureIssue is an issue opened by By (the owner when empty), closed
+// when Closed, with its comments in order.
+type fixtureIssue struct {
+	By       string           `yaml:"by"`
+	Title    string           `yaml:"title"`
+	Body     string           `yaml:"body"`
+	Closed   bool             `yaml:"closed"`
+	Comments []fixtureComment `yaml:"comments"`
+}
+
+type fixtureComment struct {
+	By   string `yaml:"by"` // the issue's poster when empty
+	Body string `yaml:"body"`
+}
+
+// buildIssues opens r's fixture issues over REST.
+func (w *world) buildIssues(t *testing.T, full, owner string, issues []fixtureIssue) {
+	t.Helper()
+	for _, is := range issues {
+		by := is.By
+		if by == "" {
+			by = owner
+		}
+		body, err := json.Marshal(map[string]any{"title": is.Title, "body": is.Body, "closed": is.Closed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := w.s.do("POST", "/api/v1/repos/"+full+"/issues", string(body), "Authorization", "token "+w.token(t, by), "Content-Type", jsonCT)
+		expectStatus(t, r, 201)
+		var made struct{ Number int64 }
+		if err := json.Unmarshal(r.Body, &made); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range is.Comments {
+			cby := c.By
+			if cby == "" {
+				cby = by
+			}
+			body, _ := json.Marshal(map[string]string{"body": c.Body})
+			expectStatus(t, w.s.do("POST", "/api/v1/repos/"+full+"/issues/"+fmtInt(made.Number)+"/comments", string(body),
+				"Authorization", "token "+w.token(t, cby), "Content-Type", jsonCT), 201)
+		}
+	}
+}
+
+// commentID is the id of the n-th (0-based) comment of issue index of
+// full, for the {{commentID}} template.
+func (w *world) commentID(full string, index, n int) (string, error) {
+	r := w.s.do("GET", "/api/v1/repos/"+full+"/issues/"+strconv.Itoa(index)+"/comments", "", "Authorization", "token "+w.s.AdminToken)
+	var list []struct{ ID int64 }
+	if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != 200 || n >= len(list) {
+		return "", fmt.Errorf("comment %d of %s#%d: %d %s", n, full, index, r.Status, r.Body)
+	}
+	return fmtInt(list[n].ID), nil
+}
+
+// --- end issues area ---
 
 type fixtureRelease struct {
 	Tag  string `yaml:"tag"`
@@ -213,6 +264,7 @@ var placeholderFuncs = template.FuncMap{
 	"token":      func(string) string { return "0" },
 	"tokenID":    func(string, string) string { return "0" },
 	"url":        func() string { return "http://placeholder" },
+	"commentID":  func(string, int, int) string { return "0" }, // issues area
 	"threadID":   func(string, string, string) string { return "0" },
 }
 
@@ -259,19 +311,8 @@ func buildWorld(t *testing.T, s *testServer, f caseFixture) *world {
 		w.owners[tk.Name] = tk.User
 	}
 	// --- notifications (i10-notify) ---
-	for _, is := range f.Issues {
-		by := is.By
-		if by == "" {
-			by, _, _ = strings.Cut(is.Repo, "/")
-		}
-		body, err := json.Marshal(map[string]string{"title": is.Title})
-		if err != nil {
-			t.Fatal(err)
-		}
-		expectStatus(t, s.do("POST", "/api/v1/repos/"+is.Repo+"/issues", string(body),
-			"Authorization", "token "+w.token(t, by), "Content-Type", jsonCT), 201)
-	}
-	if len(f.Issues) > 0 {
+	// The threads of the fixture's issues exist before the first case.
+	if slices.ContainsFunc(f.Repos, func(r fixtureRepo) bool { return len(r.Issues) > 0 }) {
 		waitFor(t, notifyWait, "the notifier to drain the activity queue", func() bool {
 			var n int64
 			s.App.Store.DB().Model(&store.Activity{}).Count(&n)
@@ -326,6 +367,7 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 			`","remote_password":"` + owner + `-password","interval":"8h0m0s"}`
 		expectStatus(t, s.do("POST", base+"/push_mirrors", body, as(owner)...), 200)
 	}
+	w.buildIssues(t, r.Repo, owner, r.Issues)
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
 	}
@@ -425,7 +467,8 @@ func (w *world) funcs() template.FuncMap {
 			}
 			return tok, nil
 		},
-		"url": func() string { return s.URL },
+		"url":       func() string { return s.URL },
+		"commentID": w.commentID, // {{commentID "alice/demo" 1 0}}: first comment of issue 1
 		// --- notifications (i10-notify) ---
 		"threadID": func(user, full, title string) (string, error) {
 			var id int64

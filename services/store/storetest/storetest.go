@@ -62,11 +62,12 @@ func Open(t testing.TB, kind string) *store.Store {
 // test (cmd/forge/app TestAreas...) checks the areas against the schema.
 var Owned = store.Owned{
 	Repository: []string{"collaborations", "branches", "mirrors", "push_mirrors", "releases", "watches",
-		"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "activities", "notifications"},
+		"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "issue_mentions", "activities", "notifications"},
 	User: []store.OwnedColumn{
 		{Table: "access_tokens", Column: "uid"},
 		{Table: "collaborations", Column: "user_id"},
 		{Table: "watches", Column: "user_id"},
+		{Table: "issue_mentions", Column: "user_id"},
 		{Table: "notifications", Column: "user_id"},
 	},
 }

@@ -1,0 +1,4 @@
+package store
+
+// MentionedNamesForTest exposes mentionedNames to the external tests.
+var MentionedNamesForTest = mentionedNames
