@@ -59,6 +59,9 @@ type gateway struct {
 	// success is each routed method's success status, declared in its
 	// proto (successStatuses).
 	success map[string]int
+	// noLink are the methods whose lists send no Link header
+	// (noLinkHeaders).
+	noLink map[string]bool
 }
 
 // NewHandler builds the HTTP handler for everything forge serves on its
@@ -77,6 +80,9 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 	}
 	g.routes = routes
 	if g.success, err = successStatuses(routes); err != nil {
+		return nil, err
+	}
+	if g.noLink, err = noLinkHeaders(routes); err != nil {
 		return nil, err
 	}
 	g.mux = runtime.NewServeMux(

@@ -124,20 +124,19 @@ type totalCounter interface{ GetTotalCount() int64 }
 
 // forwardResponse sets paging headers and the success status.
 func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, resp proto.Message) error {
+	method, _ := runtime.RPCMethod(ctx)
 	if tc, ok := resp.(totalCounter); ok {
 		total := tc.GetTotalCount()
 		w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
 		w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, Link")
-		if r, ok := ctx.Value(requestKey).(*http.Request); ok {
+		if r, ok := ctx.Value(requestKey).(*http.Request); ok && !g.noLink[method] {
 			if link := g.linkHeader(r, total); link != "" {
 				w.Header().Set("Link", link)
 			}
 		}
 	}
-	if method, ok := runtime.RPCMethod(ctx); ok {
-		if code := g.success[method]; code != 0 && code != http.StatusOK {
-			w.WriteHeader(code)
-		}
+	if code := g.success[method]; code != 0 && code != http.StatusOK {
+		w.WriteHeader(code)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	adminv1 "forge/gen/forge/admin/v1"
 	branchesv1 "forge/gen/forge/branches/v1"
 	contentsv1 "forge/gen/forge/contents/v1"
+	notificationsv1 "forge/gen/forge/notifications/v1"
 	reposv1 "forge/gen/forge/repos/v1"
 	watchv1 "forge/gen/forge/watch/v1"
 )
@@ -32,6 +33,7 @@ func TestSuccessStatusesFromProto(t *testing.T) {
 		watchv1.WatchService_Unwatch_FullMethodName:                    http.StatusNoContent,
 		reposv1.RepositoryService_GetRepo_FullMethodName:               http.StatusOK,
 		contentsv1.ContentService_GetRawFile_FullMethodName:            http.StatusOK,
+		notificationsv1.NotificationService_ReadThread_FullMethodName:  http.StatusResetContent,
 	} {
 		if got[method] != want {
 			t.Errorf("%s: %d, want %d", method, got[method], want)
@@ -41,5 +43,21 @@ func TestSuccessStatusesFromProto(t *testing.T) {
 		if _, ok := got[method]; !ok {
 			t.Errorf("%s is routed but has no success status", method)
 		}
+	}
+}
+
+// TestNoLinkHeadersFromProto: the lists that send no Link header are those
+// whose proto says so.
+func TestNoLinkHeadersFromProto(t *testing.T) {
+	routes, err := loadRoutes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := noLinkHeaders(routes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got[notificationsv1.NotificationService_ListNotifications_FullMethodName] || got[watchv1.WatchService_ListSubscribers_FullMethodName] {
+		t.Errorf("no_link_header read wrong: %v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/notify"
 	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
@@ -24,6 +25,6 @@ import (
 func withServices(o Options) Options {
 	o.Services = area.Gateways([]area.Area{misc.Area, users.Area, admin.Area, tokens.Area, repos.Area,
 		mirrors.Area, releases.Area, watch.Area, code.Area, issues.Area, issuedeps.Area,
-		labels.Area, orgs.Area, attachments.Area})
+		labels.Area, orgs.Area, attachments.Area, notify.Area})
 	return o
 }

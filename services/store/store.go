@@ -60,6 +60,7 @@ type Store struct {
 	authStmt *sql.Stmt // see hot.go
 	users    userCache
 	owned    *Owned // see Own
+	activity activityHooks
 }
 
 // Open connects to the configured database and sizes its connection pool.

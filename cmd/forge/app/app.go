@@ -34,6 +34,7 @@ import (
 	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/notify"
 	"forge/services/orgs"
 	"forge/services/paging"
 	"forge/services/releases"
@@ -61,6 +62,8 @@ type App struct {
 	usage       *auth.UsageRecorder
 	grpc        *grpc.Server
 	handler     http.Handler
+	// notifier fans the activity queue out into notification threads.
+	notifier *notify.Worker
 
 	// policies is the per-method table the areas declare in their protos
 	// (Policies).
@@ -170,6 +173,11 @@ func (a *App) build() error {
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp).WithResources(checker)
 	a.authn = authn
 
+	// Activity recorded by this process wakes the notifier at once; what
+	// other processes record is found by its poll.
+	a.notifier = notify.NewWorker(a.Store, notify.PollInterval)
+	a.Store.OnActivity(a.notifier.Kick)
+
 	repoService := repos.NewService(a.Store, gitStore, checker)
 	// Each service of Areas gets its implementation here (area.Bind pairs
 	// them by the service interface they implement and fails on a gap).
@@ -187,6 +195,7 @@ func (a *App) build() error {
 		issuedeps.NewServer(issuedeps.NewService(a.Store, checker, cfg.Service.AllowCrossRepositoryDependencies),
 			a.Store, issues.NewRenderer(a.Store, render, cfg.Server.RootURL), limits),
 		labels.NewServer(a.Store, cfg.Server.RootURL, limits),
+		notify.NewServer(a.Store, repoRender, limits),
 	}
 	orgService := orgs.NewService(a.Store, checker, repoService)
 	orgRender := orgs.Renderer{RootURL: cfg.Server.RootURL, Users: render, Repos: repoRender}
@@ -269,6 +278,10 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// every few seconds, and after any failed record write.
 	reconcileDone := make(chan struct{})
 	go func() { a.syncer.RunReconciler(schedCtx, repos.ReconcileInterval); close(reconcileDone) }()
+	// The notifier delivers what the previous run left queued, then keeps
+	// up with new activity.
+	notifyDone := make(chan struct{})
+	go func() { a.notifier.Run(schedCtx); close(notifyDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -282,6 +295,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	<-schedDone
 	<-sweepDone
 	<-reconcileDone
+	<-notifyDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}

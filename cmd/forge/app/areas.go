@@ -10,6 +10,7 @@ import (
 	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
+	"forge/services/notify"
 	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
@@ -37,6 +38,7 @@ var Areas = []area.Area{
 	labels.Area,
 	orgs.Area,
 	attachments.Area,
+	notify.Area,
 }
 
 // Owned is what the areas declare as owned by repositories and users, in

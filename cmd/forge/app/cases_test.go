@@ -40,6 +40,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -392,6 +393,7 @@ var placeholderFuncs = template.FuncMap{
 	"issueAssetID":   func(string, int, string) string { return "0" },
 	"issueAssetUUID": func(string, int, string) string { return "0" },
 	"commentAssetID": func(string, int, int, string) string { return "0" },
+	"threadID":       func(string, string, string) string { return "0" },
 }
 
 func renderCases(t *testing.T, file string, raw []byte, funcs template.FuncMap) []byte {
@@ -508,6 +510,15 @@ func buildWorld(t *testing.T, s *testServer, f caseFixture) *world {
 		}
 		w.tokens[tk.Name] = s.createToken(t, tk.User, tk.User+"-password", tk.Name, tk.Scopes...)
 		w.owners[tk.Name] = tk.User
+	}
+	// --- notifications (i10-notify) ---
+	// The threads of the fixture's issues exist before the first case.
+	if slices.ContainsFunc(f.Repos, func(r fixtureRepo) bool { return len(r.Issues) > 0 }) {
+		waitFor(t, notifyWait, "the notifier to drain the activity queue", func() bool {
+			var n int64
+			s.App.Store.DB().Model(&store.Activity{}).Count(&n)
+			return n == 0
+		})
 	}
 	return w
 }
@@ -790,6 +801,17 @@ func (w *world) funcs() template.FuncMap {
 		"commentAssetID": func(full string, issue, n int, name string) (string, error) {
 			a, err := w.asset(full, "", 0, []int{issue, n}, name)
 			return fmtInt(a.ID), err
+		},
+		// --- notifications (i10-notify) ---
+		"threadID": func(user, full, title string) (string, error) {
+			var id int64
+			err := s.App.Store.DB().Raw(`SELECT n.id FROM notifications n JOIN users u ON u.id = n.user_id
+JOIN issues i ON i.id = n.issue_id JOIN repositories r ON r.id = n.repo_id
+WHERE u.lower_name = ? AND r.lower_name = ? AND i.title = ?`, strings.ToLower(user), strings.ToLower(full[strings.Index(full, "/")+1:]), title).Scan(&id).Error
+			if err != nil || id == 0 {
+				return "", fmt.Errorf("no thread of %s on %q in %s: %v", user, title, full, err)
+			}
+			return fmtInt(id), nil
 		},
 	}
 }

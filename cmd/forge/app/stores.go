@@ -10,6 +10,7 @@ import (
 	"forge/services/issues"
 	"forge/services/labels"
 	"forge/services/mirrors"
+	"forge/services/notify"
 	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
@@ -33,6 +34,8 @@ var (
 	_ labels.Store      = (*store.Store)(nil)
 	_ mirrors.Store     = (*store.Store)(nil)
 	_ orgs.Store        = (*store.Store)(nil)
+	_ notify.Store      = (*store.Store)(nil)
+	_ notify.QueueStore = (*store.Store)(nil)
 	_ releases.Store    = (*store.Store)(nil)
 	_ repos.Store       = (*store.Store)(nil)
 	_ repos.SyncStore   = (*store.Store)(nil)

@@ -30,16 +30,30 @@ var file_forge_options_v1_rest_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "varint,50001,opt,name=success_status",
 		Filename:      "forge/options/v1/rest.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         50007,
+		Name:          "forge.options.v1.no_link_header",
+		Tag:           "varint,50007,opt,name=no_link_header",
+		Filename:      "forge/options/v1/rest.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MethodOptions.
 var (
 	// The HTTP status of a successful REST answer where Gitea does not answer
-	// 200 OK: 201 Created or 204 No Content (whose body is dropped). Unset
+	// 200 OK: 201 Created, 204 No Content (whose body is dropped) or 205
+	// Reset Content (with its body, as Gitea's notification writes). Unset
 	// or 0 is 200.
 	//
 	// optional int32 success_status = 50001;
 	E_SuccessStatus = &file_forge_options_v1_rest_proto_extTypes[0]
+	// The answer carries X-Total-Count but no Link header, where Gitea's
+	// list sets only the count (notifications).
+	//
+	// optional bool no_link_header = 50007;
+	E_NoLinkHeader = &file_forge_options_v1_rest_proto_extTypes[1]
 )
 
 var File_forge_options_v1_rest_proto protoreflect.FileDescriptor
@@ -47,7 +61,8 @@ var File_forge_options_v1_rest_proto protoreflect.FileDescriptor
 const file_forge_options_v1_rest_proto_rawDesc = "" +
 	"\n" +
 	"\x1bforge/options/v1/rest.proto\x12\x10forge.options.v1\x1a google/protobuf/descriptor.proto:G\n" +
-	"\x0esuccess_status\x12\x1e.google.protobuf.MethodOptions\x18ц\x03 \x01(\x05R\rsuccessStatusB\xa9\x01\n" +
+	"\x0esuccess_status\x12\x1e.google.protobuf.MethodOptions\x18ц\x03 \x01(\x05R\rsuccessStatus:F\n" +
+	"\x0eno_link_header\x12\x1e.google.protobuf.MethodOptions\x18׆\x03 \x01(\bR\fnoLinkHeaderB\xa9\x01\n" +
 	"\x14com.forge.options.v1B\tRestProtoP\x01Z$forge/gen/forge/options/v1;optionsv1\xa2\x02\x03FOX\xaa\x02\x10Forge.Options.V1\xca\x02\x10Forge\\Options\\V1\xe2\x02\x1cForge\\Options\\V1\\GPBMetadata\xea\x02\x12Forge::Options::V1b\x06proto3"
 
 var file_forge_options_v1_rest_proto_goTypes = []any{
@@ -55,10 +70,11 @@ var file_forge_options_v1_rest_proto_goTypes = []any{
 }
 var file_forge_options_v1_rest_proto_depIdxs = []int32{
 	0, // 0: forge.options.v1.success_status:extendee -> google.protobuf.MethodOptions
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	0, // [0:1] is the sub-list for extension extendee
+	0, // 1: forge.options.v1.no_link_header:extendee -> google.protobuf.MethodOptions
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	0, // [0:2] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -74,7 +90,7 @@ func file_forge_options_v1_rest_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_options_v1_rest_proto_rawDesc), len(file_forge_options_v1_rest_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   0,
-			NumExtensions: 1,
+			NumExtensions: 2,
 			NumServices:   0,
 		},
 		GoTypes:           file_forge_options_v1_rest_proto_goTypes,

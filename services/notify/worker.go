@@ -1,0 +1,98 @@
+package notify
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// QueueStore is what the notifier needs: FanOutActivity claims one queued
+// activity, writes its threads and deletes it in one transaction, and
+// reports false when the queue is empty (store.Store.FanOutActivity).
+type QueueStore interface {
+	FanOutActivity(ctx context.Context) (bool, error)
+}
+
+// Worker is the notifier: it drains the activity queue (table activities,
+// filled by the issue writes in their own transactions) into notification
+// threads. The queue is durable, so activity recorded before a crash or a
+// restart is delivered by the next run; several forge processes may run a
+// Worker each on one database, the store claims each activity once.
+//
+// It wakes when Kick is called (the store calls it after an activity
+// insert in this process), and polls every poll interval for activity
+// other processes recorded.
+type Worker struct {
+	store QueueStore
+	poll  time.Duration
+	kick  chan struct{}
+	log   *slog.Logger
+}
+
+// PollInterval is how often the notifier looks for activity recorded by
+// other processes.
+const PollInterval = time.Second
+
+// settle are the retries after a kick that found the queue empty: the
+// kick comes from inside the inserting transaction, which commits a
+// moment later.
+var settle = []time.Duration{5 * time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond}
+
+// NewWorker builds a notifier on s that polls every poll.
+func NewWorker(s QueueStore, poll time.Duration) *Worker {
+	return &Worker{store: s, poll: poll, kick: make(chan struct{}, 1), log: slog.Default()}
+}
+
+// Kick wakes the worker; it never blocks.
+func (w *Worker) Kick() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run drains the queue until ctx is done.
+func (w *Worker) Run(ctx context.Context) {
+	t := time.NewTicker(w.poll)
+	defer t.Stop()
+	for {
+		w.Drain(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.kick:
+			for _, d := range settle {
+				if w.Drain(ctx) > 0 {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d):
+				}
+			}
+		}
+	}
+}
+
+// Drain fans out queued activities until the queue is empty, ctx is done
+// or the store fails (logged; the activity stays queued for the next
+// round), and returns how many it delivered.
+func (w *Worker) Drain(ctx context.Context) int {
+	n := 0
+	for ctx.Err() == nil {
+		found, err := w.store.FanOutActivity(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				w.log.Error("notifications: fan-out failed", "err", err)
+			}
+			return n
+		}
+		if !found {
+			return n
+		}
+		n++
+	}
+	return n
+}

@@ -1,0 +1,95 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+// queue is an in-memory QueueStore: n queued activities, fan-out fails
+// while failing is set.
+type queue struct {
+	mu        sync.Mutex
+	n         int
+	delivered int
+	failing   bool
+}
+
+func (q *queue) FanOutActivity(context.Context) (bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.failing {
+		return false, errors.New("database down")
+	}
+	if q.n == 0 {
+		return false, nil
+	}
+	q.n--
+	q.delivered++
+	return true, nil
+}
+
+func (q *queue) add(n int) {
+	q.mu.Lock()
+	q.n += n
+	q.mu.Unlock()
+}
+
+func (q *queue) state() (queued, delivered int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n, q.delivered
+}
+
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// What was queued before the worker started (a previous run's) is
+// delivered at once; a kick delivers without waiting for the poll; the
+// poll finds what another process queued; a failing store is retried.
+func TestWorker(t *testing.T) {
+	q := &queue{n: 3}
+	w := NewWorker(q, time.Hour) // no poll unless asked
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	eventually(t, time.Second, "the backlog", func() bool { _, d := q.state(); return d == 3 })
+
+	q.add(2)
+	w.Kick()
+	eventually(t, time.Second, "the kicked activity", func() bool { _, d := q.state(); return d == 5 })
+
+	// A kick that arrives before the insert is visible (its transaction
+	// commits later) is retried briefly.
+	w.Kick()
+	time.Sleep(2 * time.Millisecond)
+	q.add(1)
+	eventually(t, time.Second, "the late commit", func() bool { _, d := q.state(); return d == 6 })
+	cancel()
+	<-done
+
+	polled := &queue{}
+	pw := NewWorker(polled, 10*time.Millisecond)
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	go pw.Run(ctx)
+	polled.mu.Lock()
+	polled.failing = true
+	polled.n = 1
+	polled.mu.Unlock()
+	time.Sleep(30 * time.Millisecond)
+	polled.mu.Lock()
+	polled.failing = false
+	polled.mu.Unlock()
+	eventually(t, time.Second, "the poll after a failure", func() bool { n, d := polled.state(); return n == 0 && d == 1 })
+}

@@ -1,0 +1,344 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Notification is a user's thread about one issue or pull request: created
+// by the first activity that concerns the user, then moved back to unread
+// and to the top by later activity (one row per user and issue).
+type Notification struct {
+	ID          int64 `gorm:"primaryKey"`
+	UserID      int64
+	RepoID      int64
+	IssueID     int64
+	CommentID   int64
+	Status      int // NotificationUnread, NotificationRead, NotificationPinned
+	Source      int // NotificationSourceIssue, ...
+	UpdatedUnix int64
+	CreatedUnix int64
+}
+
+func (Notification) TableName() string { return "notifications" }
+
+// Thread statuses, as Gitea numbers them.
+const (
+	NotificationUnread = 1
+	NotificationRead   = 2
+	NotificationPinned = 3
+)
+
+// Thread subjects, as Gitea numbers them. Only issues and pull requests
+// produce threads today.
+const (
+	NotificationSourceIssue      = 1
+	NotificationSourcePull       = 2
+	NotificationSourceCommit     = 3
+	NotificationSourceRepository = 4
+)
+
+// NotificationThread is a thread with what rendering it needs: its
+// repository, its issue (nil when the issue is gone) and the id of the
+// issue's latest comment (0: none).
+type NotificationThread struct {
+	Notification
+	Repo          *Repository
+	Issue         *Issue
+	LastCommentID int64
+}
+
+// NotificationFilter selects a user's threads.
+type NotificationFilter struct {
+	UserID int64
+	// ThreadID, when set, keeps one thread.
+	ThreadID int64
+	// RepoID, when set, keeps one repository's threads.
+	RepoID int64
+	// Statuses keeps threads in these statuses; empty keeps every status.
+	Statuses []int
+	// Sources keeps threads about these subjects; empty keeps every one.
+	Sources []int
+	// Since and Before bound updated_unix (inclusive); 0 is unbounded.
+	Since, Before int64
+	// Repos drops threads of repositories the user may no longer see
+	// (access.Filter of the user), so a lost access hides old titles.
+	Repos RepoFilter
+}
+
+// where applies f to a query on notifications.
+func (s *Store) notificationsWhere(q *gorm.DB, f NotificationFilter) *gorm.DB {
+	q = q.Where("notifications.user_id = ?", f.UserID)
+	if f.ThreadID != 0 {
+		q = q.Where("notifications.id = ?", f.ThreadID)
+	}
+	if f.RepoID != 0 {
+		q = q.Where("notifications.repo_id = ?", f.RepoID)
+	}
+	if len(f.Statuses) > 0 {
+		q = q.Where("notifications.status IN ?", f.Statuses)
+	}
+	if len(f.Sources) > 0 {
+		q = q.Where("notifications.source IN ?", f.Sources)
+	}
+	if f.Since != 0 {
+		q = q.Where("notifications.updated_unix >= ?", f.Since)
+	}
+	if f.Before != 0 {
+		q = q.Where("notifications.updated_unix <= ?", f.Before)
+	}
+	visible := s.applyRepoFilter(s.db.Model(&Repository{}).Select("repositories.id"), f.Repos)
+	q = q.Where("notifications.repo_id IN (?)", visible)
+	// A thread about a deleted issue is gone too (a fan-out racing the
+	// delete may still write one).
+	return q.Where("(notifications.issue_id = 0 OR notifications.issue_id IN (?))", s.db.Model(&Issue{}).Select("issues.id"))
+}
+
+// ListNotifications returns a page of the threads f selects, most
+// recently updated first, and how many there are.
+func (s *Store) ListNotifications(ctx context.Context, f NotificationFilter, offset, limit int) ([]NotificationThread, int64, error) {
+	q := s.notificationsWhere(s.db.WithContext(ctx).Model(&Notification{}), f)
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var rows []Notification
+	err := s.notificationsWhere(s.db.WithContext(ctx).Model(&Notification{}), f).
+		Order("notifications.updated_unix DESC, notifications.id DESC").
+		Offset(offset).Limit(limit).Find(&rows).Error
+	if err != nil {
+		return nil, 0, err
+	}
+	list, err := s.notificationDetails(ctx, rows)
+	return list, total, err
+}
+
+// CountNotifications counts the threads f selects (GET /notifications/new).
+func (s *Store) CountNotifications(ctx context.Context, f NotificationFilter) (int64, error) {
+	var n int64
+	err := s.notificationsWhere(s.db.WithContext(ctx).Model(&Notification{}), f).Count(&n).Error
+	return n, err
+}
+
+// NotificationByID returns one thread; ErrNotFound when there is none.
+func (s *Store) NotificationByID(ctx context.Context, id int64) (*NotificationThread, error) {
+	var n Notification
+	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&n).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.notificationDetails(ctx, []Notification{n})
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, ErrNotFound // its repository went in between
+	}
+	return &list[0], nil
+}
+
+// SetNotificationStatus moves one thread to status, at now (Gitea moves
+// updated_unix on every status change). ErrNotFound when there is none.
+func (s *Store) SetNotificationStatus(ctx context.Context, id int64, status int, now int64) (*NotificationThread, error) {
+	res := s.db.WithContext(ctx).Model(&Notification{}).Where("id = ?", id).
+		Updates(map[string]any{"status": status, "updated_unix": now})
+	if res.Error != nil {
+		return nil, res.Error
+	}
+	if res.RowsAffected == 0 {
+		return nil, ErrNotFound
+	}
+	return s.NotificationByID(ctx, id)
+}
+
+// SetNotificationsStatus moves every thread f selects to status, at now,
+// in one statement, and returns up to limit of the changed threads, most
+// recently updated first (PUT /notifications). A thread changed by a
+// concurrent request is changed once more, as Gitea does.
+func (s *Store) SetNotificationsStatus(ctx context.Context, f NotificationFilter, status int, now int64, limit int) ([]NotificationThread, error) {
+	var changed []Notification
+	err := s.notificationsWhere(s.db.WithContext(ctx).Model(&changed), f).
+		Clauses(clause.Returning{}).
+		Updates(map[string]any{"status": status, "updated_unix": now}).Error
+	if err != nil {
+		return nil, err
+	}
+	// updated_unix is now the same for all; the id breaks the tie as the
+	// list does.
+	slices.SortFunc(changed, func(a, b Notification) int { return cmp.Compare(b.ID, a.ID) })
+	if len(changed) > limit {
+		changed = changed[:limit]
+	}
+	return s.notificationDetails(ctx, changed)
+}
+
+// notificationDetails loads the repositories, issues and latest comments
+// of rows, keeping their order; a row whose repository is gone is left
+// out.
+func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([]NotificationThread, error) {
+	if len(rows) == 0 {
+		return []NotificationThread{}, nil
+	}
+	repoIDs := make([]int64, 0, len(rows))
+	issueIDs := make([]int64, 0, len(rows))
+	for _, n := range rows {
+		repoIDs = append(repoIDs, n.RepoID)
+		if n.IssueID != 0 {
+			issueIDs = append(issueIDs, n.IssueID)
+		}
+	}
+	db := s.db.WithContext(ctx)
+	var repos []Repository
+	if err := db.Where("id IN ?", repoIDs).Find(&repos).Error; err != nil {
+		return nil, err
+	}
+	byRepo := make(map[int64]*Repository, len(repos))
+	for i := range repos {
+		byRepo[repos[i].ID] = &repos[i]
+	}
+	byIssue := map[int64]*Issue{}
+	lastComment := map[int64]int64{}
+	if len(issueIDs) > 0 {
+		var issues []Issue
+		if err := db.Where("id IN ?", issueIDs).Find(&issues).Error; err != nil {
+			return nil, err
+		}
+		for i := range issues {
+			byIssue[issues[i].ID] = &issues[i]
+		}
+		var last []struct {
+			IssueID int64
+			ID      int64
+		}
+		err := db.Model(&Comment{}).Select("issue_id, MAX(id) AS id").
+			Where("issue_id IN ? AND type = 0", issueIDs).Group("issue_id").Scan(&last).Error
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range last {
+			lastComment[l.IssueID] = l.ID
+		}
+	}
+	out := make([]NotificationThread, 0, len(rows))
+	for _, n := range rows {
+		r := byRepo[n.RepoID]
+		if r == nil {
+			continue
+		}
+		out = append(out, NotificationThread{Notification: n, Repo: r, Issue: byIssue[n.IssueID], LastCommentID: lastComment[n.IssueID]})
+	}
+	return out, nil
+}
+
+// The activity queue (table activities) is written by the issue writes in
+// their own transactions; FanOutActivity turns one row into notification
+// threads. The request that caused the activity pays one INSERT; the
+// fan-out is a few set-based statements whatever the number of watchers.
+
+// FanOutActivity claims the oldest activity, creates or revives the
+// threads of everyone it concerns and deletes it, in one transaction. It
+// reports false when the queue is empty. Several processes may call it at
+// once: on PostgreSQL a claimed row is locked and skipped by the others
+// (FOR UPDATE SKIP LOCKED), on SQLite the transaction holds the one write
+// lock, so an activity is delivered exactly once.
+//
+// Who is concerned: the repository's watchers, the issue's poster,
+// commenters, assignees and the users its text mentions, never the actor. A thread already unread or
+// pinned keeps its status and the comment it pointed to (so the first
+// unread comment is not lost); a read one becomes unread at the new
+// comment; every one moves to the activity's time unless it is later
+// already (two notifiers may finish one issue's activities out of order).
+func (s *Store) FanOutActivity(ctx context.Context) (bool, error) {
+	found := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		q := tx.Order("id").Limit(1)
+		if s.postgres {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
+		}
+		var a Activity
+		if err := q.Find(&a).Error; err != nil || a.ID == 0 {
+			return err
+		}
+		found = true
+		var issue Issue
+		err := tx.Select("id", "is_pull").Where("id = ?", a.IssueID).Take(&issue).Error
+		switch {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+			// The issue went before we got here: nothing to say.
+		case err != nil:
+			return err
+		default:
+			source := NotificationSourceIssue
+			if issue.IsPull {
+				source = NotificationSourcePull
+			}
+			// ORDER BY: concurrent fan-outs on one issue lock the
+			// threads in the same order (no deadlock). WHERE before ON
+			// CONFLICT also keeps SQLite's parser from reading ON as a
+			// join constraint.
+			err = tx.Exec(`INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
+SELECT c.uid, ?, ?, ?, ?, ?, ?, ? FROM (
+  SELECT user_id AS uid FROM watches WHERE repo_id = ?
+  UNION SELECT poster_id FROM issues WHERE id = ?
+  UNION SELECT poster_id FROM comments WHERE issue_id = ? AND type = 0
+  UNION SELECT assignee_id FROM issue_assignees WHERE issue_id = ?
+  UNION SELECT user_id FROM issue_mentions WHERE issue_id = ?
+) c WHERE c.uid > 0 AND c.uid <> ?
+ORDER BY c.uid
+ON CONFLICT (user_id, issue_id) DO UPDATE SET
+  status = CASE WHEN notifications.status = ? THEN ? ELSE notifications.status END,
+  comment_id = CASE WHEN notifications.status = ? THEN excluded.comment_id ELSE notifications.comment_id END,
+  updated_unix = CASE WHEN excluded.updated_unix > notifications.updated_unix THEN excluded.updated_unix ELSE notifications.updated_unix END`,
+				a.RepoID, a.IssueID, a.CommentID, NotificationUnread, source, a.CreatedUnix, a.CreatedUnix,
+				a.RepoID, a.IssueID, a.IssueID, a.IssueID, a.IssueID, a.ActorID,
+				NotificationRead, NotificationUnread, NotificationRead).Error
+			if err != nil {
+				return err
+			}
+		}
+		return tx.Delete(&Activity{}, a.ID).Error
+	})
+	return found, err
+}
+
+// activityHooks are called after an activity row is inserted (see
+// OnActivity).
+type activityHooks struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// OnActivity calls fn after every insert of an Activity row through gorm
+// (tx.Create), so the in-process notifier can start at once instead of at
+// its next poll. The insert may not be committed yet when fn runs: the
+// notifier retries briefly, and polls anyway.
+func (s *Store) OnActivity(fn func()) {
+	s.activity.mu.Lock()
+	defer s.activity.mu.Unlock()
+	if len(s.activity.fns) == 0 {
+		err := s.db.Callback().Create().After("gorm:create").Register("forge:activity", func(db *gorm.DB) {
+			if db.Error != nil || db.Statement.Table != "activities" {
+				return
+			}
+			s.activity.mu.Lock()
+			fns := s.activity.fns
+			s.activity.mu.Unlock()
+			for _, f := range fns {
+				f()
+			}
+		})
+		if err != nil {
+			panic(err) // a programming error: the name is registered twice
+		}
+	}
+	s.activity.fns = append(s.activity.fns, fn)
+}
