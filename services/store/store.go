@@ -67,8 +67,12 @@ type Store struct {
 // It does not migrate; call Migrate.
 func Open(cfg config.Database) (*Store, error) {
 	gcfg := &gorm.Config{
-		Logger:                 logger.Discard,
-		PrepareStmt:            true, // hot queries are prepared once per connection
+		Logger: logger.Discard,
+		// No PrepareStmt: gorm's statement cache can deadlock the pool
+		// (go-gorm/gorm#7465; TestPoolExhaustionDoesNotStall). pgx keeps
+		// its own per-connection cache of prepared statements, and the
+		// hottest query (authentication) is prepared by hand (hot.go).
+		PrepareStmt:            false,
 		SkipDefaultTransaction: true, // single statements need no transaction
 		TranslateError:         true,
 		NowFunc:                func() time.Time { return time.Now().UTC() },
