@@ -51,12 +51,27 @@ func notFoundOr(err error) error {
 	return errs.Wrap(err, "attachments")
 }
 
-func (s *Server) view(a *store.Attachment) *attachmentsv1.Attachment {
+func (s *Server) view(a *store.Attachment) *attachmentsv1.Attachment { return View(s.root, a) }
+
+// View renders a stored attachment as Gitea's Attachment object; rootURL
+// (ROOT_URL, ending with "/") prefixes browser_download_url, which this
+// area serves. Other areas embedding attachments (Issue.assets,
+// Comment.assets) render through it so the JSON stays one shape.
+func View(rootURL string, a *store.Attachment) *attachmentsv1.Attachment {
 	return &attachmentsv1.Attachment{
 		Id: a.ID, Name: a.Name, Size: a.Size, DownloadCount: a.DownloadCount,
 		CreatedAt: timestamppb.New(unixTime(a.CreatedUnix)), Uuid: a.UUID,
-		BrowserDownloadUrl: s.root + "attachments/" + a.UUID,
+		BrowserDownloadUrl: rootURL + "attachments/" + a.UUID,
 	}
+}
+
+// Views renders list with View; never nil, so an empty list is [] in JSON.
+func Views(rootURL string, list []store.Attachment) []*attachmentsv1.Attachment {
+	out := make([]*attachmentsv1.Attachment, len(list))
+	for i := range list {
+		out[i] = View(rootURL, &list[i])
+	}
+	return out
 }
 
 // parent resolves the release, issue or comment a call names in the

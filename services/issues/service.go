@@ -38,6 +38,10 @@ type Store interface {
 	// IssueAssignees and LabelsOfIssues load what an issue shows.
 	IssueAssignees(ctx context.Context, issueIDs []int64) (map[int64][]int64, error)
 	LabelsOfIssues(ctx context.Context, issueIDs []int64) (map[int64][]store.Label, error)
+	// AttachmentsOf loads the files of several issues (column
+	// "issue_id": their own, not their comments') or comments
+	// ("comment_id") at once, oldest first; repoID 0 spans repositories.
+	AttachmentsOf(ctx context.Context, repoID int64, column string, ids []int64) (map[int64][]store.Attachment, error)
 
 	// CreateComment returns store.ErrNotFound when the issue is not in
 	// the repository.

@@ -10,6 +10,7 @@ import (
 
 	issuesv1 "forge/gen/forge/issues/v1"
 	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/attachments"
 	"forge/services/auth"
 	"forge/services/store"
 	"forge/services/users"
@@ -79,6 +80,12 @@ func (v view) issues(ctx context.Context, viewer *auth.Principal, list []store.I
 	if err != nil {
 		return nil, storeErr(err)
 	}
+	// One query for the whole page; the ids are global, so a list that
+	// spans repositories needs no repository filter.
+	files, err := v.store.AttachmentsOf(ctx, 0, "issue_id", ids)
+	if err != nil {
+		return nil, storeErr(err)
+	}
 	found, err := v.people(ctx, viewer, people)
 	if err != nil {
 		return nil, err
@@ -86,6 +93,7 @@ func (v view) issues(ctx context.Context, viewer *auth.Principal, list []store.I
 	out := make([]*issuesv1.Issue, len(list))
 	for i := range list {
 		out[i] = v.issue(&list[i], repoOf(list[i].RepoID), found, assignees[list[i].ID], labels[list[i].ID])
+		out[i].Assets = attachments.Views(v.root, files[list[i].ID])
 	}
 	return out, nil
 }
@@ -103,7 +111,6 @@ func (v view) issue(is *store.Issue, r repoRef, people map[int64]*store.User, as
 		User:       v.user(people, is.PosterID),
 		Title:      is.Title,
 		Body:       is.Content,
-		Assets:     []*issuesv1.Attachment{},
 		Labels:     make([]*issuesv1.Label, 0, len(labels)),
 		State:      "open",
 		IsLocked:   is.IsLocked,
@@ -149,13 +156,19 @@ func (v view) label(l *store.Label, r repoRef) *issuesv1.Label {
 
 // comments renders comments of r; issueOf gives each comment's issue.
 func (v view) comments(ctx context.Context, viewer *auth.Principal, list []store.Comment, r repoRef, issueOf map[int64]*store.Issue) ([]*issuesv1.Comment, error) {
+	posters := make([]int64, len(list))
 	ids := make([]int64, len(list))
 	for i := range list {
-		ids[i] = list[i].PosterID
+		posters[i] = list[i].PosterID
+		ids[i] = list[i].ID
 	}
-	found, err := v.people(ctx, viewer, ids)
+	found, err := v.people(ctx, viewer, posters)
 	if err != nil {
 		return nil, err
+	}
+	files, err := v.store.AttachmentsOf(ctx, r.id, "comment_id", ids)
+	if err != nil {
+		return nil, storeErr(err)
 	}
 	out := make([]*issuesv1.Comment, len(list))
 	for i := range list {
@@ -174,7 +187,7 @@ func (v view) comments(ctx context.Context, viewer *auth.Principal, list []store
 			IssueUrl:  v.root + "api/v1/repos/" + r.full() + "/issues/" + itoa(is.Index),
 			User:      v.user(found, c.PosterID),
 			Body:      c.Content,
-			Assets:    []*issuesv1.Attachment{},
+			Assets:    attachments.Views(v.root, files[c.ID]),
 			CreatedAt: ts(c.CreatedUnix),
 			UpdatedAt: ts(c.UpdatedUnix),
 		}

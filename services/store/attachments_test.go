@@ -171,3 +171,96 @@ func TestAttachmentRacesParentDelete(t *testing.T) {
 		}
 	})
 }
+
+// TestIssueDeleteRemovesAttachments: deleting a comment removes its
+// files' rows, deleting an issue removes its own and its comments', in
+// the delete's transaction; other issues' files stay.
+func TestIssueDeleteRemovesAttachments(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "isdel")
+		newIssue := func() (*store.NewIssue, *store.Comment) {
+			is := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, Title: "t"}}
+			if err := s.CreateIssue(ctx, is); err != nil {
+				t.Fatal(err)
+			}
+			c := &store.Comment{RepoID: repo.ID, IssueID: is.ID, Content: "c"}
+			if err := s.CreateComment(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			return is, c
+		}
+		n := 0
+		add := func(issueID, commentID int64) {
+			n++
+			a := &store.Attachment{RepoID: repo.ID, IssueID: issueID, CommentID: commentID, UUID: fmt.Sprintf("d-%d", n), Name: "x"}
+			if err := s.CreateAttachment(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		count := func() int64 {
+			var k int64
+			if err := s.DB().Model(&store.Attachment{}).Where("repo_id = ?", repo.ID).Count(&k).Error; err != nil {
+				t.Fatal(err)
+			}
+			return k
+		}
+		gone, goneC := newIssue()
+		kept, keptC := newIssue()
+		for _, is := range []*store.NewIssue{gone, kept} {
+			add(is.ID, 0)
+		}
+		for _, c := range []*store.Comment{goneC, keptC} {
+			add(c.IssueID, c.ID)
+			add(c.IssueID, c.ID)
+		}
+
+		if err := s.DeleteComment(ctx, repo.ID, keptC.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got := count(); got != 4 {
+			t.Fatalf("after deleting a comment: %d rows, want 4", got)
+		}
+		if err := s.DeleteIssue(ctx, repo.ID, gone.Index); err != nil {
+			t.Fatal(err)
+		}
+		if got := count(); got != 1 {
+			t.Fatalf("after deleting an issue: %d rows, want 1", got)
+		}
+		left, err := s.AttachmentsOf(ctx, repo.ID, "issue_id", []int64{kept.ID})
+		if err != nil || len(left[kept.ID]) != 1 {
+			t.Fatalf("the other issue's file: %v %+v", err, left)
+		}
+
+		// Uploads to a comment racing its issue's delete land before it
+		// (and go with it) or are refused: no row outlives the issue.
+		for round := 0; round < 5; round++ {
+			is, c := newIssue()
+			var wg sync.WaitGroup
+			for i := 0; i < 6; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					a := &store.Attachment{RepoID: repo.ID, IssueID: is.ID, CommentID: c.ID, UUID: fmt.Sprintf("race-%d-%d", round, i), Name: "x"}
+					if i%2 == 0 {
+						a.CommentID = 0
+					}
+					if err := s.CreateAttachment(ctx, a); err != nil && !errors.Is(err, store.ErrNotFound) {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.DeleteIssue(ctx, repo.ID, is.Index); err != nil {
+					t.Error(err)
+				}
+			}()
+			wg.Wait()
+			if got := count(); got != 1 {
+				t.Fatalf("round %d: %d rows, want 1", round, got)
+			}
+		}
+	})
+}

@@ -430,9 +430,10 @@ func replaceAssignees(tx *gorm.DB, is *Issue, ids []int64) (bool, error) {
 	return len(added) > 0, addAssignees(tx, is, added)
 }
 
-// DeleteIssue deletes an issue with its comments, assignees, labels and
-// pending activities, and moves the repository's counters, in one
-// transaction. ErrNotFound if there is no such issue.
+// DeleteIssue deletes an issue with its comments, assignees, labels,
+// pending activities and attachment rows (its own and its comments'; the
+// files go with the attachments sweep), and moves the repository's
+// counters, in one transaction. ErrNotFound if there is no such issue.
 func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var is Issue
@@ -446,6 +447,13 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {
 				return errs.Wrap(err, "delete issue rows")
 			}
+		}
+		// After the comments: deleting them waited for any upload holding
+		// a comment's lock (CreateAttachment), so this statement sees its
+		// row, and later uploads find the comment gone. A comment's
+		// attachment carries its issue's id.
+		if err := tx.Where("repo_id = ? AND issue_id = ?", repoID, is.ID).Delete(&Attachment{}).Error; err != nil {
+			return errs.Wrap(err, "delete issue attachments")
 		}
 		// Its dependencies both ways (the other issue may be in another
 		// repository).
@@ -522,7 +530,8 @@ func (s *Store) UpdateComment(ctx context.Context, repoID, id int64, change func
 	return &out, nil
 }
 
-// DeleteComment deletes a comment and uncounts it on its issue, in one
+// DeleteComment deletes a comment with its attachment rows (the files go
+// with the attachments sweep) and uncounts it on its issue, in one
 // transaction. ErrNotFound if there is no such comment in the repository.
 func (s *Store) DeleteComment(ctx context.Context, repoID, id int64) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -535,6 +544,10 @@ func (s *Store) DeleteComment(ctx context.Context, repoID, id int64) error {
 		}
 		if err := tx.Where("comment_id = ?", c.ID).Delete(&Activity{}).Error; err != nil {
 			return errs.Wrap(err, "delete comment activity")
+		}
+		// The comment's lock (above) orders this after any upload to it.
+		if err := tx.Where("repo_id = ? AND comment_id = ?", repoID, c.ID).Delete(&Attachment{}).Error; err != nil {
+			return errs.Wrap(err, "delete comment attachments")
 		}
 		return tx.Model(&Issue{}).Where("id = ? AND num_comments > 0", c.IssueID).
 			Update("num_comments", gorm.Expr("num_comments - 1")).Error

@@ -479,6 +479,122 @@ func TestIssueAttachmentsSDK(t *testing.T) {
 	})
 }
 
+// TestIssueAssetsInJSON: an issue's and a comment's files show in their
+// JSON (assets), in single objects and lists, as the attachments area
+// renders them; deleting the issue takes its and its comments' files.
+func TestIssueAssetsInJSON(t *testing.T) {
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		anon := s.sdk()
+		s.createRepo(t, aliceTok, "proj", true, false)
+		withFile, _, err := alice.CreateIssue("alice", "proj", gitea.CreateIssueOption{Title: "with a file"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateIssue("alice", "proj", gitea.CreateIssueOption{Title: "plain"}); err != nil {
+			t.Fatal(err)
+		}
+		ia, _, err := alice.CreateIssueAttachment("alice", "proj", withFile.Index, strings.NewReader("issue file"), "i.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c1, _, err := alice.CreateIssueComment("alice", "proj", withFile.Index, gitea.CreateIssueCommentOption{Body: "one"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateIssueComment("alice", "proj", withFile.Index, gitea.CreateIssueCommentOption{Body: "two"}); err != nil {
+			t.Fatal(err)
+		}
+		ca, _, err := alice.CreateIssueCommentAttachment("alice", "proj", c1.ID, strings.NewReader("comment file"), "c.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := func(what string, got []*gitea.Attachment, want ...*gitea.Attachment) {
+			t.Helper()
+			if len(got) != len(want) {
+				t.Fatalf("%s: %d assets, want %d: %+v", what, len(got), len(want), got)
+			}
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.ID != w.ID || g.Name != w.Name || g.Size != w.Size || g.UUID != w.UUID ||
+					g.DownloadURL != w.DownloadURL || !g.Created.Equal(w.Created) {
+					t.Fatalf("%s: %+v, want %+v", what, g, w)
+				}
+			}
+		}
+
+		// The SDK's Issue has no assets field: read the JSON.
+		type issueJSON struct {
+			Number int64               `json:"number"`
+			Assets []*gitea.Attachment `json:"assets"`
+		}
+		var one issueJSON
+		r := s.do("GET", fmt.Sprintf("/api/v1/repos/alice/proj/issues/%d", withFile.Index), "")
+		expectStatus(t, r, http.StatusOK)
+		r.json(t, &one)
+		same("issue", one.Assets, ia) // not the comment's file
+		r = s.do("GET", "/api/v1/repos/alice/proj/issues/2", "")
+		expectStatus(t, r, http.StatusOK)
+		if !bytes.Contains(r.Body, []byte(`"assets":[]`)) {
+			t.Fatalf("an issue without files: %s", r.Body)
+		}
+		var list []issueJSON
+		r = s.do("GET", "/api/v1/repos/alice/proj/issues?state=all", "")
+		expectStatus(t, r, http.StatusOK)
+		r.json(t, &list)
+		if len(list) != 2 {
+			t.Fatalf("issue list: %s", r.Body)
+		}
+		for _, is := range list {
+			if is.Number == withFile.Index {
+				same("listed issue", is.Assets, ia)
+			} else {
+				same("listed plain issue", is.Assets)
+			}
+		}
+
+		comments, _, err := anon.ListIssueComments("alice", "proj", withFile.Index, gitea.ListIssueCommentOptions{})
+		if err != nil || len(comments) != 2 {
+			t.Fatalf("comments: %v %+v", err, comments)
+		}
+		same("comment", comments[0].Attachments, ca)
+		same("other comment", comments[1].Attachments)
+		if got, _, err := anon.GetIssueComment("alice", "proj", c1.ID); err != nil {
+			t.Fatal(err)
+		} else {
+			same("single comment", got.Attachments, ca)
+		}
+		if got, _, err := alice.EditIssueComment("alice", "proj", c1.ID, gitea.EditIssueCommentOption{Body: "edited"}); err != nil {
+			t.Fatal(err)
+		} else {
+			same("edited comment", got.Attachments, ca)
+		}
+
+		// Deleting the issue drops both rows; the sweep removes the files.
+		if _, err := alice.DeleteIssue("alice", "proj", withFile.Index); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []*gitea.Attachment{ia, ca} {
+			if code, _, _ := download(t, a.DownloadURL, aliceTok); code != 404 {
+				t.Fatalf("file of a deleted issue before the sweep: %d", code)
+			}
+			// The rows went with the issue, not with the sweep.
+			if _, err := s.App.Store.AttachmentByUUID(context.Background(), a.UUID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("row of %s after the issue's delete: %v", a.Name, err)
+			}
+		}
+		if n, err := s.App.Attachments.Sweep(context.Background(), 0); err != nil || n != 2 {
+			t.Fatalf("sweep after issue delete: %d %v", n, err)
+		}
+		for _, a := range []*gitea.Attachment{ia, ca} {
+			if code, _, _ := download(t, a.DownloadURL, aliceTok); code != 404 {
+				t.Fatalf("file of a deleted issue: %d", code)
+			}
+		}
+	})
+}
+
 // TestAttachmentLimits: MAX_SIZE answers 413 without holding the upload
 // in memory, and a large upload within it streams with bounded memory.
 func TestAttachmentLimits(t *testing.T) {

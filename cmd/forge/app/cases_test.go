@@ -531,6 +531,10 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	}
 	s := w.s
 	as := func(user string) []string {
+		// An organization acts through its first owner (it has no token).
+		if first, isOrg := w.orgOwners[user]; isOrg {
+			user = first
+		}
 		return []string{"Authorization", "token " + w.token(t, user), "Content-Type", jsonCT}
 	}
 	if first, isOrg := w.orgOwners[owner]; isOrg {

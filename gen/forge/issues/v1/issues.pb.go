@@ -7,6 +7,7 @@
 package issuesv1
 
 import (
+	v11 "forge/gen/forge/attachments/v1"
 	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/users/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -236,99 +237,6 @@ func (x *Milestone) GetDueOn() *timestamppb.Timestamp {
 	return nil
 }
 
-// Attachment is Gitea's Attachment object.
-type Attachment struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Id                 int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name               string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Size               int64                  `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
-	DownloadCount      int64                  `protobuf:"varint,4,opt,name=download_count,json=downloadCount,proto3" json:"download_count,omitempty"`
-	CreatedAt          *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	Uuid               string                 `protobuf:"bytes,6,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	BrowserDownloadUrl string                 `protobuf:"bytes,7,opt,name=browser_download_url,json=browserDownloadUrl,proto3" json:"browser_download_url,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
-}
-
-func (x *Attachment) Reset() {
-	*x = Attachment{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Attachment) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Attachment) ProtoMessage() {}
-
-func (x *Attachment) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Attachment.ProtoReflect.Descriptor instead.
-func (*Attachment) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{2}
-}
-
-func (x *Attachment) GetId() int64 {
-	if x != nil {
-		return x.Id
-	}
-	return 0
-}
-
-func (x *Attachment) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *Attachment) GetSize() int64 {
-	if x != nil {
-		return x.Size
-	}
-	return 0
-}
-
-func (x *Attachment) GetDownloadCount() int64 {
-	if x != nil {
-		return x.DownloadCount
-	}
-	return 0
-}
-
-func (x *Attachment) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-func (x *Attachment) GetUuid() string {
-	if x != nil {
-		return x.Uuid
-	}
-	return ""
-}
-
-func (x *Attachment) GetBrowserDownloadUrl() string {
-	if x != nil {
-		return x.BrowserDownloadUrl
-	}
-	return ""
-}
-
 // PullRequestMeta is set on issues that are pull requests.
 type PullRequestMeta struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -342,7 +250,7 @@ type PullRequestMeta struct {
 
 func (x *PullRequestMeta) Reset() {
 	*x = PullRequestMeta{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[3]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -354,7 +262,7 @@ func (x *PullRequestMeta) String() string {
 func (*PullRequestMeta) ProtoMessage() {}
 
 func (x *PullRequestMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[3]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -367,7 +275,7 @@ func (x *PullRequestMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullRequestMeta.ProtoReflect.Descriptor instead.
 func (*PullRequestMeta) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{3}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PullRequestMeta) GetMerged() bool {
@@ -412,7 +320,7 @@ type RepositoryMeta struct {
 
 func (x *RepositoryMeta) Reset() {
 	*x = RepositoryMeta{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[4]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -424,7 +332,7 @@ func (x *RepositoryMeta) String() string {
 func (*RepositoryMeta) ProtoMessage() {}
 
 func (x *RepositoryMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[4]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -437,7 +345,7 @@ func (x *RepositoryMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RepositoryMeta.ProtoReflect.Descriptor instead.
 func (*RepositoryMeta) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{4}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RepositoryMeta) GetId() int64 {
@@ -481,9 +389,10 @@ type Issue struct {
 	Title            string                 `protobuf:"bytes,8,opt,name=title,proto3" json:"title,omitempty"`
 	Body             string                 `protobuf:"bytes,9,opt,name=body,proto3" json:"body,omitempty"`
 	Ref              string                 `protobuf:"bytes,10,opt,name=ref,proto3" json:"ref,omitempty"`
-	Assets           []*Attachment          `protobuf:"bytes,11,rep,name=assets,proto3" json:"assets,omitempty"`
-	Labels           []*Label               `protobuf:"bytes,12,rep,name=labels,proto3" json:"labels,omitempty"`
-	Milestone        *Milestone             `protobuf:"bytes,13,opt,name=milestone,proto3" json:"milestone,omitempty"`
+	// The issue's own files (not its comments'), oldest first; [] when none.
+	Assets    []*v11.Attachment `protobuf:"bytes,11,rep,name=assets,proto3" json:"assets,omitempty"`
+	Labels    []*Label          `protobuf:"bytes,12,rep,name=labels,proto3" json:"labels,omitempty"`
+	Milestone *Milestone        `protobuf:"bytes,13,opt,name=milestone,proto3" json:"milestone,omitempty"`
 	// The first assignee, null when none.
 	Assignee  *v1.User   `protobuf:"bytes,14,opt,name=assignee,proto3" json:"assignee,omitempty"`
 	Assignees []*v1.User `protobuf:"bytes,15,rep,name=assignees,proto3" json:"assignees,omitempty"`
@@ -506,7 +415,7 @@ type Issue struct {
 
 func (x *Issue) Reset() {
 	*x = Issue{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[5]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -518,7 +427,7 @@ func (x *Issue) String() string {
 func (*Issue) ProtoMessage() {}
 
 func (x *Issue) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[5]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -531,7 +440,7 @@ func (x *Issue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Issue.ProtoReflect.Descriptor instead.
 func (*Issue) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{5}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Issue) GetId() int64 {
@@ -604,7 +513,7 @@ func (x *Issue) GetRef() string {
 	return ""
 }
 
-func (x *Issue) GetAssets() []*Attachment {
+func (x *Issue) GetAssets() []*v11.Attachment {
 	if x != nil {
 		return x.Assets
 	}
@@ -715,22 +624,23 @@ type Comment struct {
 	Id      int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	HtmlUrl string                 `protobuf:"bytes,2,opt,name=html_url,json=htmlUrl,proto3" json:"html_url,omitempty"`
 	// "" for comments on issues.
-	PullRequestUrl   string                 `protobuf:"bytes,3,opt,name=pull_request_url,json=pullRequestUrl,proto3" json:"pull_request_url,omitempty"`
-	IssueUrl         string                 `protobuf:"bytes,4,opt,name=issue_url,json=issueUrl,proto3" json:"issue_url,omitempty"`
-	User             *v1.User               `protobuf:"bytes,5,opt,name=user,proto3" json:"user,omitempty"`
-	OriginalAuthor   string                 `protobuf:"bytes,6,opt,name=original_author,json=originalAuthor,proto3" json:"original_author,omitempty"`
-	OriginalAuthorId int64                  `protobuf:"varint,7,opt,name=original_author_id,json=originalAuthorId,proto3" json:"original_author_id,omitempty"`
-	Body             string                 `protobuf:"bytes,8,opt,name=body,proto3" json:"body,omitempty"`
-	Assets           []*Attachment          `protobuf:"bytes,9,rep,name=assets,proto3" json:"assets,omitempty"`
-	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt        *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	PullRequestUrl   string   `protobuf:"bytes,3,opt,name=pull_request_url,json=pullRequestUrl,proto3" json:"pull_request_url,omitempty"`
+	IssueUrl         string   `protobuf:"bytes,4,opt,name=issue_url,json=issueUrl,proto3" json:"issue_url,omitempty"`
+	User             *v1.User `protobuf:"bytes,5,opt,name=user,proto3" json:"user,omitempty"`
+	OriginalAuthor   string   `protobuf:"bytes,6,opt,name=original_author,json=originalAuthor,proto3" json:"original_author,omitempty"`
+	OriginalAuthorId int64    `protobuf:"varint,7,opt,name=original_author_id,json=originalAuthorId,proto3" json:"original_author_id,omitempty"`
+	Body             string   `protobuf:"bytes,8,opt,name=body,proto3" json:"body,omitempty"`
+	// The comment's files, oldest first; [] when none.
+	Assets        []*v11.Attachment      `protobuf:"bytes,9,rep,name=assets,proto3" json:"assets,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Comment) Reset() {
 	*x = Comment{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[6]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -742,7 +652,7 @@ func (x *Comment) String() string {
 func (*Comment) ProtoMessage() {}
 
 func (x *Comment) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[6]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -755,7 +665,7 @@ func (x *Comment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Comment.ProtoReflect.Descriptor instead.
 func (*Comment) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{6}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Comment) GetId() int64 {
@@ -814,7 +724,7 @@ func (x *Comment) GetBody() string {
 	return ""
 }
 
-func (x *Comment) GetAssets() []*Attachment {
+func (x *Comment) GetAssets() []*v11.Attachment {
 	if x != nil {
 		return x.Assets
 	}
@@ -867,7 +777,7 @@ type ListIssuesRequest struct {
 
 func (x *ListIssuesRequest) Reset() {
 	*x = ListIssuesRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[7]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -879,7 +789,7 @@ func (x *ListIssuesRequest) String() string {
 func (*ListIssuesRequest) ProtoMessage() {}
 
 func (x *ListIssuesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[7]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -892,7 +802,7 @@ func (x *ListIssuesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIssuesRequest.ProtoReflect.Descriptor instead.
 func (*ListIssuesRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{7}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListIssuesRequest) GetOwner() string {
@@ -1005,7 +915,7 @@ type ListIssuesResponse struct {
 
 func (x *ListIssuesResponse) Reset() {
 	*x = ListIssuesResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[8]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1017,7 +927,7 @@ func (x *ListIssuesResponse) String() string {
 func (*ListIssuesResponse) ProtoMessage() {}
 
 func (x *ListIssuesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[8]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1030,7 +940,7 @@ func (x *ListIssuesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIssuesResponse.ProtoReflect.Descriptor instead.
 func (*ListIssuesResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{8}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListIssuesResponse) GetIssues() []*Issue {
@@ -1069,7 +979,7 @@ type SearchIssuesRequest struct {
 
 func (x *SearchIssuesRequest) Reset() {
 	*x = SearchIssuesRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[9]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +991,7 @@ func (x *SearchIssuesRequest) String() string {
 func (*SearchIssuesRequest) ProtoMessage() {}
 
 func (x *SearchIssuesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[9]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1004,7 @@ func (x *SearchIssuesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchIssuesRequest.ProtoReflect.Descriptor instead.
 func (*SearchIssuesRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{9}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SearchIssuesRequest) GetState() string {
@@ -1178,7 +1088,7 @@ type SearchIssuesResponse struct {
 
 func (x *SearchIssuesResponse) Reset() {
 	*x = SearchIssuesResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[10]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1190,7 +1100,7 @@ func (x *SearchIssuesResponse) String() string {
 func (*SearchIssuesResponse) ProtoMessage() {}
 
 func (x *SearchIssuesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[10]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1203,7 +1113,7 @@ func (x *SearchIssuesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchIssuesResponse.ProtoReflect.Descriptor instead.
 func (*SearchIssuesResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{10}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SearchIssuesResponse) GetIssues() []*Issue {
@@ -1232,7 +1142,7 @@ type GetIssueRequest struct {
 
 func (x *GetIssueRequest) Reset() {
 	*x = GetIssueRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[11]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1244,7 +1154,7 @@ func (x *GetIssueRequest) String() string {
 func (*GetIssueRequest) ProtoMessage() {}
 
 func (x *GetIssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[11]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1257,7 +1167,7 @@ func (x *GetIssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIssueRequest.ProtoReflect.Descriptor instead.
 func (*GetIssueRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{11}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetIssueRequest) GetOwner() string {
@@ -1291,7 +1201,7 @@ type GetIssueResponse struct {
 
 func (x *GetIssueResponse) Reset() {
 	*x = GetIssueResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[12]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1303,7 +1213,7 @@ func (x *GetIssueResponse) String() string {
 func (*GetIssueResponse) ProtoMessage() {}
 
 func (x *GetIssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[12]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1316,7 +1226,7 @@ func (x *GetIssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetIssueResponse.ProtoReflect.Descriptor instead.
 func (*GetIssueResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{12}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetIssueResponse) GetIssue() *Issue {
@@ -1348,7 +1258,7 @@ type CreateIssueRequest struct {
 
 func (x *CreateIssueRequest) Reset() {
 	*x = CreateIssueRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[13]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1360,7 +1270,7 @@ func (x *CreateIssueRequest) String() string {
 func (*CreateIssueRequest) ProtoMessage() {}
 
 func (x *CreateIssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[13]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1373,7 +1283,7 @@ func (x *CreateIssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateIssueRequest.ProtoReflect.Descriptor instead.
 func (*CreateIssueRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{13}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateIssueRequest) GetOwner() string {
@@ -1463,7 +1373,7 @@ type CreateIssueResponse struct {
 
 func (x *CreateIssueResponse) Reset() {
 	*x = CreateIssueResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[14]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1475,7 +1385,7 @@ func (x *CreateIssueResponse) String() string {
 func (*CreateIssueResponse) ProtoMessage() {}
 
 func (x *CreateIssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[14]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1488,7 +1398,7 @@ func (x *CreateIssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateIssueResponse.ProtoReflect.Descriptor instead.
 func (*CreateIssueResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{14}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateIssueResponse) GetIssue() *Issue {
@@ -1523,7 +1433,7 @@ type EditIssueRequest struct {
 
 func (x *EditIssueRequest) Reset() {
 	*x = EditIssueRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[15]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1535,7 +1445,7 @@ func (x *EditIssueRequest) String() string {
 func (*EditIssueRequest) ProtoMessage() {}
 
 func (x *EditIssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[15]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1548,7 +1458,7 @@ func (x *EditIssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditIssueRequest.ProtoReflect.Descriptor instead.
 func (*EditIssueRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{15}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *EditIssueRequest) GetOwner() string {
@@ -1645,7 +1555,7 @@ type EditIssueResponse struct {
 
 func (x *EditIssueResponse) Reset() {
 	*x = EditIssueResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[16]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1657,7 +1567,7 @@ func (x *EditIssueResponse) String() string {
 func (*EditIssueResponse) ProtoMessage() {}
 
 func (x *EditIssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[16]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1670,7 +1580,7 @@ func (x *EditIssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditIssueResponse.ProtoReflect.Descriptor instead.
 func (*EditIssueResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{16}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *EditIssueResponse) GetIssue() *Issue {
@@ -1692,7 +1602,7 @@ type DeleteIssueRequest struct {
 
 func (x *DeleteIssueRequest) Reset() {
 	*x = DeleteIssueRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[17]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1704,7 +1614,7 @@ func (x *DeleteIssueRequest) String() string {
 func (*DeleteIssueRequest) ProtoMessage() {}
 
 func (x *DeleteIssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[17]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1717,7 +1627,7 @@ func (x *DeleteIssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteIssueRequest.ProtoReflect.Descriptor instead.
 func (*DeleteIssueRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{17}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DeleteIssueRequest) GetOwner() string {
@@ -1750,7 +1660,7 @@ type DeleteIssueResponse struct {
 
 func (x *DeleteIssueResponse) Reset() {
 	*x = DeleteIssueResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[18]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1762,7 +1672,7 @@ func (x *DeleteIssueResponse) String() string {
 func (*DeleteIssueResponse) ProtoMessage() {}
 
 func (x *DeleteIssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[18]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1775,7 +1685,7 @@ func (x *DeleteIssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteIssueResponse.ProtoReflect.Descriptor instead.
 func (*DeleteIssueResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{18}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{17}
 }
 
 // ListIssueCommentsRequest names an issue.
@@ -1793,7 +1703,7 @@ type ListIssueCommentsRequest struct {
 
 func (x *ListIssueCommentsRequest) Reset() {
 	*x = ListIssueCommentsRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[19]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1805,7 +1715,7 @@ func (x *ListIssueCommentsRequest) String() string {
 func (*ListIssueCommentsRequest) ProtoMessage() {}
 
 func (x *ListIssueCommentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[19]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1818,7 +1728,7 @@ func (x *ListIssueCommentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIssueCommentsRequest.ProtoReflect.Descriptor instead.
 func (*ListIssueCommentsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{19}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListIssueCommentsRequest) GetOwner() string {
@@ -1867,7 +1777,7 @@ type ListIssueCommentsResponse struct {
 
 func (x *ListIssueCommentsResponse) Reset() {
 	*x = ListIssueCommentsResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[20]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1879,7 +1789,7 @@ func (x *ListIssueCommentsResponse) String() string {
 func (*ListIssueCommentsResponse) ProtoMessage() {}
 
 func (x *ListIssueCommentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[20]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1892,7 +1802,7 @@ func (x *ListIssueCommentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIssueCommentsResponse.ProtoReflect.Descriptor instead.
 func (*ListIssueCommentsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{20}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListIssueCommentsResponse) GetComments() []*Comment {
@@ -1924,7 +1834,7 @@ type ListRepoCommentsRequest struct {
 
 func (x *ListRepoCommentsRequest) Reset() {
 	*x = ListRepoCommentsRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[21]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1936,7 +1846,7 @@ func (x *ListRepoCommentsRequest) String() string {
 func (*ListRepoCommentsRequest) ProtoMessage() {}
 
 func (x *ListRepoCommentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[21]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1949,7 +1859,7 @@ func (x *ListRepoCommentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRepoCommentsRequest.ProtoReflect.Descriptor instead.
 func (*ListRepoCommentsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{21}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListRepoCommentsRequest) GetOwner() string {
@@ -2005,7 +1915,7 @@ type ListRepoCommentsResponse struct {
 
 func (x *ListRepoCommentsResponse) Reset() {
 	*x = ListRepoCommentsResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[22]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2017,7 +1927,7 @@ func (x *ListRepoCommentsResponse) String() string {
 func (*ListRepoCommentsResponse) ProtoMessage() {}
 
 func (x *ListRepoCommentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[22]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2030,7 +1940,7 @@ func (x *ListRepoCommentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRepoCommentsResponse.ProtoReflect.Descriptor instead.
 func (*ListRepoCommentsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{22}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListRepoCommentsResponse) GetComments() []*Comment {
@@ -2060,7 +1970,7 @@ type CreateCommentRequest struct {
 
 func (x *CreateCommentRequest) Reset() {
 	*x = CreateCommentRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[23]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2072,7 +1982,7 @@ func (x *CreateCommentRequest) String() string {
 func (*CreateCommentRequest) ProtoMessage() {}
 
 func (x *CreateCommentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[23]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2085,7 +1995,7 @@ func (x *CreateCommentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCommentRequest.ProtoReflect.Descriptor instead.
 func (*CreateCommentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{23}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateCommentRequest) GetOwner() string {
@@ -2126,7 +2036,7 @@ type CreateCommentResponse struct {
 
 func (x *CreateCommentResponse) Reset() {
 	*x = CreateCommentResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[24]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2138,7 +2048,7 @@ func (x *CreateCommentResponse) String() string {
 func (*CreateCommentResponse) ProtoMessage() {}
 
 func (x *CreateCommentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[24]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2151,7 +2061,7 @@ func (x *CreateCommentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCommentResponse.ProtoReflect.Descriptor instead.
 func (*CreateCommentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{24}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CreateCommentResponse) GetComment() *Comment {
@@ -2173,7 +2083,7 @@ type GetCommentRequest struct {
 
 func (x *GetCommentRequest) Reset() {
 	*x = GetCommentRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[25]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2185,7 +2095,7 @@ func (x *GetCommentRequest) String() string {
 func (*GetCommentRequest) ProtoMessage() {}
 
 func (x *GetCommentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[25]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2198,7 +2108,7 @@ func (x *GetCommentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommentRequest.ProtoReflect.Descriptor instead.
 func (*GetCommentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{25}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetCommentRequest) GetOwner() string {
@@ -2232,7 +2142,7 @@ type GetCommentResponse struct {
 
 func (x *GetCommentResponse) Reset() {
 	*x = GetCommentResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[26]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2244,7 +2154,7 @@ func (x *GetCommentResponse) String() string {
 func (*GetCommentResponse) ProtoMessage() {}
 
 func (x *GetCommentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[26]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2257,7 +2167,7 @@ func (x *GetCommentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCommentResponse.ProtoReflect.Descriptor instead.
 func (*GetCommentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{26}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetCommentResponse) GetComment() *Comment {
@@ -2280,7 +2190,7 @@ type EditCommentRequest struct {
 
 func (x *EditCommentRequest) Reset() {
 	*x = EditCommentRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[27]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2292,7 +2202,7 @@ func (x *EditCommentRequest) String() string {
 func (*EditCommentRequest) ProtoMessage() {}
 
 func (x *EditCommentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[27]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2305,7 +2215,7 @@ func (x *EditCommentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditCommentRequest.ProtoReflect.Descriptor instead.
 func (*EditCommentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{27}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *EditCommentRequest) GetOwner() string {
@@ -2346,7 +2256,7 @@ type EditCommentResponse struct {
 
 func (x *EditCommentResponse) Reset() {
 	*x = EditCommentResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[28]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2358,7 +2268,7 @@ func (x *EditCommentResponse) String() string {
 func (*EditCommentResponse) ProtoMessage() {}
 
 func (x *EditCommentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[28]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2371,7 +2281,7 @@ func (x *EditCommentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditCommentResponse.ProtoReflect.Descriptor instead.
 func (*EditCommentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{28}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *EditCommentResponse) GetComment() *Comment {
@@ -2393,7 +2303,7 @@ type DeleteCommentRequest struct {
 
 func (x *DeleteCommentRequest) Reset() {
 	*x = DeleteCommentRequest{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[29]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2405,7 +2315,7 @@ func (x *DeleteCommentRequest) String() string {
 func (*DeleteCommentRequest) ProtoMessage() {}
 
 func (x *DeleteCommentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[29]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2418,7 +2328,7 @@ func (x *DeleteCommentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCommentRequest.ProtoReflect.Descriptor instead.
 func (*DeleteCommentRequest) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{29}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DeleteCommentRequest) GetOwner() string {
@@ -2451,7 +2361,7 @@ type DeleteCommentResponse struct {
 
 func (x *DeleteCommentResponse) Reset() {
 	*x = DeleteCommentResponse{}
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[30]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2463,7 +2373,7 @@ func (x *DeleteCommentResponse) String() string {
 func (*DeleteCommentResponse) ProtoMessage() {}
 
 func (x *DeleteCommentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_issues_v1_issues_proto_msgTypes[30]
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2476,14 +2386,14 @@ func (x *DeleteCommentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCommentResponse.ProtoReflect.Descriptor instead.
 func (*DeleteCommentResponse) Descriptor() ([]byte, []int) {
-	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{30}
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{29}
 }
 
 var File_forge_issues_v1_issues_proto protoreflect.FileDescriptor
 
 const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\n" +
-	"\x1cforge/issues/v1/issues.proto\x12\x0fforge.issues.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb4\x01\n" +
+	"\x1cforge/issues/v1/issues.proto\x12\x0fforge.issues.v1\x1a&forge/attachments/v1/attachments.proto\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb4\x01\n" +
 	"\x05Label\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
@@ -2507,17 +2417,7 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x127\n" +
 	"\tclosed_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\bclosedAt\x121\n" +
 	"\x06due_on\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\x05dueOn\"\xec\x01\n" +
-	"\n" +
-	"Attachment\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\x12%\n" +
-	"\x0edownload_count\x18\x04 \x01(\x03R\rdownloadCount\x129\n" +
-	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x12\n" +
-	"\x04uuid\x18\x06 \x01(\tR\x04uuid\x120\n" +
-	"\x14browser_download_url\x18\a \x01(\tR\x12browserDownloadUrl\"\x93\x01\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\x05dueOn\"\x93\x01\n" +
 	"\x0fPullRequestMeta\x12\x16\n" +
 	"\x06merged\x18\x01 \x01(\bR\x06merged\x127\n" +
 	"\tmerged_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bmergedAt\x12\x14\n" +
@@ -2527,7 +2427,7 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
 	"\x05owner\x18\x03 \x01(\tR\x05owner\x12\x1b\n" +
-	"\tfull_name\x18\x04 \x01(\tR\bfullName\"\xfc\a\n" +
+	"\tfull_name\x18\x04 \x01(\tR\bfullName\"\x81\b\n" +
 	"\x05Issue\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x19\n" +
@@ -2539,8 +2439,8 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\x05title\x18\b \x01(\tR\x05title\x12\x12\n" +
 	"\x04body\x18\t \x01(\tR\x04body\x12\x10\n" +
 	"\x03ref\x18\n" +
-	" \x01(\tR\x03ref\x123\n" +
-	"\x06assets\x18\v \x03(\v2\x1b.forge.issues.v1.AttachmentR\x06assets\x12.\n" +
+	" \x01(\tR\x03ref\x128\n" +
+	"\x06assets\x18\v \x03(\v2 .forge.attachments.v1.AttachmentR\x06assets\x12.\n" +
 	"\x06labels\x18\f \x03(\v2\x16.forge.issues.v1.LabelR\x06labels\x128\n" +
 	"\tmilestone\x18\r \x01(\v2\x1a.forge.issues.v1.MilestoneR\tmilestone\x120\n" +
 	"\bassignee\x18\x0e \x01(\v2\x14.forge.users.v1.UserR\bassignee\x128\n" +
@@ -2558,7 +2458,7 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\n" +
 	"repository\x18\x18 \x01(\v2\x1f.forge.issues.v1.RepositoryMetaR\n" +
 	"repository\x12\x1b\n" +
-	"\tpin_order\x18\x19 \x01(\x03R\bpinOrder\"\xbb\x03\n" +
+	"\tpin_order\x18\x19 \x01(\x03R\bpinOrder\"\xc0\x03\n" +
 	"\aComment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x19\n" +
 	"\bhtml_url\x18\x02 \x01(\tR\ahtmlUrl\x12(\n" +
@@ -2567,8 +2467,8 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\x04user\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x04user\x12'\n" +
 	"\x0foriginal_author\x18\x06 \x01(\tR\x0eoriginalAuthor\x12,\n" +
 	"\x12original_author_id\x18\a \x01(\x03R\x10originalAuthorId\x12\x12\n" +
-	"\x04body\x18\b \x01(\tR\x04body\x123\n" +
-	"\x06assets\x18\t \x03(\v2\x1b.forge.issues.v1.AttachmentR\x06assets\x129\n" +
+	"\x04body\x18\b \x01(\tR\x04body\x128\n" +
+	"\x06assets\x18\t \x03(\v2 .forge.attachments.v1.AttachmentR\x06assets\x129\n" +
 	"\n" +
 	"created_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
@@ -2742,106 +2642,105 @@ func file_forge_issues_v1_issues_proto_rawDescGZIP() []byte {
 	return file_forge_issues_v1_issues_proto_rawDescData
 }
 
-var file_forge_issues_v1_issues_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_forge_issues_v1_issues_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_forge_issues_v1_issues_proto_goTypes = []any{
 	(*Label)(nil),                     // 0: forge.issues.v1.Label
 	(*Milestone)(nil),                 // 1: forge.issues.v1.Milestone
-	(*Attachment)(nil),                // 2: forge.issues.v1.Attachment
-	(*PullRequestMeta)(nil),           // 3: forge.issues.v1.PullRequestMeta
-	(*RepositoryMeta)(nil),            // 4: forge.issues.v1.RepositoryMeta
-	(*Issue)(nil),                     // 5: forge.issues.v1.Issue
-	(*Comment)(nil),                   // 6: forge.issues.v1.Comment
-	(*ListIssuesRequest)(nil),         // 7: forge.issues.v1.ListIssuesRequest
-	(*ListIssuesResponse)(nil),        // 8: forge.issues.v1.ListIssuesResponse
-	(*SearchIssuesRequest)(nil),       // 9: forge.issues.v1.SearchIssuesRequest
-	(*SearchIssuesResponse)(nil),      // 10: forge.issues.v1.SearchIssuesResponse
-	(*GetIssueRequest)(nil),           // 11: forge.issues.v1.GetIssueRequest
-	(*GetIssueResponse)(nil),          // 12: forge.issues.v1.GetIssueResponse
-	(*CreateIssueRequest)(nil),        // 13: forge.issues.v1.CreateIssueRequest
-	(*CreateIssueResponse)(nil),       // 14: forge.issues.v1.CreateIssueResponse
-	(*EditIssueRequest)(nil),          // 15: forge.issues.v1.EditIssueRequest
-	(*EditIssueResponse)(nil),         // 16: forge.issues.v1.EditIssueResponse
-	(*DeleteIssueRequest)(nil),        // 17: forge.issues.v1.DeleteIssueRequest
-	(*DeleteIssueResponse)(nil),       // 18: forge.issues.v1.DeleteIssueResponse
-	(*ListIssueCommentsRequest)(nil),  // 19: forge.issues.v1.ListIssueCommentsRequest
-	(*ListIssueCommentsResponse)(nil), // 20: forge.issues.v1.ListIssueCommentsResponse
-	(*ListRepoCommentsRequest)(nil),   // 21: forge.issues.v1.ListRepoCommentsRequest
-	(*ListRepoCommentsResponse)(nil),  // 22: forge.issues.v1.ListRepoCommentsResponse
-	(*CreateCommentRequest)(nil),      // 23: forge.issues.v1.CreateCommentRequest
-	(*CreateCommentResponse)(nil),     // 24: forge.issues.v1.CreateCommentResponse
-	(*GetCommentRequest)(nil),         // 25: forge.issues.v1.GetCommentRequest
-	(*GetCommentResponse)(nil),        // 26: forge.issues.v1.GetCommentResponse
-	(*EditCommentRequest)(nil),        // 27: forge.issues.v1.EditCommentRequest
-	(*EditCommentResponse)(nil),       // 28: forge.issues.v1.EditCommentResponse
-	(*DeleteCommentRequest)(nil),      // 29: forge.issues.v1.DeleteCommentRequest
-	(*DeleteCommentResponse)(nil),     // 30: forge.issues.v1.DeleteCommentResponse
-	(*timestamppb.Timestamp)(nil),     // 31: google.protobuf.Timestamp
-	(*v1.User)(nil),                   // 32: forge.users.v1.User
+	(*PullRequestMeta)(nil),           // 2: forge.issues.v1.PullRequestMeta
+	(*RepositoryMeta)(nil),            // 3: forge.issues.v1.RepositoryMeta
+	(*Issue)(nil),                     // 4: forge.issues.v1.Issue
+	(*Comment)(nil),                   // 5: forge.issues.v1.Comment
+	(*ListIssuesRequest)(nil),         // 6: forge.issues.v1.ListIssuesRequest
+	(*ListIssuesResponse)(nil),        // 7: forge.issues.v1.ListIssuesResponse
+	(*SearchIssuesRequest)(nil),       // 8: forge.issues.v1.SearchIssuesRequest
+	(*SearchIssuesResponse)(nil),      // 9: forge.issues.v1.SearchIssuesResponse
+	(*GetIssueRequest)(nil),           // 10: forge.issues.v1.GetIssueRequest
+	(*GetIssueResponse)(nil),          // 11: forge.issues.v1.GetIssueResponse
+	(*CreateIssueRequest)(nil),        // 12: forge.issues.v1.CreateIssueRequest
+	(*CreateIssueResponse)(nil),       // 13: forge.issues.v1.CreateIssueResponse
+	(*EditIssueRequest)(nil),          // 14: forge.issues.v1.EditIssueRequest
+	(*EditIssueResponse)(nil),         // 15: forge.issues.v1.EditIssueResponse
+	(*DeleteIssueRequest)(nil),        // 16: forge.issues.v1.DeleteIssueRequest
+	(*DeleteIssueResponse)(nil),       // 17: forge.issues.v1.DeleteIssueResponse
+	(*ListIssueCommentsRequest)(nil),  // 18: forge.issues.v1.ListIssueCommentsRequest
+	(*ListIssueCommentsResponse)(nil), // 19: forge.issues.v1.ListIssueCommentsResponse
+	(*ListRepoCommentsRequest)(nil),   // 20: forge.issues.v1.ListRepoCommentsRequest
+	(*ListRepoCommentsResponse)(nil),  // 21: forge.issues.v1.ListRepoCommentsResponse
+	(*CreateCommentRequest)(nil),      // 22: forge.issues.v1.CreateCommentRequest
+	(*CreateCommentResponse)(nil),     // 23: forge.issues.v1.CreateCommentResponse
+	(*GetCommentRequest)(nil),         // 24: forge.issues.v1.GetCommentRequest
+	(*GetCommentResponse)(nil),        // 25: forge.issues.v1.GetCommentResponse
+	(*EditCommentRequest)(nil),        // 26: forge.issues.v1.EditCommentRequest
+	(*EditCommentResponse)(nil),       // 27: forge.issues.v1.EditCommentResponse
+	(*DeleteCommentRequest)(nil),      // 28: forge.issues.v1.DeleteCommentRequest
+	(*DeleteCommentResponse)(nil),     // 29: forge.issues.v1.DeleteCommentResponse
+	(*timestamppb.Timestamp)(nil),     // 30: google.protobuf.Timestamp
+	(*v1.User)(nil),                   // 31: forge.users.v1.User
+	(*v11.Attachment)(nil),            // 32: forge.attachments.v1.Attachment
 }
 var file_forge_issues_v1_issues_proto_depIdxs = []int32{
-	31, // 0: forge.issues.v1.Milestone.created_at:type_name -> google.protobuf.Timestamp
-	31, // 1: forge.issues.v1.Milestone.updated_at:type_name -> google.protobuf.Timestamp
-	31, // 2: forge.issues.v1.Milestone.closed_at:type_name -> google.protobuf.Timestamp
-	31, // 3: forge.issues.v1.Milestone.due_on:type_name -> google.protobuf.Timestamp
-	31, // 4: forge.issues.v1.Attachment.created_at:type_name -> google.protobuf.Timestamp
-	31, // 5: forge.issues.v1.PullRequestMeta.merged_at:type_name -> google.protobuf.Timestamp
-	32, // 6: forge.issues.v1.Issue.user:type_name -> forge.users.v1.User
-	2,  // 7: forge.issues.v1.Issue.assets:type_name -> forge.issues.v1.Attachment
-	0,  // 8: forge.issues.v1.Issue.labels:type_name -> forge.issues.v1.Label
-	1,  // 9: forge.issues.v1.Issue.milestone:type_name -> forge.issues.v1.Milestone
-	32, // 10: forge.issues.v1.Issue.assignee:type_name -> forge.users.v1.User
-	32, // 11: forge.issues.v1.Issue.assignees:type_name -> forge.users.v1.User
-	31, // 12: forge.issues.v1.Issue.created_at:type_name -> google.protobuf.Timestamp
-	31, // 13: forge.issues.v1.Issue.updated_at:type_name -> google.protobuf.Timestamp
-	31, // 14: forge.issues.v1.Issue.closed_at:type_name -> google.protobuf.Timestamp
-	31, // 15: forge.issues.v1.Issue.due_date:type_name -> google.protobuf.Timestamp
-	3,  // 16: forge.issues.v1.Issue.pull_request:type_name -> forge.issues.v1.PullRequestMeta
-	4,  // 17: forge.issues.v1.Issue.repository:type_name -> forge.issues.v1.RepositoryMeta
-	32, // 18: forge.issues.v1.Comment.user:type_name -> forge.users.v1.User
-	2,  // 19: forge.issues.v1.Comment.assets:type_name -> forge.issues.v1.Attachment
-	31, // 20: forge.issues.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
-	31, // 21: forge.issues.v1.Comment.updated_at:type_name -> google.protobuf.Timestamp
-	5,  // 22: forge.issues.v1.ListIssuesResponse.issues:type_name -> forge.issues.v1.Issue
-	5,  // 23: forge.issues.v1.SearchIssuesResponse.issues:type_name -> forge.issues.v1.Issue
-	5,  // 24: forge.issues.v1.GetIssueResponse.issue:type_name -> forge.issues.v1.Issue
-	31, // 25: forge.issues.v1.CreateIssueRequest.due_date:type_name -> google.protobuf.Timestamp
-	5,  // 26: forge.issues.v1.CreateIssueResponse.issue:type_name -> forge.issues.v1.Issue
-	31, // 27: forge.issues.v1.EditIssueRequest.due_date:type_name -> google.protobuf.Timestamp
-	5,  // 28: forge.issues.v1.EditIssueResponse.issue:type_name -> forge.issues.v1.Issue
-	6,  // 29: forge.issues.v1.ListIssueCommentsResponse.comments:type_name -> forge.issues.v1.Comment
-	6,  // 30: forge.issues.v1.ListRepoCommentsResponse.comments:type_name -> forge.issues.v1.Comment
-	6,  // 31: forge.issues.v1.CreateCommentResponse.comment:type_name -> forge.issues.v1.Comment
-	6,  // 32: forge.issues.v1.GetCommentResponse.comment:type_name -> forge.issues.v1.Comment
-	6,  // 33: forge.issues.v1.EditCommentResponse.comment:type_name -> forge.issues.v1.Comment
-	7,  // 34: forge.issues.v1.IssueService.ListIssues:input_type -> forge.issues.v1.ListIssuesRequest
-	9,  // 35: forge.issues.v1.IssueService.SearchIssues:input_type -> forge.issues.v1.SearchIssuesRequest
-	11, // 36: forge.issues.v1.IssueService.GetIssue:input_type -> forge.issues.v1.GetIssueRequest
-	13, // 37: forge.issues.v1.IssueService.CreateIssue:input_type -> forge.issues.v1.CreateIssueRequest
-	15, // 38: forge.issues.v1.IssueService.EditIssue:input_type -> forge.issues.v1.EditIssueRequest
-	17, // 39: forge.issues.v1.IssueService.DeleteIssue:input_type -> forge.issues.v1.DeleteIssueRequest
-	19, // 40: forge.issues.v1.IssueService.ListIssueComments:input_type -> forge.issues.v1.ListIssueCommentsRequest
-	21, // 41: forge.issues.v1.IssueService.ListRepoComments:input_type -> forge.issues.v1.ListRepoCommentsRequest
-	23, // 42: forge.issues.v1.IssueService.CreateComment:input_type -> forge.issues.v1.CreateCommentRequest
-	25, // 43: forge.issues.v1.IssueService.GetComment:input_type -> forge.issues.v1.GetCommentRequest
-	27, // 44: forge.issues.v1.IssueService.EditComment:input_type -> forge.issues.v1.EditCommentRequest
-	29, // 45: forge.issues.v1.IssueService.DeleteComment:input_type -> forge.issues.v1.DeleteCommentRequest
-	8,  // 46: forge.issues.v1.IssueService.ListIssues:output_type -> forge.issues.v1.ListIssuesResponse
-	10, // 47: forge.issues.v1.IssueService.SearchIssues:output_type -> forge.issues.v1.SearchIssuesResponse
-	12, // 48: forge.issues.v1.IssueService.GetIssue:output_type -> forge.issues.v1.GetIssueResponse
-	14, // 49: forge.issues.v1.IssueService.CreateIssue:output_type -> forge.issues.v1.CreateIssueResponse
-	16, // 50: forge.issues.v1.IssueService.EditIssue:output_type -> forge.issues.v1.EditIssueResponse
-	18, // 51: forge.issues.v1.IssueService.DeleteIssue:output_type -> forge.issues.v1.DeleteIssueResponse
-	20, // 52: forge.issues.v1.IssueService.ListIssueComments:output_type -> forge.issues.v1.ListIssueCommentsResponse
-	22, // 53: forge.issues.v1.IssueService.ListRepoComments:output_type -> forge.issues.v1.ListRepoCommentsResponse
-	24, // 54: forge.issues.v1.IssueService.CreateComment:output_type -> forge.issues.v1.CreateCommentResponse
-	26, // 55: forge.issues.v1.IssueService.GetComment:output_type -> forge.issues.v1.GetCommentResponse
-	28, // 56: forge.issues.v1.IssueService.EditComment:output_type -> forge.issues.v1.EditCommentResponse
-	30, // 57: forge.issues.v1.IssueService.DeleteComment:output_type -> forge.issues.v1.DeleteCommentResponse
-	46, // [46:58] is the sub-list for method output_type
-	34, // [34:46] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	30, // 0: forge.issues.v1.Milestone.created_at:type_name -> google.protobuf.Timestamp
+	30, // 1: forge.issues.v1.Milestone.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 2: forge.issues.v1.Milestone.closed_at:type_name -> google.protobuf.Timestamp
+	30, // 3: forge.issues.v1.Milestone.due_on:type_name -> google.protobuf.Timestamp
+	30, // 4: forge.issues.v1.PullRequestMeta.merged_at:type_name -> google.protobuf.Timestamp
+	31, // 5: forge.issues.v1.Issue.user:type_name -> forge.users.v1.User
+	32, // 6: forge.issues.v1.Issue.assets:type_name -> forge.attachments.v1.Attachment
+	0,  // 7: forge.issues.v1.Issue.labels:type_name -> forge.issues.v1.Label
+	1,  // 8: forge.issues.v1.Issue.milestone:type_name -> forge.issues.v1.Milestone
+	31, // 9: forge.issues.v1.Issue.assignee:type_name -> forge.users.v1.User
+	31, // 10: forge.issues.v1.Issue.assignees:type_name -> forge.users.v1.User
+	30, // 11: forge.issues.v1.Issue.created_at:type_name -> google.protobuf.Timestamp
+	30, // 12: forge.issues.v1.Issue.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 13: forge.issues.v1.Issue.closed_at:type_name -> google.protobuf.Timestamp
+	30, // 14: forge.issues.v1.Issue.due_date:type_name -> google.protobuf.Timestamp
+	2,  // 15: forge.issues.v1.Issue.pull_request:type_name -> forge.issues.v1.PullRequestMeta
+	3,  // 16: forge.issues.v1.Issue.repository:type_name -> forge.issues.v1.RepositoryMeta
+	31, // 17: forge.issues.v1.Comment.user:type_name -> forge.users.v1.User
+	32, // 18: forge.issues.v1.Comment.assets:type_name -> forge.attachments.v1.Attachment
+	30, // 19: forge.issues.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
+	30, // 20: forge.issues.v1.Comment.updated_at:type_name -> google.protobuf.Timestamp
+	4,  // 21: forge.issues.v1.ListIssuesResponse.issues:type_name -> forge.issues.v1.Issue
+	4,  // 22: forge.issues.v1.SearchIssuesResponse.issues:type_name -> forge.issues.v1.Issue
+	4,  // 23: forge.issues.v1.GetIssueResponse.issue:type_name -> forge.issues.v1.Issue
+	30, // 24: forge.issues.v1.CreateIssueRequest.due_date:type_name -> google.protobuf.Timestamp
+	4,  // 25: forge.issues.v1.CreateIssueResponse.issue:type_name -> forge.issues.v1.Issue
+	30, // 26: forge.issues.v1.EditIssueRequest.due_date:type_name -> google.protobuf.Timestamp
+	4,  // 27: forge.issues.v1.EditIssueResponse.issue:type_name -> forge.issues.v1.Issue
+	5,  // 28: forge.issues.v1.ListIssueCommentsResponse.comments:type_name -> forge.issues.v1.Comment
+	5,  // 29: forge.issues.v1.ListRepoCommentsResponse.comments:type_name -> forge.issues.v1.Comment
+	5,  // 30: forge.issues.v1.CreateCommentResponse.comment:type_name -> forge.issues.v1.Comment
+	5,  // 31: forge.issues.v1.GetCommentResponse.comment:type_name -> forge.issues.v1.Comment
+	5,  // 32: forge.issues.v1.EditCommentResponse.comment:type_name -> forge.issues.v1.Comment
+	6,  // 33: forge.issues.v1.IssueService.ListIssues:input_type -> forge.issues.v1.ListIssuesRequest
+	8,  // 34: forge.issues.v1.IssueService.SearchIssues:input_type -> forge.issues.v1.SearchIssuesRequest
+	10, // 35: forge.issues.v1.IssueService.GetIssue:input_type -> forge.issues.v1.GetIssueRequest
+	12, // 36: forge.issues.v1.IssueService.CreateIssue:input_type -> forge.issues.v1.CreateIssueRequest
+	14, // 37: forge.issues.v1.IssueService.EditIssue:input_type -> forge.issues.v1.EditIssueRequest
+	16, // 38: forge.issues.v1.IssueService.DeleteIssue:input_type -> forge.issues.v1.DeleteIssueRequest
+	18, // 39: forge.issues.v1.IssueService.ListIssueComments:input_type -> forge.issues.v1.ListIssueCommentsRequest
+	20, // 40: forge.issues.v1.IssueService.ListRepoComments:input_type -> forge.issues.v1.ListRepoCommentsRequest
+	22, // 41: forge.issues.v1.IssueService.CreateComment:input_type -> forge.issues.v1.CreateCommentRequest
+	24, // 42: forge.issues.v1.IssueService.GetComment:input_type -> forge.issues.v1.GetCommentRequest
+	26, // 43: forge.issues.v1.IssueService.EditComment:input_type -> forge.issues.v1.EditCommentRequest
+	28, // 44: forge.issues.v1.IssueService.DeleteComment:input_type -> forge.issues.v1.DeleteCommentRequest
+	7,  // 45: forge.issues.v1.IssueService.ListIssues:output_type -> forge.issues.v1.ListIssuesResponse
+	9,  // 46: forge.issues.v1.IssueService.SearchIssues:output_type -> forge.issues.v1.SearchIssuesResponse
+	11, // 47: forge.issues.v1.IssueService.GetIssue:output_type -> forge.issues.v1.GetIssueResponse
+	13, // 48: forge.issues.v1.IssueService.CreateIssue:output_type -> forge.issues.v1.CreateIssueResponse
+	15, // 49: forge.issues.v1.IssueService.EditIssue:output_type -> forge.issues.v1.EditIssueResponse
+	17, // 50: forge.issues.v1.IssueService.DeleteIssue:output_type -> forge.issues.v1.DeleteIssueResponse
+	19, // 51: forge.issues.v1.IssueService.ListIssueComments:output_type -> forge.issues.v1.ListIssueCommentsResponse
+	21, // 52: forge.issues.v1.IssueService.ListRepoComments:output_type -> forge.issues.v1.ListRepoCommentsResponse
+	23, // 53: forge.issues.v1.IssueService.CreateComment:output_type -> forge.issues.v1.CreateCommentResponse
+	25, // 54: forge.issues.v1.IssueService.GetComment:output_type -> forge.issues.v1.GetCommentResponse
+	27, // 55: forge.issues.v1.IssueService.EditComment:output_type -> forge.issues.v1.EditCommentResponse
+	29, // 56: forge.issues.v1.IssueService.DeleteComment:output_type -> forge.issues.v1.DeleteCommentResponse
+	45, // [45:57] is the sub-list for method output_type
+	33, // [33:45] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_forge_issues_v1_issues_proto_init() }
@@ -2849,14 +2748,14 @@ func file_forge_issues_v1_issues_proto_init() {
 	if File_forge_issues_v1_issues_proto != nil {
 		return
 	}
-	file_forge_issues_v1_issues_proto_msgTypes[15].OneofWrappers = []any{}
+	file_forge_issues_v1_issues_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_issues_v1_issues_proto_rawDesc), len(file_forge_issues_v1_issues_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
