@@ -33,6 +33,8 @@ type Checker struct {
 	store Store
 	// maxCreation is [repository] MAX_CREATION_LIMIT (-1: unlimited).
 	maxCreation int
+	// noRegularOrgs is [admin] DISABLE_REGULAR_ORG_CREATION.
+	noRegularOrgs bool
 }
 
 func NewChecker(s Store) *Checker { return &Checker{store: s, maxCreation: -1} }

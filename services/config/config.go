@@ -29,6 +29,13 @@ type Config struct {
 	API        API
 	Migrations Migrations
 	Limits     Limits
+	Admin      Admin
+}
+
+type Admin struct {
+	// DisableRegularOrgCreation: only site administrators create
+	// organizations ([admin] DISABLE_REGULAR_ORG_CREATION).
+	DisableRegularOrgCreation bool
 }
 
 type Server struct {
@@ -224,6 +231,7 @@ func Load(path string, environ []string) (*Config, error) {
 
 	r.bool("service", "ENABLE_REVERSE_PROXY_AUTHENTICATION_API", &cfg.Service.EnableReverseProxyAuthAPI)
 	r.bool("service", "ALLOW_CROSS_REPOSITORY_DEPENDENCIES", &cfg.Service.AllowCrossRepositoryDependencies)
+	r.bool("admin", "DISABLE_REGULAR_ORG_CREATION", &cfg.Admin.DisableRegularOrgCreation)
 	r.str("repository", "ROOT", &cfg.Repository.Root)
 	r.int("repository", "MAX_CREATION_LIMIT", &cfg.Repository.MaxCreationLimit)
 	r.bool("repository.pull-request", "RETARGET_CHILDREN_ON_MERGE", &cfg.Repository.RetargetChildrenOnMerge)

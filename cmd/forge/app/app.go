@@ -126,7 +126,8 @@ func (a *App) build() error {
 	gitStore.LimitProcesses(cfg.Limits.GitMaxProcesses)
 	a.Git = gitStore
 	a.sweep(context.Background()) // debris of a previous run that was killed
-	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit)
+	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit).
+		WithDisableRegularOrgCreation(cfg.Admin.DisableRegularOrgCreation)
 	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker
