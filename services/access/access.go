@@ -33,6 +33,8 @@ type Checker struct {
 	store Store
 	// maxCreation is [repository] MAX_CREATION_LIMIT (-1: unlimited).
 	maxCreation int
+	// noRegularOrgs is [admin] DISABLE_REGULAR_ORG_CREATION.
+	noRegularOrgs bool
 }
 
 func NewChecker(s Store) *Checker { return &Checker{store: s, maxCreation: -1} }
@@ -47,6 +49,16 @@ type Repo struct {
 	// grants are the per-unit modes Mode was derived from; nil when every
 	// unit has Mode (repositories of individuals).
 	grants *modes
+}
+
+// UnitMode is the caller's access to unit u, whatever unit the method
+// declared: the repository's permissions show push and pull on code even
+// to a caller who reached it through another unit.
+func (r *Repo) UnitMode(u auth.Unit) store.AccessMode {
+	if r.grants == nil {
+		return r.Mode
+	}
+	return r.grants.unit(u)
 }
 
 // ErrRepoNotFound is the status for a missing or invisible repository.
@@ -143,7 +155,23 @@ type modes struct {
 }
 
 func (m modes) unit(u auth.Unit) store.AccessMode {
+	if u == auth.UnitAny {
+		return m.any()
+	}
 	return max(m.base, m.units[unitType(u)])
+}
+
+// anyEnabled is the best mode over the units r has switched on (code is
+// always on): Gitea's reqAnyRepoReader counts only those, so a team's
+// issues grant does not open a repository whose issues are off.
+func (m modes) anyEnabled(r *store.Repository) store.AccessMode {
+	out := m.base
+	for _, u := range []auth.Unit{auth.UnitCode, auth.UnitIssues, auth.UnitPulls, auth.UnitReleases, auth.UnitWiki} {
+		if unitEnabled(r, u) {
+			out = max(out, m.units[unitType(u)])
+		}
+	}
+	return out
 }
 
 func (m modes) any() store.AccessMode {

@@ -18,6 +18,30 @@ func (c *Checker) WithMaxCreationLimit(n int) *Checker {
 	return c
 }
 
+// WithDisableRegularOrgCreation sets [admin]
+// DISABLE_REGULAR_ORG_CREATION: only site administrators create
+// organizations.
+func (c *Checker) WithDisableRegularOrgCreation(on bool) *Checker {
+	c.noRegularOrgs = on
+	return c
+}
+
+// OrgCreateForbiddenMessage is Gitea 1.22's 403 text for a user who may
+// not create organizations: a formatting slip (a nil error printed with
+// %s) that clients see, kept as the map records it.
+const OrgCreateForbiddenMessage = "%!s(<nil>)"
+
+// MayCreateOrg is the rule for POST /orgs (Gitea's CanCreateOrganization):
+// site administrators always; other users when their account allows it
+// (allow_create_organization) and the site has not disabled regular
+// organization creation.
+func (c *Checker) MayCreateOrg(caller *auth.Principal) error {
+	if caller.IsAdmin() || (caller.User.AllowCreateOrganization && !c.noRegularOrgs) {
+		return nil
+	}
+	return status.Error(codes.PermissionDenied, OrgCreateForbiddenMessage)
+}
+
 // RepoLimit is how many repositories owner may hold when caller creates
 // one for them, -1 for no limit. As in Gitea, site administrators are not
 // limited, neither when they create a repository (for anyone) nor as

@@ -103,7 +103,11 @@ func writes(pol auth.Policy) auth.RepoWrite {
 func Authorize(r *Repo, res auth.Resource, w auth.RepoWrite) error {
 	// From here on Mode is the caller's access to the declared unit.
 	if r.grants != nil {
-		r.Mode = r.grants.unit(res.Unit)
+		if res.Unit == auth.UnitAny {
+			r.Mode = r.grants.anyEnabled(r.Repository)
+		} else {
+			r.Mode = r.grants.unit(res.Unit)
+		}
 	}
 	if !unitEnabled(r.Repository, res.Unit) && r.Mode < store.AccessAdmin {
 		return status.Error(codes.PermissionDenied, UnitOffMessage)

@@ -43,7 +43,11 @@ type Area struct {
 	// with a repo_id column must be declared by exactly one area.
 	RepoTables []string
 	// UserTables are the tables whose rows belong to a user, and the column
-	// holding the user's id; they are deleted with the user.
+	// holding the user's id; they are deleted with the user. Every user_id
+	// and uid column must be declared; other columns holding a user's id
+	// (issue_assignees.assignee_id) are declared when their rows must go
+	// with the user, and left out when they stay pointing at a ghost (an
+	// issue's poster_id, as in Gitea). A table may have several.
 	UserTables []Column
 }
 
@@ -140,17 +144,21 @@ func RepoTables(areas []Area) ([]string, error) {
 	return out, nil
 }
 
-// UserTables lists the tables deleted with a user; a table declared twice
-// is an error.
+// UserTables lists the columns whose rows are deleted with a user; a
+// table declared by two areas, or a column declared twice, is an error.
 func UserTables(areas []Area) ([]Column, error) {
 	owner := map[string]string{}
+	seen := map[Column]bool{}
 	var out []Column
 	for _, a := range areas {
 		for _, c := range a.UserTables {
-			if prev, dup := owner[c.Table]; dup {
+			if prev, dup := owner[c.Table]; dup && prev != a.Name {
 				return nil, fmt.Errorf("area: user table %q declared by %s and %s", c.Table, prev, a.Name)
 			}
-			owner[c.Table] = a.Name
+			if seen[c] {
+				return nil, fmt.Errorf("area: user column %s.%s declared twice by %s", c.Table, c.Column, a.Name)
+			}
+			owner[c.Table], seen[c] = a.Name, true
 			out = append(out, c)
 		}
 	}

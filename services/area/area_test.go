@@ -54,6 +54,15 @@ func TestTablesHaveOneOwner(t *testing.T) {
 	if got, err := area.RepoTables([]area.Area{a}); err != nil || len(got) != 1 {
 		t.Errorf("RepoTables: %v %v", got, err)
 	}
+	// One area may declare several user columns of its table, not one twice.
+	c := area.Area{Name: "c", UserTables: []area.Column{{Table: "v", Column: "user_id"}, {Table: "v", Column: "assignee_id"}}}
+	if got, err := area.UserTables([]area.Area{c}); err != nil || len(got) != 2 {
+		t.Errorf("UserTables with two columns of a table: %v %v", got, err)
+	}
+	c.UserTables = append(c.UserTables, area.Column{Table: "v", Column: "user_id"})
+	if _, err := area.UserTables([]area.Area{c}); err == nil {
+		t.Error("user column declared twice accepted")
+	}
 }
 
 // TestPolicies: the areas' declared policies are collected, and a method

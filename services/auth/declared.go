@@ -118,6 +118,7 @@ func resourceOf(d *optionsv1.Resource) (Resource, error) {
 			optionsv1.Unit_UNIT_PULLS:    UnitPulls,
 			optionsv1.Unit_UNIT_RELEASES: UnitReleases,
 			optionsv1.Unit_UNIT_WIKI:     UnitWiki,
+			optionsv1.Unit_UNIT_ANY:      UnitAny,
 		}
 		u, ok := units[d.GetUnit()]
 		if !ok {

@@ -55,6 +55,10 @@ const (
 	UnitPulls
 	UnitReleases
 	UnitWiki
+	// UnitAny is the best of the caller's modes over the units the
+	// repository has on (Gitea's reqAnyRepoReader): a team member with
+	// only the issues unit reads the repository record.
+	UnitAny
 )
 
 // Resource declares the resource a method acts on and the access it needs

@@ -30,6 +30,13 @@ type Config struct {
 	Migrations Migrations
 	Limits     Limits
 	Attachment Attachment
+	Admin      Admin
+}
+
+type Admin struct {
+	// DisableRegularOrgCreation: only site administrators create
+	// organizations ([admin] DISABLE_REGULAR_ORG_CREATION).
+	DisableRegularOrgCreation bool
 }
 
 type Server struct {
@@ -246,6 +253,7 @@ func Load(path string, environ []string) (*Config, error) {
 
 	r.bool("service", "ENABLE_REVERSE_PROXY_AUTHENTICATION_API", &cfg.Service.EnableReverseProxyAuthAPI)
 	r.bool("service", "ALLOW_CROSS_REPOSITORY_DEPENDENCIES", &cfg.Service.AllowCrossRepositoryDependencies)
+	r.bool("admin", "DISABLE_REGULAR_ORG_CREATION", &cfg.Admin.DisableRegularOrgCreation)
 	r.str("repository", "ROOT", &cfg.Repository.Root)
 	r.int("repository", "MAX_CREATION_LIMIT", &cfg.Repository.MaxCreationLimit)
 	r.bool("repository.pull-request", "RETARGET_CHILDREN_ON_MERGE", &cfg.Repository.RetargetChildrenOnMerge)

@@ -36,6 +36,8 @@ HOST = db:5433
 REVERSE_PROXY_TRUSTED_PROXIES = 10.0.0.0/8, 192.168.1.1
 [repository.pull-request]
 RETARGET_CHILDREN_ON_MERGE = false
+[admin]
+DISABLE_REGULAR_ORG_CREATION = true
 [some.unknown.section]
 X = 1
 `
@@ -62,6 +64,9 @@ X = 1
 	}
 	if !cfg.Repository.RetargetChildrenOnMerge {
 		t.Error("dotted section override failed")
+	}
+	if !cfg.Admin.DisableRegularOrgCreation {
+		t.Error("[admin] DISABLE_REGULAR_ORG_CREATION not read")
 	}
 	if len(cfg.Security.ReverseProxyTrustedProxies) != 2 || !cfg.Security.Trusted([]byte{192, 168, 1, 1}) || cfg.Security.Trusted([]byte{192, 168, 1, 2}) {
 		t.Errorf("trusted proxies: %v", cfg.Security.ReverseProxyTrustedProxies)
@@ -127,6 +132,7 @@ func TestDocumentedDefaults(t *testing.T) {
 		"security.LOGIN_FAILURE_MAX_TRACKED":                 itoa(cfg.Security.LoginFailureMaxTracked),
 		"service.ENABLE_REVERSE_PROXY_AUTHENTICATION_API":    btoa(cfg.Service.EnableReverseProxyAuthAPI),
 		"service.ALLOW_CROSS_REPOSITORY_DEPENDENCIES":        btoa(cfg.Service.AllowCrossRepositoryDependencies),
+		"admin.DISABLE_REGULAR_ORG_CREATION":                 btoa(cfg.Admin.DisableRegularOrgCreation),
 		"repository.ROOT":                                    cfg.Repository.Root,
 		"repository.MAX_CREATION_LIMIT":                      itoa(cfg.Repository.MaxCreationLimit),
 		"repository.pull-request.RETARGET_CHILDREN_ON_MERGE": btoa(cfg.Repository.RetargetChildrenOnMerge),

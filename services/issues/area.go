@@ -18,6 +18,7 @@ var Area = area.Area{
 	Services:   []*grpc.ServiceDesc{&issuesv1.IssueService_ServiceDesc},
 	Gateways:   []area.Gateway{area.Handlers(issuesv1.RegisterIssueServiceHandlerClient, issuesv1.NewIssueServiceClient)},
 	RepoTables: []string{"issues", "issue_index", "comments", "issue_assignees", "issue_mentions", "activities"},
-	// A deleted account is no longer mentioned.
-	UserTables: []area.Column{{Table: "issue_mentions", Column: "user_id"}},
+	// A deleted account is no longer mentioned nor assigned; the issues
+	// and comments it posted stay, shown as the ghost user (as Gitea).
+	UserTables: []area.Column{{Table: "issue_mentions", Column: "user_id"}, {Table: "issue_assignees", Column: "assignee_id"}},
 }

@@ -16,23 +16,17 @@ import (
 	"forge/services/users"
 )
 
-// CreateForbiddenMessage is Gitea 1.22's 403 text for a user who may not
-// create organizations: a formatting slip (a nil error printed with %s)
-// that clients see, kept as the map records it.
-const CreateForbiddenMessage = "%!s(<nil>)"
-
 // OrgInput is Gitea's CreateOrgOption / EditOrgOption, decoded.
 type OrgInput struct {
 	Name, FullName, Email, Description, Website, Location, Visibility string
 	RepoAdminChangeTeamAccess                                         *bool
 }
 
-// Create makes an organization owned by caller (POST /orgs): site
-// administrators, and users allowed to create organizations
-// (allow_create_organization).
+// Create makes an organization owned by caller (POST /orgs), when
+// access.MayCreateOrg allows it.
 func (s *Service) Create(ctx context.Context, caller *auth.Principal, in OrgInput) (*store.User, error) {
-	if !caller.IsAdmin() && !caller.User.AllowCreateOrganization {
-		return nil, status.Error(codes.PermissionDenied, CreateForbiddenMessage)
+	if err := s.access.MayCreateOrg(caller); err != nil {
+		return nil, err
 	}
 	return s.create(ctx, caller.User, in)
 }

@@ -53,7 +53,7 @@ func (v Renderer) Repository(r *access.Repo, viewer *auth.Principal) *reposv1.Re
 		CreatedAt:                     timestamppb.New(time.Unix(r.CreatedUnix, 0)),
 		UpdatedAt:                     timestamppb.New(time.Unix(r.UpdatedUnix, 0)),
 		ArchivedAt:                    timestamppb.New(time.Unix(r.ArchivedUnix, 0)),
-		Permissions:                   permission(r.Mode),
+		Permissions:                   permission(r),
 		HasIssues:                     r.HasIssues,
 		HasWiki:                       r.HasWiki,
 		HasPullRequests:               r.HasPullRequests,
@@ -91,8 +91,12 @@ func MirrorState(out *reposv1.Repository, interval time.Duration, updated int64)
 	}
 }
 
-func permission(m store.AccessMode) *reposv1.Permission {
-	return &reposv1.Permission{Admin: m >= store.AccessAdmin, Push: m >= store.AccessWrite, Pull: m >= store.AccessRead}
+// permission is Gitea's: admin from the caller's access to the
+// repository, push and pull from its access to the code unit (a team
+// with only the issues unit reads the repository but does not pull).
+func permission(r *access.Repo) *reposv1.Permission {
+	code := r.UnitMode(auth.UnitCode)
+	return &reposv1.Permission{Admin: r.Mode >= store.AccessAdmin, Push: code >= store.AccessWrite, Pull: code >= store.AccessRead}
 }
 
 // Details renders d as seen by viewer: the repository, its release

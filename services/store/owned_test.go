@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"forge/services/store"
@@ -59,6 +61,93 @@ func TestOwnedTables(t *testing.T) {
 		for _, table := range storetest.Owned.Repository {
 			if n, err := declared.CountOwned(ctx, table, "repo_id", r.ID); err != nil || n != 0 {
 				t.Errorf("%d rows of %s survived their repository (%v)", n, table, err)
+			}
+		}
+	})
+}
+
+// TestDeletesTakeReferencesAlong: a deleted user is no longer assigned to
+// any issue (issue_assignees.assignee_id is declared as the user's) while
+// the issues they posted stay; a deleted repository takes with it the
+// dependencies other repositories' issues had on its issues.
+func TestDeletesTakeReferencesAlong(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		kept := depRepo(t, s, "kept", false)
+		bob := newUser("bob", "bob@x.org", false)
+		if err := s.CreateUser(ctx, bob); err != nil {
+			t.Fatal(err)
+		}
+		n := &store.NewIssue{Issue: store.Issue{RepoID: kept.ID, PosterID: bob.ID, Title: "by bob"}, AssigneeIDs: []int64{bob.ID}}
+		if err := s.CreateIssue(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteUser(ctx, "bob", nil); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := s.CountOwned(ctx, "issue_assignees", "assignee_id", bob.ID); err != nil || c != 0 {
+			t.Errorf("%d assignments survived their user (%v)", c, err)
+		}
+		if c, err := s.CountOwned(ctx, "issues", "poster_id", bob.ID); err != nil || c != 1 {
+			t.Errorf("the issue bob posted: %d (%v), want it kept", c, err)
+		}
+
+		doomed := depRepo(t, s, "doomed", false)
+		blocker := newIssue(t, s, doomed, "blocker", false)
+		inner := newIssue(t, s, doomed, "inner", false)
+		dependent := newIssue(t, s, kept, "dependent", false)
+		for _, d := range [][2]int64{{dependent.ID, blocker.ID}, {inner.ID, blocker.ID}} {
+			if err := s.AddIssueDependency(ctx, d[0], d[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.DeleteRepository(ctx, doomed.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, col := range []string{"issue_id", "dependency_id"} {
+			for _, id := range []int64{blocker.ID, inner.ID} {
+				if c, err := s.CountOwned(ctx, "issue_dependencies", col, id); err != nil || c != 0 {
+					t.Errorf("%d dependencies with %s %d survived its repository (%v)", c, col, id, err)
+				}
+			}
+		}
+		if c, err := s.CountOwned(ctx, "issue_dependencies", "issue_id", dependent.ID); err != nil || c != 0 {
+			t.Errorf("the dependent issue still depends on %d deleted issues (%v)", c, err)
+		}
+	})
+}
+
+// TestRepositoryDeleteRacesDependencies: dependencies added on a
+// repository's issues while it is being deleted (PostgreSQL: separate
+// connections) do not outlive it.
+func TestRepositoryDeleteRacesDependencies(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		kept := depRepo(t, s, "kept", false)
+		for round := range 5 {
+			doomed := depRepo(t, s, "doomed"+strconv.Itoa(round), false)
+			var blockers, dependents []int64
+			for i := range 8 {
+				blockers = append(blockers, newIssue(t, s, doomed, "b"+strconv.Itoa(i), false).ID)
+				dependents = append(dependents, newIssue(t, s, kept, "d"+strconv.Itoa(i), false).ID)
+			}
+			var wg sync.WaitGroup
+			for i := range blockers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					// Refused with ErrNotFound when the delete came first.
+					_ = s.AddIssueDependency(ctx, dependents[i], blockers[i])
+				}()
+			}
+			if err := s.DeleteRepository(ctx, doomed.ID); err != nil {
+				t.Fatal(err)
+			}
+			wg.Wait()
+			for _, id := range blockers {
+				if c, err := s.CountOwned(ctx, "issue_dependencies", "dependency_id", id); err != nil || c != 0 {
+					t.Fatalf("round %d: a dependency on deleted issue %d survived (%d, %v)", round, id, c, err)
+				}
 			}
 		}
 	})

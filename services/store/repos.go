@@ -109,13 +109,17 @@ func (s *Store) UpdateRepository(ctx context.Context, id int64, change func(r *R
 }
 
 // DeleteRepository deletes a repository's records (not its git data): its
-// row and the rows of every table the areas declare as owned by a
-// repository (Own).
+// row, the rows of every table the areas declare as owned by a
+// repository (Own), and the dependencies of other repositories' issues
+// on its issues.
 func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
 	if s.owned == nil {
 		return errUndeclared
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := deleteDependenciesOn(tx, s, id); err != nil {
+			return err
+		}
 		var teams []int64
 		if err := tx.Model(&TeamRepo{}).Where("repo_id = ?", id).Pluck("team_id", &teams).Error; err != nil {
 			return err
@@ -134,6 +138,33 @@ func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
 		}
 		return res.Error
 	})
+}
+
+// deleteDependenciesOn removes the dependencies (in any repository) on the
+// issues of repository id, which its delete takes away: issue_dependencies
+// is owned by the dependent issue's repository, so the owned-tables delete
+// would leave these behind. The issue index row is taken first (as
+// CreateIssue takes it), so no issue is added meanwhile, and the issues are
+// locked, so AddIssueDependency either committed before the sweep (which
+// then sees its row) or waits and finds the issue gone.
+func deleteDependenciesOn(tx *gorm.DB, s *Store, id int64) error {
+	err := tx.Exec(`INSERT INTO issue_index (repo_id, max_index) VALUES (?, 0)
+ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index`, id).Error
+	if err != nil {
+		return errs.Wrap(err, "lock issue index")
+	}
+	var ids []int64
+	if err := s.forUpdate(tx).Model(&Issue{}).Where("repo_id = ?", id).Order("id").Pluck("id", &ids).Error; err != nil {
+		return errs.Wrap(err, "lock issues")
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	issues := tx.Model(&Issue{}).Select("id").Where("repo_id = ?", id)
+	if err := tx.Where("dependency_id IN (?)", issues).Delete(&IssueDependency{}).Error; err != nil {
+		return errs.Wrap(err, "delete dependencies on the repository's issues")
+	}
+	return nil
 }
 
 // RepoListOptions filters ListRepositories.

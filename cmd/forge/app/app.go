@@ -141,7 +141,8 @@ func (a *App) build() error {
 	if err != nil {
 		return fmt.Errorf("attachment path: %w", err)
 	}
-	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit)
+	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit).
+		WithDisableRegularOrgCreation(cfg.Admin.DisableRegularOrgCreation)
 	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker

@@ -84,9 +84,10 @@ func TestAreasDeclareEveryMethod(t *testing.T) {
 
 // TestAreasOwnEveryTable: every table of the migrated schema that has a
 // repo_id column is declared by an area as owned by the repository (so
-// the repository delete clears it), and every table with a user's id
-// (user_id, uid) as owned by the user; and what the areas declare is what
-// the running store was given.
+// the repository delete clears it), and every user_id or uid column as
+// owned by the user (areas may declare other columns holding a user's id
+// too, such as issue_assignees.assignee_id; Own checks they exist); and
+// what the areas declare is what the running store was given.
 func TestAreasOwnEveryTable(t *testing.T) {
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		ctx := context.Background()
@@ -115,10 +116,19 @@ func TestAreasOwnEveryTable(t *testing.T) {
 		for _, c := range owned.User {
 			declaredCols = append(declaredCols, c.Table+"."+c.Column)
 		}
-		sort.Strings(userCols)
-		sort.Strings(declaredCols)
-		if !slices.Equal(userCols, declaredCols) {
-			t.Errorf("user columns %v, declared as owned by a user (Area.UserTables) %v", userCols, declaredCols)
+		for _, c := range userCols {
+			if !slices.Contains(declaredCols, c) {
+				t.Errorf("user column %s is not declared as owned by a user (Area.UserTables: %v)", c, declaredCols)
+			}
+		}
+		for _, c := range owned.User {
+			tables, err := s.App.Store.TablesWithColumn(ctx, c.Column)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(tables, c.Table) {
+				t.Errorf("declared user column %s.%s does not exist", c.Table, c.Column)
+			}
 		}
 	})
 }
@@ -174,7 +184,8 @@ func TestDeletesLeaveNoOrphans(t *testing.T) {
 			}
 		}
 
-		// bob: a token, a collaboration and a watch on another repository.
+		// bob: a token, a collaboration, a watch and an assignment on
+		// another repository.
 		s.createRepo(t, aliceToken, "kept", false, false)
 		if _, err := alice.AddCollaborator("alice", "kept", "bob", gitea.AddCollaboratorOption{}); err != nil {
 			t.Fatal(err)
@@ -182,7 +193,13 @@ func TestDeletesLeaveNoOrphans(t *testing.T) {
 		if _, err := bob.WatchRepo("alice", "kept"); err != nil {
 			t.Fatal(err)
 		}
+		if _, _, err := alice.CreateIssue("alice", "kept", gitea.CreateIssueOption{Title: "for bob", Assignees: []string{"bob"}}); err != nil {
+			t.Fatal(err)
+		}
 		bobID := userID(t, s, "bob")
+		if rows("issue_assignees", "assignee_id", bobID) != 1 {
+			t.Fatal("setup: bob is not assigned")
+		}
 		if _, err := s.sdk(gitea.SetToken(s.AdminToken)).AdminDeleteUser("bob"); err != nil {
 			t.Fatal(err)
 		}
@@ -193,6 +210,12 @@ func TestDeletesLeaveNoOrphans(t *testing.T) {
 		}
 		if kept, _, err := alice.GetRepo("alice", "kept"); err != nil || kept.Watchers != 1 {
 			t.Fatalf("watchers of kept after bob went: %v %v", kept, err)
+		}
+		if n := rows("issue_assignees", "assignee_id", bobID); n != 0 {
+			t.Errorf("%d assignments of bob survived him", n)
+		}
+		if is, _, err := alice.GetIssue("alice", "kept", 1); err != nil || len(is.Assignees) != 0 {
+			t.Fatalf("the issue bob was assigned to: %+v %v", is, err)
 		}
 	})
 }

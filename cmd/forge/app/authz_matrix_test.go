@@ -339,7 +339,7 @@ func describePolicy(p auth.Policy) string {
 		out += " basic-only"
 	}
 	if p.Resource.Kind == auth.RepositoryResource {
-		unit := [...]string{"code", "issues", "pulls", "releases", "wiki"}[p.Resource.Unit]
+		unit := [...]string{"code", "issues", "pulls", "releases", "wiki", "any"}[p.Resource.Unit]
 		out += fmt.Sprintf(" repo(%s)>=%s", unit, p.Resource.Need)
 		if p.Resource.ByID {
 			out += " by-id"

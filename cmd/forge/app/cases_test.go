@@ -77,22 +77,6 @@ type caseFixture struct {
 	// Organizations (see fixtureOrg), made after the users and before the
 	// repositories, which may name an organization as their owner.
 	Orgs []fixtureOrg `yaml:"orgs"`
-
-	// Labels area: organizations with their labels, made after the users
-	// and before the repositories (so repos may live in them).
-	LabelOrgs []fixtureLabelOrg `yaml:"label_orgs"`
-}
-
-// fixtureLabelOrg is an organization created by owner over REST, with a
-// team per permission (teams: {user: read|write|admin}, each an
-// all-repositories team with the issues and code units) and labels.
-type fixtureLabelOrg struct {
-	Name       string            `yaml:"name"`
-	Owner      string            `yaml:"owner"`
-	Visibility string            `yaml:"visibility"`
-	Teams      map[string]string `yaml:"teams"`
-	Labels     []fixtureLabel    `yaml:"labels"`
-	Repos      []string          `yaml:"repos"` // public repositories, made by owner
 }
 
 type fixtureUser struct {
@@ -275,6 +259,9 @@ type fixtureOrg struct {
 	Email      string        `yaml:"email"`
 	Owners     []string      `yaml:"owners"`
 	Teams      []fixtureTeam `yaml:"teams"`
+	// Labels are organization labels, created by the first owner over
+	// REST after the teams.
+	Labels []fixtureLabel `yaml:"labels"`
 }
 
 // fixtureTeam is a team of an organization. Without units or units_map a
@@ -466,6 +453,13 @@ func (w *world) buildOrg(t *testing.T, o fixtureOrg) {
 			expectStatus(t, s.do("PUT", "/api/v1/teams/"+fmtInt(team.ID)+"/members/"+u, "", as(o.Owners[0])...), 204)
 		}
 	}
+	for _, l := range o.Labels {
+		if l.Color == "" {
+			l.Color = "#00aabb"
+		}
+		body, _ := json.Marshal(map[string]any{"name": l.Name, "color": l.Color, "exclusive": l.Exclusive, "is_archived": l.Archived})
+		expectStatus(t, s.do("POST", "/api/v1/orgs/"+o.Name+"/labels", string(body), as(o.Owners[0])...), 201)
+	}
 }
 
 // buildTeamRepos gives o's teams their repositories, once they exist.
@@ -491,9 +485,6 @@ func buildWorld(t *testing.T, s *testServer, f caseFixture) *world {
 		if u.Restricted {
 			s.adminDo(t, "PATCH", "/api/v1/admin/users/"+u.Name, `{"restricted":true}`, 200)
 		}
-	}
-	for _, o := range f.LabelOrgs {
-		w.buildLabelOrg(t, o)
 	}
 	for _, o := range f.Orgs {
 		w.buildOrg(t, o)
@@ -580,36 +571,6 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	w.buildAssets(t, r.Repo, owner, r.Assets) // --- attachments (H4) ---
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
-	}
-}
-
-// buildLabelOrg makes a fixture organization, its teams and labels.
-func (w *world) buildLabelOrg(t *testing.T, o fixtureLabelOrg) {
-	t.Helper()
-	s := w.s
-	as := []string{"Authorization", "token " + w.token(t, o.Owner), "Content-Type", jsonCT}
-	body, _ := json.Marshal(map[string]any{"username": o.Name, "visibility": o.Visibility})
-	expectStatus(t, s.do("POST", "/api/v1/orgs", string(body), as...), 201)
-	for user, perm := range o.Teams {
-		body, _ := json.Marshal(map[string]any{"name": "team-" + user, "permission": perm, "includes_all_repositories": true,
-			"units": []string{"repo.code", "repo.issues"}})
-		resp := s.do("POST", "/api/v1/orgs/"+o.Name+"/teams", string(body), as...)
-		expectStatus(t, resp, 201)
-		var team struct{ ID int64 }
-		if err := json.Unmarshal(resp.Body, &team); err != nil {
-			t.Fatal(err)
-		}
-		expectStatus(t, s.do("PUT", "/api/v1/teams/"+fmtInt(team.ID)+"/members/"+user, "", as...), 204)
-	}
-	for _, l := range o.Labels {
-		if l.Color == "" {
-			l.Color = "#00aabb"
-		}
-		body, _ := json.Marshal(map[string]any{"name": l.Name, "color": l.Color, "exclusive": l.Exclusive, "is_archived": l.Archived})
-		expectStatus(t, s.do("POST", "/api/v1/orgs/"+o.Name+"/labels", string(body), as...), 201)
-	}
-	for _, name := range o.Repos {
-		expectStatus(t, s.do("POST", "/api/v1/orgs/"+o.Name+"/repos", `{"name":"`+name+`"}`, as...), 201)
 	}
 }
 

@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 
 	"code.gitea.io/sdk/gitea"
+
+	"forge/services/config"
 )
 
 // TestOrganizationsWithTheSDK drives organizations and teams through the
@@ -126,6 +129,31 @@ func TestOrganizationsWithTheSDK(t *testing.T) {
 			if err := s.App.Store.DB().WithContext(context.Background()).Table(table).Count(&n).Error; err != nil || n != 0 {
 				t.Fatalf("%s keeps %d rows after the organization's deletion (%v)", table, n, err)
 			}
+		}
+	})
+}
+
+// TestDisableRegularOrgCreation: with [admin] DISABLE_REGULAR_ORG_CREATION
+// only site administrators create organizations (Gitea's 403 and its odd
+// message); creating one for a user as administrator still works.
+func TestDisableRegularOrgCreation(t *testing.T) {
+	eachBackend(t, func(c *config.Config) { c.Admin.DisableRegularOrgCreation = true }, func(t *testing.T, s *testServer) {
+		tok := s.seedUser("boss", "boss-password", false)
+		user := s.sdk(gitea.SetToken(tok))
+		if _, resp, err := user.CreateOrg(gitea.CreateOrgOption{Name: "acme"}); err == nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("CreateOrg by a regular user: %v %v", resp, err)
+		}
+		r := s.do("POST", "/api/v1/orgs", `{"username":"acme"}`, "Authorization", "token "+tok, "Content-Type", jsonCT)
+		expectStatus(t, r, http.StatusForbidden)
+		if !strings.Contains(string(r.Body), `"message":"%!s(\u003cnil\u003e)"`) && !strings.Contains(string(r.Body), `"message":"%!s(<nil>)"`) {
+			t.Fatalf("message: %s", r.Body)
+		}
+		admin := s.sdk(gitea.SetToken(s.AdminToken))
+		if _, _, err := admin.CreateOrg(gitea.CreateOrgOption{Name: "acme"}); err != nil {
+			t.Fatalf("CreateOrg by the site administrator: %v", err)
+		}
+		if _, _, err := admin.AdminCreateOrg("boss", gitea.CreateOrgOption{Name: "bosses"}); err != nil {
+			t.Fatalf("AdminCreateOrg: %v", err)
 		}
 	})
 }

@@ -71,6 +71,7 @@ var Owned = store.Owned{
 		{Table: "collaborations", Column: "user_id"},
 		{Table: "watches", Column: "user_id"},
 		{Table: "issue_mentions", Column: "user_id"},
+		{Table: "issue_assignees", Column: "assignee_id"},
 		{Table: "team_users", Column: "uid"},
 		{Table: "org_users", Column: "uid"},
 		{Table: "notifications", Column: "user_id"},

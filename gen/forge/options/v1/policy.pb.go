@@ -265,6 +265,10 @@ const (
 	Unit_UNIT_PULLS       Unit = 3
 	Unit_UNIT_RELEASES    Unit = 4
 	Unit_UNIT_WIKI        Unit = 5
+	// Any unit the repository has on: the caller's best mode over them
+	// (Gitea's reqAnyRepoReader), for reads of the repository itself
+	// (its record, collaborators, watching) that any unit's reader may do.
+	Unit_UNIT_ANY Unit = 6
 )
 
 // Enum value maps for Unit.
@@ -276,6 +280,7 @@ var (
 		3: "UNIT_PULLS",
 		4: "UNIT_RELEASES",
 		5: "UNIT_WIKI",
+		6: "UNIT_ANY",
 	}
 	Unit_value = map[string]int32{
 		"UNIT_UNSPECIFIED": 0,
@@ -284,6 +289,7 @@ var (
 		"UNIT_PULLS":       3,
 		"UNIT_RELEASES":    4,
 		"UNIT_WIKI":        5,
+		"UNIT_ANY":         6,
 	}
 )
 
@@ -620,7 +626,7 @@ const file_forge_options_v1_policy_proto_rawDesc = "" +
 	"\x19RESOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18RESOURCE_KIND_REPOSITORY\x10\x01\x12\x1e\n" +
 	"\x1aRESOURCE_KIND_ORGANIZATION\x10\x02\x12\x16\n" +
-	"\x12RESOURCE_KIND_TEAM\x10\x03*n\n" +
+	"\x12RESOURCE_KIND_TEAM\x10\x03*|\n" +
 	"\x04Unit\x12\x14\n" +
 	"\x10UNIT_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tUNIT_CODE\x10\x01\x12\x0f\n" +
@@ -628,7 +634,8 @@ const file_forge_options_v1_policy_proto_rawDesc = "" +
 	"\n" +
 	"UNIT_PULLS\x10\x03\x12\x11\n" +
 	"\rUNIT_RELEASES\x10\x04\x12\r\n" +
-	"\tUNIT_WIKI\x10\x05*l\n" +
+	"\tUNIT_WIKI\x10\x05\x12\f\n" +
+	"\bUNIT_ANY\x10\x06*l\n" +
 	"\x04Need\x12\x14\n" +
 	"\x10NEED_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tNEED_READ\x10\x01\x12\x0e\n" +

@@ -2844,9 +2844,9 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"repository \x02(\x01\x12z\n" +
 	"\x0fAdminCreateRepo\x12&.forge.repos.v1.AdminCreateRepoRequest\x1a'.forge.repos.v1.AdminCreateRepoResponse\"\x16\x88\xb5\x18\xc9\x01\x92\xb5\x18\r\b\x03\x1a\x05admin \x02(\x01\x12h\n" +
 	"\aGetRepo\x12\x1e.forge.repos.v1.GetRepoRequest\x1a\x1f.forge.repos.v1.GetRepoResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12v\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12v\n" +
 	"\vGetRepoByID\x12\".forge.repos.v1.GetRepoByIDRequest\x1a#.forge.repos.v1.GetRepoByIDResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x01:\b\b\x01\x10\x01\x18\x01 \x01\x12m\n" +
+	"repository \x01:\b\b\x01\x10\x06\x18\x01 \x01\x12m\n" +
 	"\bEditRepo\x12\x1f.forge.repos.v1.EditRepoRequest\x1a .forge.repos.v1.EditRepoResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x12x\n" +
 	"\n" +
@@ -2859,15 +2859,15 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\vSearchRepos\x12\".forge.repos.v1.SearchReposRequest\x1a#.forge.repos.v1.SearchReposResponse\"\x14\x92\xb5\x18\x10\b\x01\x1a\n" +
 	"repository \x01\x12\x86\x01\n" +
 	"\x11ListCollaborators\x12(.forge.repos.v1.ListCollaboratorsRequest\x1a).forge.repos.v1.ListCollaboratorsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12\x8b\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12\x8b\x01\n" +
 	"\x11CheckCollaborator\x12(.forge.repos.v1.CheckCollaboratorRequest\x1a).forge.repos.v1.CheckCollaboratorResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12\x87\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12\x87\x01\n" +
 	"\x0fAddCollaborator\x12&.forge.repos.v1.AddCollaboratorRequest\x1a'.forge.repos.v1.AddCollaboratorResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x12\x90\x01\n" +
 	"\x12DeleteCollaborator\x12).forge.repos.v1.DeleteCollaboratorRequest\x1a*.forge.repos.v1.DeleteCollaboratorResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x12\x9e\x01\n" +
 	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01B\x9c\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01B\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"
 

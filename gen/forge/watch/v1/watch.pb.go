@@ -803,13 +803,13 @@ const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"totalCount2\xff\x05\n" +
 	"\fWatchService\x12\x80\x01\n" +
 	"\x0fGetSubscription\x12&.forge.watch.v1.GetSubscriptionRequest\x1a'.forge.watch.v1.GetSubscriptionResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12d\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12d\n" +
 	"\x05Watch\x12\x1c.forge.watch.v1.WatchRequest\x1a\x1d.forge.watch.v1.WatchResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x01:\x06\b\x01\x10\x01\x18\x01\x12o\n" +
+	"repository \x02(\x01:\x06\b\x01\x10\x06\x18\x01\x12o\n" +
 	"\aUnwatch\x12\x1e.forge.watch.v1.UnwatchRequest\x1a\x1f.forge.watch.v1.UnwatchResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x01:\x06\b\x01\x10\x01\x18\x01\x12\x80\x01\n" +
+	"repository \x02(\x01:\x06\b\x01\x10\x06\x18\x01\x12\x80\x01\n" +
 	"\x0fListSubscribers\x12&.forge.watch.v1.ListSubscribersRequest\x1a'.forge.watch.v1.ListSubscribersResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12\x8a\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12\x8a\x01\n" +
 	"\x13ListMySubscriptions\x12*.forge.watch.v1.ListMySubscriptionsRequest\x1a+.forge.watch.v1.ListMySubscriptionsResponse\"\x1a\x92\xb5\x18\x16\b\x02\x1a\x04user\x1a\n" +
 	"repository \x01\x12\x84\x01\n" +
 	"\x15ListUserSubscriptions\x12,.forge.watch.v1.ListUserSubscriptionsRequest\x1a-.forge.watch.v1.ListUserSubscriptionsResponse\"\x0e\x92\xb5\x18\n" +
