@@ -10,6 +10,7 @@ import (
 
 	releasesv1 "forge/gen/forge/releases/v1"
 	"forge/services/access"
+	"forge/services/attachments"
 	"forge/services/git"
 	"forge/services/store"
 	"forge/services/users"
@@ -51,22 +52,8 @@ func (v view) release(r *access.Repo, rel *store.Release, publisher *store.User,
 		CreatedAt:       created,
 		PublishedAt:     created,
 		Author:          v.users.User(publisher, nil),
-		Assets:          v.assets(assets),
+		Assets:          attachments.Views(v.root, assets),
 	}
-}
-
-// assets renders release assets as Gitea's Attachment objects ([] when
-// none); browser_download_url is served by the attachments area.
-func (v view) assets(list []store.Attachment) []*releasesv1.Attachment {
-	out := make([]*releasesv1.Attachment, len(list))
-	for i, a := range list {
-		out[i] = &releasesv1.Attachment{
-			Id: a.ID, Name: a.Name, Size: a.Size, DownloadCount: a.DownloadCount,
-			CreatedAt: timestamppb.New(time.Unix(a.CreatedUnix, 0)), Uuid: a.UUID,
-			BrowserDownloadUrl: v.root + "attachments/" + a.UUID,
-		}
-	}
-	return out
 }
 
 // tag renders a git tag as Gitea does: the message trimmed, id the tag

@@ -7,6 +7,7 @@
 package releasesv1
 
 import (
+	v11 "forge/gen/forge/attachments/v1"
 	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/users/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -23,99 +24,6 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
-
-// Attachment is Gitea's Attachment object (a release asset).
-type Attachment struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Id                 int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name               string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Size               int64                  `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
-	DownloadCount      int64                  `protobuf:"varint,4,opt,name=download_count,json=downloadCount,proto3" json:"download_count,omitempty"`
-	CreatedAt          *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	Uuid               string                 `protobuf:"bytes,6,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	BrowserDownloadUrl string                 `protobuf:"bytes,7,opt,name=browser_download_url,json=browserDownloadUrl,proto3" json:"browser_download_url,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
-}
-
-func (x *Attachment) Reset() {
-	*x = Attachment{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Attachment) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Attachment) ProtoMessage() {}
-
-func (x *Attachment) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Attachment.ProtoReflect.Descriptor instead.
-func (*Attachment) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *Attachment) GetId() int64 {
-	if x != nil {
-		return x.Id
-	}
-	return 0
-}
-
-func (x *Attachment) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *Attachment) GetSize() int64 {
-	if x != nil {
-		return x.Size
-	}
-	return 0
-}
-
-func (x *Attachment) GetDownloadCount() int64 {
-	if x != nil {
-		return x.DownloadCount
-	}
-	return 0
-}
-
-func (x *Attachment) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-func (x *Attachment) GetUuid() string {
-	if x != nil {
-		return x.Uuid
-	}
-	return ""
-}
-
-func (x *Attachment) GetBrowserDownloadUrl() string {
-	if x != nil {
-		return x.BrowserDownloadUrl
-	}
-	return ""
-}
 
 // Release is Gitea's Release object.
 type Release struct {
@@ -139,14 +47,14 @@ type Release struct {
 	// The publisher, rendered as for an anonymous viewer (as Gitea does).
 	Author *v1.User `protobuf:"bytes,15,opt,name=author,proto3" json:"author,omitempty"`
 	// The release's assets, oldest first ([] when none).
-	Assets        []*Attachment `protobuf:"bytes,16,rep,name=assets,proto3" json:"assets,omitempty"`
+	Assets        []*v11.Attachment `protobuf:"bytes,16,rep,name=assets,proto3" json:"assets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Release) Reset() {
 	*x = Release{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[1]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -158,7 +66,7 @@ func (x *Release) String() string {
 func (*Release) ProtoMessage() {}
 
 func (x *Release) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[1]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -171,7 +79,7 @@ func (x *Release) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Release.ProtoReflect.Descriptor instead.
 func (*Release) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{1}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Release) GetId() int64 {
@@ -279,7 +187,7 @@ func (x *Release) GetAuthor() *v1.User {
 	return nil
 }
 
-func (x *Release) GetAssets() []*Attachment {
+func (x *Release) GetAssets() []*v11.Attachment {
 	if x != nil {
 		return x.Assets
 	}
@@ -298,7 +206,7 @@ type CommitMeta struct {
 
 func (x *CommitMeta) Reset() {
 	*x = CommitMeta{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[2]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -310,7 +218,7 @@ func (x *CommitMeta) String() string {
 func (*CommitMeta) ProtoMessage() {}
 
 func (x *CommitMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[2]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -323,7 +231,7 @@ func (x *CommitMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitMeta.ProtoReflect.Descriptor instead.
 func (*CommitMeta) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{2}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *CommitMeta) GetUrl() string {
@@ -363,7 +271,7 @@ type Tag struct {
 
 func (x *Tag) Reset() {
 	*x = Tag{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[3]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -375,7 +283,7 @@ func (x *Tag) String() string {
 func (*Tag) ProtoMessage() {}
 
 func (x *Tag) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[3]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -388,7 +296,7 @@ func (x *Tag) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tag.ProtoReflect.Descriptor instead.
 func (*Tag) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{3}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Tag) GetName() string {
@@ -453,7 +361,7 @@ type ListReleasesRequest struct {
 
 func (x *ListReleasesRequest) Reset() {
 	*x = ListReleasesRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[4]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -465,7 +373,7 @@ func (x *ListReleasesRequest) String() string {
 func (*ListReleasesRequest) ProtoMessage() {}
 
 func (x *ListReleasesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[4]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -478,7 +386,7 @@ func (x *ListReleasesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReleasesRequest.ProtoReflect.Descriptor instead.
 func (*ListReleasesRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{4}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListReleasesRequest) GetOwner() string {
@@ -535,7 +443,7 @@ type ListReleasesResponse struct {
 
 func (x *ListReleasesResponse) Reset() {
 	*x = ListReleasesResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[5]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -547,7 +455,7 @@ func (x *ListReleasesResponse) String() string {
 func (*ListReleasesResponse) ProtoMessage() {}
 
 func (x *ListReleasesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[5]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -560,7 +468,7 @@ func (x *ListReleasesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReleasesResponse.ProtoReflect.Descriptor instead.
 func (*ListReleasesResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{5}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListReleasesResponse) GetReleases() []*Release {
@@ -589,7 +497,7 @@ type GetReleaseRequest struct {
 
 func (x *GetReleaseRequest) Reset() {
 	*x = GetReleaseRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[6]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -601,7 +509,7 @@ func (x *GetReleaseRequest) String() string {
 func (*GetReleaseRequest) ProtoMessage() {}
 
 func (x *GetReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[6]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -614,7 +522,7 @@ func (x *GetReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReleaseRequest.ProtoReflect.Descriptor instead.
 func (*GetReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{6}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetReleaseRequest) GetOwner() string {
@@ -648,7 +556,7 @@ type GetReleaseResponse struct {
 
 func (x *GetReleaseResponse) Reset() {
 	*x = GetReleaseResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[7]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -660,7 +568,7 @@ func (x *GetReleaseResponse) String() string {
 func (*GetReleaseResponse) ProtoMessage() {}
 
 func (x *GetReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[7]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -673,7 +581,7 @@ func (x *GetReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReleaseResponse.ProtoReflect.Descriptor instead.
 func (*GetReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{7}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetReleaseResponse) GetRelease() *Release {
@@ -694,7 +602,7 @@ type GetLatestReleaseRequest struct {
 
 func (x *GetLatestReleaseRequest) Reset() {
 	*x = GetLatestReleaseRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[8]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -706,7 +614,7 @@ func (x *GetLatestReleaseRequest) String() string {
 func (*GetLatestReleaseRequest) ProtoMessage() {}
 
 func (x *GetLatestReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[8]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -719,7 +627,7 @@ func (x *GetLatestReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLatestReleaseRequest.ProtoReflect.Descriptor instead.
 func (*GetLatestReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{8}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetLatestReleaseRequest) GetOwner() string {
@@ -746,7 +654,7 @@ type GetLatestReleaseResponse struct {
 
 func (x *GetLatestReleaseResponse) Reset() {
 	*x = GetLatestReleaseResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[9]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -758,7 +666,7 @@ func (x *GetLatestReleaseResponse) String() string {
 func (*GetLatestReleaseResponse) ProtoMessage() {}
 
 func (x *GetLatestReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[9]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -771,7 +679,7 @@ func (x *GetLatestReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLatestReleaseResponse.ProtoReflect.Descriptor instead.
 func (*GetLatestReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{9}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetLatestReleaseResponse) GetRelease() *Release {
@@ -793,7 +701,7 @@ type GetReleaseByTagRequest struct {
 
 func (x *GetReleaseByTagRequest) Reset() {
 	*x = GetReleaseByTagRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[10]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -805,7 +713,7 @@ func (x *GetReleaseByTagRequest) String() string {
 func (*GetReleaseByTagRequest) ProtoMessage() {}
 
 func (x *GetReleaseByTagRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[10]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -818,7 +726,7 @@ func (x *GetReleaseByTagRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReleaseByTagRequest.ProtoReflect.Descriptor instead.
 func (*GetReleaseByTagRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{10}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetReleaseByTagRequest) GetOwner() string {
@@ -852,7 +760,7 @@ type GetReleaseByTagResponse struct {
 
 func (x *GetReleaseByTagResponse) Reset() {
 	*x = GetReleaseByTagResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[11]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -864,7 +772,7 @@ func (x *GetReleaseByTagResponse) String() string {
 func (*GetReleaseByTagResponse) ProtoMessage() {}
 
 func (x *GetReleaseByTagResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[11]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -877,7 +785,7 @@ func (x *GetReleaseByTagResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReleaseByTagResponse.ProtoReflect.Descriptor instead.
 func (*GetReleaseByTagResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{11}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetReleaseByTagResponse) GetRelease() *Release {
@@ -907,7 +815,7 @@ type CreateReleaseRequest struct {
 
 func (x *CreateReleaseRequest) Reset() {
 	*x = CreateReleaseRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[12]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -919,7 +827,7 @@ func (x *CreateReleaseRequest) String() string {
 func (*CreateReleaseRequest) ProtoMessage() {}
 
 func (x *CreateReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[12]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -932,7 +840,7 @@ func (x *CreateReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateReleaseRequest.ProtoReflect.Descriptor instead.
 func (*CreateReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{12}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CreateReleaseRequest) GetOwner() string {
@@ -1001,7 +909,7 @@ type CreateReleaseResponse struct {
 
 func (x *CreateReleaseResponse) Reset() {
 	*x = CreateReleaseResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[13]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1013,7 +921,7 @@ func (x *CreateReleaseResponse) String() string {
 func (*CreateReleaseResponse) ProtoMessage() {}
 
 func (x *CreateReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[13]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1026,7 +934,7 @@ func (x *CreateReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateReleaseResponse.ProtoReflect.Descriptor instead.
 func (*CreateReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{13}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateReleaseResponse) GetRelease() *Release {
@@ -1055,7 +963,7 @@ type EditReleaseRequest struct {
 
 func (x *EditReleaseRequest) Reset() {
 	*x = EditReleaseRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[14]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1067,7 +975,7 @@ func (x *EditReleaseRequest) String() string {
 func (*EditReleaseRequest) ProtoMessage() {}
 
 func (x *EditReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[14]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1080,7 +988,7 @@ func (x *EditReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditReleaseRequest.ProtoReflect.Descriptor instead.
 func (*EditReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{14}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *EditReleaseRequest) GetOwner() string {
@@ -1156,7 +1064,7 @@ type EditReleaseResponse struct {
 
 func (x *EditReleaseResponse) Reset() {
 	*x = EditReleaseResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[15]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1168,7 +1076,7 @@ func (x *EditReleaseResponse) String() string {
 func (*EditReleaseResponse) ProtoMessage() {}
 
 func (x *EditReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[15]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1181,7 +1089,7 @@ func (x *EditReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditReleaseResponse.ProtoReflect.Descriptor instead.
 func (*EditReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{15}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *EditReleaseResponse) GetRelease() *Release {
@@ -1203,7 +1111,7 @@ type DeleteReleaseRequest struct {
 
 func (x *DeleteReleaseRequest) Reset() {
 	*x = DeleteReleaseRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[16]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1215,7 +1123,7 @@ func (x *DeleteReleaseRequest) String() string {
 func (*DeleteReleaseRequest) ProtoMessage() {}
 
 func (x *DeleteReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[16]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1228,7 +1136,7 @@ func (x *DeleteReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteReleaseRequest.ProtoReflect.Descriptor instead.
 func (*DeleteReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{16}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DeleteReleaseRequest) GetOwner() string {
@@ -1261,7 +1169,7 @@ type DeleteReleaseResponse struct {
 
 func (x *DeleteReleaseResponse) Reset() {
 	*x = DeleteReleaseResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[17]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1273,7 +1181,7 @@ func (x *DeleteReleaseResponse) String() string {
 func (*DeleteReleaseResponse) ProtoMessage() {}
 
 func (x *DeleteReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[17]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1286,7 +1194,7 @@ func (x *DeleteReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteReleaseResponse.ProtoReflect.Descriptor instead.
 func (*DeleteReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{17}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{16}
 }
 
 // DeleteReleaseByTagRequest names a release by its tag.
@@ -1301,7 +1209,7 @@ type DeleteReleaseByTagRequest struct {
 
 func (x *DeleteReleaseByTagRequest) Reset() {
 	*x = DeleteReleaseByTagRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[18]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1313,7 +1221,7 @@ func (x *DeleteReleaseByTagRequest) String() string {
 func (*DeleteReleaseByTagRequest) ProtoMessage() {}
 
 func (x *DeleteReleaseByTagRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[18]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1326,7 +1234,7 @@ func (x *DeleteReleaseByTagRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteReleaseByTagRequest.ProtoReflect.Descriptor instead.
 func (*DeleteReleaseByTagRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{18}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DeleteReleaseByTagRequest) GetOwner() string {
@@ -1359,7 +1267,7 @@ type DeleteReleaseByTagResponse struct {
 
 func (x *DeleteReleaseByTagResponse) Reset() {
 	*x = DeleteReleaseByTagResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[19]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1371,7 +1279,7 @@ func (x *DeleteReleaseByTagResponse) String() string {
 func (*DeleteReleaseByTagResponse) ProtoMessage() {}
 
 func (x *DeleteReleaseByTagResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[19]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1384,7 +1292,7 @@ func (x *DeleteReleaseByTagResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteReleaseByTagResponse.ProtoReflect.Descriptor instead.
 func (*DeleteReleaseByTagResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{19}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{18}
 }
 
 // ListTagsRequest selects a page of tags.
@@ -1400,7 +1308,7 @@ type ListTagsRequest struct {
 
 func (x *ListTagsRequest) Reset() {
 	*x = ListTagsRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[20]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1412,7 +1320,7 @@ func (x *ListTagsRequest) String() string {
 func (*ListTagsRequest) ProtoMessage() {}
 
 func (x *ListTagsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[20]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1425,7 +1333,7 @@ func (x *ListTagsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTagsRequest.ProtoReflect.Descriptor instead.
 func (*ListTagsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{20}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListTagsRequest) GetOwner() string {
@@ -1468,7 +1376,7 @@ type ListTagsResponse struct {
 
 func (x *ListTagsResponse) Reset() {
 	*x = ListTagsResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[21]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +1388,7 @@ func (x *ListTagsResponse) String() string {
 func (*ListTagsResponse) ProtoMessage() {}
 
 func (x *ListTagsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[21]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +1401,7 @@ func (x *ListTagsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTagsResponse.ProtoReflect.Descriptor instead.
 func (*ListTagsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{21}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListTagsResponse) GetTags() []*Tag {
@@ -1522,7 +1430,7 @@ type GetTagRequest struct {
 
 func (x *GetTagRequest) Reset() {
 	*x = GetTagRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[22]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1534,7 +1442,7 @@ func (x *GetTagRequest) String() string {
 func (*GetTagRequest) ProtoMessage() {}
 
 func (x *GetTagRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[22]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1547,7 +1455,7 @@ func (x *GetTagRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTagRequest.ProtoReflect.Descriptor instead.
 func (*GetTagRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{22}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetTagRequest) GetOwner() string {
@@ -1581,7 +1489,7 @@ type GetTagResponse struct {
 
 func (x *GetTagResponse) Reset() {
 	*x = GetTagResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[23]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1593,7 +1501,7 @@ func (x *GetTagResponse) String() string {
 func (*GetTagResponse) ProtoMessage() {}
 
 func (x *GetTagResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[23]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1606,7 +1514,7 @@ func (x *GetTagResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTagResponse.ProtoReflect.Descriptor instead.
 func (*GetTagResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{23}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetTagResponse) GetTag() *Tag {
@@ -1628,7 +1536,7 @@ type DeleteTagRequest struct {
 
 func (x *DeleteTagRequest) Reset() {
 	*x = DeleteTagRequest{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[24]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1640,7 +1548,7 @@ func (x *DeleteTagRequest) String() string {
 func (*DeleteTagRequest) ProtoMessage() {}
 
 func (x *DeleteTagRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[24]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1653,7 +1561,7 @@ func (x *DeleteTagRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTagRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTagRequest) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{24}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DeleteTagRequest) GetOwner() string {
@@ -1686,7 +1594,7 @@ type DeleteTagResponse struct {
 
 func (x *DeleteTagResponse) Reset() {
 	*x = DeleteTagResponse{}
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[25]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1698,7 +1606,7 @@ func (x *DeleteTagResponse) String() string {
 func (*DeleteTagResponse) ProtoMessage() {}
 
 func (x *DeleteTagResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_releases_v1_releases_proto_msgTypes[25]
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1711,24 +1619,14 @@ func (x *DeleteTagResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTagResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTagResponse) Descriptor() ([]byte, []int) {
-	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{25}
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{24}
 }
 
 var File_forge_releases_v1_releases_proto protoreflect.FileDescriptor
 
 const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\n" +
-	" forge/releases/v1/releases.proto\x12\x11forge.releases.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n" +
-	"\n" +
-	"Attachment\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x03R\x04size\x12%\n" +
-	"\x0edownload_count\x18\x04 \x01(\x03R\rdownloadCount\x129\n" +
-	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x12\n" +
-	"\x04uuid\x18\x06 \x01(\tR\x04uuid\x120\n" +
-	"\x14browser_download_url\x18\a \x01(\tR\x12browserDownloadUrl\"\xaa\x04\n" +
+	" forge/releases/v1/releases.proto\x12\x11forge.releases.v1\x1a&forge/attachments/v1/attachments.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x04\n" +
 	"\aRelease\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x19\n" +
 	"\btag_name\x18\x02 \x01(\tR\atagName\x12)\n" +
@@ -1751,8 +1649,8 @@ const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12=\n" +
 	"\fpublished_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\x12,\n" +
-	"\x06author\x18\x0f \x01(\v2\x14.forge.users.v1.UserR\x06author\x125\n" +
-	"\x06assets\x18\x10 \x03(\v2\x1d.forge.releases.v1.AttachmentR\x06assets\"f\n" +
+	"\x06author\x18\x0f \x01(\v2\x14.forge.users.v1.UserR\x06author\x128\n" +
+	"\x06assets\x18\x10 \x03(\v2 .forge.attachments.v1.AttachmentR\x06assets\"f\n" +
 	"\n" +
 	"CommitMeta\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x10\n" +
@@ -1894,80 +1792,79 @@ func file_forge_releases_v1_releases_proto_rawDescGZIP() []byte {
 	return file_forge_releases_v1_releases_proto_rawDescData
 }
 
-var file_forge_releases_v1_releases_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_forge_releases_v1_releases_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_forge_releases_v1_releases_proto_goTypes = []any{
-	(*Attachment)(nil),                 // 0: forge.releases.v1.Attachment
-	(*Release)(nil),                    // 1: forge.releases.v1.Release
-	(*CommitMeta)(nil),                 // 2: forge.releases.v1.CommitMeta
-	(*Tag)(nil),                        // 3: forge.releases.v1.Tag
-	(*ListReleasesRequest)(nil),        // 4: forge.releases.v1.ListReleasesRequest
-	(*ListReleasesResponse)(nil),       // 5: forge.releases.v1.ListReleasesResponse
-	(*GetReleaseRequest)(nil),          // 6: forge.releases.v1.GetReleaseRequest
-	(*GetReleaseResponse)(nil),         // 7: forge.releases.v1.GetReleaseResponse
-	(*GetLatestReleaseRequest)(nil),    // 8: forge.releases.v1.GetLatestReleaseRequest
-	(*GetLatestReleaseResponse)(nil),   // 9: forge.releases.v1.GetLatestReleaseResponse
-	(*GetReleaseByTagRequest)(nil),     // 10: forge.releases.v1.GetReleaseByTagRequest
-	(*GetReleaseByTagResponse)(nil),    // 11: forge.releases.v1.GetReleaseByTagResponse
-	(*CreateReleaseRequest)(nil),       // 12: forge.releases.v1.CreateReleaseRequest
-	(*CreateReleaseResponse)(nil),      // 13: forge.releases.v1.CreateReleaseResponse
-	(*EditReleaseRequest)(nil),         // 14: forge.releases.v1.EditReleaseRequest
-	(*EditReleaseResponse)(nil),        // 15: forge.releases.v1.EditReleaseResponse
-	(*DeleteReleaseRequest)(nil),       // 16: forge.releases.v1.DeleteReleaseRequest
-	(*DeleteReleaseResponse)(nil),      // 17: forge.releases.v1.DeleteReleaseResponse
-	(*DeleteReleaseByTagRequest)(nil),  // 18: forge.releases.v1.DeleteReleaseByTagRequest
-	(*DeleteReleaseByTagResponse)(nil), // 19: forge.releases.v1.DeleteReleaseByTagResponse
-	(*ListTagsRequest)(nil),            // 20: forge.releases.v1.ListTagsRequest
-	(*ListTagsResponse)(nil),           // 21: forge.releases.v1.ListTagsResponse
-	(*GetTagRequest)(nil),              // 22: forge.releases.v1.GetTagRequest
-	(*GetTagResponse)(nil),             // 23: forge.releases.v1.GetTagResponse
-	(*DeleteTagRequest)(nil),           // 24: forge.releases.v1.DeleteTagRequest
-	(*DeleteTagResponse)(nil),          // 25: forge.releases.v1.DeleteTagResponse
-	(*timestamppb.Timestamp)(nil),      // 26: google.protobuf.Timestamp
-	(*v1.User)(nil),                    // 27: forge.users.v1.User
+	(*Release)(nil),                    // 0: forge.releases.v1.Release
+	(*CommitMeta)(nil),                 // 1: forge.releases.v1.CommitMeta
+	(*Tag)(nil),                        // 2: forge.releases.v1.Tag
+	(*ListReleasesRequest)(nil),        // 3: forge.releases.v1.ListReleasesRequest
+	(*ListReleasesResponse)(nil),       // 4: forge.releases.v1.ListReleasesResponse
+	(*GetReleaseRequest)(nil),          // 5: forge.releases.v1.GetReleaseRequest
+	(*GetReleaseResponse)(nil),         // 6: forge.releases.v1.GetReleaseResponse
+	(*GetLatestReleaseRequest)(nil),    // 7: forge.releases.v1.GetLatestReleaseRequest
+	(*GetLatestReleaseResponse)(nil),   // 8: forge.releases.v1.GetLatestReleaseResponse
+	(*GetReleaseByTagRequest)(nil),     // 9: forge.releases.v1.GetReleaseByTagRequest
+	(*GetReleaseByTagResponse)(nil),    // 10: forge.releases.v1.GetReleaseByTagResponse
+	(*CreateReleaseRequest)(nil),       // 11: forge.releases.v1.CreateReleaseRequest
+	(*CreateReleaseResponse)(nil),      // 12: forge.releases.v1.CreateReleaseResponse
+	(*EditReleaseRequest)(nil),         // 13: forge.releases.v1.EditReleaseRequest
+	(*EditReleaseResponse)(nil),        // 14: forge.releases.v1.EditReleaseResponse
+	(*DeleteReleaseRequest)(nil),       // 15: forge.releases.v1.DeleteReleaseRequest
+	(*DeleteReleaseResponse)(nil),      // 16: forge.releases.v1.DeleteReleaseResponse
+	(*DeleteReleaseByTagRequest)(nil),  // 17: forge.releases.v1.DeleteReleaseByTagRequest
+	(*DeleteReleaseByTagResponse)(nil), // 18: forge.releases.v1.DeleteReleaseByTagResponse
+	(*ListTagsRequest)(nil),            // 19: forge.releases.v1.ListTagsRequest
+	(*ListTagsResponse)(nil),           // 20: forge.releases.v1.ListTagsResponse
+	(*GetTagRequest)(nil),              // 21: forge.releases.v1.GetTagRequest
+	(*GetTagResponse)(nil),             // 22: forge.releases.v1.GetTagResponse
+	(*DeleteTagRequest)(nil),           // 23: forge.releases.v1.DeleteTagRequest
+	(*DeleteTagResponse)(nil),          // 24: forge.releases.v1.DeleteTagResponse
+	(*timestamppb.Timestamp)(nil),      // 25: google.protobuf.Timestamp
+	(*v1.User)(nil),                    // 26: forge.users.v1.User
+	(*v11.Attachment)(nil),             // 27: forge.attachments.v1.Attachment
 }
 var file_forge_releases_v1_releases_proto_depIdxs = []int32{
-	26, // 0: forge.releases.v1.Attachment.created_at:type_name -> google.protobuf.Timestamp
-	26, // 1: forge.releases.v1.Release.created_at:type_name -> google.protobuf.Timestamp
-	26, // 2: forge.releases.v1.Release.published_at:type_name -> google.protobuf.Timestamp
-	27, // 3: forge.releases.v1.Release.author:type_name -> forge.users.v1.User
-	0,  // 4: forge.releases.v1.Release.assets:type_name -> forge.releases.v1.Attachment
-	26, // 5: forge.releases.v1.CommitMeta.created:type_name -> google.protobuf.Timestamp
-	2,  // 6: forge.releases.v1.Tag.commit:type_name -> forge.releases.v1.CommitMeta
-	1,  // 7: forge.releases.v1.ListReleasesResponse.releases:type_name -> forge.releases.v1.Release
-	1,  // 8: forge.releases.v1.GetReleaseResponse.release:type_name -> forge.releases.v1.Release
-	1,  // 9: forge.releases.v1.GetLatestReleaseResponse.release:type_name -> forge.releases.v1.Release
-	1,  // 10: forge.releases.v1.GetReleaseByTagResponse.release:type_name -> forge.releases.v1.Release
-	1,  // 11: forge.releases.v1.CreateReleaseResponse.release:type_name -> forge.releases.v1.Release
-	1,  // 12: forge.releases.v1.EditReleaseResponse.release:type_name -> forge.releases.v1.Release
-	3,  // 13: forge.releases.v1.ListTagsResponse.tags:type_name -> forge.releases.v1.Tag
-	3,  // 14: forge.releases.v1.GetTagResponse.tag:type_name -> forge.releases.v1.Tag
-	4,  // 15: forge.releases.v1.ReleaseService.ListReleases:input_type -> forge.releases.v1.ListReleasesRequest
-	6,  // 16: forge.releases.v1.ReleaseService.GetRelease:input_type -> forge.releases.v1.GetReleaseRequest
-	8,  // 17: forge.releases.v1.ReleaseService.GetLatestRelease:input_type -> forge.releases.v1.GetLatestReleaseRequest
-	10, // 18: forge.releases.v1.ReleaseService.GetReleaseByTag:input_type -> forge.releases.v1.GetReleaseByTagRequest
-	12, // 19: forge.releases.v1.ReleaseService.CreateRelease:input_type -> forge.releases.v1.CreateReleaseRequest
-	14, // 20: forge.releases.v1.ReleaseService.EditRelease:input_type -> forge.releases.v1.EditReleaseRequest
-	16, // 21: forge.releases.v1.ReleaseService.DeleteRelease:input_type -> forge.releases.v1.DeleteReleaseRequest
-	18, // 22: forge.releases.v1.ReleaseService.DeleteReleaseByTag:input_type -> forge.releases.v1.DeleteReleaseByTagRequest
-	22, // 23: forge.releases.v1.ReleaseService.GetTag:input_type -> forge.releases.v1.GetTagRequest
-	24, // 24: forge.releases.v1.ReleaseService.DeleteTag:input_type -> forge.releases.v1.DeleteTagRequest
-	20, // 25: forge.releases.v1.ReleaseService.ListTags:input_type -> forge.releases.v1.ListTagsRequest
-	5,  // 26: forge.releases.v1.ReleaseService.ListReleases:output_type -> forge.releases.v1.ListReleasesResponse
-	7,  // 27: forge.releases.v1.ReleaseService.GetRelease:output_type -> forge.releases.v1.GetReleaseResponse
-	9,  // 28: forge.releases.v1.ReleaseService.GetLatestRelease:output_type -> forge.releases.v1.GetLatestReleaseResponse
-	11, // 29: forge.releases.v1.ReleaseService.GetReleaseByTag:output_type -> forge.releases.v1.GetReleaseByTagResponse
-	13, // 30: forge.releases.v1.ReleaseService.CreateRelease:output_type -> forge.releases.v1.CreateReleaseResponse
-	15, // 31: forge.releases.v1.ReleaseService.EditRelease:output_type -> forge.releases.v1.EditReleaseResponse
-	17, // 32: forge.releases.v1.ReleaseService.DeleteRelease:output_type -> forge.releases.v1.DeleteReleaseResponse
-	19, // 33: forge.releases.v1.ReleaseService.DeleteReleaseByTag:output_type -> forge.releases.v1.DeleteReleaseByTagResponse
-	23, // 34: forge.releases.v1.ReleaseService.GetTag:output_type -> forge.releases.v1.GetTagResponse
-	25, // 35: forge.releases.v1.ReleaseService.DeleteTag:output_type -> forge.releases.v1.DeleteTagResponse
-	21, // 36: forge.releases.v1.ReleaseService.ListTags:output_type -> forge.releases.v1.ListTagsResponse
-	26, // [26:37] is the sub-list for method output_type
-	15, // [15:26] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	25, // 0: forge.releases.v1.Release.created_at:type_name -> google.protobuf.Timestamp
+	25, // 1: forge.releases.v1.Release.published_at:type_name -> google.protobuf.Timestamp
+	26, // 2: forge.releases.v1.Release.author:type_name -> forge.users.v1.User
+	27, // 3: forge.releases.v1.Release.assets:type_name -> forge.attachments.v1.Attachment
+	25, // 4: forge.releases.v1.CommitMeta.created:type_name -> google.protobuf.Timestamp
+	1,  // 5: forge.releases.v1.Tag.commit:type_name -> forge.releases.v1.CommitMeta
+	0,  // 6: forge.releases.v1.ListReleasesResponse.releases:type_name -> forge.releases.v1.Release
+	0,  // 7: forge.releases.v1.GetReleaseResponse.release:type_name -> forge.releases.v1.Release
+	0,  // 8: forge.releases.v1.GetLatestReleaseResponse.release:type_name -> forge.releases.v1.Release
+	0,  // 9: forge.releases.v1.GetReleaseByTagResponse.release:type_name -> forge.releases.v1.Release
+	0,  // 10: forge.releases.v1.CreateReleaseResponse.release:type_name -> forge.releases.v1.Release
+	0,  // 11: forge.releases.v1.EditReleaseResponse.release:type_name -> forge.releases.v1.Release
+	2,  // 12: forge.releases.v1.ListTagsResponse.tags:type_name -> forge.releases.v1.Tag
+	2,  // 13: forge.releases.v1.GetTagResponse.tag:type_name -> forge.releases.v1.Tag
+	3,  // 14: forge.releases.v1.ReleaseService.ListReleases:input_type -> forge.releases.v1.ListReleasesRequest
+	5,  // 15: forge.releases.v1.ReleaseService.GetRelease:input_type -> forge.releases.v1.GetReleaseRequest
+	7,  // 16: forge.releases.v1.ReleaseService.GetLatestRelease:input_type -> forge.releases.v1.GetLatestReleaseRequest
+	9,  // 17: forge.releases.v1.ReleaseService.GetReleaseByTag:input_type -> forge.releases.v1.GetReleaseByTagRequest
+	11, // 18: forge.releases.v1.ReleaseService.CreateRelease:input_type -> forge.releases.v1.CreateReleaseRequest
+	13, // 19: forge.releases.v1.ReleaseService.EditRelease:input_type -> forge.releases.v1.EditReleaseRequest
+	15, // 20: forge.releases.v1.ReleaseService.DeleteRelease:input_type -> forge.releases.v1.DeleteReleaseRequest
+	17, // 21: forge.releases.v1.ReleaseService.DeleteReleaseByTag:input_type -> forge.releases.v1.DeleteReleaseByTagRequest
+	21, // 22: forge.releases.v1.ReleaseService.GetTag:input_type -> forge.releases.v1.GetTagRequest
+	23, // 23: forge.releases.v1.ReleaseService.DeleteTag:input_type -> forge.releases.v1.DeleteTagRequest
+	19, // 24: forge.releases.v1.ReleaseService.ListTags:input_type -> forge.releases.v1.ListTagsRequest
+	4,  // 25: forge.releases.v1.ReleaseService.ListReleases:output_type -> forge.releases.v1.ListReleasesResponse
+	6,  // 26: forge.releases.v1.ReleaseService.GetRelease:output_type -> forge.releases.v1.GetReleaseResponse
+	8,  // 27: forge.releases.v1.ReleaseService.GetLatestRelease:output_type -> forge.releases.v1.GetLatestReleaseResponse
+	10, // 28: forge.releases.v1.ReleaseService.GetReleaseByTag:output_type -> forge.releases.v1.GetReleaseByTagResponse
+	12, // 29: forge.releases.v1.ReleaseService.CreateRelease:output_type -> forge.releases.v1.CreateReleaseResponse
+	14, // 30: forge.releases.v1.ReleaseService.EditRelease:output_type -> forge.releases.v1.EditReleaseResponse
+	16, // 31: forge.releases.v1.ReleaseService.DeleteRelease:output_type -> forge.releases.v1.DeleteReleaseResponse
+	18, // 32: forge.releases.v1.ReleaseService.DeleteReleaseByTag:output_type -> forge.releases.v1.DeleteReleaseByTagResponse
+	22, // 33: forge.releases.v1.ReleaseService.GetTag:output_type -> forge.releases.v1.GetTagResponse
+	24, // 34: forge.releases.v1.ReleaseService.DeleteTag:output_type -> forge.releases.v1.DeleteTagResponse
+	20, // 35: forge.releases.v1.ReleaseService.ListTags:output_type -> forge.releases.v1.ListTagsResponse
+	25, // [25:36] is the sub-list for method output_type
+	14, // [14:25] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_forge_releases_v1_releases_proto_init() }
@@ -1975,15 +1872,15 @@ func file_forge_releases_v1_releases_proto_init() {
 	if File_forge_releases_v1_releases_proto != nil {
 		return
 	}
-	file_forge_releases_v1_releases_proto_msgTypes[4].OneofWrappers = []any{}
-	file_forge_releases_v1_releases_proto_msgTypes[14].OneofWrappers = []any{}
+	file_forge_releases_v1_releases_proto_msgTypes[3].OneofWrappers = []any{}
+	file_forge_releases_v1_releases_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_releases_v1_releases_proto_rawDesc), len(file_forge_releases_v1_releases_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
