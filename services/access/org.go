@@ -269,3 +269,10 @@ func MayChangeTeamRepo(r *Repo) error {
 // organization (members and site administrators), or only the public
 // ones.
 func MaySeeMembers(o *Org, viewer *auth.Principal) bool { return o.IsMember(viewer) }
+
+// MaySeeMembershipsOf reports whether viewer sees every organization the
+// user u belongs to (u themself and site administrators), or only those
+// where u's membership is public.
+func MaySeeMembershipsOf(u *store.User, viewer *auth.Principal) bool {
+	return viewer.IsAdmin() || viewer.ID() == u.ID
+}

@@ -162,7 +162,7 @@ func (s *Service) ListOfUser(ctx context.Context, name string, viewer *auth.Prin
 	}
 	f := users.Filter(viewer)
 	return s.store.ListOrganizations(ctx, store.OrgListOptions{
-		MemberID: u.ID, PublicMemberships: !(viewer.IsAdmin() || viewer.ID() == u.ID),
+		MemberID: u.ID, PublicMemberships: !access.MaySeeMembershipsOf(u, viewer),
 		Visible: &f, OnlyPublic: viewer.PublicOnly(), Offset: offset, Limit: limit,
 	})
 }
