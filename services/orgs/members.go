@@ -31,26 +31,22 @@ func (s *Service) Members(ctx context.Context, viewer *auth.Principal, publicOnl
 // any membership; other callers their own and public ones (Gitea
 // redirects them to public_members instead).
 func (s *Service) IsMember(ctx context.Context, name string, viewer *auth.Principal) error {
-	o, err := access.OrgFrom(ctx)
-	if err != nil {
-		return err
-	}
-	u, err := users.Visible(ctx, s.store, name, viewer)
-	if err != nil {
-		return err
-	}
-	m, err := s.store.OrgMembership(ctx, o.ID, u.ID)
-	if err != nil {
-		return err
-	}
-	if m.Member && (m.Public || access.MaySeeMembers(o, viewer) || u.ID == viewer.ID()) {
-		return nil
-	}
-	return notFound
+	return s.checkMember(ctx, name, viewer, func(o *access.Org, u *store.User, m store.OrgMembership) bool {
+		return m.Public || access.MaySeeMembers(o, viewer) || u.ID == viewer.ID()
+	})
 }
 
 // IsPublicMember succeeds when the user named name is a public member.
 func (s *Service) IsPublicMember(ctx context.Context, name string, viewer *auth.Principal) error {
+	return s.checkMember(ctx, name, viewer, func(_ *access.Org, _ *store.User, m store.OrgMembership) bool {
+		return m.Public
+	})
+}
+
+// checkMember succeeds when the user named name, as viewer sees them, is
+// a member of the resolved organization and shown says viewer may learn
+// it; otherwise it is the not-found answer, as for a non-member.
+func (s *Service) checkMember(ctx context.Context, name string, viewer *auth.Principal, shown func(*access.Org, *store.User, store.OrgMembership) bool) error {
 	o, err := access.OrgFrom(ctx)
 	if err != nil {
 		return err
@@ -63,7 +59,7 @@ func (s *Service) IsPublicMember(ctx context.Context, name string, viewer *auth.
 	if err != nil {
 		return err
 	}
-	if m.Member && m.Public {
+	if m.Member && shown(o, u, m) {
 		return nil
 	}
 	return notFound
