@@ -90,10 +90,26 @@ func Database(t testing.TB, kind string) config.Database {
 		cfg.Path = filepath.Join(t.TempDir(), "forge.db")
 		return cfg
 	case "postgres":
-		return postgresDatabase(t)
+		return newPostgresDatabase(t, true)
 	default:
 		t.Fatalf("unknown backend %q", kind)
 		return cfg
+	}
+}
+
+// Empty creates a fresh database of the given kind with nothing in it (not
+// migrated) and returns its configuration; it is dropped when the test
+// ends. For tests of the migrations themselves.
+func Empty(t testing.TB, kind string) config.Database {
+	t.Helper()
+	switch kind {
+	case "sqlite3":
+		return Database(t, kind) // a new file is empty
+	case "postgres":
+		return newPostgresDatabase(t, false)
+	default:
+		t.Fatalf("unknown backend %q", kind)
+		return config.Database{}
 	}
 }
 
@@ -111,7 +127,9 @@ var (
 	templateErr  error
 )
 
-func postgresDatabase(t testing.TB) config.Database {
+// newPostgresDatabase creates a database: a clone of the migrated template,
+// or an empty one.
+func newPostgresDatabase(t testing.TB, migrated bool) config.Database {
 	t.Helper()
 	admin, err := sql.Open("pgx", AdminDSN())
 	if err != nil {
@@ -123,14 +141,18 @@ func postgresDatabase(t testing.TB) config.Database {
 	if err := admin.PingContext(ctx); err != nil {
 		t.Fatalf("postgres is not reachable at %q (start it, or set FORGE_TEST_POSTGRES): %v", AdminDSN(), err)
 	}
-	templateOnce.Do(func() { templateName, templateErr = ensureTemplate(ctx, admin) })
-	if templateErr != nil {
-		t.Fatalf("postgres template: %v", templateErr)
+	create := "CREATE DATABASE %s"
+	if migrated {
+		templateOnce.Do(func() { templateName, templateErr = ensureTemplate(ctx, admin) })
+		if templateErr != nil {
+			t.Fatalf("postgres template: %v", templateErr)
+		}
+		create += " TEMPLATE " + templateName
 	}
 	name := "forge_test_" + randomHex(8)
 	var lastErr error
 	for attempt := 0; attempt < 20; attempt++ {
-		_, lastErr = admin.ExecContext(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, templateName))
+		_, lastErr = admin.ExecContext(ctx, fmt.Sprintf(create, name))
 		if lastErr == nil || !strings.Contains(lastErr.Error(), "being accessed by other users") {
 			break
 		}
