@@ -72,7 +72,8 @@ func methodDescriptor(method string) (protoreflect.MethodDescriptor, error) {
 }
 
 // RESTMethods returns the full gRPC method names that some REST route
-// calls: those of http_rules.yaml and the hand-written raw-file routes. The
+// calls: those with an option (google.api.http) in their proto and those of
+// the gateway's hand-written streaming routes (raw files, attachments). The
 // server's areas test uses it to find a method that has no route and is
 // not declared gRPC-only.
 func RESTMethods() (map[string]bool, error) {

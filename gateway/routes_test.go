@@ -14,8 +14,9 @@ import (
 
 var templateVar = regexp.MustCompile(`\{([A-Za-z0-9_.]+)(=\*\*)?\}`)
 
-// TestPreflightSeesEveryRoute: for every route of http_rules.yaml (and the
-// raw-file routes) the guard learns the gRPC method the request is routed
+// TestPreflightSeesEveryRoute: for every route declared in the protos
+// (option (google.api.http)) and every hand-written route (raw files,
+// attachments) the guard learns the gRPC method the request is routed
 // to, before the generated handler runs; a route it missed would reach the
 // services' decoder unchecked.
 func TestPreflightSeesEveryRoute(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package apidocs embeds the OpenAPI document that buf generates from the
-// protos and the HTTP rules (forge.swagger.json, never edited by hand).
+// protos and their routes (forge.swagger.json, never edited by hand).
 package apidocs
 
 import _ "embed"

@@ -33,10 +33,10 @@ type Area struct {
 	// proto (option (forge.options.v1.policy)); Policies reads them.
 	Services []*grpc.ServiceDesc
 	// Gateways register the area's REST handlers (usually one per service,
-	// built with Handlers). A method with no REST rule must be in GRPCOnly.
+	// built with Handlers). A method with no REST route must be in GRPCOnly.
 	Gateways []Gateway
 	// GRPCOnly lists the full method names deliberately served over gRPC
-	// only, with no route in gateway/http_rules.yaml.
+	// only, with no option (google.api.http) in their proto.
 	GRPCOnly []string
 	// RepoTables are the tables whose rows belong to a repository, by their
 	// repo_id column; they are deleted with the repository. Every table

@@ -8,9 +8,9 @@ import (
 )
 
 // Area declares the attachments area to the server: its service (policies
-// are declared in attachments.proto), its REST routes (the unary ones in
-// gateway/http_rules.yaml, the streaming uploads and downloads as the
-// gateway's own routes) and its table.
+// are declared in attachments.proto), its REST routes (the unary ones by
+// option (google.api.http) in attachments.proto, the streaming uploads and
+// downloads as the gateway's own routes) and its table.
 var Area = area.Area{
 	Name:       "attachments",
 	Services:   []*grpc.ServiceDesc{&attachmentsv1.AttachmentService_ServiceDesc},

@@ -34,9 +34,10 @@ func registeredMethods(s *testServer) []string {
 
 // TestAreasDeclareEveryMethod: the server registers exactly the services
 // the areas declare; every registered method has a policy and a REST route
-// (http_rules.yaml or the gateway's raw-file routes) unless its area marks
-// it gRPC-only; and no policy or gRPC-only mark names a method nobody
-// serves (a leftover that would hide the next mistake).
+// (option (google.api.http) in its proto, or one of the gateway's
+// hand-written streaming routes) unless its area marks it gRPC-only; and
+// no policy or gRPC-only mark names a method nobody serves (a leftover
+// that would hide the next mistake).
 func TestAreasDeclareEveryMethod(t *testing.T) {
 	s := startServer(t, "sqlite3", nil)
 	registered := registeredMethods(s)
@@ -62,7 +63,7 @@ func TestAreasDeclareEveryMethod(t *testing.T) {
 		case rest[m] && grpcOnly[m]:
 			t.Errorf("%s is marked gRPC-only but has a REST route", m)
 		case !rest[m] && !grpcOnly[m]:
-			t.Errorf("%s has no REST rule in gateway/http_rules.yaml and is not marked gRPC-only (Area.GRPCOnly)", m)
+			t.Errorf("%s has no REST route (option (google.api.http) in its proto) and is not marked gRPC-only (Area.GRPCOnly)", m)
 		}
 	}
 	for m := range policies {

@@ -9,6 +9,7 @@ package adminv1
 import (
 	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/users/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -814,7 +815,7 @@ var File_forge_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/admin/v1/admin.proto\x12\x0eforge.admin.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"x\n" +
+	"\x1aforge/admin/v1/admin.proto\x12\x0eforge.admin.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"x\n" +
 	"\x10ListUsersRequest\x12\x1b\n" +
 	"\tsource_id\x18\x01 \x01(\x03R\bsourceId\x12\x1d\n" +
 	"\n" +
@@ -906,14 +907,14 @@ const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"otpauthUri\"4\n" +
 	"\x16DisableUserTOTPRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\"\x19\n" +
-	"\x17DisableUserTOTPResponse2\x8e\x05\n" +
-	"\fAdminService\x12a\n" +
-	"\tListUsers\x12 .forge.admin.v1.ListUsersRequest\x1a!.forge.admin.v1.ListUsersResponse\"\x0f\x92\xb5\x18\v\b\x03\x1a\x05admin \x01\x12i\n" +
+	"\x17DisableUserTOTPResponse2\xad\x06\n" +
+	"\fAdminService\x12\x83\x01\n" +
+	"\tListUsers\x12 .forge.admin.v1.ListUsersRequest\x1a!.forge.admin.v1.ListUsersResponse\"1\x92\xb5\x18\v\b\x03\x1a\x05admin \x01\x82\xd3\xe4\x93\x02\x1cb\x05users\x12\x13/api/v1/admin/users\x12\x8d\x01\n" +
 	"\n" +
-	"CreateUser\x12!.forge.admin.v1.CreateUserRequest\x1a\".forge.admin.v1.CreateUserResponse\"\x14\x88\xb5\x18\xc9\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x12^\n" +
-	"\bEditUser\x12\x1f.forge.admin.v1.EditUserRequest\x1a .forge.admin.v1.EditUserResponse\"\x0f\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x12i\n" +
+	"CreateUser\x12!.forge.admin.v1.CreateUserRequest\x1a\".forge.admin.v1.CreateUserResponse\"8\x88\xb5\x18\xc9\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x82\xd3\xe4\x93\x02\x1e:\x01*b\x04user\"\x13/api/v1/admin/users\x12\x8d\x01\n" +
+	"\bEditUser\x12\x1f.forge.admin.v1.EditUserRequest\x1a .forge.admin.v1.EditUserResponse\">\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x82\xd3\xe4\x93\x02):\x01*b\x04user2\x1e/api/v1/admin/users/{username}\x12\x8f\x01\n" +
 	"\n" +
-	"DeleteUser\x12!.forge.admin.v1.DeleteUserRequest\x1a\".forge.admin.v1.DeleteUserResponse\"\x14\x88\xb5\x18\xcc\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x12p\n" +
+	"DeleteUser\x12!.forge.admin.v1.DeleteUserRequest\x1a\".forge.admin.v1.DeleteUserResponse\":\x88\xb5\x18\xcc\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x82\xd3\xe4\x93\x02 *\x1e/api/v1/admin/users/{username}\x12p\n" +
 	"\x0eEnableUserTOTP\x12%.forge.admin.v1.EnableUserTOTPRequest\x1a&.forge.admin.v1.EnableUserTOTPResponse\"\x0f\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x12s\n" +
 	"\x0fDisableUserTOTP\x12&.forge.admin.v1.DisableUserTOTPRequest\x1a'.forge.admin.v1.DisableUserTOTPResponse\"\x0f\x92\xb5\x18\v\b\x03\x1a\x05admin \x02B\x9c\x01\n" +
 	"\x12com.forge.admin.v1B\n" +

@@ -8,6 +8,7 @@ package attachmentsv1
 
 import (
 	_ "forge/gen/forge/options/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -2143,7 +2144,7 @@ var File_forge_attachments_v1_attachments_proto protoreflect.FileDescriptor
 
 const file_forge_attachments_v1_attachments_proto_rawDesc = "" +
 	"\n" +
-	"&forge/attachments/v1/attachments.proto\x12\x14forge.attachments.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x1e\n" +
+	"&forge/attachments/v1/attachments.proto\x12\x14forge.attachments.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x1e\n" +
 	"\x1cGetAttachmentSettingsRequest\"\x96\x01\n" +
 	"\x1dGetAttachmentSettingsResponse\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12#\n" +
@@ -2304,30 +2305,36 @@ const file_forge_attachments_v1_attachments_proto_rawDesc = "" +
 	"\n" +
 	"attachment\x18\x01 \x01(\v2 .forge.attachments.v1.AttachmentR\n" +
 	"attachment\"!\n" +
-	"\x1fDeleteCommentAttachmentResponse2\xaa\x15\n" +
-	"\x11AttachmentService\x12\xa1\x01\n" +
-	"\x16ListReleaseAttachments\x123.forge.attachments.v1.ListReleaseAttachmentsRequest\x1a4.forge.attachments.v1.ListReleaseAttachmentsResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x12\x9b\x01\n" +
-	"\x14GetReleaseAttachment\x121.forge.attachments.v1.GetReleaseAttachmentRequest\x1a2.forge.attachments.v1.GetReleaseAttachmentResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x12\xad\x01\n" +
+	"\x1fDeleteCommentAttachmentResponse2\xa1\x1d\n" +
+	"\x11AttachmentService\x12\xe7\x01\n" +
+	"\x16ListReleaseAttachments\x123.forge.attachments.v1.ListReleaseAttachmentsRequest\x1a4.forge.attachments.v1.ListReleaseAttachmentsResponse\"b\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x82\xd3\xe4\x93\x02@b\vattachments\x121/api/v1/repos/{owner}/{repo}/releases/{id}/assets\x12\xf0\x01\n" +
+	"\x14GetReleaseAttachment\x121.forge.attachments.v1.GetReleaseAttachmentRequest\x1a2.forge.attachments.v1.GetReleaseAttachmentResponse\"q\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x82\xd3\xe4\x93\x02Ob\n" +
+	"attachment\x12A/api/v1/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}\x12\xad\x01\n" +
 	"\x17CreateReleaseAttachment\x124.forge.attachments.v1.CreateReleaseAttachmentRequest\x1a5.forge.attachments.v1.CreateReleaseAttachmentResponse\"#\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02(\x01\x12\xa5\x01\n" +
-	"\x15EditReleaseAttachment\x122.forge.attachments.v1.EditReleaseAttachmentRequest\x1a3.forge.attachments.v1.EditReleaseAttachmentResponse\"#\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x12\xab\x01\n" +
-	"\x17DeleteReleaseAttachment\x124.forge.attachments.v1.DeleteReleaseAttachmentRequest\x1a5.forge.attachments.v1.DeleteReleaseAttachmentResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x12\x96\x01\n" +
-	"\x14ListIssueAttachments\x121.forge.attachments.v1.ListIssueAttachmentsRequest\x1a2.forge.attachments.v1.ListIssueAttachmentsResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x90\x01\n" +
-	"\x12GetIssueAttachment\x12/.forge.attachments.v1.GetIssueAttachmentRequest\x1a0.forge.attachments.v1.GetIssueAttachmentResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\xa2\x01\n" +
-	"\x15CreateIssueAttachment\x122.forge.attachments.v1.CreateIssueAttachmentRequest\x1a3.forge.attachments.v1.CreateIssueAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01(\x01\x12\x9a\x01\n" +
-	"\x13EditIssueAttachment\x120.forge.attachments.v1.EditIssueAttachmentRequest\x1a1.forge.attachments.v1.EditIssueAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\xa0\x01\n" +
-	"\x15DeleteIssueAttachment\x122.forge.attachments.v1.DeleteIssueAttachmentRequest\x1a3.forge.attachments.v1.DeleteIssueAttachmentResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\x9c\x01\n" +
-	"\x16ListCommentAttachments\x123.forge.attachments.v1.ListCommentAttachmentsRequest\x1a4.forge.attachments.v1.ListCommentAttachmentsResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x96\x01\n" +
-	"\x14GetCommentAttachment\x121.forge.attachments.v1.GetCommentAttachmentRequest\x1a2.forge.attachments.v1.GetCommentAttachmentResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\xa8\x01\n" +
-	"\x17CreateCommentAttachment\x124.forge.attachments.v1.CreateCommentAttachmentRequest\x1a5.forge.attachments.v1.CreateCommentAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01(\x01\x12\xa0\x01\n" +
-	"\x15EditCommentAttachment\x122.forge.attachments.v1.EditCommentAttachmentRequest\x1a3.forge.attachments.v1.EditCommentAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\xa6\x01\n" +
-	"\x17DeleteCommentAttachment\x124.forge.attachments.v1.DeleteCommentAttachmentRequest\x1a5.forge.attachments.v1.DeleteCommentAttachmentResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\x81\x01\n" +
-	"\x12DownloadAttachment\x12/.forge.attachments.v1.DownloadAttachmentRequest\x1a0.forge.attachments.v1.DownloadAttachmentResponse\"\x06\x92\xb5\x18\x02\b\x010\x01\x12\x88\x01\n" +
-	"\x15GetAttachmentSettings\x122.forge.attachments.v1.GetAttachmentSettingsRequest\x1a3.forge.attachments.v1.GetAttachmentSettingsResponse\"\x06\x92\xb5\x18\x02\b\x01B\xcc\x01\n" +
+	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02(\x01\x12\xfd\x01\n" +
+	"\x15EditReleaseAttachment\x122.forge.attachments.v1.EditReleaseAttachmentRequest\x1a3.forge.attachments.v1.EditReleaseAttachmentResponse\"{\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x82\xd3\xe4\x93\x02R:\x01*b\n" +
+	"attachment2A/api/v1/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}\x12\xf4\x01\n" +
+	"\x17DeleteReleaseAttachment\x124.forge.attachments.v1.DeleteReleaseAttachmentRequest\x1a5.forge.attachments.v1.DeleteReleaseAttachmentResponse\"l\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x82\xd3\xe4\x93\x02C*A/api/v1/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}\x12\xdd\x01\n" +
+	"\x14ListIssueAttachments\x121.forge.attachments.v1.ListIssueAttachmentsRequest\x1a2.forge.attachments.v1.ListIssueAttachmentsResponse\"^\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Ab\vattachments\x122/api/v1/repos/{owner}/{repo}/issues/{index}/assets\x12\xe6\x01\n" +
+	"\x12GetIssueAttachment\x12/.forge.attachments.v1.GetIssueAttachmentRequest\x1a0.forge.attachments.v1.GetIssueAttachmentResponse\"m\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Pb\n" +
+	"attachment\x12B/api/v1/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}\x12\xa2\x01\n" +
+	"\x15CreateIssueAttachment\x122.forge.attachments.v1.CreateIssueAttachmentRequest\x1a3.forge.attachments.v1.CreateIssueAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01(\x01\x12\xf3\x01\n" +
+	"\x13EditIssueAttachment\x120.forge.attachments.v1.EditIssueAttachmentRequest\x1a1.forge.attachments.v1.EditIssueAttachmentResponse\"w\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02S:\x01*b\n" +
+	"attachment2B/api/v1/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}\x12\xea\x01\n" +
+	"\x15DeleteIssueAttachment\x122.forge.attachments.v1.DeleteIssueAttachmentRequest\x1a3.forge.attachments.v1.DeleteIssueAttachmentResponse\"h\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02D*B/api/v1/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}\x12\xe9\x01\n" +
+	"\x16ListCommentAttachments\x123.forge.attachments.v1.ListCommentAttachmentsRequest\x1a4.forge.attachments.v1.ListCommentAttachmentsResponse\"d\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Gb\vattachments\x128/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets\x12\xf2\x01\n" +
+	"\x14GetCommentAttachment\x121.forge.attachments.v1.GetCommentAttachmentRequest\x1a2.forge.attachments.v1.GetCommentAttachmentResponse\"s\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Vb\n" +
+	"attachment\x12H/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}\x12\xa8\x01\n" +
+	"\x17CreateCommentAttachment\x124.forge.attachments.v1.CreateCommentAttachmentRequest\x1a5.forge.attachments.v1.CreateCommentAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01(\x01\x12\xff\x01\n" +
+	"\x15EditCommentAttachment\x122.forge.attachments.v1.EditCommentAttachmentRequest\x1a3.forge.attachments.v1.EditCommentAttachmentResponse\"}\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Y:\x01*b\n" +
+	"attachment2H/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}\x12\xf6\x01\n" +
+	"\x17DeleteCommentAttachment\x124.forge.attachments.v1.DeleteCommentAttachmentRequest\x1a5.forge.attachments.v1.DeleteCommentAttachmentResponse\"n\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02J*H/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}\x12\x81\x01\n" +
+	"\x12DownloadAttachment\x12/.forge.attachments.v1.DownloadAttachmentRequest\x1a0.forge.attachments.v1.DownloadAttachmentResponse\"\x06\x92\xb5\x18\x02\b\x010\x01\x12\xab\x01\n" +
+	"\x15GetAttachmentSettings\x122.forge.attachments.v1.GetAttachmentSettingsRequest\x1a3.forge.attachments.v1.GetAttachmentSettingsResponse\")\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/v1/settings/attachmentB\xcc\x01\n" +
 	"\x18com.forge.attachments.v1B\x10AttachmentsProtoP\x01Z,forge/gen/forge/attachments/v1;attachmentsv1\xa2\x02\x03FAX\xaa\x02\x14Forge.Attachments.V1\xca\x02\x14Forge\\Attachments\\V1\xe2\x02 Forge\\Attachments\\V1\\GPBMetadata\xea\x02\x16Forge::Attachments::V1b\x06proto3"
 
 var (

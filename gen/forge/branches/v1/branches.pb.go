@@ -9,6 +9,7 @@ package branchesv1
 import (
 	v1 "forge/gen/forge/commits/v1"
 	_ "forge/gen/forge/options/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -649,7 +650,7 @@ var File_forge_branches_v1_branches_proto protoreflect.FileDescriptor
 
 const file_forge_branches_v1_branches_proto_rawDesc = "" +
 	"\n" +
-	" forge/branches/v1/branches.proto\x12\x11forge.branches.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\"\x99\x03\n" +
+	" forge/branches/v1/branches.proto\x12\x11forge.branches.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\"\x99\x03\n" +
 	"\x06Branch\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\x06commit\x18\x02 \x01(\v2\x1f.forge.commits.v1.PayloadCommitR\x06commit\x12\x1c\n" +
@@ -694,16 +695,16 @@ const file_forge_branches_v1_branches_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x16\n" +
 	"\x06branch\x18\x03 \x01(\tR\x06branch\"\x16\n" +
-	"\x14DeleteBranchResponse2\x92\x04\n" +
-	"\rBranchService\x12t\n" +
-	"\tGetBranch\x12#.forge.branches.v1.GetBranchRequest\x1a$.forge.branches.v1.GetBranchResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12}\n" +
-	"\fListBranches\x12&.forge.branches.v1.ListBranchesRequest\x1a'.forge.branches.v1.ListBranchesResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12\x84\x01\n" +
-	"\fCreateBranch\x12&.forge.branches.v1.CreateBranchRequest\x1a'.forge.branches.v1.CreateBranchResponse\"#\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x12\x84\x01\n" +
-	"\fDeleteBranch\x12&.forge.branches.v1.DeleteBranchRequest\x1a'.forge.branches.v1.DeleteBranchResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02B\xb4\x01\n" +
+	"\x14DeleteBranchResponse2\xf3\x05\n" +
+	"\rBranchService\x12\xb5\x01\n" +
+	"\tGetBranch\x12#.forge.branches.v1.GetBranchRequest\x1a$.forge.branches.v1.GetBranchResponse\"]\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02;b\x06branch\x121/api/v1/repos/{owner}/{repo}/branches/{branch=**}\x12\xaa\x01\n" +
+	"\fListBranches\x12&.forge.branches.v1.ListBranchesRequest\x1a'.forge.branches.v1.ListBranchesResponse\"I\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02'\x12%/api/v1/repos/{owner}/{repo}/branches\x12\xbc\x01\n" +
+	"\fCreateBranch\x12&.forge.branches.v1.CreateBranchRequest\x1a'.forge.branches.v1.CreateBranchResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x022:\x01*b\x06branch\"%/api/v1/repos/{owner}/{repo}/branches\x12\xbd\x01\n" +
+	"\fDeleteBranch\x12&.forge.branches.v1.DeleteBranchRequest\x1a'.forge.branches.v1.DeleteBranchResponse\"\\\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x023*1/api/v1/repos/{owner}/{repo}/branches/{branch=**}B\xb4\x01\n" +
 	"\x15com.forge.branches.v1B\rBranchesProtoP\x01Z&forge/gen/forge/branches/v1;branchesv1\xa2\x02\x03FBX\xaa\x02\x11Forge.Branches.V1\xca\x02\x11Forge\\Branches\\V1\xe2\x02\x1dForge\\Branches\\V1\\GPBMetadata\xea\x02\x13Forge::Branches::V1b\x06proto3"
 
 var (

@@ -9,6 +9,7 @@ package contentsv1
 import (
 	v1 "forge/gen/forge/commits/v1"
 	_ "forge/gen/forge/options/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -1399,7 +1400,7 @@ var File_forge_contents_v1_contents_proto protoreflect.FileDescriptor
 
 const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	"\n" +
-	" forge/contents/v1/contents.proto\x12\x11forge.contents.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x04\n" +
+	" forge/contents/v1/contents.proto\x12\x11forge.contents.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x04\n" +
 	"\x10ContentsResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x10\n" +
@@ -1535,22 +1536,22 @@ const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	"\x03sha\x18\v \x01(\tB\v\x9a\xb5\x18\a\n" +
 	"\x03SHA\x10\x01R\x03sha\"I\n" +
 	"\x12DeleteFileResponse\x123\n" +
-	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xfd\x04\n" +
-	"\x0eContentService\x12z\n" +
-	"\vGetContents\x12%.forge.contents.v1.GetContentsRequest\x1a&.forge.contents.v1.GetContentsResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12y\n" +
+	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xb2\a\n" +
+	"\x0eContentService\x12\xdf\x01\n" +
+	"\vGetContents\x12%.forge.contents.v1.GetContentsRequest\x1a&.forge.contents.v1.GetContentsResponse\"\x80\x01\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02^Z5\x123/api/v1/repos/{owner}/{repo}/contents/{filepath=**}\x12%/api/v1/repos/{owner}/{repo}/contents\x12y\n" +
 	"\n" +
 	"GetRawFile\x12$.forge.contents.v1.GetRawFileRequest\x1a%.forge.contents.v1.GetRawFileResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x010\x01\x12~\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x010\x01\x12\xc2\x01\n" +
 	"\n" +
-	"CreateFile\x12$.forge.contents.v1.CreateFileRequest\x1a%.forge.contents.v1.CreateFileResponse\"#\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x12y\n" +
+	"CreateFile\x12$.forge.contents.v1.CreateFileRequest\x1a%.forge.contents.v1.CreateFileResponse\"g\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02>:\x01*b\x04file\"3/api/v1/repos/{owner}/{repo}/contents/{filepath=**}\x12\xbd\x01\n" +
 	"\n" +
-	"UpdateFile\x12$.forge.contents.v1.UpdateFileRequest\x1a%.forge.contents.v1.UpdateFileResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x12y\n" +
+	"UpdateFile\x12$.forge.contents.v1.UpdateFileRequest\x1a%.forge.contents.v1.UpdateFileResponse\"b\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02>:\x01*b\x04file\x1a3/api/v1/repos/{owner}/{repo}/contents/{filepath=**}\x12\xbd\x01\n" +
 	"\n" +
-	"DeleteFile\x12$.forge.contents.v1.DeleteFileRequest\x1a%.forge.contents.v1.DeleteFileResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02B\xb4\x01\n" +
+	"DeleteFile\x12$.forge.contents.v1.DeleteFileRequest\x1a%.forge.contents.v1.DeleteFileResponse\"b\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02>:\x01*b\x04file*3/api/v1/repos/{owner}/{repo}/contents/{filepath=**}B\xb4\x01\n" +
 	"\x15com.forge.contents.v1B\rContentsProtoP\x01Z&forge/gen/forge/contents/v1;contentsv1\xa2\x02\x03FCX\xaa\x02\x11Forge.Contents.V1\xca\x02\x11Forge\\Contents\\V1\xe2\x02\x1dForge\\Contents\\V1\\GPBMetadata\xea\x02\x13Forge::Contents::V1b\x06proto3"
 
 var (

@@ -8,6 +8,7 @@ package issuesv1
 
 import (
 	_ "forge/gen/forge/options/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -792,7 +793,7 @@ var File_forge_issues_v1_dependencies_proto protoreflect.FileDescriptor
 
 const file_forge_issues_v1_dependencies_proto_rawDesc = "" +
 	"\n" +
-	"\"forge/issues/v1/dependencies.proto\x12\x0fforge.issues.v1\x1a\x1cforge/issues/v1/issues.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\"\x88\x01\n" +
+	"\"forge/issues/v1/dependencies.proto\x12\x0fforge.issues.v1\x1a\x1cforge/issues/v1/issues.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\"\x88\x01\n" +
 	"\x1cListIssueDependenciesRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
@@ -840,14 +841,15 @@ const file_forge_issues_v1_dependencies_proto_rawDesc = "" +
 	"\x05index\x18\x03 \x01(\x03R\x05index\x12.\n" +
 	"\x04meta\x18\x04 \x01(\v2\x1a.forge.issues.v1.IssueMetaR\x04meta\"K\n" +
 	"\x1bRemoveIssueBlockingResponse\x12,\n" +
-	"\x05issue\x18\x01 \x01(\v2\x16.forge.issues.v1.IssueR\x05issue2\xfc\x06\n" +
-	"\x11DependencyService\x12\x8f\x01\n" +
-	"\x15ListIssueDependencies\x12-.forge.issues.v1.ListIssueDependenciesRequest\x1a..forge.issues.v1.ListIssueDependenciesResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x96\x01\n" +
-	"\x15CreateIssueDependency\x12-.forge.issues.v1.CreateIssueDependencyRequest\x1a..forge.issues.v1.CreateIssueDependencyResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x96\x01\n" +
-	"\x15RemoveIssueDependency\x12-.forge.issues.v1.RemoveIssueDependencyRequest\x1a..forge.issues.v1.RemoveIssueDependencyResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12}\n" +
-	"\x0fListIssueBlocks\x12'.forge.issues.v1.ListIssueBlocksRequest\x1a(.forge.issues.v1.ListIssueBlocksResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x90\x01\n" +
-	"\x13CreateIssueBlocking\x12+.forge.issues.v1.CreateIssueBlockingRequest\x1a,.forge.issues.v1.CreateIssueBlockingResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x90\x01\n" +
-	"\x13RemoveIssueBlocking\x12+.forge.issues.v1.RemoveIssueBlockingRequest\x1a,.forge.issues.v1.RemoveIssueBlockingResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02B\xaa\x01\n" +
+	"\x05issue\x18\x01 \x01(\v2\x16.forge.issues.v1.IssueR\x05issue2\xaf\n" +
+	"\n" +
+	"\x11DependencyService\x12\xd7\x01\n" +
+	"\x15ListIssueDependencies\x12-.forge.issues.v1.ListIssueDependenciesRequest\x1a..forge.issues.v1.ListIssueDependenciesResponse\"_\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Bb\x06issues\x128/api/v1/repos/{owner}/{repo}/issues/{index}/dependencies\x12\xe3\x01\n" +
+	"\x15CreateIssueDependency\x12-.forge.issues.v1.CreateIssueDependencyRequest\x1a..forge.issues.v1.CreateIssueDependencyResponse\"k\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02G:\x04metab\x05issue\"8/api/v1/repos/{owner}/{repo}/issues/{index}/dependencies\x12\xe3\x01\n" +
+	"\x15RemoveIssueDependency\x12-.forge.issues.v1.RemoveIssueDependencyRequest\x1a..forge.issues.v1.RemoveIssueDependencyResponse\"k\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02G:\x04metab\x05issue*8/api/v1/repos/{owner}/{repo}/issues/{index}/dependencies\x12\xbf\x01\n" +
+	"\x0fListIssueBlocks\x12'.forge.issues.v1.ListIssueBlocksRequest\x1a(.forge.issues.v1.ListIssueBlocksResponse\"Y\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02<b\x06issues\x122/api/v1/repos/{owner}/{repo}/issues/{index}/blocks\x12\xd7\x01\n" +
+	"\x13CreateIssueBlocking\x12+.forge.issues.v1.CreateIssueBlockingRequest\x1a,.forge.issues.v1.CreateIssueBlockingResponse\"e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02A:\x04metab\x05issue\"2/api/v1/repos/{owner}/{repo}/issues/{index}/blocks\x12\xd7\x01\n" +
+	"\x13RemoveIssueBlocking\x12+.forge.issues.v1.RemoveIssueBlockingRequest\x1a,.forge.issues.v1.RemoveIssueBlockingResponse\"e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02A:\x04metab\x05issue*2/api/v1/repos/{owner}/{repo}/issues/{index}/blocksB\xaa\x01\n" +
 	"\x13com.forge.issues.v1B\x11DependenciesProtoP\x01Z\"forge/gen/forge/issues/v1;issuesv1\xa2\x02\x03FIX\xaa\x02\x0fForge.Issues.V1\xca\x02\x0fForge\\Issues\\V1\xe2\x02\x1bForge\\Issues\\V1\\GPBMetadata\xea\x02\x11Forge::Issues::V1b\x06proto3"
 
 var (

@@ -8,6 +8,7 @@ package labelsv1
 
 import (
 	_ "forge/gen/forge/options/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
@@ -1867,7 +1868,7 @@ var File_forge_labels_v1_labels_proto protoreflect.FileDescriptor
 
 const file_forge_labels_v1_labels_proto_rawDesc = "" +
 	"\n" +
-	"\x1cforge/labels/v1/labels.proto\x12\x0fforge.labels.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xb4\x01\n" +
+	"\x1cforge/labels/v1/labels.proto\x12\x0fforge.labels.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xb4\x01\n" +
 	"\x05Label\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
@@ -2002,23 +2003,23 @@ const file_forge_labels_v1_labels_proto_rawDesc = "" +
 	"\x15DeleteOrgLabelRequest\x12\x10\n" +
 	"\x03org\x18\x01 \x01(\tR\x03org\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\x03R\x02id\"\x18\n" +
-	"\x16DeleteOrgLabelResponse2\xa4\x0f\n" +
-	"\fLabelService\x12z\n" +
-	"\x0eListRepoLabels\x12&.forge.labels.v1.ListRepoLabelsRequest\x1a'.forge.labels.v1.ListRepoLabelsResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12t\n" +
-	"\fGetRepoLabel\x12$.forge.labels.v1.GetRepoLabelRequest\x1a%.forge.labels.v1.GetRepoLabelResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x84\x01\n" +
-	"\x0fCreateRepoLabel\x12'.forge.labels.v1.CreateRepoLabelRequest\x1a(.forge.labels.v1.CreateRepoLabelResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12y\n" +
-	"\rEditRepoLabel\x12%.forge.labels.v1.EditRepoLabelRequest\x1a&.forge.labels.v1.EditRepoLabelResponse\"\x19\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x84\x01\n" +
-	"\x0fDeleteRepoLabel\x12'.forge.labels.v1.DeleteRepoLabelRequest\x1a(.forge.labels.v1.DeleteRepoLabelResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12}\n" +
-	"\x0fListIssueLabels\x12'.forge.labels.v1.ListIssueLabelsRequest\x1a(.forge.labels.v1.ListIssueLabelsResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12|\n" +
-	"\x0eAddIssueLabels\x12&.forge.labels.v1.AddIssueLabelsRequest\x1a'.forge.labels.v1.AddIssueLabelsResponse\"\x19\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x88\x01\n" +
-	"\x12ReplaceIssueLabels\x12*.forge.labels.v1.ReplaceIssueLabelsRequest\x1a+.forge.labels.v1.ReplaceIssueLabelsResponse\"\x19\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x87\x01\n" +
-	"\x10ClearIssueLabels\x12(.forge.labels.v1.ClearIssueLabelsRequest\x1a).forge.labels.v1.ClearIssueLabelsResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x87\x01\n" +
-	"\x10DeleteIssueLabel\x12(.forge.labels.v1.DeleteIssueLabelRequest\x1a).forge.labels.v1.DeleteIssueLabelResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12|\n" +
-	"\rListOrgLabels\x12%.forge.labels.v1.ListOrgLabelsRequest\x1a&.forge.labels.v1.ListOrgLabelsResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x12v\n" +
-	"\vGetOrgLabel\x12#.forge.labels.v1.GetOrgLabelRequest\x1a$.forge.labels.v1.GetOrgLabelResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x01\x12\x84\x01\n" +
-	"\x0eCreateOrgLabel\x12&.forge.labels.v1.CreateOrgLabelRequest\x1a'.forge.labels.v1.CreateOrgLabelResponse\"!\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x12y\n" +
-	"\fEditOrgLabel\x12$.forge.labels.v1.EditOrgLabelRequest\x1a%.forge.labels.v1.EditOrgLabelResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x12\x84\x01\n" +
-	"\x0eDeleteOrgLabel\x12&.forge.labels.v1.DeleteOrgLabelRequest\x1a'.forge.labels.v1.DeleteOrgLabelResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04B\xa4\x01\n" +
+	"\x16DeleteOrgLabelResponse2\xd1\x15\n" +
+	"\fLabelService\x12\xad\x01\n" +
+	"\x0eListRepoLabels\x12&.forge.labels.v1.ListRepoLabelsRequest\x1a'.forge.labels.v1.ListRepoLabelsResponse\"J\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02-b\x06labels\x12#/api/v1/repos/{owner}/{repo}/labels\x12\xab\x01\n" +
+	"\fGetRepoLabel\x12$.forge.labels.v1.GetRepoLabelRequest\x1a%.forge.labels.v1.GetRepoLabelResponse\"N\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x021b\x05label\x12(/api/v1/repos/{owner}/{repo}/labels/{id}\x12\xb9\x01\n" +
+	"\x0fCreateRepoLabel\x12'.forge.labels.v1.CreateRepoLabelRequest\x1a(.forge.labels.v1.CreateRepoLabelResponse\"S\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02/:\x01*b\x05label\"#/api/v1/repos/{owner}/{repo}/labels\x12\xb3\x01\n" +
+	"\rEditRepoLabel\x12%.forge.labels.v1.EditRepoLabelRequest\x1a&.forge.labels.v1.EditRepoLabelResponse\"S\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x024:\x01*b\x05label2(/api/v1/repos/{owner}/{repo}/labels/{id}\x12\xb4\x01\n" +
+	"\x0fDeleteRepoLabel\x12'.forge.labels.v1.DeleteRepoLabelRequest\x1a(.forge.labels.v1.DeleteRepoLabelResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02**(/api/v1/repos/{owner}/{repo}/labels/{id}\x12\xbf\x01\n" +
+	"\x0fListIssueLabels\x12'.forge.labels.v1.ListIssueLabelsRequest\x1a(.forge.labels.v1.ListIssueLabelsResponse\"Y\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02<b\x06labels\x122/api/v1/repos/{owner}/{repo}/issues/{index}/labels\x12\xc1\x01\n" +
+	"\x0eAddIssueLabels\x12&.forge.labels.v1.AddIssueLabelsRequest\x1a'.forge.labels.v1.AddIssueLabelsResponse\"^\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02?:\x01*b\x06labels\"2/api/v1/repos/{owner}/{repo}/issues/{index}/labels\x12\xcd\x01\n" +
+	"\x12ReplaceIssueLabels\x12*.forge.labels.v1.ReplaceIssueLabelsRequest\x1a+.forge.labels.v1.ReplaceIssueLabelsResponse\"^\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02?:\x01*b\x06labels\x1a2/api/v1/repos/{owner}/{repo}/issues/{index}/labels\x12\xc1\x01\n" +
+	"\x10ClearIssueLabels\x12(.forge.labels.v1.ClearIssueLabelsRequest\x1a).forge.labels.v1.ClearIssueLabelsResponse\"X\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x024*2/api/v1/repos/{owner}/{repo}/issues/{index}/labels\x12\xc6\x01\n" +
+	"\x10DeleteIssueLabel\x12(.forge.labels.v1.DeleteIssueLabelRequest\x1a).forge.labels.v1.DeleteIssueLabelResponse\"]\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x029*7/api/v1/repos/{owner}/{repo}/issues/{index}/labels/{id}\x12\xa5\x01\n" +
+	"\rListOrgLabels\x12%.forge.labels.v1.ListOrgLabelsRequest\x1a&.forge.labels.v1.ListOrgLabelsResponse\"E\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02#b\x06labels\x12\x19/api/v1/orgs/{org}/labels\x12\xa3\x01\n" +
+	"\vGetOrgLabel\x12#.forge.labels.v1.GetOrgLabelRequest\x1a$.forge.labels.v1.GetOrgLabelResponse\"I\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02'b\x05label\x12\x1e/api/v1/orgs/{org}/labels/{id}\x12\xaf\x01\n" +
+	"\x0eCreateOrgLabel\x12&.forge.labels.v1.CreateOrgLabelRequest\x1a'.forge.labels.v1.CreateOrgLabelResponse\"L\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x82\xd3\xe4\x93\x02%:\x01*b\x05label\"\x19/api/v1/orgs/{org}/labels\x12\xa9\x01\n" +
+	"\fEditOrgLabel\x12$.forge.labels.v1.EditOrgLabelRequest\x1a%.forge.labels.v1.EditOrgLabelResponse\"L\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x82\xd3\xe4\x93\x02*:\x01*b\x05label2\x1e/api/v1/orgs/{org}/labels/{id}\x12\xaa\x01\n" +
+	"\x0eDeleteOrgLabel\x12&.forge.labels.v1.DeleteOrgLabelRequest\x1a'.forge.labels.v1.DeleteOrgLabelResponse\"G\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x82\xd3\xe4\x93\x02 *\x1e/api/v1/orgs/{org}/labels/{id}B\xa4\x01\n" +
 	"\x13com.forge.labels.v1B\vLabelsProtoP\x01Z\"forge/gen/forge/labels/v1;labelsv1\xa2\x02\x03FLX\xaa\x02\x0fForge.Labels.V1\xca\x02\x0fForge\\Labels\\V1\xe2\x02\x1bForge\\Labels\\V1\\GPBMetadata\xea\x02\x11Forge::Labels::V1b\x06proto3"
 
 var (

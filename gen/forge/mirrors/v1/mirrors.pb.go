@@ -9,6 +9,7 @@ package mirrorsv1
 import (
 	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/repos/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -1020,7 +1021,7 @@ var File_forge_mirrors_v1_mirrors_proto protoreflect.FileDescriptor
 
 const file_forge_mirrors_v1_mirrors_proto_rawDesc = "" +
 	"\n" +
-	"\x1eforge/mirrors/v1/mirrors.proto\x12\x10forge.mirrors.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf8\x04\n" +
+	"\x1eforge/mirrors/v1/mirrors.proto\x12\x10forge.mirrors.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf8\x04\n" +
 	"\x12MigrateRepoRequest\x12%\n" +
 	"\n" +
 	"clone_addr\x18\x01 \x01(\tB\x06\x9a\xb5\x18\x02\x10\x01R\tcloneAddr\x12'\n" +
@@ -1105,23 +1106,25 @@ const file_forge_mirrors_v1_mirrors_proto_rawDesc = "" +
 	"\x16SyncPushMirrorsRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\"\x19\n" +
-	"\x17SyncPushMirrorsResponse2\xa5\a\n" +
-	"\rMirrorService\x12w\n" +
-	"\vMigrateRepo\x12$.forge.mirrors.v1.MigrateRepoRequest\x1a%.forge.mirrors.v1.MigrateRepoResponse\"\x1b\x88\xb5\x18\xc9\x01\x92\xb5\x18\x12\b\x02\x1a\n" +
-	"repository \x02(\x01\x12w\n" +
+	"\x17SyncPushMirrorsResponse2\xb7\n" +
 	"\n" +
-	"MirrorSync\x12#.forge.mirrors.v1.MirrorSyncRequest\x1a$.forge.mirrors.v1.MirrorSyncResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x05:\x06\b\x01\x10\x01\x18\x02\x12\x84\x01\n" +
-	"\x0fListPushMirrors\x12(.forge.mirrors.v1.ListPushMirrorsRequest\x1a).forge.mirrors.v1.ListPushMirrorsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x03\x12\x80\x01\n" +
-	"\rAddPushMirror\x12&.forge.mirrors.v1.AddPushMirrorRequest\x1a'.forge.mirrors.v1.AddPushMirrorResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x05:\x06\b\x01\x10\x01\x18\x03\x12~\n" +
-	"\rGetPushMirror\x12&.forge.mirrors.v1.GetPushMirrorRequest\x1a'.forge.mirrors.v1.GetPushMirrorResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x03\x12\x8e\x01\n" +
-	"\x10DeletePushMirror\x12).forge.mirrors.v1.DeletePushMirrorRequest\x1a*.forge.mirrors.v1.DeletePushMirrorResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x05:\x06\b\x01\x10\x01\x18\x03\x12\x86\x01\n" +
-	"\x0fSyncPushMirrors\x12(.forge.mirrors.v1.SyncPushMirrorsRequest\x1a).forge.mirrors.v1.SyncPushMirrorsResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x05:\x06\b\x01\x10\x01\x18\x03B\xac\x01\n" +
+	"\rMirrorService\x12\xa3\x01\n" +
+	"\vMigrateRepo\x12$.forge.mirrors.v1.MigrateRepoRequest\x1a%.forge.mirrors.v1.MigrateRepoResponse\"G\x88\xb5\x18\xc9\x01\x92\xb5\x18\x12\b\x02\x1a\n" +
+	"repository \x02(\x01\x82\xd3\xe4\x93\x02&:\x01*b\n" +
+	"repository\"\x15/api/v1/repos/migrate\x12\xa7\x01\n" +
+	"\n" +
+	"MirrorSync\x12#.forge.mirrors.v1.MirrorSyncRequest\x1a$.forge.mirrors.v1.MirrorSyncResponse\"N\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x05:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02*\"(/api/v1/repos/{owner}/{repo}/mirror-sync\x12\xc3\x01\n" +
+	"\x0fListPushMirrors\x12(.forge.mirrors.v1.ListPushMirrorsRequest\x1a).forge.mirrors.v1.ListPushMirrorsResponse\"[\x92\xb5\x18\x18\b\x02\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x029b\fpush_mirrors\x12)/api/v1/repos/{owner}/{repo}/push_mirrors\x12\xc1\x01\n" +
+	"\rAddPushMirror\x12&.forge.mirrors.v1.AddPushMirrorRequest\x1a'.forge.mirrors.v1.AddPushMirrorResponse\"_\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x05:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02;:\x01*b\vpush_mirror\")/api/v1/repos/{owner}/{repo}/push_mirrors\x12\xc3\x01\n" +
+	"\rGetPushMirror\x12&.forge.mirrors.v1.GetPushMirrorRequest\x1a'.forge.mirrors.v1.GetPushMirrorResponse\"a\x92\xb5\x18\x18\b\x02\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02?b\vpush_mirror\x120/api/v1/repos/{owner}/{repo}/push_mirrors/{name}\x12\xc6\x01\n" +
+	"\x10DeletePushMirror\x12).forge.mirrors.v1.DeletePushMirrorRequest\x1a*.forge.mirrors.v1.DeletePushMirrorResponse\"[\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x05:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x022*0/api/v1/repos/{owner}/{repo}/push_mirrors/{name}\x12\xbc\x01\n" +
+	"\x0fSyncPushMirrors\x12(.forge.mirrors.v1.SyncPushMirrorsRequest\x1a).forge.mirrors.v1.SyncPushMirrorsResponse\"T\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x05:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x020\"./api/v1/repos/{owner}/{repo}/push_mirrors-syncB\xac\x01\n" +
 	"\x14com.forge.mirrors.v1B\fMirrorsProtoP\x01Z$forge/gen/forge/mirrors/v1;mirrorsv1\xa2\x02\x03FMX\xaa\x02\x10Forge.Mirrors.V1\xca\x02\x10Forge\\Mirrors\\V1\xe2\x02\x1cForge\\Mirrors\\V1\\GPBMetadata\xea\x02\x12Forge::Mirrors::V1b\x06proto3"
 
 var (

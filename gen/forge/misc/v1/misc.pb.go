@@ -8,6 +8,7 @@ package miscv1
 
 import (
 	_ "forge/gen/forge/options/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -210,7 +211,7 @@ var File_forge_misc_v1_misc_proto protoreflect.FileDescriptor
 
 const file_forge_misc_v1_misc_proto_rawDesc = "" +
 	"\n" +
-	"\x18forge/misc/v1/misc.proto\x12\rforge.misc.v1\x1a\x1dforge/options/v1/policy.proto\"\x13\n" +
+	"\x18forge/misc/v1/misc.proto\x12\rforge.misc.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1cgoogle/api/annotations.proto\"\x13\n" +
 	"\x11GetVersionRequest\".\n" +
 	"\x12GetVersionResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\"\x17\n" +
@@ -219,11 +220,11 @@ const file_forge_misc_v1_misc_proto_rawDesc = "" +
 	"\x12max_response_items\x18\x01 \x01(\x03R\x10maxResponseItems\x12,\n" +
 	"\x12default_paging_num\x18\x02 \x01(\x03R\x10defaultPagingNum\x12:\n" +
 	"\x1adefault_git_trees_per_page\x18\x03 \x01(\x03R\x16defaultGitTreesPerPage\x121\n" +
-	"\x15default_max_blob_size\x18\x04 \x01(\x03R\x12defaultMaxBlobSize2\xd1\x01\n" +
-	"\vMiscService\x12[\n" +
+	"\x15default_max_blob_size\x18\x04 \x01(\x03R\x12defaultMaxBlobSize2\x85\x02\n" +
+	"\vMiscService\x12r\n" +
 	"\n" +
-	"GetVersion\x12 .forge.misc.v1.GetVersionRequest\x1a!.forge.misc.v1.GetVersionResponse\"\b\x92\xb5\x18\x04\b\x010\x01\x12e\n" +
-	"\x0eGetAPISettings\x12$.forge.misc.v1.GetAPISettingsRequest\x1a%.forge.misc.v1.GetAPISettingsResponse\"\x06\x92\xb5\x18\x02\b\x01B\x94\x01\n" +
+	"GetVersion\x12 .forge.misc.v1.GetVersionRequest\x1a!.forge.misc.v1.GetVersionResponse\"\x1f\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/version\x12\x81\x01\n" +
+	"\x0eGetAPISettings\x12$.forge.misc.v1.GetAPISettingsRequest\x1a%.forge.misc.v1.GetAPISettingsResponse\"\"\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/settings/apiB\x94\x01\n" +
 	"\x11com.forge.misc.v1B\tMiscProtoP\x01Z\x1eforge/gen/forge/misc/v1;miscv1\xa2\x02\x03FMX\xaa\x02\rForge.Misc.V1\xca\x02\rForge\\Misc\\V1\xe2\x02\x19Forge\\Misc\\V1\\GPBMetadata\xea\x02\x0fForge::Misc::V1b\x06proto3"
 
 var (

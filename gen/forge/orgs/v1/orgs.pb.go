@@ -10,6 +10,7 @@ import (
 	_ "forge/gen/forge/options/v1"
 	v11 "forge/gen/forge/repos/v1"
 	v1 "forge/gen/forge/users/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -3856,7 +3857,7 @@ var File_forge_orgs_v1_orgs_proto protoreflect.FileDescriptor
 
 const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\n" +
-	"\x18forge/orgs/v1/orgs.proto\x12\rforge.orgs.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\"\xda\x02\n" +
+	"\x18forge/orgs/v1/orgs.proto\x12\rforge.orgs.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\"\xda\x02\n" +
 	"\fOrganization\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
@@ -4139,45 +4140,48 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\x13ListMyTeamsResponse\x12)\n" +
 	"\x05teams\x18\x01 \x03(\v2\x13.forge.orgs.v1.TeamR\x05teams\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xf2\x10\n" +
-	"\x13OrganizationService\x12k\n" +
-	"\tCreateOrg\x12\x1f.forge.orgs.v1.CreateOrgRequest\x1a .forge.orgs.v1.CreateOrgResponse\"\x1b\x88\xb5\x18\xc9\x01\x92\xb5\x18\x12\b\x02\x1a\forganization \x02\x12s\n" +
-	"\x0eAdminCreateOrg\x12$.forge.orgs.v1.AdminCreateOrgRequest\x1a%.forge.orgs.v1.AdminCreateOrgResponse\"\x14\x88\xb5\x18\xc9\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x12S\n" +
-	"\bListOrgs\x12\x1e.forge.orgs.v1.ListOrgsRequest\x1a\x1f.forge.orgs.v1.ListOrgsResponse\"\x06\x92\xb5\x18\x02\b\x01\x12c\n" +
-	"\x06GetOrg\x12\x1c.forge.orgs.v1.GetOrgRequest\x1a\x1d.forge.orgs.v1.GetOrgResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x12f\n" +
-	"\aEditOrg\x12\x1d.forge.orgs.v1.EditOrgRequest\x1a\x1e.forge.orgs.v1.EditOrgResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x12q\n" +
-	"\tDeleteOrg\x12\x1f.forge.orgs.v1.DeleteOrgRequest\x1a .forge.orgs.v1.DeleteOrgResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x12o\n" +
+	"totalCount2\xc3\x17\n" +
+	"\x13OrganizationService\x12\x90\x01\n" +
+	"\tCreateOrg\x12\x1f.forge.orgs.v1.CreateOrgRequest\x1a .forge.orgs.v1.CreateOrgResponse\"@\x88\xb5\x18\xc9\x01\x92\xb5\x18\x12\b\x02\x1a\forganization \x02\x82\xd3\xe4\x93\x02\x1f:\x01*b\forganization\"\f/api/v1/orgs\x12\xba\x01\n" +
+	"\x0eAdminCreateOrg\x12$.forge.orgs.v1.AdminCreateOrgRequest\x1a%.forge.orgs.v1.AdminCreateOrgResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x82\xd3\xe4\x93\x02A:\forganizationb\forganization\"#/api/v1/admin/users/{username}/orgs\x12v\n" +
+	"\bListOrgs\x12\x1e.forge.orgs.v1.ListOrgsRequest\x1a\x1f.forge.orgs.v1.ListOrgsResponse\")\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1db\rorganizations\x12\f/api/v1/orgs\x12\x8b\x01\n" +
+	"\x06GetOrg\x12\x1c.forge.orgs.v1.GetOrgRequest\x1a\x1d.forge.orgs.v1.GetOrgResponse\"D\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02\"b\forganization\x12\x12/api/v1/orgs/{org}\x12\x91\x01\n" +
+	"\aEditOrg\x12\x1d.forge.orgs.v1.EditOrgRequest\x1a\x1e.forge.orgs.v1.EditOrgResponse\"G\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x82\xd3\xe4\x93\x02%:\x01*b\forganization2\x12/api/v1/orgs/{org}\x12\x8b\x01\n" +
+	"\tDeleteOrg\x12\x1f.forge.orgs.v1.DeleteOrgRequest\x1a .forge.orgs.v1.DeleteOrgResponse\";\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x82\xd3\xe4\x93\x02\x14*\x12/api/v1/orgs/{org}\x12\x97\x01\n" +
 	"\n" +
-	"ListMyOrgs\x12 .forge.orgs.v1.ListMyOrgsRequest\x1a!.forge.orgs.v1.ListMyOrgsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01\x12u\n" +
-	"\fListUserOrgs\x12\".forge.orgs.v1.ListUserOrgsRequest\x1a#.forge.orgs.v1.ListUserOrgsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01\x12\x96\x01\n" +
-	"\x15GetUserOrgPermissions\x12+.forge.orgs.v1.GetUserOrgPermissionsRequest\x1a,.forge.orgs.v1.GetUserOrgPermissionsResponse\"\"\x92\xb5\x18\x1e\b\x02\x1a\x04user\x1a\forganization \x01:\x04\b\x02\x18\x01\x12r\n" +
-	"\vListMembers\x12!.forge.orgs.v1.ListMembersRequest\x1a\".forge.orgs.v1.ListMembersResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x01\x12n\n" +
-	"\bIsMember\x12\x1e.forge.orgs.v1.IsMemberRequest\x1a\x1f.forge.orgs.v1.IsMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x01\x12z\n" +
-	"\fDeleteMember\x12\".forge.orgs.v1.DeleteMemberRequest\x1a#.forge.orgs.v1.DeleteMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x12\x84\x01\n" +
-	"\x11ListPublicMembers\x12'.forge.orgs.v1.ListPublicMembersRequest\x1a(.forge.orgs.v1.ListPublicMembersResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x12\x80\x01\n" +
-	"\x0eIsPublicMember\x12$.forge.orgs.v1.IsPublicMemberRequest\x1a%.forge.orgs.v1.IsPublicMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x12\x83\x01\n" +
-	"\x0fPublicizeMember\x12%.forge.orgs.v1.PublicizeMemberRequest\x1a&.forge.orgs.v1.PublicizeMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05\x12}\n" +
-	"\rConcealMember\x12#.forge.orgs.v1.ConcealMemberRequest\x1a$.forge.orgs.v1.ConcealMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05\x12}\n" +
-	"\rCreateOrgRepo\x12#.forge.orgs.v1.CreateOrgRepoRequest\x1a$.forge.orgs.v1.CreateOrgRepoResponse\"!\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x01\x12u\n" +
-	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x012\x8e\x0e\n" +
-	"\vTeamService\x12l\n" +
-	"\tListTeams\x12\x1f.forge.orgs.v1.ListTeamsRequest\x1a .forge.orgs.v1.ListTeamsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x12r\n" +
-	"\vSearchTeams\x12!.forge.orgs.v1.SearchTeamsRequest\x1a\".forge.orgs.v1.SearchTeamsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x12t\n" +
+	"ListMyOrgs\x12 .forge.orgs.v1.ListMyOrgsRequest\x1a!.forge.orgs.v1.ListMyOrgsResponse\"D\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01\x82\xd3\xe4\x93\x02\"b\rorganizations\x12\x11/api/v1/user/orgs\x12\xa9\x01\n" +
+	"\fListUserOrgs\x12\".forge.orgs.v1.ListUserOrgsRequest\x1a#.forge.orgs.v1.ListUserOrgsResponse\"P\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01\x82\xd3\xe4\x93\x02.b\rorganizations\x12\x1d/api/v1/users/{username}/orgs\x12\xcd\x01\n" +
+	"\x15GetUserOrgPermissions\x12+.forge.orgs.v1.GetUserOrgPermissionsRequest\x1a,.forge.orgs.v1.GetUserOrgPermissionsResponse\"Y\x92\xb5\x18\x1e\b\x02\x1a\x04user\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x021\x12//api/v1/users/{username}/orgs/{org}/permissions\x12\x9b\x01\n" +
+	"\vListMembers\x12!.forge.orgs.v1.ListMembersRequest\x1a\".forge.orgs.v1.ListMembersResponse\"E\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02#b\x05users\x12\x1a/api/v1/orgs/{org}/members\x12\x9b\x01\n" +
+	"\bIsMember\x12\x1e.forge.orgs.v1.IsMemberRequest\x1a\x1f.forge.orgs.v1.IsMemberResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02'\x12%/api/v1/orgs/{org}/members/{username}\x12\xa7\x01\n" +
+	"\fDeleteMember\x12\".forge.orgs.v1.DeleteMemberRequest\x1a#.forge.orgs.v1.DeleteMemberResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x82\xd3\xe4\x93\x02'*%/api/v1/orgs/{org}/members/{username}\x12\xb4\x01\n" +
+	"\x11ListPublicMembers\x12'.forge.orgs.v1.ListPublicMembersRequest\x1a(.forge.orgs.v1.ListPublicMembersResponse\"L\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02*b\x05users\x12!/api/v1/orgs/{org}/public_members\x12\xb4\x01\n" +
+	"\x0eIsPublicMember\x12$.forge.orgs.v1.IsPublicMemberRequest\x1a%.forge.orgs.v1.IsPublicMemberResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02.\x12,/api/v1/orgs/{org}/public_members/{username}\x12\xb7\x01\n" +
+	"\x0fPublicizeMember\x12%.forge.orgs.v1.PublicizeMemberRequest\x1a&.forge.orgs.v1.PublicizeMemberResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02.\x1a,/api/v1/orgs/{org}/public_members/{username}\x12\xb1\x01\n" +
+	"\rConcealMember\x12#.forge.orgs.v1.ConcealMemberRequest\x1a$.forge.orgs.v1.ConcealMemberResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02.*,/api/v1/orgs/{org}/public_members/{username}\x12\xb5\x01\n" +
+	"\rCreateOrgRepo\x12#.forge.orgs.v1.CreateOrgRepoRequest\x1a$.forge.orgs.v1.CreateOrgRepoResponse\"Y\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x022:\n" +
+	"repositoryb\n" +
+	"repository\"\x18/api/v1/orgs/{org}/repos\x12\xa3\x01\n" +
+	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"J\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02(b\frepositories\x12\x18/api/v1/orgs/{org}/repos2\x87\x13\n" +
+	"\vTeamService\x12\x93\x01\n" +
+	"\tListTeams\x12\x1f.forge.orgs.v1.ListTeamsRequest\x1a .forge.orgs.v1.ListTeamsResponse\"C\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02!b\x05teams\x12\x18/api/v1/orgs/{org}/teams\x12\x99\x01\n" +
+	"\vSearchTeams\x12!.forge.orgs.v1.SearchTeamsRequest\x1a\".forge.orgs.v1.SearchTeamsResponse\"C\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02!\x12\x1f/api/v1/orgs/{org}/teams/search\x12\x9d\x01\n" +
 	"\n" +
-	"CreateTeam\x12 .forge.orgs.v1.CreateTeamRequest\x1a!.forge.orgs.v1.CreateTeamResponse\"!\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x12f\n" +
-	"\aGetTeam\x12\x1d.forge.orgs.v1.GetTeamRequest\x1a\x1e.forge.orgs.v1.GetTeamResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x12i\n" +
-	"\bEditTeam\x12\x1e.forge.orgs.v1.EditTeamRequest\x1a\x1f.forge.orgs.v1.EditTeamResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x12t\n" +
+	"CreateTeam\x12 .forge.orgs.v1.CreateTeamRequest\x1a!.forge.orgs.v1.CreateTeamResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x82\xd3\xe4\x93\x02#:\x01*b\x04team\"\x18/api/v1/orgs/{org}/teams\x12\x86\x01\n" +
+	"\aGetTeam\x12\x1d.forge.orgs.v1.GetTeamRequest\x1a\x1e.forge.orgs.v1.GetTeamResponse\"<\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x02\x1ab\x04team\x12\x12/api/v1/teams/{id}\x12\x8c\x01\n" +
+	"\bEditTeam\x12\x1e.forge.orgs.v1.EditTeamRequest\x1a\x1f.forge.orgs.v1.EditTeamResponse\"?\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x82\xd3\xe4\x93\x02\x1d:\x01*b\x04team2\x12/api/v1/teams/{id}\x12\x8e\x01\n" +
 	"\n" +
-	"DeleteTeam\x12 .forge.orgs.v1.DeleteTeamRequest\x1a!.forge.orgs.v1.DeleteTeamResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x12~\n" +
-	"\x0fListTeamMembers\x12%.forge.orgs.v1.ListTeamMembersRequest\x1a&.forge.orgs.v1.ListTeamMembersResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x12x\n" +
-	"\rGetTeamMember\x12#.forge.orgs.v1.GetTeamMemberRequest\x1a$.forge.orgs.v1.GetTeamMemberResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x12}\n" +
-	"\rAddTeamMember\x12#.forge.orgs.v1.AddTeamMemberRequest\x1a$.forge.orgs.v1.AddTeamMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x12\x86\x01\n" +
-	"\x10RemoveTeamMember\x12&.forge.orgs.v1.RemoveTeamMemberRequest\x1a'.forge.orgs.v1.RemoveTeamMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x12x\n" +
-	"\rListTeamRepos\x12#.forge.orgs.v1.ListTeamReposRequest\x1a$.forge.orgs.v1.ListTeamReposResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x12r\n" +
-	"\vGetTeamRepo\x12!.forge.orgs.v1.GetTeamRepoRequest\x1a\".forge.orgs.v1.GetTeamRepoResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x12w\n" +
-	"\vAddTeamRepo\x12!.forge.orgs.v1.AddTeamRepoRequest\x1a\".forge.orgs.v1.AddTeamRepoResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05\x12\x80\x01\n" +
-	"\x0eRemoveTeamRepo\x12$.forge.orgs.v1.RemoveTeamRepoRequest\x1a%.forge.orgs.v1.RemoveTeamRepoResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05\x12r\n" +
-	"\vListMyTeams\x12!.forge.orgs.v1.ListMyTeamsRequest\x1a\".forge.orgs.v1.ListMyTeamsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01B\x94\x01\n" +
+	"DeleteTeam\x12 .forge.orgs.v1.DeleteTeamRequest\x1a!.forge.orgs.v1.DeleteTeamResponse\";\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x82\xd3\xe4\x93\x02\x14*\x12/api/v1/teams/{id}\x12\xa7\x01\n" +
+	"\x0fListTeamMembers\x12%.forge.orgs.v1.ListTeamMembersRequest\x1a&.forge.orgs.v1.ListTeamMembersResponse\"E\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x02#b\x05users\x12\x1a/api/v1/teams/{id}/members\x12\xab\x01\n" +
+	"\rGetTeamMember\x12#.forge.orgs.v1.GetTeamMemberRequest\x1a$.forge.orgs.v1.GetTeamMemberResponse\"O\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x02-b\x04user\x12%/api/v1/teams/{id}/members/{username}\x12\xaa\x01\n" +
+	"\rAddTeamMember\x12#.forge.orgs.v1.AddTeamMemberRequest\x1a$.forge.orgs.v1.AddTeamMemberResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x82\xd3\xe4\x93\x02'\x1a%/api/v1/teams/{id}/members/{username}\x12\xb3\x01\n" +
+	"\x10RemoveTeamMember\x12&.forge.orgs.v1.RemoveTeamMemberRequest\x1a'.forge.orgs.v1.RemoveTeamMemberResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x82\xd3\xe4\x93\x02'*%/api/v1/teams/{id}/members/{username}\x12\xa6\x01\n" +
+	"\rListTeamRepos\x12#.forge.orgs.v1.ListTeamReposRequest\x1a$.forge.orgs.v1.ListTeamReposResponse\"J\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x02(b\frepositories\x12\x18/api/v1/teams/{id}/repos\x12\xab\x01\n" +
+	"\vGetTeamRepo\x12!.forge.orgs.v1.GetTeamRepoRequest\x1a\".forge.orgs.v1.GetTeamRepoResponse\"U\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x023b\n" +
+	"repository\x12%/api/v1/teams/{id}/repos/{org}/{repo}\x12\xa4\x01\n" +
+	"\vAddTeamRepo\x12!.forge.orgs.v1.AddTeamRepoRequest\x1a\".forge.orgs.v1.AddTeamRepoResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x02'\x1a%/api/v1/teams/{id}/repos/{org}/{repo}\x12\xad\x01\n" +
+	"\x0eRemoveTeamRepo\x12$.forge.orgs.v1.RemoveTeamRepoRequest\x1a%.forge.orgs.v1.RemoveTeamRepoResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x02'*%/api/v1/teams/{id}/repos/{org}/{repo}\x12\x93\x01\n" +
+	"\vListMyTeams\x12!.forge.orgs.v1.ListMyTeamsRequest\x1a\".forge.orgs.v1.ListMyTeamsResponse\"=\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01\x82\xd3\xe4\x93\x02\x1bb\x05teams\x12\x12/api/v1/user/teamsB\x94\x01\n" +
 	"\x11com.forge.orgs.v1B\tOrgsProtoP\x01Z\x1eforge/gen/forge/orgs/v1;orgsv1\xa2\x02\x03FOX\xaa\x02\rForge.Orgs.V1\xca\x02\rForge\\Orgs\\V1\xe2\x02\x19Forge\\Orgs\\V1\\GPBMetadata\xea\x02\x0fForge::Orgs::V1b\x06proto3"
 
 var (

@@ -10,6 +10,7 @@ import (
 	v11 "forge/gen/forge/attachments/v1"
 	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/users/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -1626,7 +1627,7 @@ var File_forge_releases_v1_releases_proto protoreflect.FileDescriptor
 
 const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\n" +
-	" forge/releases/v1/releases.proto\x12\x11forge.releases.v1\x1a&forge/attachments/v1/attachments.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x04\n" +
+	" forge/releases/v1/releases.proto\x12\x11forge.releases.v1\x1a&forge/attachments/v1/attachments.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x04\n" +
 	"\aRelease\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x19\n" +
 	"\btag_name\x18\x02 \x01(\tR\atagName\x12)\n" +
@@ -1753,31 +1754,31 @@ const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x10\n" +
 	"\x03tag\x18\x03 \x01(\tR\x03tag\"\x13\n" +
-	"\x11DeleteTagResponse2\xa5\v\n" +
-	"\x0eReleaseService\x12}\n" +
-	"\fListReleases\x12&.forge.releases.v1.ListReleasesRequest\x1a'.forge.releases.v1.ListReleasesResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x12w\n" +
+	"\x11DeleteTagResponse2\x9a\x10\n" +
+	"\x0eReleaseService\x12\xb4\x01\n" +
+	"\fListReleases\x12&.forge.releases.v1.ListReleasesRequest\x1a'.forge.releases.v1.ListReleasesResponse\"S\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x82\xd3\xe4\x93\x021b\breleases\x12%/api/v1/repos/{owner}/{repo}/releases\x12\xb2\x01\n" +
 	"\n" +
-	"GetRelease\x12$.forge.releases.v1.GetReleaseRequest\x1a%.forge.releases.v1.GetReleaseResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x12\x89\x01\n" +
-	"\x10GetLatestRelease\x12*.forge.releases.v1.GetLatestReleaseRequest\x1a+.forge.releases.v1.GetLatestReleaseResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x12\x86\x01\n" +
-	"\x0fGetReleaseByTag\x12).forge.releases.v1.GetReleaseByTagRequest\x1a*.forge.releases.v1.GetReleaseByTagResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x12\x87\x01\n" +
-	"\rCreateRelease\x12'.forge.releases.v1.CreateReleaseRequest\x1a(.forge.releases.v1.CreateReleaseResponse\"#\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x12|\n" +
-	"\vEditRelease\x12%.forge.releases.v1.EditReleaseRequest\x1a&.forge.releases.v1.EditReleaseResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x12\x87\x01\n" +
-	"\rDeleteRelease\x12'.forge.releases.v1.DeleteReleaseRequest\x1a(.forge.releases.v1.DeleteReleaseResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x12\x96\x01\n" +
-	"\x12DeleteReleaseByTag\x12,.forge.releases.v1.DeleteReleaseByTagRequest\x1a-.forge.releases.v1.DeleteReleaseByTagResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x12k\n" +
-	"\x06GetTag\x12 .forge.releases.v1.GetTagRequest\x1a!.forge.releases.v1.GetTagResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x12{\n" +
-	"\tDeleteTag\x12#.forge.releases.v1.DeleteTagRequest\x1a$.forge.releases.v1.DeleteTagResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x04:\x06\b\x01\x10\x01\x18\x02\x12q\n" +
-	"\bListTags\x12\".forge.releases.v1.ListTagsRequest\x1a#.forge.releases.v1.ListTagsResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01B\xb4\x01\n" +
+	"GetRelease\x12$.forge.releases.v1.GetReleaseRequest\x1a%.forge.releases.v1.GetReleaseResponse\"W\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x82\xd3\xe4\x93\x025b\arelease\x12*/api/v1/repos/{owner}/{repo}/releases/{id}\x12\xc6\x01\n" +
+	"\x10GetLatestRelease\x12*.forge.releases.v1.GetLatestReleaseRequest\x1a+.forge.releases.v1.GetLatestReleaseResponse\"Y\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x82\xd3\xe4\x93\x027b\arelease\x12,/api/v1/repos/{owner}/{repo}/releases/latest\x12\xca\x01\n" +
+	"\x0fGetReleaseByTag\x12).forge.releases.v1.GetReleaseByTagRequest\x1a*.forge.releases.v1.GetReleaseByTagResponse\"`\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x82\xd3\xe4\x93\x02>b\arelease\x123/api/v1/repos/{owner}/{repo}/releases/tags/{tag=**}\x12\xc0\x01\n" +
+	"\rCreateRelease\x12'.forge.releases.v1.CreateReleaseRequest\x1a(.forge.releases.v1.CreateReleaseResponse\"\\\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x82\xd3\xe4\x93\x023:\x01*b\arelease\"%/api/v1/repos/{owner}/{repo}/releases\x12\xba\x01\n" +
+	"\vEditRelease\x12%.forge.releases.v1.EditReleaseRequest\x1a&.forge.releases.v1.EditReleaseResponse\"\\\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x82\xd3\xe4\x93\x028:\x01*b\arelease2*/api/v1/repos/{owner}/{repo}/releases/{id}\x12\xb9\x01\n" +
+	"\rDeleteRelease\x12'.forge.releases.v1.DeleteReleaseRequest\x1a(.forge.releases.v1.DeleteReleaseResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x82\xd3\xe4\x93\x02,**/api/v1/repos/{owner}/{repo}/releases/{id}\x12\xd1\x01\n" +
+	"\x12DeleteReleaseByTag\x12,.forge.releases.v1.DeleteReleaseByTagRequest\x1a-.forge.releases.v1.DeleteReleaseByTagResponse\"^\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x82\xd3\xe4\x93\x025*3/api/v1/repos/{owner}/{repo}/releases/tags/{tag=**}\x12\xa2\x01\n" +
+	"\x06GetTag\x12 .forge.releases.v1.GetTagRequest\x1a!.forge.releases.v1.GetTagResponse\"S\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x021b\x03tag\x12*/api/v1/repos/{owner}/{repo}/tags/{tag=**}\x12\xad\x01\n" +
+	"\tDeleteTag\x12#.forge.releases.v1.DeleteTagRequest\x1a$.forge.releases.v1.DeleteTagResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x04:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02,**/api/v1/repos/{owner}/{repo}/tags/{tag=**}\x12\xa0\x01\n" +
+	"\bListTags\x12\".forge.releases.v1.ListTagsRequest\x1a#.forge.releases.v1.ListTagsResponse\"K\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02)b\x04tags\x12!/api/v1/repos/{owner}/{repo}/tagsB\xb4\x01\n" +
 	"\x15com.forge.releases.v1B\rReleasesProtoP\x01Z&forge/gen/forge/releases/v1;releasesv1\xa2\x02\x03FRX\xaa\x02\x11Forge.Releases.V1\xca\x02\x11Forge\\Releases\\V1\xe2\x02\x1dForge\\Releases\\V1\\GPBMetadata\xea\x02\x13Forge::Releases::V1b\x06proto3"
 
 var (

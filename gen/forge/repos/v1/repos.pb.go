@@ -9,6 +9,7 @@ package reposv1
 import (
 	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/users/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -2565,7 +2566,7 @@ var File_forge_repos_v1_repos_proto protoreflect.FileDescriptor
 
 const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/repos/v1/repos.proto\x12\x0eforge.repos.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"J\n" +
+	"\x1aforge/repos/v1/repos.proto\x12\x0eforge.repos.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"J\n" +
 	"\n" +
 	"Permission\x12\x14\n" +
 	"\x05admin\x18\x01 \x01(\bR\x05admin\x12\x12\n" +
@@ -2838,36 +2839,42 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"permission\x18\x01 \x01(\tR\n" +
 	"permission\x12\x1b\n" +
 	"\trole_name\x18\x02 \x01(\tR\broleName\x12(\n" +
-	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user2\xa5\x0e\n" +
-	"\x11RepositoryService\x12\x97\x01\n" +
-	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"!\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
-	"repository \x02(\x01\x12z\n" +
-	"\x0fAdminCreateRepo\x12&.forge.repos.v1.AdminCreateRepoRequest\x1a'.forge.repos.v1.AdminCreateRepoResponse\"\x16\x88\xb5\x18\xc9\x01\x92\xb5\x18\r\b\x03\x1a\x05admin \x02(\x01\x12h\n" +
-	"\aGetRepo\x12\x1e.forge.repos.v1.GetRepoRequest\x1a\x1f.forge.repos.v1.GetRepoResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12v\n" +
-	"\vGetRepoByID\x12\".forge.repos.v1.GetRepoByIDRequest\x1a#.forge.repos.v1.GetRepoByIDResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x01:\b\b\x01\x10\x06\x18\x01 \x01\x12m\n" +
-	"\bEditRepo\x12\x1f.forge.repos.v1.EditRepoRequest\x1a .forge.repos.v1.EditRepoResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x12x\n" +
+	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user2\x91\x14\n" +
+	"\x11RepositoryService\x12\xc0\x01\n" +
+	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
+	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
+	"repository\"\x12/api/v1/user/repos\x12\xbe\x01\n" +
+	"\x0fAdminCreateRepo\x12&.forge.repos.v1.AdminCreateRepoRequest\x1a'.forge.repos.v1.AdminCreateRepoResponse\"Z\x88\xb5\x18\xc9\x01\x92\xb5\x18\r\b\x03\x1a\x05admin \x02(\x01\x82\xd3\xe4\x93\x02>:\n" +
+	"repositoryb\n" +
+	"repository\"$/api/v1/admin/users/{username}/repos\x12\x98\x01\n" +
+	"\aGetRepo\x12\x1e.forge.repos.v1.GetRepoRequest\x1a\x1f.forge.repos.v1.GetRepoResponse\"L\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02*b\n" +
+	"repository\x12\x1c/api/v1/repos/{owner}/{repo}\x12\xa3\x01\n" +
+	"\vGetRepoByID\x12\".forge.repos.v1.GetRepoByIDRequest\x1a#.forge.repos.v1.GetRepoByIDResponse\"K\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x01:\b\b\x01\x10\x06\x18\x01 \x01\x82\xd3\xe4\x93\x02'b\n" +
+	"repository\x12\x19/api/v1/repositories/{id}\x12\xa0\x01\n" +
+	"\bEditRepo\x12\x1f.forge.repos.v1.EditRepoRequest\x1a .forge.repos.v1.EditRepoResponse\"Q\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02-:\x01*b\n" +
+	"repository2\x1c/api/v1/repos/{owner}/{repo}\x12\x9c\x01\n" +
 	"\n" +
-	"DeleteRepo\x12!.forge.repos.v1.DeleteRepoRequest\x1a\".forge.repos.v1.DeleteRepoResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x04\x12x\n" +
-	"\rListUserRepos\x12$.forge.repos.v1.ListUserReposRequest\x1a%.forge.repos.v1.ListUserReposResponse\"\x1a\x92\xb5\x18\x16\b\x01\x1a\x04user\x1a\n" +
-	"repository \x01\x12r\n" +
-	"\vListMyRepos\x12\".forge.repos.v1.ListMyReposRequest\x1a#.forge.repos.v1.ListMyReposResponse\"\x1a\x92\xb5\x18\x16\b\x02\x1a\x04user\x1a\n" +
-	"repository \x01\x12l\n" +
-	"\vSearchRepos\x12\".forge.repos.v1.SearchReposRequest\x1a#.forge.repos.v1.SearchReposResponse\"\x14\x92\xb5\x18\x10\b\x01\x1a\n" +
-	"repository \x01\x12\x86\x01\n" +
-	"\x11ListCollaborators\x12(.forge.repos.v1.ListCollaboratorsRequest\x1a).forge.repos.v1.ListCollaboratorsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12\x8b\x01\n" +
-	"\x11CheckCollaborator\x12(.forge.repos.v1.CheckCollaboratorRequest\x1a).forge.repos.v1.CheckCollaboratorResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12\x87\x01\n" +
-	"\x0fAddCollaborator\x12&.forge.repos.v1.AddCollaboratorRequest\x1a'.forge.repos.v1.AddCollaboratorResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x12\x90\x01\n" +
-	"\x12DeleteCollaborator\x12).forge.repos.v1.DeleteCollaboratorRequest\x1a*.forge.repos.v1.DeleteCollaboratorResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x12\x9e\x01\n" +
-	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01B\x9c\x01\n" +
+	"DeleteRepo\x12!.forge.repos.v1.DeleteRepoRequest\x1a\".forge.repos.v1.DeleteRepoResponse\"G\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x04\x82\xd3\xe4\x93\x02\x1e*\x1c/api/v1/repos/{owner}/{repo}\x12\xac\x01\n" +
+	"\rListUserRepos\x12$.forge.repos.v1.ListUserReposRequest\x1a%.forge.repos.v1.ListUserReposResponse\"N\x92\xb5\x18\x16\b\x01\x1a\x04user\x1a\n" +
+	"repository \x01\x82\xd3\xe4\x93\x02.b\frepositories\x12\x1e/api/v1/users/{username}/repos\x12\x9a\x01\n" +
+	"\vListMyRepos\x12\".forge.repos.v1.ListMyReposRequest\x1a#.forge.repos.v1.ListMyReposResponse\"B\x92\xb5\x18\x16\b\x02\x1a\x04user\x1a\n" +
+	"repository \x01\x82\xd3\xe4\x93\x02\"b\frepositories\x12\x12/api/v1/user/repos\x12\x88\x01\n" +
+	"\vSearchRepos\x12\".forge.repos.v1.SearchReposRequest\x1a#.forge.repos.v1.SearchReposResponse\"0\x92\xb5\x18\x10\b\x01\x1a\n" +
+	"repository \x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/repos/search\x12\xbf\x01\n" +
+	"\x11ListCollaborators\x12(.forge.repos.v1.ListCollaboratorsRequest\x1a).forge.repos.v1.ListCollaboratorsResponse\"U\x92\xb5\x18\x18\b\x02\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x023b\x05users\x12*/api/v1/repos/{owner}/{repo}/collaborators\x12\xcc\x01\n" +
+	"\x11CheckCollaborator\x12(.forge.repos.v1.CheckCollaboratorRequest\x1a).forge.repos.v1.CheckCollaboratorResponse\"b\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02;\x129/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\xcb\x01\n" +
+	"\x0fAddCollaborator\x12&.forge.repos.v1.AddCollaboratorRequest\x1a'.forge.repos.v1.AddCollaboratorResponse\"g\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02>:\x01*\x1a9/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\xd1\x01\n" +
+	"\x12DeleteCollaborator\x12).forge.repos.v1.DeleteCollaboratorRequest\x1a*.forge.repos.v1.DeleteCollaboratorResponse\"d\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02;*9/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\xea\x01\n" +
+	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"h\x92\xb5\x18\x18\b\x02\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02F\x12D/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}/permissionB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"
 

@@ -8,6 +8,7 @@ package tokensv1
 
 import (
 	_ "forge/gen/forge/options/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -427,7 +428,7 @@ var File_forge_tokens_v1_tokens_proto protoreflect.FileDescriptor
 
 const file_forge_tokens_v1_tokens_proto_rawDesc = "" +
 	"\n" +
-	"\x1cforge/tokens/v1/tokens.proto\x12\x0fforge.tokens.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x02\n" +
+	"\x1cforge/tokens/v1/tokens.proto\x12\x0fforge.tokens.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x02\n" +
 	"\vAccessToken\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -455,11 +456,11 @@ const file_forge_tokens_v1_tokens_proto_rawDesc = "" +
 	"\x18DeleteAccessTokenRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x14\n" +
 	"\x05token\x18\x02 \x01(\tR\x05token\"\x1b\n" +
-	"\x19DeleteAccessTokenResponse2\x91\x03\n" +
-	"\fTokenService\x12y\n" +
-	"\x10ListAccessTokens\x12(.forge.tokens.v1.ListAccessTokensRequest\x1a).forge.tokens.v1.ListAccessTokensResponse\"\x10\x92\xb5\x18\f\b\x04\x10\x01\x1a\x04user \x01\x12\x81\x01\n" +
-	"\x11CreateAccessToken\x12).forge.tokens.v1.CreateAccessTokenRequest\x1a*.forge.tokens.v1.CreateAccessTokenResponse\"\x15\x88\xb5\x18\xc9\x01\x92\xb5\x18\f\b\x04\x10\x01\x1a\x04user \x02\x12\x81\x01\n" +
-	"\x11DeleteAccessToken\x12).forge.tokens.v1.DeleteAccessTokenRequest\x1a*.forge.tokens.v1.DeleteAccessTokenResponse\"\x15\x88\xb5\x18\xcc\x01\x92\xb5\x18\f\b\x04\x10\x01\x1a\x04user \x02B\xa4\x01\n" +
+	"\x19DeleteAccessTokenResponse2\xa1\x04\n" +
+	"\fTokenService\x12\xa8\x01\n" +
+	"\x10ListAccessTokens\x12(.forge.tokens.v1.ListAccessTokensRequest\x1a).forge.tokens.v1.ListAccessTokensResponse\"?\x92\xb5\x18\f\b\x04\x10\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x02)b\x06tokens\x12\x1f/api/v1/users/{username}/tokens\x12\xb2\x01\n" +
+	"\x11CreateAccessToken\x12).forge.tokens.v1.CreateAccessTokenRequest\x1a*.forge.tokens.v1.CreateAccessTokenResponse\"F\x88\xb5\x18\xc9\x01\x92\xb5\x18\f\b\x04\x10\x01\x1a\x04user \x02\x82\xd3\xe4\x93\x02+:\x01*b\x05token\"\x1f/api/v1/users/{username}/tokens\x12\xb0\x01\n" +
+	"\x11DeleteAccessToken\x12).forge.tokens.v1.DeleteAccessTokenRequest\x1a*.forge.tokens.v1.DeleteAccessTokenResponse\"D\x88\xb5\x18\xcc\x01\x92\xb5\x18\f\b\x04\x10\x01\x1a\x04user \x02\x82\xd3\xe4\x93\x02)*'/api/v1/users/{username}/tokens/{token}B\xa4\x01\n" +
 	"\x13com.forge.tokens.v1B\vTokensProtoP\x01Z\"forge/gen/forge/tokens/v1;tokensv1\xa2\x02\x03FTX\xaa\x02\x0fForge.Tokens.V1\xca\x02\x0fForge\\Tokens\\V1\xe2\x02\x1bForge\\Tokens\\V1\\GPBMetadata\xea\x02\x11Forge::Tokens::V1b\x06proto3"
 
 var (

@@ -8,6 +8,7 @@ package usersv1
 
 import (
 	_ "forge/gen/forge/options/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -1070,7 +1071,7 @@ var File_forge_users_v1_users_proto protoreflect.FileDescriptor
 
 const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb9\x06\n" +
+	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb9\x06\n" +
 	"\x04User\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x14\n" +
 	"\x05login\x18\x02 \x01(\tR\x05login\x12\x1d\n" +
@@ -1168,20 +1169,20 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\busername\x18\x05 \x01(\tR\busername\"\x15\n" +
 	"\x13ListMyEmailsRequest\"E\n" +
 	"\x14ListMyEmailsResponse\x12-\n" +
-	"\x06emails\x18\x01 \x03(\v2\x15.forge.users.v1.EmailR\x06emails2\xb1\x05\n" +
-	"\vUserService\x12\x81\x01\n" +
-	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\"\x0e\x92\xb5\x18\n" +
-	"\b\x02\x1a\x04user \x01\x12Z\n" +
-	"\aGetUser\x12\x1e.forge.users.v1.GetUserRequest\x1a\x1f.forge.users.v1.GetUserResponse\"\x0e\x92\xb5\x18\n" +
-	"\b\x01\x1a\x04user \x01\x12f\n" +
-	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponse\"\x0e\x92\xb5\x18\n" +
-	"\b\x01\x1a\x04user \x01\x12i\n" +
-	"\fListMyEmails\x12#.forge.users.v1.ListMyEmailsRequest\x1a$.forge.users.v1.ListMyEmailsResponse\"\x0e\x92\xb5\x18\n" +
-	"\b\x02\x1a\x04user \x01\x12r\n" +
-	"\x0fGetUserSettings\x12&.forge.users.v1.GetUserSettingsRequest\x1a'.forge.users.v1.GetUserSettingsResponse\"\x0e\x92\xb5\x18\n" +
-	"\b\x02\x1a\x04user \x01\x12{\n" +
-	"\x12UpdateUserSettings\x12).forge.users.v1.UpdateUserSettingsRequest\x1a*.forge.users.v1.UpdateUserSettingsResponse\"\x0e\x92\xb5\x18\n" +
-	"\b\x02\x1a\x04user \x02B\x9c\x01\n" +
+	"\x06emails\x18\x01 \x03(\v2\x15.forge.users.v1.EmailR\x06emails2\x86\a\n" +
+	"\vUserService\x12\x9b\x01\n" +
+	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\"(\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x14b\x04user\x12\f/api/v1/user\x12\x80\x01\n" +
+	"\aGetUser\x12\x1e.forge.users.v1.GetUserRequest\x1a\x1f.forge.users.v1.GetUserResponse\"4\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x02 b\x04user\x12\x18/api/v1/users/{username}\x12\x82\x01\n" +
+	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponse\"*\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/users/search\x12\x8c\x01\n" +
+	"\fListMyEmails\x12#.forge.users.v1.ListMyEmailsRequest\x1a$.forge.users.v1.ListMyEmailsResponse\"1\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x1db\x06emails\x12\x13/api/v1/user/emails\x12\x99\x01\n" +
+	"\x0fGetUserSettings\x12&.forge.users.v1.GetUserSettingsRequest\x1a'.forge.users.v1.GetUserSettingsResponse\"5\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02!b\bsettings\x12\x15/api/v1/user/settings\x12\xa5\x01\n" +
+	"\x12UpdateUserSettings\x12).forge.users.v1.UpdateUserSettingsRequest\x1a*.forge.users.v1.UpdateUserSettingsResponse\"8\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x02\x82\xd3\xe4\x93\x02$:\x01*b\bsettings2\x15/api/v1/user/settingsB\x9c\x01\n" +
 	"\x12com.forge.users.v1B\n" +
 	"UsersProtoP\x01Z forge/gen/forge/users/v1;usersv1\xa2\x02\x03FUX\xaa\x02\x0eForge.Users.V1\xca\x02\x0eForge\\Users\\V1\xe2\x02\x1aForge\\Users\\V1\\GPBMetadata\xea\x02\x10Forge::Users::V1b\x06proto3"
 

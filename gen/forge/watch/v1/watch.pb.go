@@ -10,6 +10,7 @@ import (
 	_ "forge/gen/forge/options/v1"
 	v11 "forge/gen/forge/repos/v1"
 	v1 "forge/gen/forge/users/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -751,7 +752,7 @@ var File_forge_watch_v1_watch_proto protoreflect.FileDescriptor
 
 const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/watch/v1/watch.proto\x12\x0eforge.watch.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x01\n" +
+	"\x1aforge/watch/v1/watch.proto\x12\x0eforge.watch.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x01\n" +
 	"\tWatchInfo\x12\x1e\n" +
 	"\n" +
 	"subscribed\x18\x01 \x01(\bR\n" +
@@ -800,20 +801,20 @@ const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\x1dListUserSubscriptionsResponse\x12>\n" +
 	"\frepositories\x18\x01 \x03(\v2\x1a.forge.repos.v1.RepositoryR\frepositories\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xff\x05\n" +
-	"\fWatchService\x12\x80\x01\n" +
-	"\x0fGetSubscription\x12&.forge.watch.v1.GetSubscriptionRequest\x1a'.forge.watch.v1.GetSubscriptionResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12d\n" +
-	"\x05Watch\x12\x1c.forge.watch.v1.WatchRequest\x1a\x1d.forge.watch.v1.WatchResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x01:\x06\b\x01\x10\x06\x18\x01\x12o\n" +
-	"\aUnwatch\x12\x1e.forge.watch.v1.UnwatchRequest\x1a\x1f.forge.watch.v1.UnwatchResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x01:\x06\b\x01\x10\x06\x18\x01\x12\x80\x01\n" +
-	"\x0fListSubscribers\x12&.forge.watch.v1.ListSubscribersRequest\x1a'.forge.watch.v1.ListSubscribersResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x12\x8a\x01\n" +
-	"\x13ListMySubscriptions\x12*.forge.watch.v1.ListMySubscriptionsRequest\x1a+.forge.watch.v1.ListMySubscriptionsResponse\"\x1a\x92\xb5\x18\x16\b\x02\x1a\x04user\x1a\n" +
-	"repository \x01\x12\x84\x01\n" +
-	"\x15ListUserSubscriptions\x12,.forge.watch.v1.ListUserSubscriptionsRequest\x1a-.forge.watch.v1.ListUserSubscriptionsResponse\"\x0e\x92\xb5\x18\n" +
-	"\b\x01\x1a\x04user \x01B\x9c\x01\n" +
+	"totalCount2\xd3\b\n" +
+	"\fWatchService\x12\xbf\x01\n" +
+	"\x0fGetSubscription\x12&.forge.watch.v1.GetSubscriptionRequest\x1a'.forge.watch.v1.GetSubscriptionResponse\"[\x92\xb5\x18\x18\b\x02\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x029b\fsubscription\x12)/api/v1/repos/{owner}/{repo}/subscription\x12\xa3\x01\n" +
+	"\x05Watch\x12\x1c.forge.watch.v1.WatchRequest\x1a\x1d.forge.watch.v1.WatchResponse\"]\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x029b\fsubscription\x1a)/api/v1/repos/{owner}/{repo}/subscription\x12\xa0\x01\n" +
+	"\aUnwatch\x12\x1e.forge.watch.v1.UnwatchRequest\x1a\x1f.forge.watch.v1.UnwatchResponse\"T\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02+*)/api/v1/repos/{owner}/{repo}/subscription\x12\xb7\x01\n" +
+	"\x0fListSubscribers\x12&.forge.watch.v1.ListSubscribersRequest\x1a'.forge.watch.v1.ListSubscribersResponse\"S\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x021b\x05users\x12(/api/v1/repos/{owner}/{repo}/subscribers\x12\xba\x01\n" +
+	"\x13ListMySubscriptions\x12*.forge.watch.v1.ListMySubscriptionsRequest\x1a+.forge.watch.v1.ListMySubscriptionsResponse\"J\x92\xb5\x18\x16\b\x02\x1a\x04user\x1a\n" +
+	"repository \x01\x82\xd3\xe4\x93\x02*b\frepositories\x12\x1a/api/v1/user/subscriptions\x12\xc0\x01\n" +
+	"\x15ListUserSubscriptions\x12,.forge.watch.v1.ListUserSubscriptionsRequest\x1a-.forge.watch.v1.ListUserSubscriptionsResponse\"J\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x026b\frepositories\x12&/api/v1/users/{username}/subscriptionsB\x9c\x01\n" +
 	"\x12com.forge.watch.v1B\n" +
 	"WatchProtoP\x01Z forge/gen/forge/watch/v1;watchv1\xa2\x02\x03FWX\xaa\x02\x0eForge.Watch.V1\xca\x02\x0eForge\\Watch\\V1\xe2\x02\x1aForge\\Watch\\V1\\GPBMetadata\xea\x02\x10Forge::Watch::V1b\x06proto3"
 
