@@ -14,7 +14,6 @@ import (
 	"forge/services/auth"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Store is what access control reads.
@@ -68,7 +67,7 @@ var ErrRepoNotFound = status.Error(codes.NotFound, "The target couldn't be found
 // owner or repository, and one the viewer may not read, are NotFound; a
 // public-only token on a private repository is PermissionDenied.
 func (c *Checker) Resolve(ctx context.Context, owner, name string, viewer *auth.Principal) (*Repo, error) {
-	o, err := users.Visible(ctx, c.store, owner, viewer)
+	o, err := VisibleUser(ctx, c.store, owner, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +94,7 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 	if err != nil {
 		return nil, rpcerr.FromStore(err, "The target couldn't be found.")
 	}
-	visible, err := users.CanSee(ctx, c.store, o, viewer)
+	visible, err := SeesUser(ctx, c.store, o, viewer)
 	if err != nil {
 		return nil, err
 	}

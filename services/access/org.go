@@ -10,7 +10,6 @@ import (
 	"forge/services/auth"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // OrgStore is what the organization and team rules read.
@@ -114,7 +113,7 @@ func (c *Checker) ResolveOrg(ctx context.Context, name string, viewer *auth.Prin
 }
 
 func (c *Checker) finishOrg(ctx context.Context, u *store.User, viewer *auth.Principal) (*Org, error) {
-	visible, err := users.CanSee(ctx, c.store, u, viewer)
+	visible, err := SeesUser(ctx, c.store, u, viewer)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,6 @@ import (
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // errIssueNotFound is the answer for an unknown issue number.
@@ -65,7 +64,7 @@ func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Pr
 		if name == "" {
 			continue
 		}
-		u, err := users.Visible(ctx, s.store, name, caller)
+		u, err := access.VisibleUser(ctx, s.store, name, caller)
 		if err != nil {
 			if isNotFoundStatus(err) {
 				return nil, errs.Newf(errs.Invalid, "Assignee does not exist: [name: %s]", name)
@@ -199,7 +198,7 @@ func (s *Service) options(ctx context.Context, caller *auth.Principal, q Query) 
 		if f.name == "" {
 			continue
 		}
-		u, err := users.Visible(ctx, s.store, f.name, caller)
+		u, err := access.VisibleUser(ctx, s.store, f.name, caller)
 		if err != nil {
 			return o, err
 		}
@@ -244,7 +243,7 @@ func (s *Service) Search(ctx context.Context, caller *auth.Principal, q Query) (
 	}
 	o.Repos = access.Filter(caller)
 	if q.Owner != "" {
-		u, err := users.Visible(ctx, s.store, q.Owner, caller)
+		u, err := access.VisibleUser(ctx, s.store, q.Owner, caller)
 		if err != nil {
 			if isNotFoundStatus(err) {
 				return nil, 0, errOwnerNotFound

@@ -18,7 +18,6 @@ import (
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // migration is a validated MigrateRepo request.
@@ -113,7 +112,7 @@ func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoR
 	if err == nil {
 		// An account the caller may not see is as unknown as a missing one.
 		var visible bool
-		if visible, err = users.CanSee(ctx, s.store, u, caller); err == nil && !visible {
+		if visible, err = access.SeesUser(ctx, s.store, u, caller); err == nil && !visible {
 			err = store.ErrNotFound
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"forge/services/auth"
 	"forge/services/repos"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Members is a page of the organization's members viewer sees: all of
@@ -22,7 +21,7 @@ func (s *Service) Members(ctx context.Context, viewer *auth.Principal, publicOnl
 	}
 	return s.store.ListOrgMembers(ctx, store.OrgMemberListOptions{
 		OrgID: o.ID, PublicOnly: publicOnly || !access.MaySeeMembers(o, viewer),
-		Visible: users.Filter(viewer), Offset: offset, Limit: limit,
+		Visible: access.UserFilter(viewer), Offset: offset, Limit: limit,
 	})
 }
 
@@ -51,7 +50,7 @@ func (s *Service) checkMember(ctx context.Context, name string, viewer *auth.Pri
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, viewer)
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if err != nil {
 		return err
 	}
@@ -71,7 +70,7 @@ func (s *Service) SetPublic(ctx context.Context, name string, caller *auth.Princ
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, caller)
+	u, err := access.VisibleUser(ctx, s.store, name, caller)
 	if err != nil {
 		return err
 	}
@@ -98,7 +97,7 @@ func (s *Service) RemoveMember(ctx context.Context, name string, caller *auth.Pr
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, caller)
+	u, err := access.VisibleUser(ctx, s.store, name, caller)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"forge/services/errs"
 	"forge/services/repos"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // TeamInput is Gitea's CreateTeamOption / EditTeamOption, decoded; nil
@@ -221,7 +220,7 @@ func (s *Service) TeamMembers(ctx context.Context, viewer *auth.Principal, offse
 	if err != nil {
 		return nil, 0, err
 	}
-	return s.store.ListTeamMembers(ctx, t.ID, users.Filter(viewer), offset, limit)
+	return s.store.ListTeamMembers(ctx, t.ID, access.UserFilter(viewer), offset, limit)
 }
 
 // TeamMember is the user named name if a member of the team, else 404.
@@ -230,7 +229,7 @@ func (s *Service) TeamMember(ctx context.Context, name string, viewer *auth.Prin
 	if err != nil {
 		return nil, err
 	}
-	u, err := users.Visible(ctx, s.store, name, viewer)
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -251,12 +250,12 @@ func (s *Service) AddTeamMember(ctx context.Context, name string, caller *auth.P
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, caller)
+	u, err := access.VisibleUser(ctx, s.store, name, caller)
 	if err != nil {
 		return err
 	}
 	if u.Type != store.UserTypeIndividual {
-		return users.NotFound(name)
+		return access.UserNotFound(name)
 	}
 	return s.store.AddTeamMember(ctx, t.ID, u.ID)
 }
@@ -268,7 +267,7 @@ func (s *Service) RemoveTeamMember(ctx context.Context, name string, caller *aut
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, caller)
+	u, err := access.VisibleUser(ctx, s.store, name, caller)
 	if err != nil {
 		return err
 	}

@@ -11,13 +11,12 @@ import (
 	"forge/services/errs"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Collaborators is a page of r's collaborators that viewer may see
 // (users.Filter), and their total.
 func (s *Service) Collaborators(ctx context.Context, r *access.Repo, viewer *auth.Principal, offset, limit int) ([]store.Collaborator, int64, error) {
-	list, total, err := s.store.ListCollaborators(ctx, r.ID, users.Filter(viewer), offset, limit)
+	list, total, err := s.store.ListCollaborators(ctx, r.ID, access.UserFilter(viewer), offset, limit)
 	if err != nil {
 		return nil, 0, rpcerr.Internal(err)
 	}
@@ -27,12 +26,12 @@ func (s *Service) Collaborators(ctx context.Context, r *access.Repo, viewer *aut
 // collaborator is the named user as viewer sees them: an account hidden
 // from viewer, like an organization, is as unknown as a missing one.
 func (s *Service) collaborator(ctx context.Context, name string, viewer *auth.Principal) (*store.User, error) {
-	u, err := users.Visible(ctx, s.store, name, viewer)
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if err != nil {
 		return nil, err
 	}
 	if u.Type != store.UserTypeIndividual {
-		return nil, users.NotFound(name)
+		return nil, access.UserNotFound(name)
 	}
 	return u, nil
 }
@@ -67,7 +66,7 @@ func (s *Service) AddCollaborator(ctx context.Context, r *access.Repo, name, per
 		}
 		mode = m
 	}
-	u, err := users.Visible(ctx, s.store, name, viewer)
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if status.Code(err) == codes.NotFound || (err == nil && u.Type != store.UserTypeIndividual) {
 		return errs.Newf(errs.Invalid, "user does not exist [name: %s]", name)
 	}
