@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/auth"
-	"forge/services/rpcerr"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -31,7 +28,7 @@ func VisibleUser(ctx context.Context, st VisibilityStore, name string, viewer *a
 		return nil, UserNotFound(name)
 	}
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "access")
 	}
 	ok, err := SeesUser(ctx, st, u, viewer)
 	if err != nil {
@@ -45,7 +42,7 @@ func VisibleUser(ctx context.Context, st VisibilityStore, name string, viewer *a
 
 // UserNotFound is the answer for an unknown or hidden account.
 func UserNotFound(name string) error {
-	return status.Errorf(codes.NotFound, "user does not exist [name: %s]", name)
+	return errs.Newf(errs.NotFound, "user does not exist [name: %s]", name)
 }
 
 // SeesUser applies account visibility (UserFilter) to u, asking the store only
@@ -59,7 +56,7 @@ func SeesUser(ctx context.Context, st interface {
 	}
 	ok, err := st.UserVisible(ctx, f, u.ID)
 	if err != nil {
-		return false, rpcerr.Internal(err)
+		return false, errs.Wrap(err, "access")
 	}
 	return ok, nil
 }
@@ -110,4 +107,13 @@ func DropHidden[K comparable](ctx context.Context, st interface {
 		}
 	}
 	return nil
+}
+
+// notFoundOr is notFound for store.ErrNotFound, and err as an internal
+// error otherwise.
+func notFoundOr(err, notFound error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound
+	}
+	return errs.Wrap(err, "access")
 }

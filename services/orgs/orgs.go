@@ -22,12 +22,9 @@ type OrgInput struct {
 	RepoAdminChangeTeamAccess                                         *bool
 }
 
-// Create makes an organization owned by caller (POST /orgs), when
-// access.MayCreateOrg allows it.
+// Create makes an organization owned by caller (POST /orgs), when the
+// policy's rule org-creator allows it.
 func (s *Service) Create(ctx context.Context, caller *auth.Principal, in OrgInput) (*store.User, error) {
-	if err := s.access.MayCreateOrg(caller); err != nil {
-		return nil, err
-	}
 	return s.create(ctx, caller.User, in)
 }
 
@@ -162,7 +159,7 @@ func (s *Service) ListOfUser(ctx context.Context, name string, viewer *auth.Prin
 	}
 	f := access.UserFilter(viewer)
 	return s.store.ListOrganizations(ctx, store.OrgListOptions{
-		MemberID: u.ID, PublicMemberships: !access.MaySeeMembershipsOf(u, viewer),
+		MemberID: u.ID, PublicMemberships: !access.SeesAllMembershipsOf(u, viewer),
 		Visible: &f, OnlyPublic: viewer.PublicOnly(), Offset: offset, Limit: limit,
 	})
 }

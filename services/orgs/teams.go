@@ -317,24 +317,22 @@ func (s *Service) TeamRepo(ctx context.Context, owner, name string, viewer *auth
 	return r, nil
 }
 
-// SetTeamRepo gives the team the repository owner/name, or takes it away,
-// for a caller with admin access to it (access.MayChangeTeamRepo).
-func (s *Service) SetTeamRepo(ctx context.Context, owner, name string, caller *auth.Principal, add bool) error {
+// SetTeamRepo gives the team the repository the request names, or takes
+// it away (the policy's rule team-repo-admin resolved it as the caller
+// sees it and requires admin access there).
+func (s *Service) SetTeamRepo(ctx context.Context, add bool) error {
 	t, err := access.TeamFrom(ctx)
 	if err != nil {
 		return err
 	}
-	r, err := s.access.Resolve(ctx, owner, name, caller)
+	on, err := access.ObjectFrom(ctx)
 	if err != nil {
 		return err
 	}
-	if err := access.MayChangeTeamRepo(r); err != nil {
-		return err
-	}
 	if add {
-		return s.store.AddTeamRepo(ctx, t.ID, r.ID)
+		return s.store.AddTeamRepo(ctx, t.ID, on.Repo.ID)
 	}
-	return s.store.RemoveTeamRepo(ctx, t.ID, r.ID)
+	return s.store.RemoveTeamRepo(ctx, t.ID, on.Repo.ID)
 }
 
 func deref(s *string) string {

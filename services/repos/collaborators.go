@@ -3,9 +3,6 @@ package repos
 import (
 	"context"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
@@ -67,7 +64,7 @@ func (s *Service) AddCollaborator(ctx context.Context, r *access.Repo, name, per
 		mode = m
 	}
 	u, err := access.VisibleUser(ctx, s.store, name, viewer)
-	if status.Code(err) == codes.NotFound || (err == nil && u.Type != store.UserTypeIndividual) {
+	if errs.KindOf(err) == errs.NotFound || (err == nil && u.Type != store.UserTypeIndividual) {
 		return errs.Newf(errs.Invalid, "user does not exist [name: %s]", name)
 	}
 	if err != nil {
@@ -95,19 +92,8 @@ func (s *Service) DeleteCollaborator(ctx context.Context, r *access.Repo, name s
 	return nil
 }
 
-// CollaboratorPermission is name's access to r, if viewer may ask
-// (access.MayQueryPermission), and the user.
-func (s *Service) CollaboratorPermission(ctx context.Context, r *access.Repo, name string, viewer *auth.Principal) (*store.User, store.AccessMode, error) {
-	u, err := s.collaborator(ctx, name, viewer)
-	if err != nil {
-		return nil, store.AccessNone, err
-	}
-	if err := access.MayQueryPermission(r, viewer, u); err != nil {
-		return nil, store.AccessNone, err
-	}
-	mode, err := s.access.Mode(ctx, r.Repository, &auth.Principal{User: u})
-	if err != nil {
-		return nil, store.AccessNone, err
-	}
-	return u, mode, nil
+// CollaboratorPermission is u's access to r (the policy's rule
+// collaborator-self-or-repo-admin loaded u and allowed the question).
+func (s *Service) CollaboratorPermission(ctx context.Context, r *access.Repo, u *store.User) (store.AccessMode, error) {
+	return s.access.Mode(ctx, r.Repository, &auth.Principal{User: u})
 }

@@ -2304,7 +2304,7 @@ const file_forge_attachments_v1_attachments_proto_rawDesc = "" +
 	"\n" +
 	"attachment\x18\x01 \x01(\v2 .forge.attachments.v1.AttachmentR\n" +
 	"attachment\"!\n" +
-	"\x1fDeleteCommentAttachmentResponse2\xaa\x15\n" +
+	"\x1fDeleteCommentAttachmentResponse2\xe1\x16\n" +
 	"\x11AttachmentService\x12\xa1\x01\n" +
 	"\x16ListReleaseAttachments\x123.forge.attachments.v1.ListReleaseAttachmentsRequest\x1a4.forge.attachments.v1.ListReleaseAttachmentsResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x12\x9b\x01\n" +
@@ -2317,15 +2317,15 @@ const file_forge_attachments_v1_attachments_proto_rawDesc = "" +
 	"\x17DeleteReleaseAttachment\x124.forge.attachments.v1.DeleteReleaseAttachmentRequest\x1a5.forge.attachments.v1.DeleteReleaseAttachmentResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x12\x96\x01\n" +
 	"\x14ListIssueAttachments\x121.forge.attachments.v1.ListIssueAttachmentsRequest\x1a2.forge.attachments.v1.ListIssueAttachmentsResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x90\x01\n" +
-	"\x12GetIssueAttachment\x12/.forge.attachments.v1.GetIssueAttachmentRequest\x1a0.forge.attachments.v1.GetIssueAttachmentResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\xa2\x01\n" +
-	"\x15CreateIssueAttachment\x122.forge.attachments.v1.CreateIssueAttachmentRequest\x1a3.forge.attachments.v1.CreateIssueAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01(\x01\x12\x9a\x01\n" +
-	"\x13EditIssueAttachment\x120.forge.attachments.v1.EditIssueAttachmentRequest\x1a1.forge.attachments.v1.EditIssueAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\xa0\x01\n" +
-	"\x15DeleteIssueAttachment\x122.forge.attachments.v1.DeleteIssueAttachmentRequest\x1a3.forge.attachments.v1.DeleteIssueAttachmentResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\x9c\x01\n" +
+	"\x12GetIssueAttachment\x12/.forge.attachments.v1.GetIssueAttachmentRequest\x1a0.forge.attachments.v1.GetIssueAttachmentResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\xc0\x01\n" +
+	"\x15CreateIssueAttachment\x122.forge.attachments.v1.CreateIssueAttachmentRequest\x1a3.forge.attachments.v1.CreateIssueAttachmentResponse\"<\x88\xb5\x18\xc9\x01\x92\xb5\x183\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1cissue-files-poster-or-writer(\x01\x12\xb8\x01\n" +
+	"\x13EditIssueAttachment\x120.forge.attachments.v1.EditIssueAttachmentRequest\x1a1.forge.attachments.v1.EditIssueAttachmentResponse\"<\x88\xb5\x18\xc9\x01\x92\xb5\x183\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1cissue-files-poster-or-writer\x12\xbe\x01\n" +
+	"\x15DeleteIssueAttachment\x122.forge.attachments.v1.DeleteIssueAttachmentRequest\x1a3.forge.attachments.v1.DeleteIssueAttachmentResponse\"<\x88\xb5\x18\xcc\x01\x92\xb5\x183\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1cissue-files-poster-or-writer\x12\x9c\x01\n" +
 	"\x16ListCommentAttachments\x123.forge.attachments.v1.ListCommentAttachmentsRequest\x1a4.forge.attachments.v1.ListCommentAttachmentsResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x96\x01\n" +
-	"\x14GetCommentAttachment\x121.forge.attachments.v1.GetCommentAttachmentRequest\x1a2.forge.attachments.v1.GetCommentAttachmentResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\xa8\x01\n" +
-	"\x17CreateCommentAttachment\x124.forge.attachments.v1.CreateCommentAttachmentRequest\x1a5.forge.attachments.v1.CreateCommentAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01(\x01\x12\xa0\x01\n" +
-	"\x15EditCommentAttachment\x122.forge.attachments.v1.EditCommentAttachmentRequest\x1a3.forge.attachments.v1.EditCommentAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\xa6\x01\n" +
-	"\x17DeleteCommentAttachment\x124.forge.attachments.v1.DeleteCommentAttachmentRequest\x1a5.forge.attachments.v1.DeleteCommentAttachmentResponse\"\x1e\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x12\x81\x01\n" +
+	"\x14GetCommentAttachment\x121.forge.attachments.v1.GetCommentAttachmentRequest\x1a2.forge.attachments.v1.GetCommentAttachmentResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\xc7\x01\n" +
+	"\x17CreateCommentAttachment\x124.forge.attachments.v1.CreateCommentAttachmentRequest\x1a5.forge.attachments.v1.CreateCommentAttachmentResponse\"=\x88\xb5\x18\xc9\x01\x92\xb5\x184\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1dcomment-files-poster-or-admin(\x01\x12\xbf\x01\n" +
+	"\x15EditCommentAttachment\x122.forge.attachments.v1.EditCommentAttachmentRequest\x1a3.forge.attachments.v1.EditCommentAttachmentResponse\"=\x88\xb5\x18\xc9\x01\x92\xb5\x184\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1dcomment-files-poster-or-admin\x12\xc5\x01\n" +
+	"\x17DeleteCommentAttachment\x124.forge.attachments.v1.DeleteCommentAttachmentRequest\x1a5.forge.attachments.v1.DeleteCommentAttachmentResponse\"=\x88\xb5\x18\xcc\x01\x92\xb5\x184\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1dcomment-files-poster-or-admin\x12\x81\x01\n" +
 	"\x12DownloadAttachment\x12/.forge.attachments.v1.DownloadAttachmentRequest\x1a0.forge.attachments.v1.DownloadAttachmentResponse\"\x06\x92\xb5\x18\x02\b\x010\x01\x12\x88\x01\n" +
 	"\x15GetAttachmentSettings\x122.forge.attachments.v1.GetAttachmentSettingsRequest\x1a3.forge.attachments.v1.GetAttachmentSettingsResponse\"\x06\x92\xb5\x18\x02\b\x01B\xcc\x01\n" +
 	"\x18com.forge.attachments.v1B\x10AttachmentsProtoP\x01Z,forge/gen/forge/attachments/v1;attachmentsv1\xa2\x02\x03FAX\xaa\x02\x14Forge.Attachments.V1\xca\x02\x14Forge\\Attachments\\V1\xe2\x02 Forge\\Attachments\\V1\\GPBMetadata\xea\x02\x16Forge::Attachments::V1b\x06proto3"

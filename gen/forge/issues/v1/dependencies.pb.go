@@ -840,14 +840,14 @@ const file_forge_issues_v1_dependencies_proto_rawDesc = "" +
 	"\x05index\x18\x03 \x01(\x03R\x05index\x12.\n" +
 	"\x04meta\x18\x04 \x01(\v2\x1a.forge.issues.v1.IssueMetaR\x04meta\"K\n" +
 	"\x1bRemoveIssueBlockingResponse\x12,\n" +
-	"\x05issue\x18\x01 \x01(\v2\x16.forge.issues.v1.IssueR\x05issue2\xfc\x06\n" +
+	"\x05issue\x18\x01 \x01(\v2\x16.forge.issues.v1.IssueR\x05issue2\xc6\a\n" +
 	"\x11DependencyService\x12\x8f\x01\n" +
-	"\x15ListIssueDependencies\x12-.forge.issues.v1.ListIssueDependenciesRequest\x1a..forge.issues.v1.ListIssueDependenciesResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x96\x01\n" +
-	"\x15CreateIssueDependency\x12-.forge.issues.v1.CreateIssueDependencyRequest\x1a..forge.issues.v1.CreateIssueDependencyResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x96\x01\n" +
-	"\x15RemoveIssueDependency\x12-.forge.issues.v1.RemoveIssueDependencyRequest\x1a..forge.issues.v1.RemoveIssueDependencyResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12}\n" +
-	"\x0fListIssueBlocks\x12'.forge.issues.v1.ListIssueBlocksRequest\x1a(.forge.issues.v1.ListIssueBlocksResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\x90\x01\n" +
-	"\x13CreateIssueBlocking\x12+.forge.issues.v1.CreateIssueBlockingRequest\x1a,.forge.issues.v1.CreateIssueBlockingResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x12\x90\x01\n" +
-	"\x13RemoveIssueBlocking\x12+.forge.issues.v1.RemoveIssueBlockingRequest\x1a,.forge.issues.v1.RemoveIssueBlockingResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02B\xaa\x01\n" +
+	"\x15ListIssueDependencies\x12-.forge.issues.v1.ListIssueDependenciesRequest\x1a..forge.issues.v1.ListIssueDependenciesResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\xa4\x01\n" +
+	"\x15CreateIssueDependency\x12-.forge.issues.v1.CreateIssueDependencyRequest\x1a..forge.issues.v1.CreateIssueDependencyResponse\",\x88\xb5\x18\xc9\x01\x92\xb5\x18#\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02B\frelate-issue\x12\xa4\x01\n" +
+	"\x15RemoveIssueDependency\x12-.forge.issues.v1.RemoveIssueDependencyRequest\x1a..forge.issues.v1.RemoveIssueDependencyResponse\",\x88\xb5\x18\xc9\x01\x92\xb5\x18#\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02B\frelate-issue\x12}\n" +
+	"\x0fListIssueBlocks\x12'.forge.issues.v1.ListIssueBlocksRequest\x1a(.forge.issues.v1.ListIssueBlocksResponse\"\x17\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x12\xa7\x01\n" +
+	"\x13CreateIssueBlocking\x12+.forge.issues.v1.CreateIssueBlockingRequest\x1a,.forge.issues.v1.CreateIssueBlockingResponse\"5\x88\xb5\x18\xc9\x01\x92\xb5\x18,\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02B\x15relate-issue-writable\x12\xa7\x01\n" +
+	"\x13RemoveIssueBlocking\x12+.forge.issues.v1.RemoveIssueBlockingRequest\x1a,.forge.issues.v1.RemoveIssueBlockingResponse\"5\x88\xb5\x18\xc9\x01\x92\xb5\x18,\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02B\x15relate-issue-writableB\xaa\x01\n" +
 	"\x13com.forge.issues.v1B\x11DependenciesProtoP\x01Z\"forge/gen/forge/issues/v1;issuesv1\xa2\x02\x03FIX\xaa\x02\x0fForge.Issues.V1\xca\x02\x0fForge\\Issues\\V1\xe2\x02\x1bForge\\Issues\\V1\\GPBMetadata\xea\x02\x11Forge::Issues::V1b\x06proto3"
 
 var (

@@ -1105,10 +1105,10 @@ const file_forge_mirrors_v1_mirrors_proto_rawDesc = "" +
 	"\x16SyncPushMirrorsRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\"\x19\n" +
-	"\x17SyncPushMirrorsResponse2\xa5\a\n" +
-	"\rMirrorService\x12w\n" +
-	"\vMigrateRepo\x12$.forge.mirrors.v1.MigrateRepoRequest\x1a%.forge.mirrors.v1.MigrateRepoResponse\"\x1b\x88\xb5\x18\xc9\x01\x92\xb5\x18\x12\b\x02\x1a\n" +
-	"repository \x02(\x01\x12w\n" +
+	"\x17SyncPushMirrorsResponse2\xb7\a\n" +
+	"\rMirrorService\x12\x88\x01\n" +
+	"\vMigrateRepo\x12$.forge.mirrors.v1.MigrateRepoRequest\x1a%.forge.mirrors.v1.MigrateRepoResponse\",\x88\xb5\x18\xc9\x01\x92\xb5\x18#\b\x02\x1a\n" +
+	"repository \x02(\x01B\x0fmigration-owner\x12w\n" +
 	"\n" +
 	"MirrorSync\x12#.forge.mirrors.v1.MirrorSyncRequest\x1a$.forge.mirrors.v1.MirrorSyncResponse\"\x1e\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x05:\x06\b\x01\x10\x01\x18\x02\x12\x84\x01\n" +

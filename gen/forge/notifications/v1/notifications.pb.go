@@ -1135,14 +1135,14 @@ const file_forge_notifications_v1_notifications_proto_rawDesc = "" +
 	"\fstatus_types\x18\x05 \x03(\tR\fstatus-types\x12\x1c\n" +
 	"\tto_status\x18\x06 \x01(\tR\tto-status\"q\n" +
 	"\x1dReadRepoNotificationsResponse\x12P\n" +
-	"\rnotifications\x18\x01 \x03(\v2*.forge.notifications.v1.NotificationThreadR\rnotifications2\xb9\b\n" +
+	"\rnotifications\x18\x01 \x03(\v2*.forge.notifications.v1.NotificationThreadR\rnotifications2\xe8\b\n" +
 	"\x13NotificationService\x12\x94\x01\n" +
 	"\x11ListNotifications\x120.forge.notifications.v1.ListNotificationsRequest\x1a1.forge.notifications.v1.ListNotificationsResponse\"\x1a\x92\xb5\x18\x12\b\x02\x1a\fnotification \x01\xb8\xb5\x18\x01\x12\x95\x01\n" +
 	"\x11ReadNotifications\x120.forge.notifications.v1.ReadNotificationsRequest\x1a1.forge.notifications.v1.ReadNotificationsResponse\"\x1b\x88\xb5\x18\xcd\x01\x92\xb5\x18\x12\b\x02\x1a\fnotification \x02\x12\x9c\x01\n" +
-	"\x15CountNewNotifications\x124.forge.notifications.v1.CountNewNotificationsRequest\x1a5.forge.notifications.v1.CountNewNotificationsResponse\"\x16\x92\xb5\x18\x12\b\x02\x1a\fnotification \x01\x12x\n" +
-	"\tGetThread\x12(.forge.notifications.v1.GetThreadRequest\x1a).forge.notifications.v1.GetThreadResponse\"\x16\x92\xb5\x18\x12\b\x02\x1a\fnotification \x01\x12\x80\x01\n" +
+	"\x15CountNewNotifications\x124.forge.notifications.v1.CountNewNotificationsRequest\x1a5.forge.notifications.v1.CountNewNotificationsResponse\"\x16\x92\xb5\x18\x12\b\x02\x1a\fnotification \x01\x12\x8f\x01\n" +
+	"\tGetThread\x12(.forge.notifications.v1.GetThreadRequest\x1a).forge.notifications.v1.GetThreadResponse\"-\x92\xb5\x18)\b\x02\x1a\fnotification \x01B\x15thread-owner-or-admin\x12\x97\x01\n" +
 	"\n" +
-	"ReadThread\x12).forge.notifications.v1.ReadThreadRequest\x1a*.forge.notifications.v1.ReadThreadResponse\"\x1b\x88\xb5\x18\xcd\x01\x92\xb5\x18\x12\b\x02\x1a\fnotification \x02\x12\xa8\x01\n" +
+	"ReadThread\x12).forge.notifications.v1.ReadThreadRequest\x1a*.forge.notifications.v1.ReadThreadResponse\"2\x88\xb5\x18\xcd\x01\x92\xb5\x18)\b\x02\x1a\fnotification \x02B\x15thread-owner-or-admin\x12\xa8\x01\n" +
 	"\x15ListRepoNotifications\x124.forge.notifications.v1.ListRepoNotificationsRequest\x1a5.forge.notifications.v1.ListRepoNotificationsResponse\"\"\x92\xb5\x18\x1a\b\x02\x1a\fnotification \x01:\x06\b\x01\x10\x01\x18\x01\xb8\xb5\x18\x01\x12\xab\x01\n" +
 	"\x15ReadRepoNotifications\x124.forge.notifications.v1.ReadRepoNotificationsRequest\x1a5.forge.notifications.v1.ReadRepoNotificationsResponse\"%\x88\xb5\x18\xcd\x01\x92\xb5\x18\x1c\b\x02\x1a\fnotification \x02(\x01:\x06\b\x01\x10\x01\x18\x01B\xdc\x01\n" +
 	"\x1acom.forge.notifications.v1B\x12NotificationsProtoP\x01Z0forge/gen/forge/notifications/v1;notificationsv1\xa2\x02\x03FNX\xaa\x02\x16Forge.Notifications.V1\xca\x02\x16Forge\\Notifications\\V1\xe2\x02\"Forge\\Notifications\\V1\\GPBMetadata\xea\x02\x18Forge::Notifications::V1b\x06proto3"

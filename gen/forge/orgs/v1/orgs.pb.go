@@ -4139,9 +4139,9 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\x13ListMyTeamsResponse\x12)\n" +
 	"\x05teams\x18\x01 \x03(\v2\x13.forge.orgs.v1.TeamR\x05teams\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xf2\x10\n" +
-	"\x13OrganizationService\x12k\n" +
-	"\tCreateOrg\x12\x1f.forge.orgs.v1.CreateOrgRequest\x1a .forge.orgs.v1.CreateOrgResponse\"\x1b\x88\xb5\x18\xc9\x01\x92\xb5\x18\x12\b\x02\x1a\forganization \x02\x12s\n" +
+	"totalCount2\xbf\x11\n" +
+	"\x13OrganizationService\x12x\n" +
+	"\tCreateOrg\x12\x1f.forge.orgs.v1.CreateOrgRequest\x1a .forge.orgs.v1.CreateOrgResponse\"(\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1f\b\x02\x1a\forganization \x02B\vorg-creator\x12s\n" +
 	"\x0eAdminCreateOrg\x12$.forge.orgs.v1.AdminCreateOrgRequest\x1a%.forge.orgs.v1.AdminCreateOrgResponse\"\x14\x88\xb5\x18\xc9\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x12S\n" +
 	"\bListOrgs\x12\x1e.forge.orgs.v1.ListOrgsRequest\x1a\x1f.forge.orgs.v1.ListOrgsResponse\"\x06\x92\xb5\x18\x02\b\x01\x12c\n" +
 	"\x06GetOrg\x12\x1c.forge.orgs.v1.GetOrgRequest\x1a\x1d.forge.orgs.v1.GetOrgResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x12f\n" +
@@ -4155,11 +4155,11 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\bIsMember\x12\x1e.forge.orgs.v1.IsMemberRequest\x1a\x1f.forge.orgs.v1.IsMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x01\x12z\n" +
 	"\fDeleteMember\x12\".forge.orgs.v1.DeleteMemberRequest\x1a#.forge.orgs.v1.DeleteMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x12\x84\x01\n" +
 	"\x11ListPublicMembers\x12'.forge.orgs.v1.ListPublicMembersRequest\x1a(.forge.orgs.v1.ListPublicMembersResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x12\x80\x01\n" +
-	"\x0eIsPublicMember\x12$.forge.orgs.v1.IsPublicMemberRequest\x1a%.forge.orgs.v1.IsPublicMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x12\x83\x01\n" +
-	"\x0fPublicizeMember\x12%.forge.orgs.v1.PublicizeMemberRequest\x1a&.forge.orgs.v1.PublicizeMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05\x12}\n" +
-	"\rConcealMember\x12#.forge.orgs.v1.ConcealMemberRequest\x1a$.forge.orgs.v1.ConcealMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05\x12}\n" +
-	"\rCreateOrgRepo\x12#.forge.orgs.v1.CreateOrgRepoRequest\x1a$.forge.orgs.v1.CreateOrgRepoResponse\"!\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x01\x12u\n" +
-	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x012\x8e\x0e\n" +
+	"\x0eIsPublicMember\x12$.forge.orgs.v1.IsPublicMemberRequest\x1a%.forge.orgs.v1.IsPublicMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x12\x9a\x01\n" +
+	"\x0fPublicizeMember\x12%.forge.orgs.v1.PublicizeMemberRequest\x1a&.forge.orgs.v1.PublicizeMemberResponse\"8\x88\xb5\x18\xcc\x01\x92\xb5\x18/\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05B\x15member-self-publicize\x12\x92\x01\n" +
+	"\rConcealMember\x12#.forge.orgs.v1.ConcealMemberRequest\x1a$.forge.orgs.v1.ConcealMemberResponse\"6\x88\xb5\x18\xcc\x01\x92\xb5\x18-\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05B\x13member-self-conceal\x12\x8f\x01\n" +
+	"\rCreateOrgRepo\x12#.forge.orgs.v1.CreateOrgRepoRequest\x1a$.forge.orgs.v1.CreateOrgRepoResponse\"3\x88\xb5\x18\xc9\x01\x92\xb5\x18*\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x01B\x10org-repo-creator\x12u\n" +
+	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x012\xb1\x0e\n" +
 	"\vTeamService\x12l\n" +
 	"\tListTeams\x12\x1f.forge.orgs.v1.ListTeamsRequest\x1a .forge.orgs.v1.ListTeamsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x12r\n" +
 	"\vSearchTeams\x12!.forge.orgs.v1.SearchTeamsRequest\x1a\".forge.orgs.v1.SearchTeamsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x12t\n" +
@@ -4174,9 +4174,9 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\rAddTeamMember\x12#.forge.orgs.v1.AddTeamMemberRequest\x1a$.forge.orgs.v1.AddTeamMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x12\x86\x01\n" +
 	"\x10RemoveTeamMember\x12&.forge.orgs.v1.RemoveTeamMemberRequest\x1a'.forge.orgs.v1.RemoveTeamMemberResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x12x\n" +
 	"\rListTeamRepos\x12#.forge.orgs.v1.ListTeamReposRequest\x1a$.forge.orgs.v1.ListTeamReposResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x12r\n" +
-	"\vGetTeamRepo\x12!.forge.orgs.v1.GetTeamRepoRequest\x1a\".forge.orgs.v1.GetTeamRepoResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x12w\n" +
-	"\vAddTeamRepo\x12!.forge.orgs.v1.AddTeamRepoRequest\x1a\".forge.orgs.v1.AddTeamRepoResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05\x12\x80\x01\n" +
-	"\x0eRemoveTeamRepo\x12$.forge.orgs.v1.RemoveTeamRepoRequest\x1a%.forge.orgs.v1.RemoveTeamRepoResponse\"!\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05\x12r\n" +
+	"\vGetTeamRepo\x12!.forge.orgs.v1.GetTeamRepoRequest\x1a\".forge.orgs.v1.GetTeamRepoResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x12\x88\x01\n" +
+	"\vAddTeamRepo\x12!.forge.orgs.v1.AddTeamRepoRequest\x1a\".forge.orgs.v1.AddTeamRepoResponse\"2\x88\xb5\x18\xcc\x01\x92\xb5\x18)\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05B\x0fteam-repo-admin\x12\x91\x01\n" +
+	"\x0eRemoveTeamRepo\x12$.forge.orgs.v1.RemoveTeamRepoRequest\x1a%.forge.orgs.v1.RemoveTeamRepoResponse\"2\x88\xb5\x18\xcc\x01\x92\xb5\x18)\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05B\x0fteam-repo-admin\x12r\n" +
 	"\vListMyTeams\x12!.forge.orgs.v1.ListMyTeamsRequest\x1a\".forge.orgs.v1.ListMyTeamsResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01B\x94\x01\n" +
 	"\x11com.forge.orgs.v1B\tOrgsProtoP\x01Z\x1eforge/gen/forge/orgs/v1;orgsv1\xa2\x02\x03FOX\xaa\x02\rForge.Orgs.V1\xca\x02\rForge\\Orgs\\V1\xe2\x02\x19Forge\\Orgs\\V1\\GPBMetadata\xea\x02\x0fForge::Orgs::V1b\x06proto3"
 

@@ -2838,7 +2838,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"permission\x18\x01 \x01(\tR\n" +
 	"permission\x12\x1b\n" +
 	"\trole_name\x18\x02 \x01(\tR\broleName\x12(\n" +
-	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user2\xa5\x0e\n" +
+	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user2\xc6\x0e\n" +
 	"\x11RepositoryService\x12\x97\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"!\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x12z\n" +
@@ -2865,9 +2865,9 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x0fAddCollaborator\x12&.forge.repos.v1.AddCollaboratorRequest\x1a'.forge.repos.v1.AddCollaboratorResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x12\x90\x01\n" +
 	"\x12DeleteCollaborator\x12).forge.repos.v1.DeleteCollaboratorRequest\x1a*.forge.repos.v1.DeleteCollaboratorResponse\"#\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x12\x9e\x01\n" +
-	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"\x1c\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01B\x9c\x01\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x12\xbf\x01\n" +
+	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"=\x92\xb5\x189\b\x02\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01B\x1fcollaborator-self-or-repo-adminB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"
 
