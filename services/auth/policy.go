@@ -51,9 +51,9 @@ type Policy struct {
 	WriterFields []string
 }
 
-// resolves reports whether the interceptor hands the call to the
+// Resolves reports whether the interceptor hands the call to the
 // ResourceAuthorizer: a declared resource, object rule or writer fields.
-func (p Policy) resolves() bool {
+func (p Policy) Resolves() bool {
 	return p.Resource.Kind != NoResource || p.Rule != "" || len(p.WriterFields) > 0
 }
 
