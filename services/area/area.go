@@ -16,6 +16,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 
+	"forge/services/access"
 	"forge/services/auth"
 )
 
@@ -75,6 +76,9 @@ func Policies(areas []Area) (auth.Policies, error) {
 	owner := map[string]string{}
 	for _, a := range areas {
 		declared, err := auth.Declared(a.Services)
+		if err == nil {
+			err = access.CheckRules(a.Services, declared)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("area %s: %w", a.Name, err)
 		}

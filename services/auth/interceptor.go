@@ -105,7 +105,7 @@ func (a *Authenticator) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamS
 		return err
 	}
 	w := &wrappedStream{ServerStream: ss, ctx: ctx}
-	if pol := a.policies[info.FullMethod]; pol.Resource.Kind != NoResource {
+	if pol := a.policies[info.FullMethod]; pol.Resolves() {
 		w.resolve = func(ctx context.Context, req any) (context.Context, error) {
 			return a.authorizeResource(ctx, pol, req)
 		}
@@ -164,7 +164,7 @@ func (a *Authenticator) check(ctx context.Context, method string, req any) (cont
 	if p != nil {
 		ctx = NewContext(ctx, p)
 	}
-	if pol.Resource.Kind != NoResource && req != nil {
+	if pol.Resolves() && req != nil {
 		return a.authorizeResource(ctx, pol, req)
 	}
 	return ctx, nil

@@ -142,7 +142,8 @@ func (a *App) build() error {
 		return fmt.Errorf("attachment path: %w", err)
 	}
 	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit).
-		WithDisableRegularOrgCreation(cfg.Admin.DisableRegularOrgCreation)
+		WithDisableRegularOrgCreation(cfg.Admin.DisableRegularOrgCreation).
+		WithCrossRepositoryDependencies(cfg.Service.AllowCrossRepositoryDependencies)
 	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker
@@ -193,7 +194,7 @@ func (a *App) build() error {
 		watch.NewServer(a.Store, checker, repoRender, limits),
 		a.Attachments,
 		issues.NewServer(a.Store, checker, render, cfg.Server.RootURL, limits),
-		issuedeps.NewServer(issuedeps.NewService(a.Store, checker, cfg.Service.AllowCrossRepositoryDependencies),
+		issuedeps.NewServer(issuedeps.NewService(a.Store),
 			a.Store, issues.NewRenderer(a.Store, render, cfg.Server.RootURL), limits),
 		labels.NewServer(a.Store, cfg.Server.RootURL, limits),
 		notify.NewServer(a.Store, repoRender, limits),

@@ -2839,7 +2839,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"permission\x18\x01 \x01(\tR\n" +
 	"permission\x12\x1b\n" +
 	"\trole_name\x18\x02 \x01(\tR\broleName\x12(\n" +
-	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user2\x91\x14\n" +
+	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user2\xb3\x14\n" +
 	"\x11RepositoryService\x12\xc0\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
@@ -2872,9 +2872,9 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x0fAddCollaborator\x12&.forge.repos.v1.AddCollaboratorRequest\x1a'.forge.repos.v1.AddCollaboratorResponse\"g\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02>:\x01*\x1a9/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\xd1\x01\n" +
 	"\x12DeleteCollaborator\x12).forge.repos.v1.DeleteCollaboratorRequest\x1a*.forge.repos.v1.DeleteCollaboratorResponse\"d\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02;*9/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\xea\x01\n" +
-	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"h\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02F\x12D/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}/permissionB\x9c\x01\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02;*9/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\x8c\x02\n" +
+	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"\x89\x01\x92\xb5\x189\b\x02\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01B\x1fcollaborator-self-or-repo-admin\x82\xd3\xe4\x93\x02F\x12D/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}/permissionB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"
 
