@@ -139,6 +139,9 @@ func (h *gitHTTP) writeError(w http.ResponseWriter, err error) {
 		writeJSONError(w, http.StatusServiceUnavailable, msg, h.swaggerURL)
 		return
 	}
+	// The git host returns domain errors as the services do; translate
+	// them as the gRPC edge would.
+	err = rpcerr.Status(err)
 	st := status.Convert(err)
 	code := http.StatusInternalServerError
 	switch st.Code() {
