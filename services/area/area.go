@@ -1,10 +1,11 @@
 // Package area is how a service package declares itself to the server:
 // one value per area carries its gRPC services (whose protos declare each
 // method's policy), its REST registration, the methods it serves over gRPC only and the tables whose
-// rows belong to a repository or a user. cmd/forge/app lists the areas
-// once and derives everything from that list (policy merge, gRPC
-// registration on both transports, gateway registration, deletes), so a
-// new area cannot be half wired. See docs/adding-an-area.md.
+// rows belong to a repository or a user. Package all lists the areas
+// once, each with the constructor of its implementations, and the server
+// derives everything from that list (policy merge, gRPC registration on
+// both transports, gateway registration, deletes), so a new area cannot
+// be half wired. See docs/adding-an-area.md.
 package area
 
 import (

@@ -20,14 +20,6 @@ import (
 	"forge/services/store"
 )
 
-// Metadata keys the REST gateway sets on in-process calls. The gateway
-// never forwards client headers with these names.
-const (
-	MDQueryToken = "x-forge-query-token"
-	MDRemoteAddr = "x-forge-remote-addr"
-	MDOTP        = "x-gitea-otp"
-)
-
 // QueryTokenDisabledMessage is the 401 text when DISABLE_QUERY_AUTH_TOKEN
 // is on and a request carries ?token= or ?access_token=.
 const QueryTokenDisabledMessage = "query-string tokens (token, access_token) are disabled on this server; send the token in the Authorization header"
@@ -232,7 +224,7 @@ func (a *Authenticator) authenticate(ctx context.Context, spendOTP bool) (*Princ
 		}
 		return ""
 	}
-	p, err := a.identify(ctx, first("authorization"), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
+	p, err := a.identify(ctx, first(MDAuthorization), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
 	if err != nil || p == nil {
 		return nil, err
 	}
