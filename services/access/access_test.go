@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	issuesv1 "forge/gen/forge/issues/v1"
 	orgsv1 "forge/gen/forge/orgs/v1"
 	reposv1 "forge/gen/forge/repos/v1"
 	"forge/services/access"
@@ -356,4 +357,45 @@ func cut(full string) (owner, name string, ok bool) {
 		}
 	}
 	return full, "", false
+}
+
+func (w *world) IssueByIndex(_ context.Context, repoID, index int64) (*store.Issue, error) {
+	if repoID == 101 && index == 1 {
+		return &store.Issue{ID: 1, RepoID: 101, Index: 1, PosterID: idReader}, nil
+	}
+	return nil, store.ErrNotFound
+}
+
+// TestRuleThroughResource: a policy's rule runs after the resource and
+// hands its object to the handler; writer fields are cleared for callers
+// below write and kept for writers.
+func TestRuleThroughResource(t *testing.T) {
+	w := newWorld()
+	c := access.NewChecker(w)
+	repo := auth.Resource{Kind: auth.RepositoryResource, Unit: auth.UnitIssues, Need: store.AccessRead}
+	edit := auth.Policy{Resource: repo, Rule: "issue-poster-or-writer"}
+	ctx, err := c.AuthorizeResource(context.Background(), edit, &issuesv1.EditIssueRequest{Owner: "alice", Repo: "priv", Index: 1}, w.caller("reader"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, err := access.ObjectFrom(ctx); err != nil || on.Issue == nil || on.Issue.ID != 1 {
+		t.Fatalf("the handler gets %+v, %v; want issue 1", on, err)
+	}
+	if _, err := access.ObjectFrom(context.Background()); errs.KindOf(err) != errs.Internal {
+		t.Fatalf("ObjectFrom without a rule: %v, want an internal error", err)
+	}
+	if _, err := c.AuthorizeResource(context.Background(), edit, &issuesv1.EditIssueRequest{Owner: "alice", Repo: "priv", Index: 1}, w.caller("stranger")); err == nil || err.Error() != "The target couldn't be found." {
+		t.Fatalf("a stranger: %v, want the repository's 404 before the rule", err)
+	}
+
+	create := auth.Policy{Resource: repo, WriterFields: []string{"assignees", "labels"}}
+	for name, keep := range map[string]bool{"reader": false, "writer": true, "root": true} {
+		req := &issuesv1.CreateIssueRequest{Owner: "alice", Repo: "priv", Title: "t", Assignees: []string{"writer"}, Labels: []int64{3}}
+		if _, err := c.AuthorizeResource(context.Background(), create, req, w.caller(name)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if kept := len(req.Assignees) == 1 && len(req.Labels) == 1; kept != keep || req.Title != "t" {
+			t.Errorf("%s: assignees %v labels %v title %q; writer fields kept %v, want %v", name, req.Assignees, req.Labels, req.Title, kept, keep)
+		}
+	}
 }
