@@ -5,6 +5,7 @@ import (
 
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -14,14 +15,14 @@ import (
 func (s *Service) Comment(ctx context.Context, r *access.Repo, caller *auth.Principal, index int64, body string) (*store.Comment, *store.Issue, error) {
 	is, err := s.store.IssueByIndex(ctx, r.ID, index)
 	if err != nil {
-		return nil, nil, storeErr(err)
+		return nil, nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	if err := access.MayComment(r, is); err != nil {
 		return nil, nil, err
 	}
 	c := &store.Comment{RepoID: r.ID, IssueID: is.ID, PosterID: caller.ID(), Content: body}
 	if err := s.store.CreateComment(ctx, c); err != nil {
-		return nil, nil, storeErr(err)
+		return nil, nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	return c, is, nil
 }
@@ -29,7 +30,7 @@ func (s *Service) Comment(ctx context.Context, r *access.Repo, caller *auth.Prin
 // GetComment returns comment id of r.
 func (s *Service) GetComment(ctx context.Context, r *access.Repo, id int64) (*store.Comment, error) {
 	c, err := s.store.CommentByID(ctx, r.ID, id)
-	return c, storeErr(err)
+	return c, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 }
 
 // EditComment changes a comment's body (its poster or a writer,
@@ -42,19 +43,20 @@ func (s *Service) EditComment(ctx context.Context, r *access.Repo, caller *auth.
 		c.Content = body
 		return nil
 	})
-	return c, storeErr(err)
+	return c, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 }
 
 // DeleteComment deletes a comment (its poster or a writer).
 func (s *Service) DeleteComment(ctx context.Context, r *access.Repo, caller *auth.Principal, id int64) error {
 	c, err := s.store.CommentByID(ctx, r.ID, id)
 	if err != nil {
-		return storeErr(err)
+		return errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	if err := access.MayEditComment(r, caller, c); err != nil {
 		return err
 	}
-	return storeErr(s.store.DeleteComment(ctx, r.ID, id))
+	err = s.store.DeleteComment(ctx, r.ID, id)
+	return errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 }
 
 // CommentQuery selects comments: of one issue (Index > 0, not paged, as
@@ -78,7 +80,7 @@ func (s *Service) ListComments(ctx context.Context, r *access.Repo, q CommentQue
 	if q.Index > 0 {
 		is, err := s.store.IssueByIndex(ctx, r.ID, q.Index)
 		if err != nil {
-			return nil, 0, storeErr(err)
+			return nil, 0, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 		}
 		o.IssueID, o.Limit = is.ID, maxIssueComments
 	} else {
@@ -86,5 +88,5 @@ func (s *Service) ListComments(ctx context.Context, r *access.Repo, q CommentQue
 		o.Offset, o.Limit = page.Offset(), page.Size
 	}
 	list, total, err := s.store.ListComments(ctx, o)
-	return list, total, storeErr(err)
+	return list, total, err
 }

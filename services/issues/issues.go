@@ -2,12 +2,8 @@ package issues
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"forge/services/access"
 	"forge/services/auth"
@@ -16,8 +12,8 @@ import (
 	"forge/services/users"
 )
 
-// errIssueNotFound is the answer for an unknown issue number.
-var errIssueNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
+// errIssueNotFound is Gitea's bare 404 for an unknown issue or comment.
+var errIssueNotFound = errs.New(errs.NotFound, "")
 
 // NewIssue is Gitea's CreateIssueOption as the use case needs it.
 type NewIssue struct {
@@ -46,7 +42,7 @@ func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Princ
 		n.LabelIDs, n.LabelOrgID = in.Labels, r.OwnerID
 	}
 	if err := s.store.CreateIssue(ctx, n); err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	return &n.Issue, nil
 }
@@ -67,7 +63,7 @@ func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Pr
 		}
 		u, err := users.Visible(ctx, s.store, name, caller)
 		if err != nil {
-			if isNotFoundStatus(err) {
+			if errs.KindOf(err) == errs.NotFound {
 				return nil, errs.Newf(errs.Invalid, "Assignee does not exist: [name: %s]", name)
 			}
 			return nil, err
@@ -88,7 +84,7 @@ func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Pr
 func (s *Service) Get(ctx context.Context, r *access.Repo, index int64) (*store.Issue, error) {
 	is, err := s.store.IssueByIndex(ctx, r.ID, index)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	return is, nil
 }
@@ -111,7 +107,7 @@ type IssueChange struct {
 func (s *Service) Edit(ctx context.Context, r *access.Repo, caller *auth.Principal, index int64, ch IssueChange) (*store.Issue, error) {
 	cur, err := s.store.IssueByIndex(ctx, r.ID, index)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	if err := access.MayEditIssue(r, caller, cur); err != nil {
 		return nil, err
@@ -137,7 +133,7 @@ func (s *Service) Edit(ctx context.Context, r *access.Repo, caller *auth.Princip
 		return nil
 	})
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	return is, nil
 }
@@ -145,7 +141,8 @@ func (s *Service) Edit(ctx context.Context, r *access.Repo, caller *auth.Princip
 // Delete deletes an issue with its comments (the policy asks for
 // repository admins).
 func (s *Service) Delete(ctx context.Context, r *access.Repo, index int64) error {
-	return storeErr(s.store.DeleteIssue(ctx, r.ID, index))
+	err := s.store.DeleteIssue(ctx, r.ID, index)
+	return errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 }
 
 // Query is Gitea's issue list query (GET .../issues and the search).
@@ -229,7 +226,7 @@ func (s *Service) List(ctx context.Context, r *access.Repo, caller *auth.Princip
 	}
 	o.RepoID = r.ID
 	list, total, err := s.store.ListIssues(ctx, o)
-	return list, total, storeErr(err)
+	return list, total, err
 }
 
 // errOwnerNotFound is Gitea's answer to a search by an unknown owner.
@@ -246,7 +243,7 @@ func (s *Service) Search(ctx context.Context, caller *auth.Principal, q Query) (
 	if q.Owner != "" {
 		u, err := users.Visible(ctx, s.store, q.Owner, caller)
 		if err != nil {
-			if isNotFoundStatus(err) {
+			if errs.KindOf(err) == errs.NotFound {
 				return nil, 0, errOwnerNotFound
 			}
 			return nil, 0, err
@@ -254,23 +251,5 @@ func (s *Service) Search(ctx context.Context, caller *auth.Principal, q Query) (
 		o.OwnerID = u.ID
 	}
 	list, total, err := s.store.ListIssues(ctx, o)
-	return list, total, storeErr(err)
+	return list, total, err
 }
-
-// storeErr maps the store's not-found to Gitea's message for issues and
-// comments; anything else passes (domain errors) or becomes Internal.
-func storeErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return errIssueNotFound
-	}
-	if _, ok := errs.As(err); ok {
-		return err
-	}
-	return errs.Wrap(err, "issues")
-}
-
-// isNotFoundStatus reports a NotFound status (users.Visible's answer).
-func isNotFoundStatus(err error) bool { return status.Code(err) == codes.NotFound }

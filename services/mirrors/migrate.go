@@ -8,15 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/status"
-
 	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/repos"
-	"forge/services/rpcerr"
 	"forge/services/store"
 	"forge/services/users"
 )
@@ -121,7 +118,7 @@ func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoR
 		return nil, errs.Newf(errs.Invalid, "user does not exist [name: %s]", req.GetRepoOwner())
 	}
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "check owner visibility")
 	}
 	if err := s.access.MayCreateIn(ctx, caller, u); err != nil {
 		return nil, err
@@ -153,7 +150,7 @@ func (s *Server) migrate(ctx context.Context, m *migration, caller *auth.Princip
 	n := store.NewRepository{Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Limit: limit}
 	err = repos.CreateStaged(ctx, s.git, s.store, staged, path, n, func(n *store.NewRepository) error {
 		if err := s.describeClone(ctx, m, staged, n); err != nil {
-			return rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
+			return errs.Wrap(errors.New(redact(err.Error(), m.remote)), "describe clone")
 		}
 		return nil
 	})
@@ -184,7 +181,7 @@ func (s *Server) stageClone(ctx context.Context, m *migration) (string, error) {
 	}
 	staged, err := s.git.InitStaged(ctx, branch)
 	if err != nil {
-		return "", rpcerr.Internal(err)
+		return "", errs.Wrap(err, "stage repository")
 	}
 	empty, err := s.git.IsEmpty(ctx, scratch)
 	if err == nil && !empty { // an empty source has nothing to copy (and git push --mirror would fail)
@@ -192,7 +189,7 @@ func (s *Server) stageClone(ctx context.Context, m *migration) (string, error) {
 	}
 	if err != nil {
 		s.git.Discard(staged)
-		return "", rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
+		return "", errs.Wrap(errors.New(redact(err.Error(), m.remote)), "copy clone")
 	}
 	return staged, nil
 }
@@ -204,7 +201,7 @@ func (s *Server) cloneError(ctx context.Context, err error, m *migration) error 
 		return nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return status.FromContextError(ctxErr).Err()
+		return ctxErr // rpcerr answers it with its own code
 	}
 	text := err.Error()
 	var ge *git.Error

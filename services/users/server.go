@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	usersv1 "forge/gen/forge/users/v1"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/paging"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -64,7 +61,7 @@ func Visible(ctx context.Context, st VisibilityStore, name string, viewer *auth.
 		return nil, NotFound(name)
 	}
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "load user")
 	}
 	ok, err := CanSee(ctx, st, u, viewer)
 	if err != nil {
@@ -78,7 +75,7 @@ func Visible(ctx context.Context, st VisibilityStore, name string, viewer *auth.
 
 // NotFound is the answer for an unknown or hidden account.
 func NotFound(name string) error {
-	return status.Errorf(codes.NotFound, "user does not exist [name: %s]", name)
+	return errs.Newf(errs.NotFound, "user does not exist [name: %s]", name)
 }
 
 // CanSee applies account visibility (Filter) to u, asking the store only
@@ -92,7 +89,7 @@ func CanSee(ctx context.Context, st interface {
 	}
 	ok, err := st.UserVisible(ctx, f, u.ID)
 	if err != nil {
-		return false, rpcerr.Internal(err)
+		return false, errs.Wrap(err, "check user visibility")
 	}
 	return ok, nil
 }
@@ -130,7 +127,7 @@ func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersReques
 	opts.Visible = &f
 	found, total, err := s.store.ListUsers(ctx, opts)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "search users")
 	}
 	out := &usersv1.SearchUsersResponse{Ok: true, Data: make([]*usersv1.User, len(found)), TotalCount: total}
 	for i := range found {
