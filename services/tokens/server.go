@@ -16,6 +16,7 @@ import (
 	"forge/services/errs"
 	"forge/services/paging"
 	"forge/services/store"
+	"forge/services/users"
 )
 
 // Store is what the token service needs.
@@ -43,7 +44,7 @@ func NewServer(s Store, limits paging.Limits) *Server {
 func (s *Server) owner(ctx context.Context, name string) (*store.User, error) {
 	u, err := s.store.UserByName(ctx, name)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && u.Type != store.UserTypeIndividual) {
-		return nil, errs.Newf(errs.NotFound, "user does not exist [name: %s]", name)
+		return nil, users.NotFound(name)
 	}
 	if err != nil {
 		return nil, err
