@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	issuesv1 "forge/gen/forge/issues/v1"
+	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	orgsv1 "forge/gen/forge/orgs/v1"
 	reposv1 "forge/gen/forge/repos/v1"
 	"forge/services/access"
@@ -116,8 +117,9 @@ func newWorld() *world {
 		},
 		repos: map[string]*store.Repository{
 			"alice/pub":   {ID: 100, OwnerID: idAlice, Name: "pub", HasIssues: true, HasReleases: true},
-			"alice/priv":  {ID: 101, OwnerID: idAlice, Name: "priv", IsPrivate: true, HasIssues: true},
-			"alice/noiss": {ID: 102, OwnerID: idAlice, Name: "noiss", IsPrivate: true, HasIssues: false},
+			"alice/priv":  {ID: 101, OwnerID: idAlice, Name: "priv", IsPrivate: true, HasIssues: true, HasPullRequests: true},
+			"alice/noiss": {ID: 102, OwnerID: idAlice, Name: "noiss", IsPrivate: true, HasIssues: false, HasPullRequests: true},
+			"alice/arch":  {ID: 103, OwnerID: idAlice, Name: "arch", HasIssues: true, IsArchived: true},
 			"acme/tool":   {ID: 200, OwnerID: idAcme, Name: "tool", IsPrivate: true, HasIssues: true},
 		},
 		collabs: map[[2]int64]store.AccessMode{
@@ -360,8 +362,9 @@ func cut(full string) (owner, name string, ok bool) {
 }
 
 func (w *world) IssueByIndex(_ context.Context, repoID, index int64) (*store.Issue, error) {
-	if repoID == 101 && index == 1 {
-		return &store.Issue{ID: 1, RepoID: 101, Index: 1, PosterID: idReader}, nil
+	if index == 1 || index == 2 {
+		// Every repository has issue 1 (by reader) and pull request 2.
+		return &store.Issue{ID: repoID*10 + index, RepoID: repoID, Index: index, PosterID: idReader, IsPull: index == 2}, nil
 	}
 	return nil, store.ErrNotFound
 }
@@ -378,7 +381,7 @@ func TestRuleThroughResource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if on, err := access.ObjectFrom(ctx); err != nil || on.Issue == nil || on.Issue.ID != 1 {
+	if on, err := access.ObjectFrom(ctx); err != nil || on.Issue == nil || on.Issue.Index != 1 {
 		t.Fatalf("the handler gets %+v, %v; want issue 1", on, err)
 	}
 	if _, err := access.ObjectFrom(context.Background()); errs.KindOf(err) != errs.Internal {
@@ -397,5 +400,258 @@ func TestRuleThroughResource(t *testing.T) {
 		if kept := len(req.Assignees) == 1 && len(req.Labels) == 1; kept != keep || req.Title != "t" {
 			t.Errorf("%s: assignees %v labels %v title %q; writer fields kept %v, want %v", name, req.Assignees, req.Labels, req.Title, kept, keep)
 		}
+	}
+}
+
+// TestResolveByID: GET /repositories/{id} meets the same visibility.
+func TestResolveByID(t *testing.T) {
+	w := newWorld()
+	c := access.NewChecker(w)
+	pol := auth.Policy{Resource: auth.Resource{Kind: auth.RepositoryResource, Unit: auth.UnitAny, Need: store.AccessRead, ByID: true}}
+	for _, tc := range []struct {
+		caller string
+		id     int64
+		want   string
+	}{
+		{"reader", 101, ""},
+		{"", 100, ""},
+		{"stranger", 101, "The target couldn't be found."},
+		{"stranger", 999, "The target couldn't be found."},
+		{"stranger", 200, "The target couldn't be found."},
+		{"dev", 200, ""},
+	} {
+		ctx, err := c.AuthorizeResource(context.Background(), pol, &reposv1.GetRepoByIDRequest{Id: tc.id}, w.caller(tc.caller))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%q reads repository %d: got %q, want %q", tc.caller, tc.id, got, tc.want)
+			continue
+		}
+		if err == nil {
+			if r, _ := access.RepoFrom(ctx); r == nil || r.ID != tc.id || r.Owner == nil {
+				t.Errorf("%q reads repository %d: the handler gets %+v", tc.caller, tc.id, r)
+			}
+		}
+	}
+	// A request without the id the policy declares is a bug, refused.
+	if _, err := c.AuthorizeResource(context.Background(), pol, &reposv1.GetRepoRequest{Owner: "alice", Repo: "pub"}, nil); errs.KindOf(err) != errs.Internal {
+		t.Errorf("by_id on a request without id: %v, want an internal error", err)
+	}
+	byName := auth.Policy{Resource: auth.Resource{Kind: auth.RepositoryResource, Unit: auth.UnitAny, Need: store.AccessRead}}
+	if _, err := c.AuthorizeResource(context.Background(), byName, &reposv1.GetRepoByIDRequest{Id: 100}, nil); errs.KindOf(err) != errs.Internal {
+		t.Errorf("a repository resource on a request without owner and repo: %v, want an internal error", err)
+	}
+	// Neither a resource nor a rule: nothing to resolve, a bug.
+	if _, err := c.AuthorizeResource(context.Background(), auth.Policy{}, &reposv1.GetRepoByIDRequest{Id: 100}, nil); errs.KindOf(err) != errs.Internal {
+		t.Errorf("no resource and no rule: %v, want an internal error", err)
+	}
+	if _, err := access.RepoFrom(context.Background()); errs.KindOf(err) != errs.Internal {
+		t.Errorf("RepoFrom without a resolved repository: %v, want an internal error", err)
+	}
+	if mode, err := c.UnitMode(context.Background(), w.repos["acme/tool"], w.caller("dev"), auth.UnitIssues); err != nil || mode != store.AccessRead {
+		t.Errorf("dev's mode on acme/tool's issues: %v %v, want read", mode, err)
+	}
+	if mode, err := c.Mode(context.Background(), w.repos["acme/tool"], w.caller("dev")); err != nil || mode != store.AccessWrite {
+		t.Errorf("dev's best mode on acme/tool: %v %v, want write", mode, err)
+	}
+}
+
+// TestAttachmentDownload: a file by its uuid needs read on its
+// repository and unit, and a token the read scope of that unit.
+func TestAttachmentDownload(t *testing.T) {
+	w := newWorld()
+	c := access.NewChecker(w)
+	token := func(user string, scopes ...string) *auth.Principal {
+		return &auth.Principal{User: w.users[user], Token: &store.AccessToken{ID: 9}, Scopes: mustScopes(t, scopes...)}
+	}
+	for _, tc := range []struct {
+		caller *auth.Principal
+		repo   int64
+		unit   auth.Unit
+		want   string
+	}{
+		{w.caller("reader"), 101, auth.UnitIssues, ""},
+		{nil, 100, auth.UnitReleases, ""},
+		{token("reader", "read:issue"), 101, auth.UnitIssues, ""},
+		{token("reader", "read:repository"), 101, auth.UnitIssues, "token does not have at least one of required scope(s): [read:issue]"},
+		{token("reader", "read:issue"), 100, auth.UnitReleases, "token does not have at least one of required scope(s): [read:repository]"},
+		{token("reader", "read:repository"), 100, auth.UnitReleases, ""},
+		{w.caller("stranger"), 101, auth.UnitIssues, "The target couldn't be found."},
+		{w.caller("reader"), 102, auth.UnitIssues, access.UnitOffMessage},
+		{w.caller("repoadmin"), 102, auth.UnitIssues, ""},
+	} {
+		r, err := c.AuthorizeAttachmentRead(context.Background(), tc.repo, tc.unit, tc.caller)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else if r == nil || r.ID != tc.repo {
+			t.Errorf("repository %d: got %+v", tc.repo, r)
+		}
+		if got != tc.want {
+			t.Errorf("%d reads a file of %d (unit %v): got %q, want %q", tc.caller.ID(), tc.repo, tc.unit, got, tc.want)
+		}
+	}
+}
+
+// TestCreationLimits: how many repositories an owner may hold.
+func TestCreationLimits(t *testing.T) {
+	w := newWorld()
+	c := access.NewChecker(w).WithMaxCreationLimit(5)
+	user := func(max int, admin bool) *store.User {
+		return &store.User{ID: 50, MaxRepoCreation: max, IsAdmin: admin}
+	}
+	for _, tc := range []struct {
+		owner  *store.User
+		caller *auth.Principal
+		want   int
+	}{
+		{user(-1, false), w.caller("alice"), 5},
+		{user(-2, false), w.caller("alice"), 5},
+		{user(0, false), w.caller("alice"), 0},
+		{user(3, false), w.caller("alice"), 3},
+		{user(3, false), w.caller("root"), -1},
+		{user(3, true), w.caller("alice"), -1},
+	} {
+		if got := c.RepoLimit(tc.owner, tc.caller); got != tc.want {
+			t.Errorf("limit of %+v for %d: %d, want %d", tc.owner, tc.caller.ID(), got, tc.want)
+		}
+	}
+	if got := access.NewChecker(w).RepoLimit(user(-1, false), w.caller("alice")); got != -1 {
+		t.Errorf("no site limit: %d, want -1", got)
+	}
+	if got := access.RepoLimitError(4).Error(); got != "user has reached maximum limit of repositories [limit: 4]" {
+		t.Errorf("limit message %q", got)
+	}
+}
+
+// TestMigrationOwner: the account a migration creates in.
+func TestMigrationOwner(t *testing.T) {
+	w := newWorld()
+	c := access.NewChecker(w)
+	for _, tc := range []struct {
+		caller string
+		req    *mirrorsv1.MigrateRepoRequest
+		want   string
+		owner  string
+	}{
+		{"alice", &mirrorsv1.MigrateRepoRequest{}, "", "alice"},
+		{"alice", &mirrorsv1.MigrateRepoRequest{RepoOwner: "alice"}, "", "alice"},
+		{"alice", &mirrorsv1.MigrateRepoRequest{Uid: idAlice}, "", "alice"},
+		{"alice", &mirrorsv1.MigrateRepoRequest{RepoOwner: "reader"}, "Given user is not an organization.", ""},
+		{"root", &mirrorsv1.MigrateRepoRequest{RepoOwner: "reader"}, "", "reader"},
+		{"boss", &mirrorsv1.MigrateRepoRequest{RepoOwner: "acme"}, "", "acme"},
+		{"dev", &mirrorsv1.MigrateRepoRequest{RepoOwner: "acme"}, "Given user is not owner of organization.", ""},
+		{"stranger", &mirrorsv1.MigrateRepoRequest{RepoOwner: "acme"}, "user does not exist [name: acme]", ""},
+		{"alice", &mirrorsv1.MigrateRepoRequest{RepoOwner: "nobody"}, "user does not exist [name: nobody]", ""},
+		{"alice", &mirrorsv1.MigrateRepoRequest{Uid: 999}, "user does not exist [name: ]", ""},
+	} {
+		on, err := access.DecideForTest(context.Background(), c, "migration-owner", tc.req, w.caller(tc.caller), nil, nil)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want || (err == nil && on.User.Name != tc.owner) {
+			t.Errorf("%s migrates into %v: got %q (%+v), want %q %s", tc.caller, tc.req, got, on, tc.want, tc.owner)
+		}
+	}
+}
+
+// TestOrgAndTeamFromContext: handlers read what the resolver stored.
+func TestOrgAndTeamFromContext(t *testing.T) {
+	w := newWorld()
+	c := access.NewChecker(w)
+	if _, err := access.OrgFrom(context.Background()); errs.KindOf(err) != errs.Internal {
+		t.Errorf("OrgFrom without an organization: %v", err)
+	}
+	if _, err := access.TeamFrom(context.Background()); errs.KindOf(err) != errs.Internal {
+		t.Errorf("TeamFrom without a team: %v", err)
+	}
+	team := auth.Policy{Resource: auth.Resource{Kind: auth.TeamResource, Role: auth.OrgMember}}
+	ctx, err := c.AuthorizeResource(context.Background(), team, &orgsv1.GetTeamRequest{Id: 7}, w.caller("dev"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := access.OrgFrom(ctx)
+	if err != nil || o.Name != "acme" || !o.IsMember(w.caller("dev")) || o.IsOwner(w.caller("dev")) {
+		t.Errorf("the team's organization: %+v %v", o, err)
+	}
+	if tm, err := access.TeamFrom(ctx); err != nil || tm.ID != 7 || !tm.Member {
+		t.Errorf("the team: %+v %v", tm, err)
+	}
+	ctx, err = c.AuthorizeResource(context.Background(), auth.Policy{Resource: auth.Resource{Kind: auth.OrganizationResource, Role: auth.OrgVisible}}, &orgsv1.GetOrgRequest{Org: "acme"}, w.caller("boss"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := access.OrgFrom(ctx); err != nil || o.Name != "acme" || !o.IsOwner(w.caller("boss")) {
+		t.Errorf("the organization: %+v %v", o, err)
+	}
+	if _, err := access.TeamFrom(ctx); errs.KindOf(err) != errs.Internal {
+		t.Errorf("TeamFrom on an organization call: %v", err)
+	}
+	// An individual's name is no organization.
+	if _, err := c.ResolveOrg(context.Background(), "alice", w.caller("root")); err == nil || err.Error() != "org does not exist [id: 0, name: alice]" {
+		t.Errorf("ResolveOrg(alice): %v", err)
+	}
+}
+
+// TestRelateIssues: the other issue of a dependency, in its own
+// repository and unit.
+func TestRelateIssues(t *testing.T) {
+	w := newWorld()
+	cross := access.NewChecker(w).WithCrossRepositoryDependencies(true)
+	same := access.NewChecker(w)
+	meta := func(owner, repo string, index int64) *issuesv1.CreateIssueDependencyRequest {
+		return &issuesv1.CreateIssueDependencyRequest{Index: 1, Meta: &issuesv1.IssueMeta{Owner: owner, Repo: repo, Index: index}}
+	}
+	from := func(name string, caller string) *access.Repo {
+		r, err := cross.Resolve(context.Background(), "alice", name, w.caller(caller))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		c      *access.Checker
+		rule   string
+		caller string
+		from   string
+		req    *issuesv1.CreateIssueDependencyRequest
+		want   string
+	}{
+		{same, "relate-issue", "writer", "priv", meta("", "", 2), ""},
+		{same, "relate-issue", "writer", "priv", meta("alice", "priv", 2), ""},
+		{same, "relate-issue", "writer", "priv", meta("ALICE", "Priv", 1), ""},
+		{same, "relate-issue", "writer", "priv", meta("alice", "pub", 1), "CrossRepositoryDependencies not enabled"},
+		{cross, "relate-issue", "writer", "priv", meta("alice", "pub", 1), ""},
+		{cross, "relate-issue", "writer", "priv", meta("alice", "priv", 9), "issue does not exist"},
+		{cross, "relate-issue", "writer", "priv", meta("acme", "tool", 1), access.RelateDeniedMessage},
+		{cross, "relate-issue", "writer", "priv", meta("alice", "gone", 1), access.RelateDeniedMessage},
+		{cross, "relate-issue", "reader", "priv", meta("alice", "noiss", 1), access.RelateDeniedMessage},
+		{cross, "relate-issue", "reader", "priv", meta("alice", "noiss", 2), ""},
+		{cross, "relate-issue", "repoadmin", "priv", meta("alice", "noiss", 1), ""},
+		{cross, "relate-issue-writable", "reader", "priv", meta("alice", "pub", 1), access.NeedWriteMessage},
+		{cross, "relate-issue-writable", "writer", "priv", meta("", "", 2), ""},
+		{cross, "relate-issue-writable", "root", "priv", meta("alice", "arch", 1), "<Repository 103:alice/arch> is archived"},
+		{cross, "relate-issue", "root", "priv", meta("alice", "arch", 1), ""},
+	} {
+		r := from(tc.from, tc.caller)
+		on, err := access.DecideForTest(context.Background(), tc.c, tc.rule, tc.req, w.caller(tc.caller), r, nil)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s by %s from %s to %v: got %q, want %q", tc.rule, tc.caller, tc.from, tc.req.Meta, got, tc.want)
+			continue
+		}
+		if err == nil && (on.Issue == nil || on.Issue.RepoID != r.ID || on.Related == nil || on.Related.Index != tc.req.Meta.Index || on.Repo == nil) {
+			t.Errorf("%s by %s: the handler gets %+v", tc.rule, tc.caller, on)
+		}
+	}
+	r := from("priv", "writer")
+	if _, err := access.DecideForTest(context.Background(), cross, "relate-issue", &issuesv1.CreateIssueDependencyRequest{Index: 7, Meta: &issuesv1.IssueMeta{Index: 1}}, w.caller("writer"), r, nil); err == nil || err.Error() != "IsErrIssueNotExist" {
+		t.Errorf("an unknown issue in the URL: %v", err)
 	}
 }
