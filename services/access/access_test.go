@@ -655,3 +655,31 @@ func TestRelateIssues(t *testing.T) {
 		t.Errorf("an unknown issue in the URL: %v", err)
 	}
 }
+
+// TestUndeclaredWriteFailsClosed: a write that forgot what it writes is
+// treated as a code write on read-only repositories; reads and declared
+// settings writes pass.
+func TestUndeclaredWriteFailsClosed(t *testing.T) {
+	w := newWorld()
+	c := access.NewChecker(w)
+	res := auth.Resource{Kind: auth.RepositoryResource, Unit: auth.UnitCode, Need: store.AccessRead}
+	req := &reposv1.GetRepoRequest{Owner: "alice", Repo: "arch"}
+	for _, tc := range []struct {
+		pol  auth.Policy
+		want string
+	}{
+		{auth.Policy{Resource: res, Level: auth.LevelWrite}, "<Repository 103:alice/arch> is archived"},
+		{auth.Policy{Resource: res, Level: auth.LevelWrite, Writes: auth.WritesSettings}, ""},
+		{auth.Policy{Resource: res, Level: auth.LevelRead}, ""},
+		{auth.Policy{Resource: res, Writes: auth.WritesReleases}, "<Repository 103:alice/arch> is archived"},
+	} {
+		_, err := c.AuthorizeResource(context.Background(), tc.pol, req, w.caller("alice"))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%+v: got %q, want %q", tc.pol, got, tc.want)
+		}
+	}
+}
