@@ -269,6 +269,12 @@ func storeErr(err error) error {
 	if _, ok := errs.As(err); ok {
 		return err
 	}
+	// A rule's refusal returned through a store transaction (EditComment's
+	// access.MayEditComment) is already the answer; wrapped, its code would
+	// survive with "internal server error: issues: " before its message.
+	if _, ok := err.(interface{ GRPCStatus() *status.Status }); ok {
+		return err
+	}
 	return errs.Wrap(err, "issues")
 }
 
