@@ -100,7 +100,11 @@ type fixtureRepo struct {
 	Releases      []fixtureRelease  `yaml:"releases"`
 	Watchers      []string          `yaml:"watchers"`
 	PushMirrors   []string          `yaml:"push_mirrors"` // owner/name targets, pushed with the owner's password
-	Archived      bool              `yaml:"archived"`
+	// Settings is a PATCH /repos/{owner}/{repo} body sent by the owner
+	// after the issues, labels and assets, before archiving (e.g.
+	// {has_issues: false}: a unit switched off once its issues exist).
+	Settings map[string]any `yaml:"settings"`
+	Archived bool           `yaml:"archived"`
 
 	// --- issues area (H2) ---
 	Issues []fixtureIssue `yaml:"issues"` // created in order (numbers 1, 2, ...) before archiving
@@ -665,6 +669,13 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	w.buildIssues(t, r.Repo, owner, r.Issues)
 	w.buildLabels(t, r, as(owner))
 	w.buildAssets(t, r.Repo, owner, r.Assets) // --- attachments (H4) ---
+	if len(r.Settings) > 0 {
+		body, err := json.Marshal(r.Settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("PATCH", base, string(body), as(owner)...), 200)
+	}
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
 	}
