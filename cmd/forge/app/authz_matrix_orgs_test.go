@@ -30,10 +30,10 @@ import (
 type orgCaller struct {
 	name        string
 	token       string
-	member      bool // in some team of the organization
-	teamMember  bool // in the team the team methods are called on
-	owner       bool // in the Owners team
-	admin       bool // site administrator
+	member      bool     // in some team of the organization
+	teamMember  bool     // in the team the team methods are called on
+	owner       bool     // in the Owners team
+	admin       bool     // site administrator
 	scopes      []string // the token's, nil for an all-scopes token
 	publicOnly  bool
 	description string

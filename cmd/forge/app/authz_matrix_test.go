@@ -198,9 +198,9 @@ func refusal(err error, hidden *status.Status) string {
 
 // caller is one kind of caller and the mode it has on each repository.
 type caller struct {
-	name                  string
-	token                 string // "" for anonymous
-	private, public       store.AccessMode
+	name            string
+	token           string // "" for anonymous
+	private, public store.AccessMode
 	// scopes are the token's, nil for an all-scopes token.
 	scopes    []string
 	publicOny bool
