@@ -9,7 +9,9 @@ package app_test
 //
 // The fixture is built once per file per backend (SQLite and PostgreSQL);
 // the cases of a file then run in order against it, so a case that changes
-// something (a delete) comes after the cases that need it.
+// something (a delete) comes after the cases that need it. A case that
+// reads an earlier case's change names it in needs, so that it also passes
+// alone (-cases-alone runs every case so).
 //
 // File shape (see testdata/cases/README.md for the full reference):
 //
