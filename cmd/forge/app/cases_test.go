@@ -378,6 +378,7 @@ func TestAPICases(t *testing.T) {
 					t.Run(kind, func(t *testing.T) {
 						for i := range shape.Cases {
 							t.Run(caseName(shape.Cases[i], i), func(t *testing.T) {
+								t.Parallel() // each on its own server and database; -test.parallel sets how many at once
 								w, cases := load(t, startServer(t, kind, tweak))
 								w.runCase(t, cases, i, map[string]bool{})
 							})
