@@ -64,8 +64,13 @@ func (r *Repo) UnitMode(u auth.Unit) store.AccessMode {
 	return r.grants.unit(u)
 }
 
-// ErrRepoNotFound is the status for a missing or invisible repository.
-var ErrRepoNotFound = errs.New(errs.NotFound, "")
+// ErrRepoNotFound is the answer for a missing or invisible repository:
+// Gitea's bare 404 over REST; over gRPC its reason tells it apart from a
+// missing object inside a repository the caller reads.
+var ErrRepoNotFound = errs.New(errs.NotFound, "").WithReason(ReasonRepoNotFound)
+
+// ReasonRepoNotFound is ErrRepoNotFound's ErrorInfo reason.
+const ReasonRepoNotFound = "REPO_NOT_FOUND"
 
 // Resolve finds owner/name as seen by viewer (nil: anonymous). A missing
 // owner or repository, and one the viewer may not read, are NotFound; a
@@ -96,7 +101,7 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 	}
 	o, err := c.store.UserByID(ctx, r.OwnerID)
 	if err != nil {
-		return nil, notFoundOr(err, errTargetNotFound)
+		return nil, notFoundOr(err, ErrRepoNotFound)
 	}
 	visible, err := SeesUser(ctx, c.store, o, viewer)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,6 +63,9 @@ type Store struct {
 	activity activityHooks
 }
 
+// sqliteURIPath escapes what a file: URI's path must not hold as is.
+var sqliteURIPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+
 // Open connects to the configured database and sizes its connection pool.
 // It does not migrate; call Migrate.
 func Open(cfg config.Database) (*Store, error) {
@@ -92,7 +96,10 @@ func Open(cfg config.Database) (*Store, error) {
 		// WAL lets readers run beside the writer; immediate transactions take
 		// the write lock up front so concurrent writers queue on busy_timeout
 		// instead of failing to upgrade a read lock.
-		dsn := "file:" + cfg.Path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		// The path goes into a file: URI, where "?" starts the query and
+		// "#" a fragment: escaped, a directory named "a#b" is not cut to
+		// "a" (a database file beside the one configured).
+		dsn := "file:" + sqliteURIPath.Replace(cfg.Path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 		db, err = gorm.Open(sqlite.Open(dsn), gcfg)
 	default:
 		return nil, fmt.Errorf("unsupported database type %q", cfg.Type)

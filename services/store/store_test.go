@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -222,5 +224,27 @@ func TestAuthLookupSeesChanges(t *testing.T) {
 				t.Fatalf("token of a user deleted elsewhere: %v", err)
 			}
 		})
+	}
+}
+
+// TestSQLitePathWithURICharacters: a database path holding "#", "?" or
+// "%" opens the file at that path, not one cut where a URI would cut it.
+func TestSQLitePathWithURICharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a#b?c%d")
+	cfg := storetest.Database(t, "sqlite3")
+	cfg.Path = filepath.Join(dir, "forge.db")
+	s, err := store.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cfg.Path); err != nil {
+		t.Fatalf("the database is not at its path: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+		t.Fatalf("files beside the database's directory: %v", entries)
 	}
 }

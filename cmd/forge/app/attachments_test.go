@@ -627,6 +627,15 @@ func TestAttachmentLimits(t *testing.T) {
 		if files := s.blobFiles(t); len(files) != 1 {
 			t.Fatalf("files after a refused upload: %v", files)
 		}
+		// A comment's uploads have the attachment limit too (1 MiB here),
+		// not the release assets' (96 MiB).
+		cm, _, err := alice.CreateIssueComment("alice", "proj", is.Index, gitea.CreateIssueCommentOption{Body: "c"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		commentAssets := fmt.Sprintf("/api/v1/repos/alice/proj/issues/comments/%d/assets", cm.ID)
+		expectStatus(t, s.upload(aliceTok, commentAssets, "exact.txt", &countingZeros{n: 1 << 20}), http.StatusCreated)
+		expectStatus(t, s.upload(aliceTok, commentAssets, "over.txt", &countingZeros{n: 1<<20 + 1}), http.StatusRequestEntityTooLarge)
 		// A declared length beyond the largest upload is refused unread.
 		var read atomic.Int64
 		req, _ := http.NewRequest("POST", fmt.Sprintf("%s/api/v1/repos/alice/proj/releases/%d/assets", s.URL, rel.ID), &countingZeros{n: 200 << 20, read: &read})

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -22,17 +23,18 @@ import (
 // id) is called with only that field set, on a public and a private
 // organization, by every kind of caller; each caller below the declared
 // role must be refused with the right code and message, and no refused
-// call may change the organization's rows.
+// call may change the organization's rows; every other caller must get
+// through (see TestAuthorizationMatrix).
 
 // orgCaller is a kind of caller and what it is in both organizations.
 type orgCaller struct {
 	name        string
 	token       string
-	member      bool // in some team of the organization
-	teamMember  bool // in the team the team methods are called on
-	owner       bool // in the Owners team
-	admin       bool // site administrator
-	lacksScope  bool
+	member      bool     // in some team of the organization
+	teamMember  bool     // in the team the team methods are called on
+	owner       bool     // in the Owners team
+	admin       bool     // site administrator
+	scopes      []string // the token's, nil for an all-scopes token
 	publicOnly  bool
 	description string
 }
@@ -40,53 +42,24 @@ type orgCaller struct {
 type orgMatrix struct {
 	s       *testServer
 	callers []orgCaller
-	orgs    []*store.User // public, private
-	teams   map[int64]int64
+	orgs    []*store.User   // public, private
+	teams   map[int64]int64 // organization id -> its team "devs"
 }
 
 // newOrgMatrix seeds two organizations (public and private), each with
-// an owner, a team "devs" holding "orgmember" and a team "others" holding
-// "othermember"; the member also holds a scope-less and a public-only
-// token.
+// an owner, a team "devs" (which may create repositories) holding
+// "orgmember" and a team "others" holding "othermember"; the member also
+// holds a scope-less and a public-only token.
 func newOrgMatrix(t *testing.T, s *testServer, strangerTok string) *orgMatrix {
-	ctx := context.Background()
-	st := s.App.Store
 	ownerTok := s.seedUser("orgowner", "orgowner-password", false)
 	memberTok := s.seedUser("orgmember", "orgmember-password", false)
 	otherTok := s.seedUser("othermember", "othermember-password", false)
-	user := func(name string) *store.User {
-		u, err := st.UserByName(ctx, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return u
-	}
 	m := &orgMatrix{s: s, teams: map[int64]int64{}}
-	for _, o := range []struct {
-		name string
-		vis  store.Visibility
-	}{{"mxpublic", store.VisibilityPublic}, {"mxprivate", store.VisibilityPrivate}} {
-		org := &store.User{Name: o.name, Visibility: o.vis}
-		if err := st.CreateOrganization(ctx, org, user("orgowner").ID); err != nil {
-			t.Fatal(err)
-		}
-		for _, tm := range []struct{ team, member string }{{"devs", "orgmember"}, {"others", "othermember"}} {
-			team := &store.Team{OrgID: org.ID, Name: tm.team, Authorize: store.AccessWrite,
-				Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessWrite}}}
-			if err := st.CreateTeam(ctx, team); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.AddTeamMember(ctx, team.ID, user(tm.member).ID); err != nil {
-				t.Fatal(err)
-			}
-			if tm.team == "devs" {
-				m.teams[org.ID] = team.ID
-			}
-		}
-		m.orgs = append(m.orgs, org)
-	}
-	noScope := s.createToken(t, "orgmember", "orgmember-password", "no-org-scope", "read:notification")
-	publicOnly := s.createToken(t, "orgmember", "orgmember-password", "org-public-only", "public-only", "write:organization", "write:user")
+	m.orgs = []*store.User{m.seedOrg(t, "mxpublic", store.VisibilityPublic), m.seedOrg(t, "mxprivate", store.VisibilityPrivate)}
+	noScopes := []string{"read:notification"}
+	noScope := s.createToken(t, "orgmember", "orgmember-password", "no-org-scope", noScopes...)
+	publicOnlyScopes := []string{"public-only", "write:organization", "write:user"}
+	publicOnly := s.createToken(t, "orgmember", "orgmember-password", "org-public-only", publicOnlyScopes...)
 	m.callers = []orgCaller{
 		{name: "anonymous"},
 		{name: "stranger", token: strangerTok},
@@ -94,10 +67,77 @@ func newOrgMatrix(t *testing.T, s *testServer, strangerTok string) *orgMatrix {
 		{name: "team member", token: memberTok, member: true, teamMember: true},
 		{name: "owner", token: ownerTok, member: true, owner: true},
 		{name: "site admin", token: s.AdminToken, admin: true},
-		{name: "token lacking the scope", token: noScope, member: true, teamMember: true, lacksScope: true},
-		{name: "public-only token", token: publicOnly, member: true, teamMember: true, publicOnly: true},
+		{name: "token lacking the scope", token: noScope, member: true, teamMember: true, scopes: noScopes},
+		{name: "public-only token", token: publicOnly, member: true, teamMember: true, scopes: publicOnlyScopes, publicOnly: true},
 	}
 	return m
+}
+
+// seedOrg makes the organization name owned by orgowner, with its teams
+// "devs" (orgmember) and "others" (othermember).
+func (m *orgMatrix) seedOrg(t *testing.T, name string, vis store.Visibility) *store.User {
+	ctx, st := context.Background(), m.s.App.Store
+	user := func(name string) *store.User {
+		u, err := st.UserByName(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	org := &store.User{Name: name, Visibility: vis}
+	if err := st.CreateOrganization(ctx, org, user("orgowner").ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, tm := range []struct{ team, member string }{{"devs", "orgmember"}, {"others", "othermember"}} {
+		team := &store.Team{OrgID: org.ID, Name: tm.team, Authorize: store.AccessWrite, CanCreateOrgRepo: tm.team == "devs",
+			Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessWrite}}}
+		if err := st.CreateTeam(ctx, team); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddTeamMember(ctx, team.ID, user(tm.member).ID); err != nil {
+			t.Fatal(err)
+		}
+		if tm.team == "devs" {
+			m.teams[org.ID] = team.ID
+		}
+	}
+	return org
+}
+
+// rebuildOrg undoes what an allowed call did to the i-th organization
+// (deleted it or a team, changed a membership): whatever is left goes and
+// the organization is made again under its name.
+func (m *orgMatrix) rebuildOrg(t *testing.T, i int) *store.User {
+	old := m.orgs[i]
+	if err := m.s.App.Store.DeleteOrganization(context.Background(), old.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("rebuilding %s: %v", old.Name, err)
+	}
+	delete(m.teams, old.ID)
+	m.orgs[i] = m.seedOrg(t, old.Name, old.Visibility)
+	return m.orgs[i]
+}
+
+// orgObjectRules are what the object rules that organization methods
+// declare (policy.rule, services/access) answer to each caller the
+// resource lets through, by rule name.
+var orgObjectRules = map[string]func(c orgCaller) (codes.Code, string){
+	// org-repo-creator: site administrators and members of a team that may
+	// create repositories (devs here, and the Owners team).
+	"org-repo-creator": func(c orgCaller) (codes.Code, string) {
+		if c.admin || c.owner || c.teamMember {
+			return codes.OK, ""
+		}
+		return codes.PermissionDenied, "Given user is not allowed to create repository in organization."
+	},
+}
+
+// expectCall is expect, then the method's object rule, if any.
+func (c orgCaller) expectCall(method string, pol auth.Policy, org *store.User) (codes.Code, string) {
+	want, msg := c.expect(pol, org)
+	if rule := orgObjectRules[pol.Rule]; rule != nil && want == codes.OK {
+		return rule(c)
+	}
+	return want, msg
 }
 
 // expect is the code a call by c must get, in the resolver's order:
@@ -108,7 +148,7 @@ func (c orgCaller) expect(pol auth.Policy, org *store.User) (codes.Code, string)
 	switch {
 	case c.token == "" && pol.Access != auth.Public:
 		return codes.Unauthenticated, ""
-	case c.lacksScope && len(pol.Scopes) > 0:
+	case !tokenHas(c.scopes, pol):
 		return codes.PermissionDenied, ""
 	}
 	team := pol.Resource.Kind == auth.TeamResource
@@ -139,33 +179,21 @@ func (c orgCaller) expect(pol auth.Policy, org *store.User) (codes.Code, string)
 	return codes.OK, ""
 }
 
-// check runs method for every caller on both organizations and returns
-// the number of refused calls made.
-func (m *orgMatrix) check(t *testing.T, mx *matrix, md protoreflect.MethodDescriptor, method string, pol auth.Policy) int {
-	calls := 0
-	for _, org := range m.orgs {
+// check runs method for every caller on both organizations, counting
+// the calls in count.
+func (m *orgMatrix) check(t *testing.T, mx *matrix, md protoreflect.MethodDescriptor, method string, pol auth.Policy, count *matrixCount) {
+	for i := range m.orgs {
+		org := m.orgs[i]
 		before := m.fingerprint(t, org)
+		var allowed []orgCaller
 		for _, c := range m.callers {
-			want, msg := c.expect(pol, org)
+			want, msg := c.expectCall(method, pol, org)
 			if want == codes.OK {
+				allowed = append(allowed, c)
 				continue
 			}
-			calls++
-			req := dynamicpb.NewMessage(md.Input())
-			if pol.Resource.Kind == auth.TeamResource {
-				f := md.Input().Fields().ByName("id")
-				if f == nil || f.Kind() != protoreflect.Int64Kind {
-					t.Fatalf("%s: a team method's request needs an int64 id field", method)
-				}
-				req.Set(f, protoreflect.ValueOfInt64(m.teams[org.ID]))
-			} else {
-				f := md.Input().Fields().ByName("org")
-				if f == nil || f.Kind() != protoreflect.StringKind {
-					t.Fatalf("%s: an organization method's request needs a string org field", method)
-				}
-				req.Set(f, protoreflect.ValueOfString(org.Name))
-			}
-			err := mx.invoke(md, method, req, c.token)
+			count.refused++
+			err := mx.invoke(md, method, m.request(t, md, method, pol, org.Name, m.teams[org.ID]), c.token)
 			got := status.Convert(err)
 			if got.Code() != want {
 				t.Errorf("%s on %s as %s: %v, want %v", method, org.Name, c.name, err, want)
@@ -178,8 +206,46 @@ func (m *orgMatrix) check(t *testing.T, mx *matrix, md protoreflect.MethodDescri
 		if after := m.fingerprint(t, org); after != before {
 			t.Errorf("%s: refused calls changed %s:\nbefore %s\nafter  %s", method, org.Name, before, after)
 		}
+		// The answer for an organization (team) that does not exist, as
+		// the site administrator gets it, with this organization's name:
+		// an allowed caller must not get it.
+		hidden := status.Convert(mx.invoke(md, method, m.request(t, md, method, pol, "mx-missing", 1<<40), mx.s.AdminToken))
+		if p := hidden.Proto(); p != nil {
+			p.Message = strings.ReplaceAll(p.Message, "mx-missing", org.Name)
+			hidden = status.FromProto(p)
+		}
+		for _, c := range allowed {
+			count.allowed++
+			err := mx.invoke(md, method, m.request(t, md, method, pol, org.Name, m.teams[org.ID]), c.token)
+			if why := refusal(err, hidden); why != "" {
+				t.Errorf("%s on %s as %s: %s (%v); the policy lets this caller through", method, org.Name, c.name, why, err)
+			}
+			if after := m.fingerprint(t, org); after != before {
+				org = m.rebuildOrg(t, i)
+				before = m.fingerprint(t, org)
+			}
+		}
 	}
-	return calls
+}
+
+// request is method's request naming only the organization org or, for
+// a team method, the team id.
+func (m *orgMatrix) request(t *testing.T, md protoreflect.MethodDescriptor, method string, pol auth.Policy, org string, team int64) *dynamicpb.Message {
+	req := dynamicpb.NewMessage(md.Input())
+	if pol.Resource.Kind == auth.TeamResource {
+		f := md.Input().Fields().ByName("id")
+		if f == nil || f.Kind() != protoreflect.Int64Kind {
+			t.Fatalf("%s: a team method's request needs an int64 id field", method)
+		}
+		req.Set(f, protoreflect.ValueOfInt64(team))
+		return req
+	}
+	f := md.Input().Fields().ByName("org")
+	if f == nil || f.Kind() != protoreflect.StringKind {
+		t.Fatalf("%s: an organization method's request needs a string org field", method)
+	}
+	req.Set(f, protoreflect.ValueOfString(org))
+	return req
 }
 
 // fingerprint is everything a refused call could have changed in org:

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -29,14 +31,26 @@ var updateAuthz = flag.Bool("update-authz", false, "rewrite testdata/authz_polic
 
 // The authorization matrix: generated from the registered methods and the
 // merged policy table, so a new method is covered without writing a test.
-// Methods declaring an organization or a team are walked the same way
-// (authz_matrix_orgs_test.go). For every method that declares a
-// repository, a request with only the repository named (owner
-// and repo, or id) is sent over real gRPC by every kind of caller, on a
-// private and on a public repository; every caller below what the policy
-// declares must be refused with the right code (and, for a level, Gitea's
-// message), and no refused call may change anything. The interceptor
-// refuses before the handler runs, so nothing else in the request matters.
+// Every method is called over real gRPC by every kind of caller with only
+// its resource named: the repository (owner and repo, or id) on a private
+// and a public repository; the organization or team on a public and a
+// private organization (authz_matrix_orgs_test.go); for a method without
+// a resource, the user it names, if any (authz_matrix_users_test.go).
+//
+//   - Every caller below what the policy declares must be refused with the
+//     right code (and, for a level, Gitea's message), and no refused call
+//     may change anything. The interceptor refuses before the handler
+//     runs, so nothing else in the request matters.
+//   - Every caller the policy allows must get through: not 401 or 403, and
+//     not the 404 the same call gets for a resource that does not exist
+//     (the answer for one the caller may not see). What the handler then
+//     makes of the nearly empty request (422, a 404 of its own, 200) is
+//     not the matrix's concern. A write an allowed call made is undone by
+//     building the resource again.
+//
+// Calls are counted per kind of resource: a kind whose methods were not
+// all called by every caller, or with no refused or no allowed call,
+// fails, so a walk that stopped calling cannot pass unnoticed.
 //
 // The matrix proves the server does what the table says; the golden file
 // pins what the table says, so loosening a policy fails here until the
@@ -47,7 +61,16 @@ func TestAuthorizationMatrix(t *testing.T) {
 		pols := s.App.Policies()
 		checkPolicyGolden(t, pols)
 		m := newMatrix(t, s)
-		calls := 0
+		counts := map[string]*matrixCount{}
+		// Every registered method (surfaces served outside gRPC, such as
+		// git's, are walked by their own tests).
+		for _, method := range registeredMethods(s) {
+			kind := resourceKindName(pols[method].Resource.Kind)
+			if counts[kind] == nil {
+				counts[kind] = &matrixCount{}
+			}
+			counts[kind].want += m.callsPerMethod(pols[method].Resource.Kind)
+		}
 		for _, method := range registeredMethods(s) {
 			pol, ok := pols[method]
 			if !ok {
@@ -55,54 +78,151 @@ func TestAuthorizationMatrix(t *testing.T) {
 				continue
 			}
 			md := methodDescriptor(t, method)
-			if k := pol.Resource.Kind; k == auth.OrganizationResource || k == auth.TeamResource {
-				calls += m.orgs.check(t, m, md, method, pol)
-				continue
-			}
-			if pol.Resource.Kind != auth.RepositoryResource {
+			count := counts[resourceKindName(pol.Resource.Kind)]
+			switch pol.Resource.Kind {
+			case auth.RepositoryResource:
+				m.checkRepoMethod(t, md, method, pol, count)
+			case auth.OrganizationResource, auth.TeamResource:
+				m.orgs.check(t, m, md, method, pol, count)
+			default:
 				if namesRepository(md.Input()) {
 					t.Errorf("%s: its request names a repository but its policy declares none (resource: {kind: RESOURCE_KIND_REPOSITORY ...} in its proto)", method)
 				}
 				if namesOrganization(md.Input()) {
 					t.Errorf("%s: its request names an organization but its policy declares none (RESOURCE_KIND_ORGANIZATION)", method)
 				}
-				continue
-			}
-			for _, repo := range []*store.Repository{m.private, m.public} {
-				before := m.fingerprint(repo)
-				for _, c := range m.callers {
-					want := c.expect(pol, repo.IsPrivate)
-					if want == codes.OK {
-						continue // allowed: the handler would run on an empty request
-					}
-					calls++
-					err := m.call(md, method, pol, repo, c)
-					got := status.Convert(err)
-					if got.Code() != want {
-						t.Errorf("%s on %s as %s: %v, want %v", method, repo.Name, c.name, err, want)
-						continue
-					}
-					if msg := levelMessage(pol.Resource.Need); want == codes.PermissionDenied && c.levelRefused(pol, repo.IsPrivate) && got.Message() != msg {
-						t.Errorf("%s on %s as %s: message %q, want %q", method, repo.Name, c.name, got.Message(), msg)
-					}
-				}
-				if after := m.fingerprint(repo); after != before {
-					t.Errorf("%s: refused calls changed %s:\nbefore %s\nafter  %s", method, repo.Name, before, after)
-				}
+				m.users.check(t, m, md, method, pol, count)
 			}
 		}
-		if calls < 100 {
-			t.Fatalf("only %d refused calls made; the matrix is not exercising the table", calls)
+		for _, kind := range []string{"repository", "organization", "team", "none"} {
+			c := counts[kind]
+			if c == nil || c.want == 0 {
+				t.Errorf("no method declares a %s resource: the matrix's walk of that kind is untested", kind)
+				continue
+			}
+			t.Logf("%s methods: %d refused and %d allowed calls", kind, c.refused, c.allowed)
+			if made := c.refused + c.allowed; made < c.want || c.refused == 0 || c.allowed == 0 {
+				t.Errorf("%s methods: %d calls made (%d refused, %d allowed), want %d with both kinds", kind, made, c.refused, c.allowed, c.want)
+			}
 		}
 	})
 }
 
+// matrixCount counts the calls made for the methods of one resource kind,
+// against want: every caller on every resource of every such method.
+type matrixCount struct{ refused, allowed, want int }
+
+func resourceKindName(k auth.ResourceKind) string {
+	switch k {
+	case auth.RepositoryResource:
+		return "repository"
+	case auth.OrganizationResource:
+		return "organization"
+	case auth.TeamResource:
+		return "team"
+	}
+	return "none"
+}
+
+// callsPerMethod is how many calls the matrix makes for one method of
+// kind k.
+func (m *matrix) callsPerMethod(k auth.ResourceKind) int {
+	switch k {
+	case auth.RepositoryResource:
+		return 2 * len(m.callers)
+	case auth.OrganizationResource, auth.TeamResource:
+		return len(m.orgs.orgs) * len(m.orgs.callers)
+	}
+	return len(m.users.callers)
+}
+
+// checkRepoMethod calls method as every caller on the private and the
+// public repository.
+func (m *matrix) checkRepoMethod(t *testing.T, md protoreflect.MethodDescriptor, method string, pol auth.Policy, count *matrixCount) {
+	for _, private := range []bool{true, false} {
+		repo := m.repo(private)
+		before := m.fingerprint(repo)
+		var allowed []caller
+		for _, c := range m.callers {
+			want := c.expect(pol, private)
+			if want == codes.OK {
+				allowed = append(allowed, c)
+				continue
+			}
+			count.refused++
+			err := m.call(md, method, pol, repo, c)
+			got := status.Convert(err)
+			if got.Code() != want {
+				t.Errorf("%s on %s as %s: %v, want %v", method, repo.Name, c.name, err, want)
+				continue
+			}
+			if msg := levelMessage(pol.Resource.Need); want == codes.PermissionDenied && c.levelRefused(pol, private) && got.Message() != msg {
+				t.Errorf("%s on %s as %s: message %q, want %q", method, repo.Name, c.name, got.Message(), msg)
+			}
+		}
+		if after := m.fingerprint(repo); after != before {
+			t.Errorf("%s: refused calls changed %s:\nbefore %s\nafter  %s", method, repo.Name, before, after)
+		}
+		// The answer for a repository nobody can see, as the site
+		// administrator gets it: an allowed caller must not get it.
+		missing := &store.Repository{ID: 1 << 40, Name: "mx-missing", IsPrivate: private}
+		hidden := status.Convert(m.call(md, method, pol, missing, m.siteAdmin()))
+		for _, c := range allowed {
+			count.allowed++
+			err := m.call(md, method, pol, repo, c)
+			if why := refusal(err, hidden); why != "" {
+				t.Errorf("%s on %s as %s: %s (%v); the policy lets this caller through", method, repo.Name, c.name, why, err)
+			}
+			if after := m.fingerprint(repo); after != before {
+				repo = m.rebuildRepo(t, repo)
+				before = m.fingerprint(repo)
+			}
+		}
+	}
+}
+
+// refusal says how err refused the call, "" when the call got through
+// authorization: a 401, a 403, or a 404 like hidden (the answer for a
+// resource that does not exist, which is also the answer for one the
+// caller may not see).
+func refusal(err error, hidden *status.Status) string {
+	st := status.Convert(err)
+	switch st.Code() {
+	case codes.Unauthenticated, codes.PermissionDenied:
+		return "refused"
+	case codes.NotFound:
+		if hidden.Code() == codes.NotFound && proto.Equal(st.Proto(), hidden.Proto()) {
+			return "answered as for a resource it cannot see"
+		}
+	}
+	return ""
+}
+
 // caller is one kind of caller and the mode it has on each repository.
 type caller struct {
-	name                  string
-	token                 string // "" for anonymous
-	private, public       store.AccessMode
-	lacksScope, publicOny bool
+	name            string
+	token           string // "" for anonymous
+	private, public store.AccessMode
+	// scopes are the token's, nil for an all-scopes token.
+	scopes    []string
+	publicOny bool
+}
+
+// lacksScope reports a token without a scope pol requires.
+func (c caller) lacksScope(pol auth.Policy) bool { return !tokenHas(c.scopes, pol) }
+
+// tokenHas reports whether a token with scopes (nil: all) has every
+// category pol requires at its level (write also grants read).
+func tokenHas(scopes []string, pol auth.Policy) bool {
+	if scopes == nil {
+		return true
+	}
+	for _, cat := range pol.Scopes {
+		if !slices.Contains(scopes, "write:"+cat.String()) && (pol.Level == auth.LevelWrite || !slices.Contains(scopes, "read:"+cat.String())) {
+			return false
+		}
+	}
+	return true
 }
 
 // expect is what a call by c to a method under pol on a private or public
@@ -113,7 +233,7 @@ func (c caller) expect(pol auth.Policy, private bool) codes.Code {
 	switch {
 	case c.token == "" && pol.Access != auth.Public:
 		return codes.Unauthenticated
-	case c.lacksScope && len(pol.Scopes) > 0:
+	case c.lacksScope(pol):
 		return codes.PermissionDenied
 	case mode == store.AccessNone:
 		return codes.NotFound
@@ -128,7 +248,7 @@ func (c caller) expect(pol auth.Policy, private bool) codes.Code {
 // levelRefused reports that c's refusal is the level's (not scope or
 // public-only), so Gitea's message for the level applies.
 func (c caller) levelRefused(pol auth.Policy, private bool) bool {
-	return !(c.lacksScope && len(pol.Scopes) > 0) && !(private && c.publicOny) && c.mode(private) < pol.Resource.Need
+	return !c.lacksScope(pol) && !(private && c.publicOny) && c.mode(private) < pol.Resource.Need
 }
 
 func (c caller) mode(private bool) store.AccessMode {
@@ -153,7 +273,65 @@ type matrix struct {
 	s               *testServer
 	callers         []caller
 	private, public *store.Repository
+	aliceTok        string
 	orgs            *orgMatrix
+	users           *userMatrix
+}
+
+func (m *matrix) repo(private bool) *store.Repository {
+	if private {
+		return m.private
+	}
+	return m.public
+}
+
+func (m *matrix) siteAdmin() caller {
+	for _, c := range m.callers {
+		if c.token == m.s.AdminToken {
+			return c
+		}
+	}
+	m.t.Fatal("the matrix has no site administrator")
+	return caller{}
+}
+
+// seedRepo makes alice's repository name with a collaborator at every
+// level.
+func (m *matrix) seedRepo(t *testing.T, name string, private bool) *store.Repository {
+	s, ctx := m.s, context.Background()
+	s.createRepo(t, m.aliceTok, name, true, private)
+	r := s.repoRecord(t, "alice", name)
+	for name, mode := range map[string]store.AccessMode{"reader": store.AccessRead, "writer": store.AccessWrite, "repoadmin": store.AccessAdmin} {
+		u, err := s.App.Store.UserByName(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.App.Store.SetCollaborator(ctx, r.ID, u.ID, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// rebuildRepo undoes what an allowed call did to repo (deleted it,
+// watched it, pushed to it): whatever is left goes, and the repository is
+// made again under its name.
+func (m *matrix) rebuildRepo(t *testing.T, repo *store.Repository) *store.Repository {
+	ctx := context.Background()
+	if rec, err := m.s.App.Store.RepositoryByID(ctx, repo.ID); err == nil {
+		owner, err := m.s.App.Store.UserByID(ctx, rec.OwnerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.s.adminDo(t, "DELETE", "/api/v1/repos/"+owner.Name+"/"+rec.Name, "", 204)
+	}
+	r := m.seedRepo(t, repo.Name, repo.IsPrivate)
+	if repo.IsPrivate {
+		m.private = r
+	} else {
+		m.public = r
+	}
+	return r
 }
 
 // newMatrix seeds alice's private and public repositories, collaborators
@@ -164,23 +342,13 @@ func newMatrix(t *testing.T, s *testServer) *matrix {
 	readerTok := s.seedUser("reader", "reader-password", false)
 	writerTok := s.seedUser("writer", "writer-password", false)
 	adminTok := s.seedUser("repoadmin", "repoadmin-password", false)
-	s.createRepo(t, aliceTok, "secret", true, true)
-	s.createRepo(t, aliceTok, "open", true, false)
-	m := &matrix{t: t, s: s, private: s.repoRecord(t, "alice", "secret"), public: s.repoRecord(t, "alice", "open")}
-	ctx := context.Background()
-	for _, r := range []*store.Repository{m.private, m.public} {
-		for name, mode := range map[string]store.AccessMode{"reader": store.AccessRead, "writer": store.AccessWrite, "repoadmin": store.AccessAdmin} {
-			u, err := s.App.Store.UserByName(ctx, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.App.Store.SetCollaborator(ctx, r.ID, u.ID, mode); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	noScope := s.createToken(t, "writer", "writer-password", "no-repo-scope", "read:misc") // misc: a category no method needs
-	publicOnly := s.createToken(t, "writer", "writer-password", "public-only", "public-only", "write:repository", "write:user", "write:issue")
+	m := &matrix{t: t, s: s, aliceTok: aliceTok}
+	m.private = m.seedRepo(t, "secret", true)
+	m.public = m.seedRepo(t, "open", false)
+	noScopes := []string{"read:misc"} // misc: a category no method needs
+	noScope := s.createToken(t, "writer", "writer-password", "no-repo-scope", noScopes...)
+	publicOnlyScopes := []string{"public-only", "write:repository", "write:user", "write:issue"}
+	publicOnly := s.createToken(t, "writer", "writer-password", "public-only", publicOnlyScopes...)
 	none, read, write, admin, owner := store.AccessNone, store.AccessRead, store.AccessWrite, store.AccessAdmin, store.AccessOwner
 	m.callers = []caller{
 		{name: "anonymous", private: none, public: read},
@@ -190,10 +358,11 @@ func newMatrix(t *testing.T, s *testServer) *matrix {
 		{name: "repo admin", token: adminTok, private: admin, public: admin},
 		{name: "owner", token: aliceTok, private: owner, public: owner},
 		{name: "site admin", token: s.AdminToken, private: owner, public: owner},
-		{name: "token lacking the scope", token: noScope, private: write, public: write, lacksScope: true},
-		{name: "public-only token", token: publicOnly, private: write, public: write, publicOny: true},
+		{name: "token lacking the scope", token: noScope, private: write, public: write, scopes: noScopes},
+		{name: "public-only token", token: publicOnly, private: write, public: write, scopes: publicOnlyScopes, publicOny: true},
 	}
 	m.orgs = newOrgMatrix(t, s, strangerTok)
+	m.users = newUserMatrix(t, s, aliceTok)
 	return m
 }
 
@@ -216,6 +385,11 @@ func (m *matrix) invoke(md protoreflect.MethodDescriptor, method string, req *dy
 	if token != "" {
 		ctx = withToken(ctx, token)
 	}
+	return m.invokeCtx(ctx, md, method, req)
+}
+
+// invokeCtx sends req to method over real gRPC with ctx's metadata.
+func (m *matrix) invokeCtx(ctx context.Context, md protoreflect.MethodDescriptor, method string, req *dynamicpb.Message) error {
 	conn := m.s.grpcConn()
 	if !md.IsStreamingServer() && !md.IsStreamingClient() {
 		return conn.Invoke(ctx, method, req, dynamicpb.NewMessage(md.Output()))

@@ -9,7 +9,9 @@ package app_test
 //
 // The fixture is built once per file per backend (SQLite and PostgreSQL);
 // the cases of a file then run in order against it, so a case that changes
-// something (a delete) comes after the cases that need it.
+// something (a delete) comes after the cases that need it. A case that
+// reads an earlier case's change names it in needs, so that it also passes
+// alone (-cases-alone runs every case so).
 //
 // File shape (see testdata/cases/README.md for the full reference):
 //
@@ -35,6 +37,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -58,6 +61,7 @@ import (
 
 	"forge/services/config"
 	"forge/services/store"
+	"forge/services/store/storetest"
 )
 
 // caseFile is one testdata/cases/*.yaml.
@@ -98,7 +102,11 @@ type fixtureRepo struct {
 	Releases      []fixtureRelease  `yaml:"releases"`
 	Watchers      []string          `yaml:"watchers"`
 	PushMirrors   []string          `yaml:"push_mirrors"` // owner/name targets, pushed with the owner's password
-	Archived      bool              `yaml:"archived"`
+	// Settings is a PATCH /repos/{owner}/{repo} body sent by the owner
+	// after the issues, labels and assets, before archiving (e.g.
+	// {has_issues: false}: a unit switched off once its issues exist).
+	Settings map[string]any `yaml:"settings"`
+	Archived bool           `yaml:"archived"`
 
 	// --- issues area (H2) ---
 	Issues []fixtureIssue `yaml:"issues"` // created in order (numbers 1, 2, ...) before archiving
@@ -282,7 +290,12 @@ type fixtureTeam struct {
 
 // apiCase is one request and what must come back.
 type apiCase struct {
-	Name    string            `yaml:"name"`
+	Name string `yaml:"name"`
+	// Needs names earlier cases of the file whose changes this case reads
+	// (a delete, then "it is gone"). In file order they have already run;
+	// when the case runs alone (go test -run '.../<case>', -cases-alone)
+	// the runner runs them first, needs before needs.
+	Needs   []string          `yaml:"needs"`
 	As      string            `yaml:"as"` // see world.authorization
 	Request caseRequest       `yaml:"request"`
 	Status  int               `yaml:"status"`
@@ -319,6 +332,14 @@ type grpcCase struct {
 	JSON       any    `yaml:"json"` // subset of the protojson answer (proto field names)
 }
 
+var casesAlone = flag.Bool("cases-alone", false, "TestAPICases: run every case alone, on a fresh server and fixture (with its needs first)")
+
+// TestAPICases runs every file's cases in order on one fixture per
+// backend, or with -cases-alone each case on a fresh fixture of its own,
+// which proves that a case passes without the cases before it (other than
+// those it names in needs):
+//
+//	go test -run 'TestAPICases/.*/sqlite3' ./cmd/forge/app/ -args -cases-alone
 func TestAPICases(t *testing.T) {
 	files, err := filepath.Glob("testdata/cases/*.yaml")
 	if err != nil || len(files) == 0 {
@@ -339,25 +360,107 @@ func TestAPICases(t *testing.T) {
 		if shape.Fixture.AllowLocalMigrations {
 			tweak = allowLocal
 		}
+		// load builds a fresh world on s and reads the cases against it.
+		load := func(t *testing.T, s *testServer) (*world, []apiCase) {
+			w := buildWorld(t, s, shape.Fixture)
+			var cf caseFile
+			dec := yaml.NewDecoder(bytes.NewReader(renderCases(t, file, raw, w.funcs())))
+			dec.KnownFields(true)
+			if err := dec.Decode(&cf); err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			return w, cf.Cases
+		}
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
-			eachBackend(t, tweak, func(t *testing.T, s *testServer) {
-				w := buildWorld(t, s, shape.Fixture)
-				var cf caseFile
-				dec := yaml.NewDecoder(bytes.NewReader(renderCases(t, file, raw, w.funcs())))
-				dec.KnownFields(true)
-				if err := dec.Decode(&cf); err != nil {
-					t.Fatalf("%s: %v", file, err)
+			checkCaseFile(t, file, shape.Cases)
+			if *casesAlone {
+				for _, kind := range storetest.Backends {
+					t.Run(kind, func(t *testing.T) {
+						for i := range shape.Cases {
+							t.Run(caseName(shape.Cases[i], i), func(t *testing.T) {
+								t.Parallel() // each on its own server and database; -test.parallel sets how many at once
+								w, cases := load(t, startServer(t, kind, tweak))
+								w.runCase(t, cases, i, map[string]bool{})
+							})
+						}
+					})
 				}
-				for i, c := range cf.Cases {
-					name := c.Name
-					if name == "" {
-						name = "case " + strconv.Itoa(i)
-					}
-					t.Run(name, func(t *testing.T) { w.run(t, c) })
+				return
+			}
+			eachBackend(t, tweak, func(t *testing.T, s *testServer) {
+				w, cases := load(t, s)
+				ran := map[string]bool{}
+				for i := range cases {
+					t.Run(caseName(cases[i], i), func(t *testing.T) { w.runCase(t, cases, i, ran) })
 				}
 			})
 		})
 	}
+}
+
+func caseName(c apiCase, i int) string {
+	if c.Name == "" {
+		return "case " + strconv.Itoa(i)
+	}
+	return c.Name
+}
+
+// checkCaseFile holds a file's cases to the runner's rules before any
+// runs: unique names, needs naming earlier cases, a message for every 403
+// (a refusal must say why, so one for the wrong reason fails).
+func checkCaseFile(t *testing.T, file string, cases []apiCase) {
+	t.Helper()
+	defer func() {
+		if t.Failed() {
+			t.FailNow()
+		}
+	}()
+	seen := map[string]bool{}
+	for i, c := range cases {
+		name := caseName(c, i)
+		if seen[name] {
+			t.Errorf("%s: two cases are named %q", file, name)
+		}
+		for _, n := range c.Needs {
+			if !seen[n] {
+				t.Errorf("%s: case %q needs %q, which is not an earlier case of the file", file, name, n)
+			}
+		}
+		seen[name] = true
+		if c.Status == http.StatusForbidden {
+			if m, _ := c.JSON.(map[string]any); m == nil || m["message"] == nil || m["message"] == "" {
+				t.Errorf("%s: case %q expects 403 without naming its message (json: {message: ...})", file, name)
+			}
+		}
+	}
+}
+
+// runCase runs cases[i], first running the cases it needs that have not
+// run on this world yet (when it is run alone); ran records what ran.
+func (w *world) runCase(t *testing.T, cases []apiCase, i int, ran map[string]bool) {
+	var need func(name string)
+	need = func(name string) {
+		if ran[name] {
+			return
+		}
+		for j, c := range cases {
+			if caseName(c, j) != name {
+				continue
+			}
+			for _, n := range c.Needs {
+				need(n)
+			}
+			t.Logf("needs %q: running it first", name)
+			w.run(t, c)
+			ran[name] = true
+			return
+		}
+	}
+	for _, n := range cases[i].Needs {
+		need(n)
+	}
+	w.run(t, cases[i])
+	ran[caseName(cases[i], i)] = true
 }
 
 var placeholderFuncs = template.FuncMap{
@@ -569,6 +672,13 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	w.buildIssues(t, r.Repo, owner, r.Issues)
 	w.buildLabels(t, r, as(owner))
 	w.buildAssets(t, r.Repo, owner, r.Assets) // --- attachments (H4) ---
+	if len(r.Settings) > 0 {
+		body, err := json.Marshal(r.Settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("PATCH", base, string(body), as(owner)...), 200)
+	}
 	if r.Archived {
 		expectStatus(t, s.do("PATCH", base, `{"archived":true}`, as(owner)...), 200)
 	}
@@ -913,7 +1023,7 @@ func (w *world) runGRPC(t *testing.T, auth string, g *grpcCase) {
 		}
 	}
 	if g.JSON != nil && err == nil {
-		out, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(resp)
+		out, err := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}.Marshal(resp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -961,9 +1071,9 @@ func (w *world) invoke(ctx context.Context, t *testing.T, method string, reqJSON
 }
 
 // matchJSON reports how got differs from want, "" when it matches. Objects
-// match by the keys want lists (a null value requires the key to be null or
-// absent); arrays match element by element and must have the same length;
-// anything else must be equal.
+// match by the keys want lists, which must be present (a null matches only
+// an explicit null, as Gitea writes one); arrays match element by element
+// and must have the same length; anything else must be equal.
 func matchJSON(at string, want, got any) string {
 	switch w := want.(type) {
 	case map[string]any:
@@ -972,7 +1082,11 @@ func matchJSON(at string, want, got any) string {
 			return fmt.Sprintf("%s: want an object, got %s", at, mustJSON(got))
 		}
 		for k, wv := range w {
-			if diff := matchJSON(at+"."+k, wv, g[k]); diff != "" {
+			gv, present := g[k]
+			if !present {
+				return fmt.Sprintf("%s.%s: missing, want %s", at, k, mustJSON(wv))
+			}
+			if diff := matchJSON(at+"."+k, wv, gv); diff != "" {
 				return diff
 			}
 		}
