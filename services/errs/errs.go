@@ -77,6 +77,10 @@ type Error struct {
 	// Reason is the ErrorInfo reason gRPC clients may switch on; empty
 	// means the kind's name.
 	Reason string
+	// Fields are members Gitea adds to its JSON error body beside the
+	// message (a topics request's "invalidTopics"): JSON values, encoded
+	// with encoding/json. Nil for most errors.
+	Fields map[string]any
 	Cause  error
 	// sentinel is the value this error was derived from (With...), so that
 	// errors.Is(derived, sentinel) holds.
@@ -150,6 +154,14 @@ func (e *Error) WithHTTPStatus(code int) *Error {
 func (e *Error) WithReason(reason string) *Error {
 	c := e.derive()
 	c.Reason = reason
+	return c
+}
+
+// WithFields is e with members for Gitea's error body (Fields); it still
+// matches e.
+func (e *Error) WithFields(fields map[string]any) *Error {
+	c := e.derive()
+	c.Fields = fields
 	return c
 }
 

@@ -78,7 +78,11 @@ func fromDomain(e *errs.Error) error {
 	if httpStatus == 0 {
 		httpStatus = kindHTTPStatus[e.Kind]
 	}
-	return withInfo(Code(e.Kind), e.Message, e.ReasonOrKind(), httpStatus)
+	err := withInfo(Code(e.Kind), e.Message, e.ReasonOrKind(), httpStatus)
+	if len(e.Fields) > 0 {
+		return withBodyFields(err, e.Fields)
+	}
+	return err
 }
 
 // Unary translates every unary handler's error (Status). It belongs in the

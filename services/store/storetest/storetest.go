@@ -65,7 +65,7 @@ func Open(t testing.TB, kind string) *store.Store {
 var Owned = store.Owned{
 	Repository: []string{"collaborations", "branches", "mirrors", "push_mirrors", "releases", "watches",
 		"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "issue_mentions", "activities",
-		"issue_dependencies", "team_repos", "attachments", "notifications"},
+		"issue_dependencies", "team_repos", "attachments", "notifications", "repo_topics"},
 	User: []store.OwnedColumn{
 		{Table: "access_tokens", Column: "uid"},
 		{Table: "collaborations", Column: "user_id"},
