@@ -120,7 +120,7 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 // is always forwarded by grpc-gateway itself.
 func (g *gateway) incomingHeader(key string) (string, bool) {
 	switch key {
-	case "X-Gitea-Otp":
+	case auth.HeaderOTP:
 		return auth.MDOTP, true
 	case g.proxyKey:
 		return g.opts.ReverseProxyHeader, true

@@ -69,7 +69,7 @@ func (h *gitHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	md := metadata.Pairs(auth.MDRemoteAddr, r.RemoteAddr)
-	for header, key := range map[string]string{"Authorization": "authorization", "X-Gitea-Otp": auth.MDOTP, h.proxyKey: strings.ToLower(h.proxyKey)} {
+	for header, key := range map[string]string{auth.HeaderAuthorization: auth.MDAuthorization, auth.HeaderOTP: auth.MDOTP, h.proxyKey: strings.ToLower(h.proxyKey)} {
 		if v := r.Header.Get(header); v != "" {
 			md.Set(key, v)
 		}
@@ -139,6 +139,9 @@ func (h *gitHTTP) writeError(w http.ResponseWriter, err error) {
 		writeJSONError(w, http.StatusServiceUnavailable, msg, h.swaggerURL)
 		return
 	}
+	// The git host returns domain errors as the services do; translate
+	// them as the gRPC edge would.
+	err = rpcerr.Status(err)
 	st := status.Convert(err)
 	code := http.StatusInternalServerError
 	switch st.Code() {

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"forge/gateway/giteajson"
+	"forge/services/auth"
 )
 
 // QueryTokenWarning is sent (as Warning and X-Gitea-Warning) on every
@@ -62,18 +63,18 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithValue(r.Context(), requestKey, r)
 	// Query-string tokens go to the services as metadata, never as request
 	// fields, and every such response carries the deprecation warning.
-	if q := r.URL.Query(); q.Has("token") || q.Has("access_token") {
-		tok := q.Get("token")
+	if q := r.URL.Query(); q.Has(auth.QueryToken) || q.Has(auth.QueryAccessToken) {
+		tok := q.Get(auth.QueryToken)
 		if tok == "" {
-			tok = q.Get("access_token")
+			tok = q.Get(auth.QueryAccessToken)
 		}
 		if tok != "" {
 			w.Header().Set("Warning", `299 forge "`+QueryTokenWarning+`"`)
 			w.Header().Set("X-Gitea-Warning", QueryTokenWarning)
 			ctx = context.WithValue(ctx, queryTokenKey, tok)
 		}
-		q.Del("token")
-		q.Del("access_token")
+		q.Del(auth.QueryToken)
+		q.Del(auth.QueryAccessToken)
 		u := *r.URL
 		u.RawQuery = q.Encode()
 		r = r.Clone(ctx)

@@ -73,8 +73,8 @@ func (g *gateway) uploadLimit() int64 {
 // credentials is what the services read to identify a REST caller.
 func (g *gateway) credentials(r *http.Request) metadata.MD {
 	md := metadata.MD{}
-	if v := r.Header.Get("Authorization"); v != "" {
-		md.Set("authorization", v)
+	if v := r.Header.Get(auth.HeaderAuthorization); v != "" {
+		md.Set(auth.MDAuthorization, v)
 	}
 	if tok, _ := r.Context().Value(queryTokenKey).(string); tok != "" {
 		md.Set(auth.MDQueryToken, tok)

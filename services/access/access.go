@@ -8,13 +8,9 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/auth"
-	"forge/services/rpcerr"
+	"forge/services/errs"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Store is what access control reads.
@@ -25,6 +21,11 @@ type Store interface {
 	UserByID(ctx context.Context, id int64) (*store.User, error)
 	CollaboratorMode(ctx context.Context, repoID, userID int64) (store.AccessMode, error)
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+	// IssueByIndex, CommentByID and NotificationByID load the objects of
+	// the rules (store.ErrNotFound when missing).
+	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
+	CommentByID(ctx context.Context, repoID, id int64) (*store.Comment, error)
+	NotificationByID(ctx context.Context, id int64) (*store.NotificationThread, error)
 	OrgStore
 }
 
@@ -35,6 +36,8 @@ type Checker struct {
 	maxCreation int
 	// noRegularOrgs is [admin] DISABLE_REGULAR_ORG_CREATION.
 	noRegularOrgs bool
+	// crossRepoDeps is [service] ALLOW_CROSS_REPOSITORY_DEPENDENCIES.
+	crossRepoDeps bool
 }
 
 func NewChecker(s Store) *Checker { return &Checker{store: s, maxCreation: -1} }
@@ -62,13 +65,13 @@ func (r *Repo) UnitMode(u auth.Unit) store.AccessMode {
 }
 
 // ErrRepoNotFound is the status for a missing or invisible repository.
-var ErrRepoNotFound = status.Error(codes.NotFound, "The target couldn't be found.")
+var ErrRepoNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
 
 // Resolve finds owner/name as seen by viewer (nil: anonymous). A missing
 // owner or repository, and one the viewer may not read, are NotFound; a
 // public-only token on a private repository is PermissionDenied.
 func (c *Checker) Resolve(ctx context.Context, owner, name string, viewer *auth.Principal) (*Repo, error) {
-	o, err := users.Visible(ctx, c.store, owner, viewer)
+	o, err := VisibleUser(ctx, c.store, owner, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +80,7 @@ func (c *Checker) Resolve(ctx context.Context, owner, name string, viewer *auth.
 		return nil, ErrRepoNotFound
 	}
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "access")
 	}
 	return c.finish(ctx, r, o, viewer)
 }
@@ -89,13 +92,13 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 		return nil, ErrRepoNotFound
 	}
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "access")
 	}
 	o, err := c.store.UserByID(ctx, r.OwnerID)
 	if err != nil {
-		return nil, rpcerr.FromStore(err, "The target couldn't be found.")
+		return nil, notFoundOr(err, errTargetNotFound)
 	}
-	visible, err := users.CanSee(ctx, c.store, o, viewer)
+	visible, err := SeesUser(ctx, c.store, o, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +118,7 @@ func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User
 		return nil, ErrRepoNotFound
 	}
 	if r.IsPrivate && viewer.PublicOnly() {
-		return nil, status.Error(codes.PermissionDenied, "token scope is limited to public repos")
+		return nil, errs.New(errs.PermissionDenied, "token scope is limited to public repos")
 	}
 	out := &Repo{Repository: r, Owner: o, Mode: mode}
 	if m.units != nil {
@@ -208,7 +211,7 @@ func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.P
 		}
 		mode, err := c.store.CollaboratorMode(ctx, r.ID, viewer.User.ID)
 		if err != nil {
-			return m, rpcerr.Internal(err)
+			return m, errs.Wrap(err, "access")
 		}
 		m.base = mode
 		// Teams of the owning organization (none for an individual's
@@ -253,12 +256,12 @@ func (r *Repo) Require(mode store.AccessMode) error {
 	case store.AccessRead:
 		// Visible through another unit (a team's issues only), not this
 		// one: Gitea's reader(U) refusal.
-		return status.Error(codes.PermissionDenied, UnitOffMessage)
+		return errs.New(errs.PermissionDenied, UnitOffMessage)
 	case store.AccessWrite:
-		return status.Error(codes.PermissionDenied, NeedWriteMessage)
+		return errs.New(errs.PermissionDenied, NeedWriteMessage)
 	case store.AccessAdmin:
-		return status.Error(codes.PermissionDenied, NeedAdminMessage)
+		return errs.New(errs.PermissionDenied, NeedAdminMessage)
 	default:
-		return status.Error(codes.PermissionDenied, NeedOwnerMessage)
+		return errs.New(errs.PermissionDenied, NeedOwnerMessage)
 	}
 }

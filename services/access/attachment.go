@@ -3,10 +3,8 @@ package access
 import (
 	"context"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -28,7 +26,7 @@ func (c *Checker) AuthorizeAttachmentRead(ctx context.Context, repoID int64, uni
 		cat = auth.CategoryRepository
 	}
 	if viewer != nil && viewer.Token != nil && !viewer.Scopes.Has(cat, auth.LevelRead) {
-		return nil, status.Errorf(codes.PermissionDenied, "token does not have at least one of required scope(s): [read:%s]", cat)
+		return nil, errs.Newf(errs.PermissionDenied, "token does not have at least one of required scope(s): [read:%s]", cat)
 	}
 	r, err := c.ResolveByID(ctx, repoID, viewer)
 	if err != nil {
@@ -38,26 +36,4 @@ func (c *Checker) AuthorizeAttachmentRead(ctx context.Context, repoID int64, uni
 		return nil, err
 	}
 	return r, nil
-}
-
-// MayWriteIssueAttachment is the rule for adding, renaming and deleting
-// an issue's files (the policy has already required read access to the
-// issues unit and a signed-in caller): the issue's poster, or anyone who
-// can write issues (repository writers, administrators, site
-// administrators).
-func MayWriteIssueAttachment(r *Repo, viewer *auth.Principal, issue *store.Issue) error {
-	if viewer != nil && (viewer.ID() == issue.PosterID || r.Mode >= store.AccessWrite) {
-		return nil
-	}
-	return status.Error(codes.PermissionDenied, WriteIssueMessage)
-}
-
-// MayWriteCommentAttachment is the rule for a comment's files: the
-// caller must be able to write issues and be the comment's poster or a
-// repository administrator (site administrators are).
-func MayWriteCommentAttachment(r *Repo, viewer *auth.Principal, comment *store.Comment) error {
-	if viewer != nil && r.Mode >= store.AccessWrite && (viewer.ID() == comment.PosterID || r.Mode >= store.AccessAdmin) {
-		return nil
-	}
-	return status.Error(codes.PermissionDenied, EditCommentMessage)
 }

@@ -3,10 +3,8 @@ package access
 import (
 	"context"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -31,15 +29,15 @@ func (c *Checker) WithDisableRegularOrgCreation(on bool) *Checker {
 // %s) that clients see, kept as the map records it.
 const OrgCreateForbiddenMessage = "%!s(<nil>)"
 
-// MayCreateOrg is the rule for POST /orgs (Gitea's CanCreateOrganization):
+// mayCreateOrg is the rule for POST /orgs (org-creator) (Gitea's CanCreateOrganization):
 // site administrators always; other users when their account allows it
 // (allow_create_organization) and the site has not disabled regular
 // organization creation.
-func (c *Checker) MayCreateOrg(caller *auth.Principal) error {
+func (c *Checker) mayCreateOrg(caller *auth.Principal) error {
 	if caller.IsAdmin() || (caller.User.AllowCreateOrganization && !c.noRegularOrgs) {
 		return nil
 	}
-	return status.Error(codes.PermissionDenied, OrgCreateForbiddenMessage)
+	return errs.New(errs.PermissionDenied, OrgCreateForbiddenMessage)
 }
 
 // RepoLimit is how many repositories owner may hold when caller creates
@@ -58,15 +56,15 @@ func (c *Checker) RepoLimit(owner *store.User, caller *auth.Principal) int {
 
 // RepoLimitError is Gitea's refusal for an owner at their limit.
 func RepoLimitError(limit int) error {
-	return status.Errorf(codes.PermissionDenied, "user has reached maximum limit of repositories [limit: %d]", limit)
+	return errs.Newf(errs.PermissionDenied, "user has reached maximum limit of repositories [limit: %d]", limit)
 }
 
-// MayCreateIn is the rule for migrating a repository into owner's
+// mayCreateIn is the rule for migrating a repository into owner's
 // account, a second object beside the caller: the caller's own account,
 // an organization they own (its Owners team), or any as a site
 // administrator. (POST /orgs/{org}/repos has its own, wider rule:
-// MayCreateOrgRepo.)
-func (c *Checker) MayCreateIn(ctx context.Context, caller *auth.Principal, owner *store.User) error {
+// org-repo-creator.)
+func (c *Checker) mayCreateIn(ctx context.Context, caller *auth.Principal, owner *store.User) error {
 	if owner.ID == caller.ID() || caller.IsAdmin() {
 		return nil
 	}
@@ -78,7 +76,15 @@ func (c *Checker) MayCreateIn(ctx context.Context, caller *auth.Principal, owner
 		if m.Owner {
 			return nil
 		}
-		return status.Error(codes.PermissionDenied, "Given user is not owner of organization.")
+		return errs.New(errs.PermissionDenied, "Given user is not owner of organization.")
 	}
-	return status.Error(codes.PermissionDenied, "Given user is not an organization.")
+	return errs.New(errs.PermissionDenied, "Given user is not an organization.")
+}
+
+// WithCrossRepositoryDependencies sets [service]
+// ALLOW_CROSS_REPOSITORY_DEPENDENCIES: issues may depend on issues of
+// other repositories.
+func (c *Checker) WithCrossRepositoryDependencies(on bool) *Checker {
+	c.crossRepoDeps = on
+	return c
 }

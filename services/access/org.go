@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/auth"
-	"forge/services/rpcerr"
+	"forge/services/errs"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // OrgStore is what the organization and team rules read.
@@ -64,7 +60,7 @@ func OrgFrom(ctx context.Context) (*Org, error) {
 	if t, ok := ctx.Value(teamKey{}).(*Team); ok && t != nil {
 		return t.Org, nil
 	}
-	return nil, status.Error(codes.Internal, "the method's policy declares no organization")
+	return nil, errs.New(errs.Internal, "the method's policy declares no organization")
 }
 
 // TeamFrom is the team the interceptor resolved and authorized for this
@@ -73,7 +69,7 @@ func TeamFrom(ctx context.Context) (*Team, error) {
 	if t, ok := ctx.Value(teamKey{}).(*Team); ok && t != nil {
 		return t, nil
 	}
-	return nil, status.Error(codes.Internal, "the method's policy declares no team")
+	return nil, errs.New(errs.Internal, "the method's policy declares no team")
 }
 
 // WithOrg and WithTeam return ctx carrying a resolved organization or
@@ -89,12 +85,12 @@ func WithTeam(ctx context.Context, t *Team) context.Context {
 // OrgNotFound is the answer for an unknown organization and for one the
 // caller may not see (the same, so a hidden one cannot be told apart).
 func OrgNotFound(name string) error {
-	return status.Errorf(codes.NotFound, "org does not exist [id: 0, name: %s]", name)
+	return errs.Newf(errs.NotFound, "org does not exist [id: 0, name: %s]", name)
 }
 
 // ErrTeamNotFound is the answer for an unknown team and for one the
 // caller may not reach.
-var ErrTeamNotFound = status.Error(codes.NotFound, "The target couldn't be found.")
+var ErrTeamNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
 
 type namesOrg interface{ GetOrg() string }
 
@@ -108,13 +104,13 @@ func (c *Checker) ResolveOrg(ctx context.Context, name string, viewer *auth.Prin
 		return nil, OrgNotFound(name)
 	}
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "access")
 	}
 	return c.finishOrg(ctx, u, viewer)
 }
 
 func (c *Checker) finishOrg(ctx context.Context, u *store.User, viewer *auth.Principal) (*Org, error) {
-	visible, err := users.CanSee(ctx, c.store, u, viewer)
+	visible, err := SeesUser(ctx, c.store, u, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +118,7 @@ func (c *Checker) finishOrg(ctx context.Context, u *store.User, viewer *auth.Pri
 		return nil, OrgNotFound(u.Name)
 	}
 	if viewer.PublicOnly() && u.Visibility != store.VisibilityPublic {
-		return nil, status.Error(codes.PermissionDenied, PublicOnlyOrgMessage)
+		return nil, errs.New(errs.PermissionDenied, PublicOnlyOrgMessage)
 	}
 	m, err := c.store.OrgMembership(ctx, u.ID, viewer.ID())
 	if err != nil {
@@ -142,7 +138,7 @@ func (o *Org) IsMember(viewer *auth.Principal) bool {
 func (c *Checker) authorizeOrg(ctx context.Context, res auth.Resource, req any, caller *auth.Principal) (context.Context, error) {
 	named, ok := req.(namesOrg)
 	if !ok {
-		return nil, status.Error(codes.Internal, "the request names no organization")
+		return nil, errs.New(errs.Internal, "the request names no organization")
 	}
 	o, err := c.ResolveOrg(ctx, named.GetOrg(), caller)
 	if err != nil {
@@ -151,11 +147,11 @@ func (c *Checker) authorizeOrg(ctx context.Context, res auth.Resource, req any, 
 	switch res.Role {
 	case auth.OrgMember:
 		if !o.IsMember(caller) {
-			return nil, status.Error(codes.PermissionDenied, NeedOrgMemberMessage)
+			return nil, errs.New(errs.PermissionDenied, NeedOrgMemberMessage)
 		}
 	case auth.OrgOwner:
 		if !o.IsOwner(caller) {
-			return nil, status.Error(codes.PermissionDenied, NeedOrgOwnerMessage)
+			return nil, errs.New(errs.PermissionDenied, NeedOrgOwnerMessage)
 		}
 	}
 	return WithOrg(ctx, o), nil
@@ -176,18 +172,18 @@ func (c *Checker) authorizeOrg(ctx context.Context, res auth.Resource, req any, 
 func (c *Checker) authorizeTeam(ctx context.Context, res auth.Resource, req any, caller *auth.Principal) (context.Context, error) {
 	named, ok := req.(byID)
 	if !ok {
-		return nil, status.Error(codes.Internal, "the request has no team id")
+		return nil, errs.New(errs.Internal, "the request has no team id")
 	}
 	t, err := c.store.TeamByID(ctx, named.GetId())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrTeamNotFound
 	}
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "access")
 	}
 	orgUser, err := c.store.UserByID(ctx, t.OrgID)
 	if err != nil {
-		return nil, rpcerr.FromStore(err, "The target couldn't be found.")
+		return nil, notFoundOr(err, errTargetNotFound)
 	}
 	m, err := c.store.OrgMembership(ctx, t.OrgID, caller.ID())
 	if err != nil {
@@ -207,72 +203,29 @@ func (c *Checker) authorizeTeam(ctx context.Context, res auth.Resource, req any,
 	// As for organizations: visible first, then the token's reach, then
 	// the role.
 	if caller.PublicOnly() && orgUser.Visibility != store.VisibilityPublic {
-		return nil, status.Error(codes.PermissionDenied, PublicOnlyOrgMessage)
+		return nil, errs.New(errs.PermissionDenied, PublicOnlyOrgMessage)
 	}
 	if !caller.IsAdmin() {
 		if res.Role >= auth.OrgMember && !member && !m.Owner {
-			return nil, status.Error(codes.PermissionDenied, NeedTeamMemberMsg)
+			return nil, errs.New(errs.PermissionDenied, NeedTeamMemberMsg)
 		}
 		if res.Role == auth.OrgOwner && !m.Owner {
-			return nil, status.Error(codes.PermissionDenied, NeedOrgOwnerMessage)
+			return nil, errs.New(errs.PermissionDenied, NeedOrgOwnerMessage)
 		}
 	}
 	return WithTeam(ctx, team), nil
 }
 
-// MayCreateOrgRepo is the rule for creating a repository in an
-// organization (POST /orgs/{org}/repos, and migrating into one): site
-// administrators, and members of a team that may create repositories
-// (the Owners team always may).
-func (c *Checker) MayCreateOrgRepo(ctx context.Context, org *store.User, caller *auth.Principal) error {
-	if caller.IsAdmin() {
-		return nil
-	}
-	ok, err := c.store.CanCreateOrgRepo(ctx, org.ID, caller.ID())
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return status.Error(codes.PermissionDenied, "Given user is not allowed to create repository in organization.")
-	}
-	return nil
-}
-
-// MayPublicize is the rule for publicizing or concealing a membership
-// (PUT/DELETE /orgs/{org}/public_members/{username}): only one's own.
-func MayPublicize(caller *auth.Principal, subject *store.User) error {
-	if caller.ID() == subject.ID {
-		return nil
-	}
-	return status.Error(codes.PermissionDenied, "Cannot publicize another member")
-}
-
-// MayConceal is MayPublicize's twin, with Gitea's message.
-func MayConceal(caller *auth.Principal, subject *store.User) error {
-	if caller.ID() == subject.ID {
-		return nil
-	}
-	return status.Error(codes.PermissionDenied, "Cannot conceal another member")
-}
-
-// MayChangeTeamRepo is the rule for giving a repository to a team or
-// taking it away: the caller needs admin access to the repository (the
-// repository resolved as they see it).
-func MayChangeTeamRepo(r *Repo) error {
-	if r.Mode >= store.AccessAdmin {
-		return nil
-	}
-	return status.Error(codes.PermissionDenied, "Must have admin-level access to the repository")
-}
-
-// MaySeeMembers reports whether viewer sees every member of the
+// SeesAllMembers is the filter of an organization's member lists: whether
+// viewer sees every member of the
 // organization (members and site administrators), or only the public
 // ones.
-func MaySeeMembers(o *Org, viewer *auth.Principal) bool { return o.IsMember(viewer) }
+func SeesAllMembers(o *Org, viewer *auth.Principal) bool { return o.IsMember(viewer) }
 
-// MaySeeMembershipsOf reports whether viewer sees every organization the
+// SeesAllMembershipsOf is the filter of a user's organization lists:
+// whether viewer sees every organization the
 // user u belongs to (u themself and site administrators), or only those
 // where u's membership is public.
-func MaySeeMembershipsOf(u *store.User, viewer *auth.Principal) bool {
+func SeesAllMembershipsOf(u *store.User, viewer *auth.Principal) bool {
 	return viewer.IsAdmin() || viewer.ID() == u.ID
 }

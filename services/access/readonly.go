@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"net/http"
 
-	"google.golang.org/grpc/codes"
-
 	"forge/services/auth"
-	"forge/services/rpcerr"
+	"forge/services/errs"
 )
 
 // ErrorInfo reasons of the read-only refusals, for gRPC clients.
@@ -33,25 +31,25 @@ func ReadOnly(r *Repo, w auth.RepoWrite) error {
 	switch w {
 	case auth.WritesCode, auth.WritesMirroring:
 		if r.IsArchived {
-			return rpcerr.WithHTTPStatus(codes.FailedPrecondition, http.StatusLocked, ReasonArchived, archivedMessage(r))
+			return errs.New(errs.Locked, archivedMessage(r)).WithReason(ReasonArchived)
 		}
 	case auth.WritesIssues:
 		// Gitea's issue routes carry not-archived; a pull mirror keeps its
 		// own issue tracker, so mirrors stay writable here.
 		if r.IsArchived {
-			return rpcerr.WithHTTPStatus(codes.FailedPrecondition, http.StatusLocked, ReasonArchived, archivedMessage(r))
+			return errs.New(errs.Locked, archivedMessage(r)).WithReason(ReasonArchived)
 		}
 		return nil
 	case auth.WritesReleases, WritesPush:
 		if r.IsArchived {
-			return rpcerr.WithHTTPStatus(codes.PermissionDenied, http.StatusForbidden, ReasonArchived, archivedMessage(r))
+			return errs.New(errs.PermissionDenied, archivedMessage(r)).WithHTTPStatus(http.StatusForbidden).WithReason(ReasonArchived)
 		}
 	default:
 		// Settings, nothing in the repository, or no repository write.
 		return nil
 	}
 	if r.IsMirror && w != auth.WritesMirroring {
-		return rpcerr.WithHTTPStatus(codes.PermissionDenied, http.StatusForbidden, ReasonMirror, MirrorReadOnlyMessage)
+		return errs.New(errs.PermissionDenied, MirrorReadOnlyMessage).WithHTTPStatus(http.StatusForbidden).WithReason(ReasonMirror)
 	}
 	return nil
 }

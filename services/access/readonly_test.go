@@ -50,7 +50,7 @@ func TestReadOnly(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			err := access.ReadOnly(repo(c.archived, c.mirror), c.writes)
-			st := status.Convert(err)
+			st := status.Convert(rpcerr.Status(err))
 			if st.Code() != c.code || st.Message() != c.msg {
 				t.Fatalf("ReadOnly: %v, want %v %q", err, c.code, c.msg)
 			}

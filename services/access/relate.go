@@ -5,19 +5,18 @@ import (
 	"errors"
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/auth"
-	"forge/services/rpcerr"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
-// IssueLoader finds an issue by its number in a repository
-// (store.ErrNotFound when there is none).
-type IssueLoader interface {
-	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
-}
+// ErrRelatedIssueNotFound is Gitea's answer for an unknown issue number
+// in a relation's URL.
+var ErrRelatedIssueNotFound = errs.New(errs.NotFound, "IsErrIssueNotExist")
+
+// errCrossRepo is Gitea's refusal of a link to another repository when
+// [service] ALLOW_CROSS_REPOSITORY_DEPENDENCIES is off (400).
+var errCrossRepo = errs.New(errs.FailedPrecondition, "CrossRepositoryDependencies not enabled")
 
 // RelateDeniedMessage is the refusal of an issue relation (a dependency)
 // to an issue the caller may not access.
@@ -31,7 +30,7 @@ func SameRepo(from *Repo, owner, name string) bool {
 	return from.Owner != nil && strings.EqualFold(owner, from.Owner.Name) && strings.EqualFold(name, from.Name)
 }
 
-// MayRelateIssue is the rule for the second issue of a relation between
+// mayRelate is the rule for the second issue of a relation between
 // issues (dependencies and blocks): the issue numbered index in owner/name
 // (from, the repository the policy resolved, when both are empty). The
 // caller needs need (read, or write for the issue a request changes) on
@@ -44,33 +43,33 @@ func SameRepo(from *Repo, owner, name string) bool {
 // without saying that it exists — is 403 (not 404): the caller may not
 // relate issues there, whether or not the issue exists. A missing issue
 // in a repository the caller reads is 404.
-func (c *Checker) MayRelateIssue(ctx context.Context, issues IssueLoader, from *Repo, owner, name string, index int64,
+func (c *Checker) mayRelate(ctx context.Context, from *Repo, owner, name string, index int64,
 	need store.AccessMode, w auth.RepoWrite, viewer *auth.Principal) (*Repo, *store.Issue, error) {
 	r := from
 	if !SameRepo(from, owner, name) {
 		var err error
 		r, err = c.Resolve(ctx, owner, name, viewer)
 		if err != nil {
-			switch status.Code(err) {
-			case codes.NotFound, codes.PermissionDenied:
-				return nil, nil, status.Error(codes.PermissionDenied, RelateDeniedMessage)
+			switch errs.KindOf(err) {
+			case errs.NotFound, errs.PermissionDenied:
+				return nil, nil, errs.New(errs.PermissionDenied, RelateDeniedMessage)
 			}
 			return nil, nil, err
 		}
 	}
-	is, err := issues.IssueByIndex(ctx, r.ID, index)
+	is, err := c.store.IssueByIndex(ctx, r.ID, index)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, status.Error(codes.NotFound, "issue does not exist")
+		return nil, nil, errs.New(errs.NotFound, "issue does not exist")
 	}
 	if err != nil {
-		return nil, nil, rpcerr.Internal(err)
+		return nil, nil, errs.Wrap(err, "access")
 	}
 	unit := auth.UnitIssues
 	if is.IsPull {
 		unit = auth.UnitPulls
 	}
 	if !unitEnabled(r.Repository, unit) && r.Mode < store.AccessAdmin {
-		return nil, nil, status.Error(codes.PermissionDenied, RelateDeniedMessage)
+		return nil, nil, errs.New(errs.PermissionDenied, RelateDeniedMessage)
 	}
 	if err := r.Require(need); err != nil {
 		return nil, nil, err

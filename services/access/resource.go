@@ -3,10 +3,8 @@ package access
 import (
 	"context"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -36,7 +34,7 @@ func RepoFrom(ctx context.Context) (*Repo, error) {
 	if r, ok := ctx.Value(repoKey{}).(*Repo); ok && r != nil {
 		return r, nil
 	}
-	return nil, status.Error(codes.Internal, "the method's policy declares no repository")
+	return nil, errs.New(errs.Internal, "the method's policy declares no repository")
 }
 
 // ownerRepo and byID are the request fields a repository is named by.
@@ -51,36 +49,53 @@ type byID interface{ GetId() int64 }
 // repository the policy declares from req as caller sees it, applies the
 // policy (Authorize) and returns ctx carrying it (RepoFrom).
 func (c *Checker) AuthorizeResource(ctx context.Context, pol auth.Policy, req any, caller *auth.Principal) (context.Context, error) {
+	s := &subject{caller: caller}
+	var err error
 	switch pol.Resource.Kind {
 	case auth.OrganizationResource:
-		return c.authorizeOrg(ctx, pol.Resource, req, caller)
+		if ctx, err = c.authorizeOrg(ctx, pol.Resource, req, caller); err != nil {
+			return nil, err
+		}
+		s.org, _ = OrgFrom(ctx)
 	case auth.TeamResource:
-		return c.authorizeTeam(ctx, pol.Resource, req, caller)
+		if ctx, err = c.authorizeTeam(ctx, pol.Resource, req, caller); err != nil {
+			return nil, err
+		}
+		s.team, _ = TeamFrom(ctx)
+		s.org = s.team.Org
 	case auth.RepositoryResource:
+		r, err := c.resolveRequest(ctx, pol.Resource, req, caller)
+		if err != nil {
+			return nil, err
+		}
+		if err := Authorize(r, pol.Resource, writes(pol)); err != nil {
+			return nil, err
+		}
+		ctx, s.repo = WithRepo(ctx, r), r
+	case auth.NoResource:
+		if pol.Rule == "" {
+			return nil, errs.New(errs.Internal, "no resolver for the method's resource")
+		}
 	default:
-		return nil, status.Error(codes.PermissionDenied, "no resolver for the method's resource")
+		return nil, errs.New(errs.Internal, "no resolver for the method's resource")
 	}
-	r, err := c.resolveRequest(ctx, pol.Resource, req, caller)
-	if err != nil {
-		return nil, err
+	if pol.Rule == "" && len(pol.WriterFields) == 0 {
+		return ctx, nil
 	}
-	if err := Authorize(r, pol.Resource, writes(pol)); err != nil {
-		return nil, err
-	}
-	return WithRepo(ctx, r), nil
+	return c.applyRule(ctx, pol, req, s)
 }
 
 func (c *Checker) resolveRequest(ctx context.Context, res auth.Resource, req any, caller *auth.Principal) (*Repo, error) {
 	if res.ByID {
 		named, ok := req.(byID)
 		if !ok {
-			return nil, status.Error(codes.Internal, "the request has no repository id")
+			return nil, errs.New(errs.Internal, "the request has no repository id")
 		}
 		return c.ResolveByID(ctx, named.GetId(), caller)
 	}
 	named, ok := req.(ownerRepo)
 	if !ok {
-		return nil, status.Error(codes.Internal, "the request names no repository")
+		return nil, errs.New(errs.Internal, "the request names no repository")
 	}
 	return c.Resolve(ctx, named.GetOwner(), named.GetRepo(), caller)
 }
@@ -110,7 +125,7 @@ func Authorize(r *Repo, res auth.Resource, w auth.RepoWrite) error {
 		}
 	}
 	if !unitEnabled(r.Repository, res.Unit) && r.Mode < store.AccessAdmin {
-		return status.Error(codes.PermissionDenied, UnitOffMessage)
+		return errs.New(errs.PermissionDenied, UnitOffMessage)
 	}
 	if err := r.Require(res.Need); err != nil {
 		return err
@@ -131,16 +146,4 @@ func unitEnabled(r *store.Repository, u auth.Unit) bool {
 		return r.HasWiki
 	}
 	return true
-}
-
-// MayQueryPermission is the rule for reading a collaborator's permission,
-// which depends on a second object (the user asked about): repository
-// administrators may ask about anyone, other callers only about
-// themselves. Rules on a second object live here, beside the others,
-// never as an if in a handler.
-func MayQueryPermission(r *Repo, viewer *auth.Principal, subject *store.User) error {
-	if r.Mode >= store.AccessAdmin || viewer.ID() == subject.ID {
-		return nil
-	}
-	return status.Error(codes.PermissionDenied, "Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own")
 }

@@ -3,7 +3,6 @@ package access
 import (
 	"forge/services/auth"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // restricted reports a restricted account (Gitea's "restricted" flag):
@@ -26,6 +25,6 @@ func Filter(viewer *auth.Principal) store.RepoFilter {
 		ViewerIsAdmin: viewer.IsAdmin(),
 		ExplicitOnly:  restricted(viewer),
 		OnlyPublic:    viewer.PublicOnly(),
-		Owners:        users.Filter(viewer),
+		Owners:        UserFilter(viewer),
 	}
 }

@@ -1,10 +1,11 @@
 // Package area is how a service package declares itself to the server:
 // one value per area carries its gRPC services (whose protos declare each
 // method's policy), its REST registration, the methods it serves over gRPC only and the tables whose
-// rows belong to a repository or a user. cmd/forge/app lists the areas
-// once and derives everything from that list (policy merge, gRPC
-// registration on both transports, gateway registration, deletes), so a
-// new area cannot be half wired. See docs/adding-an-area.md.
+// rows belong to a repository or a user. Package all lists the areas
+// once, each with the constructor of its implementations, and the server
+// derives everything from that list (policy merge, gRPC registration on
+// both transports, gateway registration, deletes), so a new area cannot
+// be half wired. See docs/adding-an-area.md.
 package area
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 
+	"forge/services/access"
 	"forge/services/auth"
 )
 
@@ -75,6 +77,9 @@ func Policies(areas []Area) (auth.Policies, error) {
 	owner := map[string]string{}
 	for _, a := range areas {
 		declared, err := auth.Declared(a.Services)
+		if err == nil {
+			err = access.CheckRules(a.Services, declared)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("area %s: %w", a.Name, err)
 		}

@@ -37,9 +37,9 @@ func (s *Server) DownloadAttachment(req *attachmentsv1.DownloadAttachmentRequest
 	// The parent must still exist and be visible.
 	switch {
 	case a.ReleaseID != 0:
-		_, err = s.release(a.ReleaseID)(ctx, r, false)
+		_, err = s.release(a.ReleaseID)(ctx, r)
 	case a.CommentID != 0:
-		_, err = s.comment(a.CommentID)(ctx, r, false)
+		_, err = s.comment(a.CommentID)(ctx, r)
 	case a.IssueID != 0:
 		_, err = s.st.IssueByID(ctx, a.IssueID)
 	default:

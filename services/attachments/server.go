@@ -75,12 +75,12 @@ func Views(rootURL string, list []store.Attachment) []*attachmentsv1.Attachment 
 }
 
 // parent resolves the release, issue or comment a call names in the
-// repository the interceptor resolved, applying the rule on that object
-// for writes; it returns the row template of a new attachment.
-type parent func(ctx context.Context, r *access.Repo, write bool) (store.Attachment, error)
+// repository the interceptor resolved (writes declare an object rule on
+// the issue or comment, applied before the handler); it returns the row template of a new attachment.
+type parent func(ctx context.Context, r *access.Repo) (store.Attachment, error)
 
 func (s *Server) release(id int64) parent {
-	return func(ctx context.Context, r *access.Repo, _ bool) (store.Attachment, error) {
+	return func(ctx context.Context, r *access.Repo) (store.Attachment, error) {
 		rel, err := s.st.ReleaseByID(ctx, r.ID, id)
 		if err != nil {
 			return store.Attachment{}, notFoundOr(err)
@@ -94,30 +94,23 @@ func (s *Server) release(id int64) parent {
 }
 
 func (s *Server) issue(index int64) parent {
-	return func(ctx context.Context, r *access.Repo, write bool) (store.Attachment, error) {
+	return func(ctx context.Context, r *access.Repo) (store.Attachment, error) {
+		// Writes declare the rule issue-files-poster-or-writer, which
+		// loaded the issue; reads load it here.
 		is, err := s.st.IssueByIndex(ctx, r.ID, index)
 		if err != nil {
 			return store.Attachment{}, notFoundOr(err)
-		}
-		if write {
-			if err := access.MayWriteIssueAttachment(r, auth.FromContext(ctx), is); err != nil {
-				return store.Attachment{}, err
-			}
 		}
 		return store.Attachment{RepoID: r.ID, IssueID: is.ID}, nil
 	}
 }
 
 func (s *Server) comment(id int64) parent {
-	return func(ctx context.Context, r *access.Repo, write bool) (store.Attachment, error) {
+	return func(ctx context.Context, r *access.Repo) (store.Attachment, error) {
+		// Writes declare the rule comment-files-poster-or-admin.
 		c, err := s.st.CommentByID(ctx, r.ID, id)
 		if err != nil {
 			return store.Attachment{}, notFoundOr(err)
-		}
-		if write {
-			if err := access.MayWriteCommentAttachment(r, auth.FromContext(ctx), c); err != nil {
-				return store.Attachment{}, err
-			}
 		}
 		return store.Attachment{RepoID: r.ID, IssueID: c.IssueID, CommentID: c.ID}, nil
 	}
@@ -128,12 +121,12 @@ func parentOf(row store.Attachment) store.AttachmentParent {
 }
 
 // resolve is the repository the interceptor authorized and the parent.
-func resolve(ctx context.Context, p parent, write bool) (store.AttachmentParent, store.Attachment, error) {
+func resolve(ctx context.Context, p parent) (store.AttachmentParent, store.Attachment, error) {
 	r, err := access.RepoFrom(ctx)
 	if err != nil {
 		return store.AttachmentParent{}, store.Attachment{}, err
 	}
-	row, err := p(ctx, r, write)
+	row, err := p(ctx, r)
 	if err != nil {
 		return store.AttachmentParent{}, store.Attachment{}, err
 	}
@@ -141,7 +134,7 @@ func resolve(ctx context.Context, p parent, write bool) (store.AttachmentParent,
 }
 
 func (s *Server) list(ctx context.Context, p parent, page, limit int32) ([]*attachmentsv1.Attachment, int64, error) {
-	par, _, err := resolve(ctx, p, false)
+	par, _, err := resolve(ctx, p)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -158,7 +151,7 @@ func (s *Server) list(ctx context.Context, p parent, page, limit int32) ([]*atta
 }
 
 func (s *Server) get(ctx context.Context, p parent, id int64) (*attachmentsv1.Attachment, error) {
-	par, _, err := resolve(ctx, p, false)
+	par, _, err := resolve(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +165,7 @@ func (s *Server) get(ctx context.Context, p parent, id int64) (*attachmentsv1.At
 // edit renames; an empty or missing name changes nothing. The new name
 // must pass the type list by its extension, as an upload's would.
 func (s *Server) edit(ctx context.Context, p parent, id int64, name *string, allowed string) (*attachmentsv1.Attachment, error) {
-	par, _, err := resolve(ctx, p, true)
+	par, _, err := resolve(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +185,7 @@ func (s *Server) edit(ctx context.Context, p parent, id int64, name *string, all
 // remove deletes the row, then the file (a crash between leaves the file
 // to Sweep).
 func (s *Server) remove(ctx context.Context, p parent, id int64) error {
-	par, _, err := resolve(ctx, p, true)
+	par, _, err := resolve(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -213,7 +206,7 @@ type uploadMsg interface {
 // create reads an upload stream whose first message has arrived (and was
 // authorized) and stores the file.
 func (s *Server) create(ctx context.Context, p parent, first uploadMsg, recv func() (uploadMsg, error), maxBytes int64, allowed string) (*attachmentsv1.Attachment, error) {
-	_, row, err := resolve(ctx, p, true)
+	_, row, err := resolve(ctx, p)
 	if err != nil {
 		return nil, err
 	}

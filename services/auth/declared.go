@@ -38,6 +38,9 @@ func Declared(services []*grpc.ServiceDesc) (Policies, error) {
 			name := "/" + sd.ServiceName + "/" + string(md.Name())
 			decl := proto.GetExtension(md.Options(), optionsv1.E_Policy).(*optionsv1.Policy)
 			pol, err := policyOf(decl)
+			if err == nil {
+				err = checkWriterFields(pol, md.Input())
+			}
 			if err != nil {
 				return nil, fmt.Errorf("auth: %s: %w", name, err)
 			}
@@ -99,7 +102,24 @@ func policyOf(d *optionsv1.Policy) (Policy, error) {
 		return p, err
 	}
 	p.Resource = r
+	p.Rule = d.GetRule()
+	p.WriterFields = d.GetWriterFields()
 	return p, nil
+}
+
+// checkWriterFields verifies that writer fields name fields of the
+// request, on a method whose repository resource gives the mode they
+// depend on.
+func checkWriterFields(p Policy, in protoreflect.MessageDescriptor) error {
+	if len(p.WriterFields) > 0 && p.Resource.Kind != RepositoryResource {
+		return fmt.Errorf("writer_fields without a repository resource")
+	}
+	for _, f := range p.WriterFields {
+		if in.Fields().ByName(protoreflect.Name(f)) == nil {
+			return fmt.Errorf("writer field %q is not a field of %s", f, in.FullName())
+		}
+	}
+	return nil
 }
 
 func resourceOf(d *optionsv1.Resource) (Resource, error) {

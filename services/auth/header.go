@@ -6,6 +6,34 @@ import (
 	"strings"
 )
 
+// Where a caller puts its credentials, named once for the gateway (which
+// reads HTTP requests) and the interceptor (which reads gRPC metadata).
+// The reverse-proxy header is a setting, [security]
+// REVERSE_PROXY_AUTHENTICATION_USER.
+const (
+	// HeaderAuthorization carries "token T", "Bearer T" or "Basic …"
+	// (ParseAuthorization).
+	HeaderAuthorization = "Authorization"
+	// HeaderOTP carries the TOTP code that goes with a Basic password:
+	// Gitea's X-Gitea-OTP, in the canonical form net/http keys headers by.
+	HeaderOTP = "X-Gitea-Otp"
+	// QueryToken and QueryAccessToken are the deprecated query parameters
+	// carrying a token (refused with [security] DISABLE_QUERY_AUTH_TOKEN).
+	QueryToken       = "token"
+	QueryAccessToken = "access_token"
+)
+
+// Metadata keys the interceptor reads. MDAuthorization and MDOTP are the
+// headers above as gRPC carries them (lower case); the others are set by
+// the REST gateway on in-process calls, and it never forwards client
+// headers with their names.
+const (
+	MDAuthorization = "authorization"
+	MDOTP           = "x-gitea-otp"
+	MDQueryToken    = "x-forge-query-token"
+	MDRemoteAddr    = "x-forge-remote-addr"
+)
+
 // Scheme is the kind of credential an Authorization header carries.
 type Scheme int
 

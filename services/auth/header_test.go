@@ -2,6 +2,7 @@ package auth
 
 import (
 	"encoding/base64"
+	"net/textproto"
 	"strings"
 	"testing"
 )
@@ -66,4 +67,19 @@ func FuzzParseAuthorization(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCredentialNames: the metadata keys of the credential headers are
+// those headers as gRPC carries them (lower case), and the header
+// constants are in net/http's canonical form, which the gateway's header
+// matcher compares against.
+func TestCredentialNames(t *testing.T) {
+	for header, md := range map[string]string{HeaderAuthorization: MDAuthorization, HeaderOTP: MDOTP} {
+		if strings.ToLower(header) != md {
+			t.Errorf("header %s travels as metadata %s", header, md)
+		}
+		if textproto.CanonicalMIMEHeaderKey(header) != header {
+			t.Errorf("header %s is not in canonical form", header)
+		}
+	}
 }

@@ -20,14 +20,6 @@ import (
 	"forge/services/store"
 )
 
-// Metadata keys the REST gateway sets on in-process calls. The gateway
-// never forwards client headers with these names.
-const (
-	MDQueryToken = "x-forge-query-token"
-	MDRemoteAddr = "x-forge-remote-addr"
-	MDOTP        = "x-gitea-otp"
-)
-
 // QueryTokenDisabledMessage is the 401 text when DISABLE_QUERY_AUTH_TOKEN
 // is on and a request carries ?token= or ?access_token=.
 const QueryTokenDisabledMessage = "query-string tokens (token, access_token) are disabled on this server; send the token in the Authorization header"
@@ -105,7 +97,7 @@ func (a *Authenticator) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamS
 		return err
 	}
 	w := &wrappedStream{ServerStream: ss, ctx: ctx}
-	if pol := a.policies[info.FullMethod]; pol.Resource.Kind != NoResource {
+	if pol := a.policies[info.FullMethod]; pol.Resolves() {
 		w.resolve = func(ctx context.Context, req any) (context.Context, error) {
 			return a.authorizeResource(ctx, pol, req)
 		}
@@ -164,7 +156,7 @@ func (a *Authenticator) check(ctx context.Context, method string, req any) (cont
 	if p != nil {
 		ctx = NewContext(ctx, p)
 	}
-	if pol.Resource.Kind != NoResource && req != nil {
+	if pol.Resolves() && req != nil {
 		return a.authorizeResource(ctx, pol, req)
 	}
 	return ctx, nil
@@ -232,7 +224,7 @@ func (a *Authenticator) authenticate(ctx context.Context, spendOTP bool) (*Princ
 		}
 		return ""
 	}
-	p, err := a.identify(ctx, first("authorization"), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
+	p, err := a.identify(ctx, first(MDAuthorization), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
 	if err != nil || p == nil {
 		return nil, err
 	}

@@ -43,6 +43,18 @@ type Policy struct {
 	// the interceptor checks it before the handler runs, so no
 	// handler decides permissions.
 	Resource Resource
+	// Rule names an object rule of services/access (access.Rules), run
+	// once the resource is resolved; empty for none.
+	Rule string
+	// WriterFields are request fields cleared for callers without write
+	// access to the resource's unit.
+	WriterFields []string
+}
+
+// Resolves reports whether the interceptor hands the call to the
+// ResourceAuthorizer: a declared resource, object rule or writer fields.
+func (p Policy) Resolves() bool {
+	return p.Resource.Kind != NoResource || p.Rule != "" || len(p.WriterFields) > 0
 }
 
 // RepoWrite is what a method changes inside a repository. Archived

@@ -38,7 +38,7 @@ func (a *Authenticator) Tap(ctx context.Context, info *tap.Info) (context.Contex
 
 // carriesCredentials reports whether md holds anything identify reads.
 func (a *Authenticator) carriesCredentials(md metadata.MD) bool {
-	for _, key := range []string{"authorization", MDQueryToken, a.proxyKey} {
+	for _, key := range []string{MDAuthorization, MDQueryToken, a.proxyKey} {
 		for _, v := range md.Get(key) {
 			if v != "" {
 				return true

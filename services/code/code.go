@@ -24,7 +24,6 @@ import (
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Store is what the code services read from the database.
@@ -88,7 +87,7 @@ func (d *Deps) accounts(ctx context.Context, commits ...*git.Commit) (Accounts, 
 	if err != nil {
 		return nil, rpcerr.Internal(err)
 	}
-	if err := users.DropHidden(ctx, d.Store, auth.FromContext(ctx), a); err != nil {
+	if err := access.DropHidden(ctx, d.Store, auth.FromContext(ctx), a); err != nil {
 		return nil, err
 	}
 	return a, nil

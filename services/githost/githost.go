@@ -15,6 +15,7 @@ import (
 
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/repos"
 	"forge/services/store"
@@ -62,11 +63,11 @@ func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, 
 	write := service == git.ServiceReceivePack
 	r, err := s.access.Resolve(ctx, owner, name, caller)
 	if err != nil {
-		if caller == nil && status.Code(err) == codes.NotFound {
+		if caller == nil && errs.KindOf(err) == errs.NotFound {
 			// Anonymous: the repository may be private; ask for credentials.
 			return nil, status.Error(codes.Unauthenticated, "authentication required")
 		}
-		if status.Code(err) == codes.NotFound {
+		if errs.KindOf(err) == errs.NotFound {
 			return nil, status.Error(codes.NotFound, "Repository not found")
 		}
 		return nil, err

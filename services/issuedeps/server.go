@@ -91,8 +91,11 @@ func (s *Server) link(ctx context.Context, rel Relation, add bool, req linkReque
 		return nil, err
 	}
 	viewer := auth.FromContext(ctx)
-	m := req.GetMeta()
-	is, err := s.svc.Link(ctx, rel, add, from, req.GetIndex(), Other{Owner: m.GetOwner(), Repo: m.GetRepo(), Index: m.GetIndex()}, viewer)
+	on, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	is, err := s.svc.Link(ctx, rel, add, on)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package issuedeps
 import (
 	"context"
 
-	"forge/services/access"
 	"forge/services/store"
 )
 
@@ -40,14 +39,12 @@ const (
 
 // Service holds the dependency use cases.
 type Service struct {
-	store   Store
-	checker *access.Checker
-	// allowCross is [service] ALLOW_CROSS_REPOSITORY_DEPENDENCIES.
-	allowCross bool
+	store Store
 }
 
-// NewService returns the use cases; allowCross is [service]
-// ALLOW_CROSS_REPOSITORY_DEPENDENCIES.
-func NewService(s Store, c *access.Checker, allowCross bool) *Service {
-	return &Service{store: s, checker: c, allowCross: allowCross}
+// NewService returns the use cases. ([service]
+// ALLOW_CROSS_REPOSITORY_DEPENDENCIES is the access checker's: the rules
+// relating issues apply it.)
+func NewService(s Store) *Service {
+	return &Service{store: s}
 }

@@ -6,14 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // errIssueNotFound is the answer for an unknown issue number.
@@ -30,21 +26,20 @@ type NewIssue struct {
 	Labels []int64
 }
 
-// Create opens an issue in r posted by caller. Assignees are taken from
-// writers only (access.MayManageIssues), as Gitea drops them silently for
-// others; each must exist (422) and be able to write the repository (422).
+// Create opens an issue in r posted by caller. Assignees and labels come
+// from writers only: the policy declares them writer fields, cleared for
+// others as Gitea drops them silently. Each assignee must exist (422) and
+// be able to write the repository (422).
 func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Principal, in NewIssue) (*store.Issue, error) {
 	n := &store.NewIssue{Issue: store.Issue{
 		RepoID: r.ID, PosterID: caller.ID(), Title: strings.TrimSpace(in.Title), Content: in.Body, IsClosed: in.Closed,
 	}}
-	if access.MayManageIssues(r) {
-		ids, err := s.assignees(ctx, r, caller, in.Assignees)
-		if err != nil {
-			return nil, err
-		}
-		n.AssigneeIDs = ids
-		n.LabelIDs, n.LabelOrgID = in.Labels, r.OwnerID
+	ids, err := s.assignees(ctx, r, caller, in.Assignees)
+	if err != nil {
+		return nil, err
 	}
+	n.AssigneeIDs = ids
+	n.LabelIDs, n.LabelOrgID = in.Labels, r.OwnerID
 	if err := s.store.CreateIssue(ctx, n); err != nil {
 		return nil, storeErr(err)
 	}
@@ -65,9 +60,9 @@ func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Pr
 		if name == "" {
 			continue
 		}
-		u, err := users.Visible(ctx, s.store, name, caller)
+		u, err := access.VisibleUser(ctx, s.store, name, caller)
 		if err != nil {
-			if isNotFoundStatus(err) {
+			if errs.KindOf(err) == errs.NotFound {
 				return nil, errs.Newf(errs.Invalid, "Assignee does not exist: [name: %s]", name)
 			}
 			return nil, err
@@ -106,18 +101,15 @@ type IssueChange struct {
 }
 
 // Edit changes an issue: title, body and state by its poster or a writer
-// (access.MayEditIssue), assignees by writers only (others' are dropped,
-// as Gitea). Setting the state an issue already has is a no-op.
+// (the policy's rule issue-poster-or-writer), assignees by writers only
+// (a writer field: others' are dropped, as Gitea). Setting the state an
+// issue already has is a no-op.
 func (s *Service) Edit(ctx context.Context, r *access.Repo, caller *auth.Principal, index int64, ch IssueChange) (*store.Issue, error) {
-	cur, err := s.store.IssueByIndex(ctx, r.ID, index)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	if err := access.MayEditIssue(r, caller, cur); err != nil {
-		return nil, err
-	}
-	var assignees []int64
-	replace := ch.ReplaceAssignees && access.MayManageIssues(r)
+	var (
+		assignees []int64
+		err       error
+	)
+	replace := ch.ReplaceAssignees
 	if replace {
 		if assignees, err = s.assignees(ctx, r, caller, ch.Assignees); err != nil {
 			return nil, err
@@ -199,7 +191,7 @@ func (s *Service) options(ctx context.Context, caller *auth.Principal, q Query) 
 		if f.name == "" {
 			continue
 		}
-		u, err := users.Visible(ctx, s.store, f.name, caller)
+		u, err := access.VisibleUser(ctx, s.store, f.name, caller)
 		if err != nil {
 			return o, err
 		}
@@ -244,9 +236,9 @@ func (s *Service) Search(ctx context.Context, caller *auth.Principal, q Query) (
 	}
 	o.Repos = access.Filter(caller)
 	if q.Owner != "" {
-		u, err := users.Visible(ctx, s.store, q.Owner, caller)
+		u, err := access.VisibleUser(ctx, s.store, q.Owner, caller)
 		if err != nil {
-			if isNotFoundStatus(err) {
+			if errs.KindOf(err) == errs.NotFound {
 				return nil, 0, errOwnerNotFound
 			}
 			return nil, 0, err
@@ -271,6 +263,3 @@ func storeErr(err error) error {
 	}
 	return errs.Wrap(err, "issues")
 }
-
-// isNotFoundStatus reports a NotFound status (users.Visible's answer).
-func isNotFoundStatus(err error) bool { return status.Code(err) == codes.NotFound }

@@ -224,7 +224,11 @@ func (s *Server) CreateComment(ctx context.Context, req *issuesv1.CreateCommentR
 	if err != nil {
 		return nil, err
 	}
-	c, is, err := s.svc.Comment(ctx, r, auth.FromContext(ctx), req.GetIndex(), req.GetBody())
+	on, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, is, err := s.svc.Comment(ctx, r, auth.FromContext(ctx), on.Issue, req.GetBody())
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +260,7 @@ func (s *Server) EditComment(ctx context.Context, req *issuesv1.EditCommentReque
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.svc.EditComment(ctx, r, auth.FromContext(ctx), req.GetId(), req.GetBody())
+	c, err := s.svc.EditComment(ctx, r, req.GetId(), req.GetBody())
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +276,7 @@ func (s *Server) DeleteComment(ctx context.Context, req *issuesv1.DeleteCommentR
 	if err != nil {
 		return nil, err
 	}
-	if err := s.svc.DeleteComment(ctx, r, auth.FromContext(ctx), req.GetId()); err != nil {
+	if err := s.svc.DeleteComment(ctx, r, req.GetId()); err != nil {
 		return nil, err
 	}
 	return &issuesv1.DeleteCommentResponse{}, nil

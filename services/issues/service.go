@@ -6,7 +6,6 @@ import (
 	"forge/services/access"
 	"forge/services/paging"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Store is what the issue use cases read and write. *store.Store
@@ -14,7 +13,7 @@ import (
 // sentinels named below are internal failures.
 type Store interface {
 	// UserByName returns store.ErrNotFound for an unknown name.
-	users.VisibilityStore
+	access.VisibilityStore
 	// UsersByID loads the users among ids; unknown ids are absent.
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
 	// RepositoriesByID loads the repositories among ids.

@@ -10,6 +10,7 @@ import (
 
 	issuesv1 "forge/gen/forge/issues/v1"
 	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/access"
 	"forge/services/attachments"
 	"forge/services/auth"
 	"forge/services/store"
@@ -45,7 +46,7 @@ func (v view) people(ctx context.Context, viewer *auth.Principal, ids []int64) (
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	if err := users.DropHidden(ctx, v.store, viewer, found); err != nil {
+	if err := access.DropHidden(ctx, v.store, viewer, found); err != nil {
 		return nil, err
 	}
 	return found, nil

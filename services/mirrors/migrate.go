@@ -18,7 +18,6 @@ import (
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // migration is a validated MigrateRepo request.
@@ -68,11 +67,13 @@ func (s *Server) validateMigration(ctx context.Context, req *mirrorsv1.MigrateRe
 			m.interval = d
 		}
 	}
-	owner, err := s.migrationOwner(ctx, req, caller)
+	// The policy's rule migration-owner loaded the account migrated into
+	// and allowed the caller to create there.
+	on, err := access.ObjectFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m.owner = owner
+	m.owner = on.User
 	user, password := req.GetAuthUsername(), req.GetAuthPassword()
 	if tok := req.GetAuthToken(); tok != "" && password == "" {
 		// A token is sent as the password (user "oauth2" unless given), as
@@ -92,41 +93,6 @@ func (s *Server) validateMigration(ctx context.Context, req *mirrorsv1.MigrateRe
 	}
 	m.remote, m.target = remote, target
 	return m, nil
-}
-
-// migrationOwner is repo_owner (or the deprecated uid), default the caller.
-// Only site administrators migrate into another account. Organizations'
-// owners will be allowed once organizations exist.
-func (s *Server) migrationOwner(ctx context.Context, req *mirrorsv1.MigrateRepoRequest, caller *auth.Principal) (*store.User, error) {
-	var (
-		u   *store.User
-		err error
-	)
-	switch {
-	case req.GetRepoOwner() != "":
-		u, err = s.store.UserByName(ctx, req.GetRepoOwner())
-	case req.GetUid() > 0:
-		u, err = s.store.UserByID(ctx, req.GetUid())
-	default:
-		return caller.User, nil
-	}
-	if err == nil {
-		// An account the caller may not see is as unknown as a missing one.
-		var visible bool
-		if visible, err = users.CanSee(ctx, s.store, u, caller); err == nil && !visible {
-			err = store.ErrNotFound
-		}
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errs.Newf(errs.Invalid, "user does not exist [name: %s]", req.GetRepoOwner())
-	}
-	if err != nil {
-		return nil, rpcerr.Internal(err)
-	}
-	if err := s.access.MayCreateIn(ctx, caller, u); err != nil {
-		return nil, err
-	}
-	return u, nil
 }
 
 // migrate clones the source into scratch space and then records the

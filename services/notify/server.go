@@ -104,9 +104,13 @@ func (s *Server) CountNewNotifications(ctx context.Context, _ *notificationsv1.C
 	return &notificationsv1.CountNewNotificationsResponse{New: n}, nil
 }
 
-func (s *Server) GetThread(ctx context.Context, req *notificationsv1.GetThreadRequest) (*notificationsv1.GetThreadResponse, error) {
+func (s *Server) GetThread(ctx context.Context, _ *notificationsv1.GetThreadRequest) (*notificationsv1.GetThreadResponse, error) {
 	viewer := auth.FromContext(ctx)
-	t, err := s.svc.Thread(ctx, viewer, req.GetId())
+	on, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.svc.Thread(ctx, viewer, on.Thread)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +123,11 @@ func (s *Server) GetThread(ctx context.Context, req *notificationsv1.GetThreadRe
 
 func (s *Server) ReadThread(ctx context.Context, req *notificationsv1.ReadThreadRequest) (*notificationsv1.ReadThreadResponse, error) {
 	viewer := auth.FromContext(ctx)
-	t, err := s.svc.MarkThread(ctx, viewer, req.GetId(), req.GetToStatus())
+	on, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.svc.MarkThread(ctx, viewer, on.Thread, req.GetToStatus())
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +144,7 @@ func (s *Server) one(ctx context.Context, t *store.NotificationThread, viewer *a
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, threadNotFound(t.ID)
+		return nil, access.ThreadNotFound(t.ID)
 	}
 	return out[0], nil
 }

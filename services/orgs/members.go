@@ -8,7 +8,6 @@ import (
 	"forge/services/auth"
 	"forge/services/repos"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Members is a page of the organization's members viewer sees: all of
@@ -21,8 +20,8 @@ func (s *Service) Members(ctx context.Context, viewer *auth.Principal, publicOnl
 		return nil, 0, err
 	}
 	return s.store.ListOrgMembers(ctx, store.OrgMemberListOptions{
-		OrgID: o.ID, PublicOnly: publicOnly || !access.MaySeeMembers(o, viewer),
-		Visible: users.Filter(viewer), Offset: offset, Limit: limit,
+		OrgID: o.ID, PublicOnly: publicOnly || !access.SeesAllMembers(o, viewer),
+		Visible: access.UserFilter(viewer), Offset: offset, Limit: limit,
 	})
 }
 
@@ -32,7 +31,7 @@ func (s *Service) Members(ctx context.Context, viewer *auth.Principal, publicOnl
 // redirects them to public_members instead).
 func (s *Service) IsMember(ctx context.Context, name string, viewer *auth.Principal) error {
 	return s.checkMember(ctx, name, viewer, func(o *access.Org, u *store.User, m store.OrgMembership) bool {
-		return m.Public || access.MaySeeMembers(o, viewer) || u.ID == viewer.ID()
+		return m.Public || access.SeesAllMembers(o, viewer) || u.ID == viewer.ID()
 	})
 }
 
@@ -51,7 +50,7 @@ func (s *Service) checkMember(ctx context.Context, name string, viewer *auth.Pri
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, viewer)
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if err != nil {
 		return err
 	}
@@ -65,24 +64,19 @@ func (s *Service) checkMember(ctx context.Context, name string, viewer *auth.Pri
 	return notFound
 }
 
-// SetPublic publicizes or conceals the caller's own membership.
-func (s *Service) SetPublic(ctx context.Context, name string, caller *auth.Principal, public bool) error {
+// SetPublic publicizes or conceals the caller's own membership (the
+// policy's rules member-self-publicize and member-self-conceal loaded the
+// account and allow only one's own).
+func (s *Service) SetPublic(ctx context.Context, public bool) error {
 	o, err := access.OrgFrom(ctx)
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, caller)
+	on, err := access.ObjectFrom(ctx)
 	if err != nil {
 		return err
 	}
-	check := access.MayPublicize
-	if !public {
-		check = access.MayConceal
-	}
-	if err := check(caller, u); err != nil {
-		return err
-	}
-	if err := s.store.SetOrgMemberPublic(ctx, o.ID, u.ID, public); err != nil {
+	if err := s.store.SetOrgMemberPublic(ctx, o.ID, on.User.ID, public); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return notFound
 		}
@@ -98,7 +92,7 @@ func (s *Service) RemoveMember(ctx context.Context, name string, caller *auth.Pr
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, caller)
+	u, err := access.VisibleUser(ctx, s.store, name, caller)
 	if err != nil {
 		return err
 	}
@@ -110,13 +104,10 @@ func (s *Service) RemoveMember(ctx context.Context, name string, caller *auth.Pr
 
 // CreateRepo makes a repository owned by the organization the call
 // resolved (POST /orgs/{org}/repos), with the repos area's rules, for a
-// caller access.MayCreateOrgRepo allows.
+// caller the policy's rule org-repo-creator allows.
 func (s *Service) CreateRepo(ctx context.Context, in repos.CreateOptions, caller *auth.Principal) (*access.Repo, error) {
 	o, err := access.OrgFrom(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.access.MayCreateOrgRepo(ctx, o.User, caller); err != nil {
 		return nil, err
 	}
 	return s.repos.Create(ctx, o.User, in, caller)

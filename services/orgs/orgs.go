@@ -22,12 +22,9 @@ type OrgInput struct {
 	RepoAdminChangeTeamAccess                                         *bool
 }
 
-// Create makes an organization owned by caller (POST /orgs), when
-// access.MayCreateOrg allows it.
+// Create makes an organization owned by caller (POST /orgs), when the
+// policy's rule org-creator allows it.
 func (s *Service) Create(ctx context.Context, caller *auth.Principal, in OrgInput) (*store.User, error) {
-	if err := s.access.MayCreateOrg(caller); err != nil {
-		return nil, err
-	}
 	return s.create(ctx, caller.User, in)
 }
 
@@ -35,12 +32,12 @@ func (s *Service) Create(ctx context.Context, caller *auth.Principal, in OrgInpu
 // /admin/users/{username}/orgs); as Gitea, e-mail and
 // repo_admin_change_team_access are not taken.
 func (s *Service) AdminCreate(ctx context.Context, owner string, in OrgInput, caller *auth.Principal) (*store.User, error) {
-	u, err := users.Visible(ctx, s.store, owner, caller)
+	u, err := access.VisibleUser(ctx, s.store, owner, caller)
 	if err != nil {
 		return nil, err
 	}
 	if u.Type != store.UserTypeIndividual {
-		return nil, users.NotFound(owner)
+		return nil, access.UserNotFound(owner)
 	}
 	in.Email, in.RepoAdminChangeTeamAccess = "", nil
 	return s.create(ctx, u, in)
@@ -142,7 +139,7 @@ func (s *Service) Delete(ctx context.Context) error {
 
 // List is a page of the organizations viewer sees (GET /orgs).
 func (s *Service) List(ctx context.Context, viewer *auth.Principal, offset, limit int) ([]store.User, int64, error) {
-	f := users.Filter(viewer)
+	f := access.UserFilter(viewer)
 	return s.store.ListOrganizations(ctx, store.OrgListOptions{Visible: &f, OnlyPublic: viewer.PublicOnly(), Offset: offset, Limit: limit})
 }
 
@@ -156,13 +153,13 @@ func (s *Service) ListMine(ctx context.Context, caller *auth.Principal, offset, 
 // site administrators, else the public ones, of organizations viewer
 // sees.
 func (s *Service) ListOfUser(ctx context.Context, name string, viewer *auth.Principal, offset, limit int) ([]store.User, int64, error) {
-	u, err := users.Visible(ctx, s.store, name, viewer)
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if err != nil {
 		return nil, 0, err
 	}
-	f := users.Filter(viewer)
+	f := access.UserFilter(viewer)
 	return s.store.ListOrganizations(ctx, store.OrgListOptions{
-		MemberID: u.ID, PublicMemberships: !access.MaySeeMembershipsOf(u, viewer),
+		MemberID: u.ID, PublicMemberships: !access.SeesAllMembershipsOf(u, viewer),
 		Visible: &f, OnlyPublic: viewer.PublicOnly(), Offset: offset, Limit: limit,
 	})
 }
@@ -181,7 +178,7 @@ func (s *Service) UserPermissions(ctx context.Context, name string, viewer *auth
 	if err != nil {
 		return Permissions{}, err
 	}
-	u, err := users.Visible(ctx, s.store, name, viewer)
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if err != nil {
 		return Permissions{}, err
 	}

@@ -174,14 +174,14 @@ func (s *Server) IsPublicMember(ctx context.Context, req *orgsv1.IsPublicMemberR
 }
 
 func (s *Server) PublicizeMember(ctx context.Context, req *orgsv1.PublicizeMemberRequest) (*orgsv1.PublicizeMemberResponse, error) {
-	if err := s.svc.SetPublic(ctx, req.GetUsername(), auth.FromContext(ctx), true); err != nil {
+	if err := s.svc.SetPublic(ctx, true); err != nil {
 		return nil, err
 	}
 	return &orgsv1.PublicizeMemberResponse{}, nil
 }
 
 func (s *Server) ConcealMember(ctx context.Context, req *orgsv1.ConcealMemberRequest) (*orgsv1.ConcealMemberResponse, error) {
-	if err := s.svc.SetPublic(ctx, req.GetUsername(), auth.FromContext(ctx), false); err != nil {
+	if err := s.svc.SetPublic(ctx, false); err != nil {
 		return nil, err
 	}
 	return &orgsv1.ConcealMemberResponse{}, nil

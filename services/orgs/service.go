@@ -10,14 +10,13 @@ import (
 	"forge/services/access"
 	"forge/services/repos"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Store is what the organization use cases read and write. *store.Store
 // implements it (checked in cmd/forge/app). Errors other than the
 // sentinels named are internal failures.
 type Store interface {
-	users.VisibilityStore
+	access.VisibilityStore
 	// CreateOrganization returns store.ErrUserExists for a taken name.
 	CreateOrganization(ctx context.Context, org *store.User, creatorID int64) error
 	// UpdateUser returns store.ErrNotFound for an unknown name.

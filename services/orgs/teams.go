@@ -14,7 +14,6 @@ import (
 	"forge/services/errs"
 	"forge/services/repos"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // TeamInput is Gitea's CreateTeamOption / EditTeamOption, decoded; nil
@@ -221,7 +220,7 @@ func (s *Service) TeamMembers(ctx context.Context, viewer *auth.Principal, offse
 	if err != nil {
 		return nil, 0, err
 	}
-	return s.store.ListTeamMembers(ctx, t.ID, users.Filter(viewer), offset, limit)
+	return s.store.ListTeamMembers(ctx, t.ID, access.UserFilter(viewer), offset, limit)
 }
 
 // TeamMember is the user named name if a member of the team, else 404.
@@ -230,7 +229,7 @@ func (s *Service) TeamMember(ctx context.Context, name string, viewer *auth.Prin
 	if err != nil {
 		return nil, err
 	}
-	u, err := users.Visible(ctx, s.store, name, viewer)
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -251,12 +250,12 @@ func (s *Service) AddTeamMember(ctx context.Context, name string, caller *auth.P
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, caller)
+	u, err := access.VisibleUser(ctx, s.store, name, caller)
 	if err != nil {
 		return err
 	}
 	if u.Type != store.UserTypeIndividual {
-		return users.NotFound(name)
+		return access.UserNotFound(name)
 	}
 	return s.store.AddTeamMember(ctx, t.ID, u.ID)
 }
@@ -268,7 +267,7 @@ func (s *Service) RemoveTeamMember(ctx context.Context, name string, caller *aut
 	if err != nil {
 		return err
 	}
-	u, err := users.Visible(ctx, s.store, name, caller)
+	u, err := access.VisibleUser(ctx, s.store, name, caller)
 	if err != nil {
 		return err
 	}
@@ -318,24 +317,22 @@ func (s *Service) TeamRepo(ctx context.Context, owner, name string, viewer *auth
 	return r, nil
 }
 
-// SetTeamRepo gives the team the repository owner/name, or takes it away,
-// for a caller with admin access to it (access.MayChangeTeamRepo).
-func (s *Service) SetTeamRepo(ctx context.Context, owner, name string, caller *auth.Principal, add bool) error {
+// SetTeamRepo gives the team the repository the request names, or takes
+// it away (the policy's rule team-repo-admin resolved it as the caller
+// sees it and requires admin access there).
+func (s *Service) SetTeamRepo(ctx context.Context, add bool) error {
 	t, err := access.TeamFrom(ctx)
 	if err != nil {
 		return err
 	}
-	r, err := s.access.Resolve(ctx, owner, name, caller)
+	on, err := access.ObjectFrom(ctx)
 	if err != nil {
 		return err
 	}
-	if err := access.MayChangeTeamRepo(r); err != nil {
-		return err
-	}
 	if add {
-		return s.store.AddTeamRepo(ctx, t.ID, r.ID)
+		return s.store.AddTeamRepo(ctx, t.ID, on.Repo.ID)
 	}
-	return s.store.RemoveTeamRepo(ctx, t.ID, r.ID)
+	return s.store.RemoveTeamRepo(ctx, t.ID, on.Repo.ID)
 }
 
 func deref(s *string) string {

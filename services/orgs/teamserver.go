@@ -145,14 +145,14 @@ func (s *TeamServer) GetTeamRepo(ctx context.Context, req *orgsv1.GetTeamRepoReq
 }
 
 func (s *TeamServer) AddTeamRepo(ctx context.Context, req *orgsv1.AddTeamRepoRequest) (*orgsv1.AddTeamRepoResponse, error) {
-	if err := s.svc.SetTeamRepo(ctx, req.GetOrg(), req.GetRepo(), auth.FromContext(ctx), true); err != nil {
+	if err := s.svc.SetTeamRepo(ctx, true); err != nil {
 		return nil, err
 	}
 	return &orgsv1.AddTeamRepoResponse{}, nil
 }
 
 func (s *TeamServer) RemoveTeamRepo(ctx context.Context, req *orgsv1.RemoveTeamRepoRequest) (*orgsv1.RemoveTeamRepoResponse, error) {
-	if err := s.svc.SetTeamRepo(ctx, req.GetOrg(), req.GetRepo(), auth.FromContext(ctx), false); err != nil {
+	if err := s.svc.SetTeamRepo(ctx, false); err != nil {
 		return nil, err
 	}
 	return &orgsv1.RemoveTeamRepoResponse{}, nil

@@ -159,7 +159,7 @@ func (s *Server) publishers(ctx context.Context, ids ...int64) (map[int64]*store
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	if err := users.DropHidden(ctx, s.store, auth.FromContext(ctx), found); err != nil {
+	if err := access.DropHidden(ctx, s.store, auth.FromContext(ctx), found); err != nil {
 		return nil, err
 	}
 	return found, nil

@@ -3,21 +3,17 @@ package repos
 import (
 	"context"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Collaborators is a page of r's collaborators that viewer may see
 // (users.Filter), and their total.
 func (s *Service) Collaborators(ctx context.Context, r *access.Repo, viewer *auth.Principal, offset, limit int) ([]store.Collaborator, int64, error) {
-	list, total, err := s.store.ListCollaborators(ctx, r.ID, users.Filter(viewer), offset, limit)
+	list, total, err := s.store.ListCollaborators(ctx, r.ID, access.UserFilter(viewer), offset, limit)
 	if err != nil {
 		return nil, 0, rpcerr.Internal(err)
 	}
@@ -27,12 +23,12 @@ func (s *Service) Collaborators(ctx context.Context, r *access.Repo, viewer *aut
 // collaborator is the named user as viewer sees them: an account hidden
 // from viewer, like an organization, is as unknown as a missing one.
 func (s *Service) collaborator(ctx context.Context, name string, viewer *auth.Principal) (*store.User, error) {
-	u, err := users.Visible(ctx, s.store, name, viewer)
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if err != nil {
 		return nil, err
 	}
 	if u.Type != store.UserTypeIndividual {
-		return nil, users.NotFound(name)
+		return nil, access.UserNotFound(name)
 	}
 	return u, nil
 }
@@ -67,8 +63,8 @@ func (s *Service) AddCollaborator(ctx context.Context, r *access.Repo, name, per
 		}
 		mode = m
 	}
-	u, err := users.Visible(ctx, s.store, name, viewer)
-	if status.Code(err) == codes.NotFound || (err == nil && u.Type != store.UserTypeIndividual) {
+	u, err := access.VisibleUser(ctx, s.store, name, viewer)
+	if errs.KindOf(err) == errs.NotFound || (err == nil && u.Type != store.UserTypeIndividual) {
 		return errs.Newf(errs.Invalid, "user does not exist [name: %s]", name)
 	}
 	if err != nil {
@@ -96,19 +92,8 @@ func (s *Service) DeleteCollaborator(ctx context.Context, r *access.Repo, name s
 	return nil
 }
 
-// CollaboratorPermission is name's access to r, if viewer may ask
-// (access.MayQueryPermission), and the user.
-func (s *Service) CollaboratorPermission(ctx context.Context, r *access.Repo, name string, viewer *auth.Principal) (*store.User, store.AccessMode, error) {
-	u, err := s.collaborator(ctx, name, viewer)
-	if err != nil {
-		return nil, store.AccessNone, err
-	}
-	if err := access.MayQueryPermission(r, viewer, u); err != nil {
-		return nil, store.AccessNone, err
-	}
-	mode, err := s.access.Mode(ctx, r.Repository, &auth.Principal{User: u})
-	if err != nil {
-		return nil, store.AccessNone, err
-	}
-	return u, mode, nil
+// CollaboratorPermission is u's access to r (the policy's rule
+// collaborator-self-or-repo-admin loaded u and allowed the question).
+func (s *Service) CollaboratorPermission(ctx context.Context, r *access.Repo, u *store.User) (store.AccessMode, error) {
+	return s.access.Mode(ctx, r.Repository, &auth.Principal{User: u})
 }

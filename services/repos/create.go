@@ -11,7 +11,6 @@ import (
 	"forge/services/git"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 const defaultBranch = "main"
@@ -41,7 +40,7 @@ func (s *Service) CreateOwn(ctx context.Context, caller *auth.Principal, in Crea
 // CreateFor makes a repository owned by the account named owner (POST
 // /admin/users/{username}/repos); an owner hidden from caller is NotFound.
 func (s *Service) CreateFor(ctx context.Context, owner string, in CreateOptions, caller *auth.Principal) (*access.Repo, error) {
-	u, err := users.Visible(ctx, s.store, owner, caller)
+	u, err := access.VisibleUser(ctx, s.store, owner, caller)
 	if err != nil {
 		return nil, err
 	}

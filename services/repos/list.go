@@ -7,13 +7,12 @@ import (
 	"forge/services/auth"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // ListUser is a page of owner's repositories that viewer may see
 // (GET /users/{username}/repos); an owner hidden from viewer is NotFound.
 func (s *Service) ListUser(ctx context.Context, owner string, viewer *auth.Principal, offset, limit int) ([]Details, int64, error) {
-	u, err := users.Visible(ctx, s.store, owner, viewer)
+	u, err := access.VisibleUser(ctx, s.store, owner, viewer)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -236,7 +236,12 @@ func (s *Server) GetCollaboratorPermission(ctx context.Context, req *reposv1.Get
 	if err != nil {
 		return nil, err
 	}
-	u, mode, err := s.repos.CollaboratorPermission(ctx, r, req.GetCollaborator(), viewer)
+	on, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u := on.User
+	mode, err := s.repos.CollaboratorPermission(ctx, r, u)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"forge/services/access"
 	"forge/services/git"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Store is what the repository use cases read and write. *store.Store
@@ -16,7 +15,7 @@ import (
 type Store interface {
 	// UserByName returns store.ErrNotFound for an unknown name; with
 	// UserVisible it is what users.Visible reads.
-	users.VisibilityStore
+	access.VisibilityStore
 	AtomicStore
 	PurgeStore
 	SyncStore

@@ -127,7 +127,7 @@ func TestIssueIndexTwoStoresPostgres(t *testing.T) {
 		if err := s.Migrate(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Own(context.Background(), storetest.Owned); err != nil {
+		if err := s.Own(context.Background(), owned); err != nil {
 			t.Fatal(err)
 		}
 		stores = append(stores, s)

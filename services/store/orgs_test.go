@@ -12,7 +12,6 @@ import (
 	"forge/services/auth"
 	"forge/services/store"
 	"forge/services/store/storetest"
-	"forge/services/users"
 )
 
 // newOrg creates the organization name owned by the given users (the
@@ -230,7 +229,7 @@ func TestTeamAccessAgrees(t *testing.T) {
 			for _, r := range repos {
 				mode, err := checker.Mode(ctx, r, p)
 				must(err)
-				visible, err := users.CanSee(ctx, s, org, p)
+				visible, err := access.SeesUser(ctx, s, org, p)
 				must(err)
 				if mode > store.AccessNone && visible {
 					single = append(single, r.Name)

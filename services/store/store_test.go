@@ -189,7 +189,7 @@ func TestAuthLookupSeesChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.Close()
-			if err := b.Own(ctx, storetest.Owned); err != nil {
+			if err := b.Own(ctx, owned); err != nil {
 				t.Fatal(err)
 			}
 			u := newUser("alice", "a@x.org", true)

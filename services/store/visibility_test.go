@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/store"
 	"forge/services/store/storetest"
-	"forge/services/users"
 )
 
 // TestUserVisibilityAgrees checks that the three readings of one
@@ -65,7 +65,7 @@ func TestUserVisibilityAgrees(t *testing.T) {
 			if c.viewer != nil {
 				p, name = &auth.Principal{User: c.viewer}, c.viewer.Name
 			}
-			f := users.Filter(p)
+			f := access.UserFilter(p)
 			listed, _, err := s.ListUsers(ctx, store.ListUsersOptions{Visible: &f, Limit: 50})
 			if err != nil {
 				t.Fatal(err)
@@ -86,7 +86,7 @@ func TestUserVisibilityAgrees(t *testing.T) {
 				if visible, settled := f.Settled(u); settled && visible != sql {
 					t.Errorf("%s on %s: Settled says %v, SQL %v", name, u.Name, visible, sql)
 				}
-				goSide, err := users.CanSee(ctx, s, u, p)
+				goSide, err := access.SeesUser(ctx, s, u, p)
 				if err != nil || goSide != sql {
 					t.Errorf("%s on %s: CanSee %v (%v), SQL %v", name, u.Name, goSide, err, sql)
 				}

@@ -24,13 +24,12 @@ import (
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/store"
-	"forge/services/users"
 )
 
 // Store is what the watch service needs. Watch returns store.ErrNotFound
 // for a missing repository.
 type Store interface {
-	users.VisibilityStore
+	access.VisibilityStore
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
 	Watch(ctx context.Context, userID, repoID int64) (bool, error)
 	Unwatch(ctx context.Context, userID, repoID int64) (bool, error)
@@ -119,7 +118,7 @@ func (s *Server) ListSubscribers(ctx context.Context, req *watchv1.ListSubscribe
 		return nil, err
 	}
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
-	list, total, err := s.store.ListWatchers(ctx, r.ID, users.Filter(viewer), page.Offset(), page.Size)
+	list, total, err := s.store.ListWatchers(ctx, r.ID, access.UserFilter(viewer), page.Offset(), page.Size)
 	if err != nil {
 		return nil, rpcerr.Internal(err)
 	}
@@ -141,7 +140,7 @@ func (s *Server) ListMySubscriptions(ctx context.Context, req *watchv1.ListMySub
 
 func (s *Server) ListUserSubscriptions(ctx context.Context, req *watchv1.ListUserSubscriptionsRequest) (*watchv1.ListUserSubscriptionsResponse, error) {
 	viewer := auth.FromContext(ctx)
-	u, err := users.Visible(ctx, s.store, req.GetUsername(), viewer)
+	u, err := access.VisibleUser(ctx, s.store, req.GetUsername(), viewer)
 	if err != nil {
 		return nil, err
 	}

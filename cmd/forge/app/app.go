@@ -20,32 +20,22 @@ import (
 	"forge/gateway"
 	"forge/gateway/apidocs"
 	"forge/services/access"
-	"forge/services/admin"
 	"forge/services/area"
+	"forge/services/area/all"
 	"forge/services/attachments"
 	"forge/services/auth"
 	"forge/services/blob"
-	"forge/services/code"
 	"forge/services/config"
 	"forge/services/git"
 	"forge/services/githost"
-	"forge/services/issuedeps"
-	"forge/services/issues"
-	"forge/services/labels"
 	"forge/services/mirrors"
-	"forge/services/misc"
 	"forge/services/notify"
-	"forge/services/orgs"
 	"forge/services/paging"
-	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/secretbox"
 	"forge/services/store"
-	"forge/services/tokens"
-	"forge/services/users"
 	"forge/services/validate"
-	"forge/services/watch"
 )
 
 // App is a configured forge instance.
@@ -98,7 +88,7 @@ func OpenStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
 		st.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
-	owned, err := Owned(Areas)
+	owned, err := all.Owned()
 	if err == nil {
 		err = st.Own(ctx, owned)
 	}
@@ -121,7 +111,6 @@ func NewTOTP(cfg *config.Config) (*auth.TOTP, error) {
 func (a *App) build() error {
 	cfg := a.cfg
 	limits := paging.Limits{Default: cfg.API.DefaultPagingNum, Max: cfg.API.MaxResponseItems}
-	render := users.Renderer{RootURL: cfg.Server.RootURL, Domain: cfg.Server.Domain()}
 	totp, err := NewTOTP(cfg)
 	if err != nil {
 		return err
@@ -142,28 +131,36 @@ func (a *App) build() error {
 		return fmt.Errorf("attachment path: %w", err)
 	}
 	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit).
-		WithDisableRegularOrgCreation(cfg.Admin.DisableRegularOrgCreation)
-	repoRender := repos.Renderer{RootURL: cfg.Server.RootURL, Users: render}
+		WithDisableRegularOrgCreation(cfg.Admin.DisableRegularOrgCreation).
+		WithCrossRepositoryDependencies(cfg.Service.AllowCrossRepositoryDependencies)
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker
-	a.Attachments = attachments.NewServer(attachments.Options{Store: a.Store, Blobs: blobs, Access: checker,
-		RootURL: cfg.Server.RootURL, Paging: limits, Limits: attachments.Limits{
-			MaxBytes: int64(cfg.Attachment.MaxSize) << 20, AllowedTypes: cfg.Attachment.AllowedTypes,
-			ReleaseMaxBytes: int64(cfg.Attachment.ReleaseMaxSize) << 20, ReleaseAllowedTypes: cfg.Attachment.ReleaseAllowedTypes,
-		}})
-	a.sweep(context.Background()) // debris of a previous run that was killed
-	a.Mirrors, err = mirrors.NewServer(mirrors.Options{Store: a.Store, Git: gitStore, Access: checker, Render: repoRender, Syncer: syncer,
-		SecretKey: cfg.Security.SecretKey, Limits: limits, AllowLocalNetworks: cfg.Migrations.AllowLocalNetworks})
+
+	// Every area's services get their implementations from the area's
+	// constructor in the one list (package all); area.Bind pairs them by
+	// the service interface they implement and fails on a gap.
+	impls, err := all.Servers(all.Deps{Config: cfg, Store: a.Store, Git: gitStore, Blobs: blobs,
+		Access: checker, Syncer: syncer, TOTP: totp, Paging: limits})
 	if err != nil {
 		return err
 	}
-	// Every recorded ref change (push, API edit, mirror fetch) reaches the
-	// push mirrors that sync on commit.
-	syncer.OnChange = append(syncer.OnChange, a.Mirrors.AfterPush)
+	register, err := area.Bind(all.Areas, impls...)
+	if err != nil {
+		return err
+	}
+	// The server drives two areas' background work: the mirror scheduler
+	// and the sweep of orphaned attachment files.
+	if a.Mirrors, err = implementation[*mirrors.Server](impls); err != nil {
+		return err
+	}
+	if a.Attachments, err = implementation[*attachments.Server](impls); err != nil {
+		return err
+	}
+	a.sweep(context.Background()) // debris of a previous run that was killed
 
 	// Each method declares its policy in its proto; the areas' declarations
 	// are read here, and the interceptor refuses any method without one.
-	policies, err := area.Policies(Areas)
+	policies, err := area.Policies(all.Areas)
 	if err != nil {
 		return err
 	}
@@ -178,35 +175,6 @@ func (a *App) build() error {
 	// other processes record is found by its poll.
 	a.notifier = notify.NewWorker(a.Store, notify.PollInterval)
 	a.Store.OnActivity(a.notifier.Kick)
-
-	repoService := repos.NewService(a.Store, gitStore, checker)
-	// Each service of Areas gets its implementation here (area.Bind pairs
-	// them by the service interface they implement and fails on a gap).
-	impls := []any{
-		misc.NewServer(limits),
-		users.NewServer(a.Store, render, limits),
-		admin.NewServer(a.Store, render, limits, cfg.Security.MinPasswordLength, totp, repos.Purger{Store: a.Store, Git: gitStore}),
-		tokens.NewServer(a.Store, limits),
-		repos.NewServer(repoService, repoRender, limits),
-		a.Mirrors,
-		releases.NewServer(a.Store, gitStore, render, cfg.Server.RootURL, limits),
-		watch.NewServer(a.Store, checker, repoRender, limits),
-		a.Attachments,
-		issues.NewServer(a.Store, checker, render, cfg.Server.RootURL, limits),
-		issuedeps.NewServer(issuedeps.NewService(a.Store, checker, cfg.Service.AllowCrossRepositoryDependencies),
-			a.Store, issues.NewRenderer(a.Store, render, cfg.Server.RootURL), limits),
-		labels.NewServer(a.Store, cfg.Server.RootURL, limits),
-		notify.NewServer(a.Store, repoRender, limits),
-	}
-	orgService := orgs.NewService(a.Store, checker, repoService)
-	orgRender := orgs.Renderer{RootURL: cfg.Server.RootURL, Users: render, Repos: repoRender}
-	impls = append(impls, orgs.NewServer(orgService, orgRender, limits), orgs.NewTeamServer(orgService, orgRender, limits))
-	impls = append(impls, code.Servers(code.Deps{Store: a.Store, Git: gitStore, Sync: syncer,
-		Render: code.Renderer{RootURL: cfg.Server.RootURL, Users: render}, Limits: limits})...)
-	register, err := area.Bind(Areas, impls...)
-	if err != nil {
-		return err
-	}
 
 	// One interceptor chain, used by both transports. rpcerr, outermost,
 	// is the one translator of errors to statuses.
@@ -238,7 +206,7 @@ func (a *App) build() error {
 		UploadMaxSize:      int64(max(cfg.Attachment.MaxSize, cfg.Attachment.ReleaseMaxSize)) << 20,
 		ReadTimeout:        seconds(cfg.Limits.APIReadTimeout),
 		Preflight:          authn.Preflight,
-		Services:           area.Gateways(Areas),
+		Services:           area.Gateways(all.Areas),
 	}, inproc)
 	if err != nil {
 		return err
@@ -301,6 +269,17 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 		err = nil
 	}
 	return err
+}
+
+// implementation finds the implementation of type T among impls.
+func implementation[T any](impls []any) (T, error) {
+	for _, impl := range impls {
+		if t, ok := impl.(T); ok {
+			return t, nil
+		}
+	}
+	var none T
+	return none, fmt.Errorf("no %T among the areas' implementations", none)
 }
 
 // Close flushes pending token usage and closes the database.

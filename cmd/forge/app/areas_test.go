@@ -9,11 +9,9 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
-	"forge/cmd/forge/app"
 	"forge/gateway"
 	"forge/services/area"
-	"forge/services/store"
-	"forge/services/store/storetest"
+	"forge/services/area/all"
 )
 
 // registeredMethods lists the full names of the methods the running gRPC
@@ -41,7 +39,7 @@ func registeredMethods(s *testServer) []string {
 func TestAreasDeclareEveryMethod(t *testing.T) {
 	s := startServer(t, "sqlite3", nil)
 	registered := registeredMethods(s)
-	if declared := area.Methods(app.Areas); !slices.Equal(registered, declared) {
+	if declared := area.Methods(all.Areas); !slices.Equal(registered, declared) {
 		t.Fatalf("registered methods differ from the areas' services:\nregistered %v\ndeclared   %v", registered, declared)
 	}
 	if len(registered) < 40 {
@@ -52,7 +50,7 @@ func TestAreasDeclareEveryMethod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grpcOnly := area.GRPCOnly(app.Areas)
+	grpcOnly := area.GRPCOnly(all.Areas)
 	serves := map[string]bool{}
 	for _, m := range registered {
 		serves[m] = true
@@ -92,7 +90,7 @@ func TestAreasDeclareEveryMethod(t *testing.T) {
 func TestAreasOwnEveryTable(t *testing.T) {
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		ctx := context.Background()
-		owned, err := app.Owned(app.Areas)
+		owned, err := all.Owned()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +158,7 @@ func TestDeletesLeaveNoOrphans(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		owned, err := app.Owned(app.Areas)
+		owned, err := all.Owned()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,31 +226,4 @@ func userID(t *testing.T, s *testServer, name string) int64 {
 		t.Fatal(err)
 	}
 	return u.ID
-}
-
-// TestAreasMatchStoretest: storetest.Owned, what store-level tests give
-// the stores they open, is a copy of the areas' declarations (storetest
-// cannot import the areas: services' internal tests import storetest). A
-// table an area declares and the copy misses would outlive its repository
-// or user in those tests without anyone noticing.
-func TestAreasMatchStoretest(t *testing.T) {
-	owned, err := app.Owned(app.Areas)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sorted := func(o store.Owned) ([]string, []string) {
-		var users []string
-		for _, c := range o.User {
-			users = append(users, c.Table+"."+c.Column)
-		}
-		return slices.Sorted(slices.Values(o.Repository)), slices.Sorted(slices.Values(users))
-	}
-	wantRepo, wantUser := sorted(owned)
-	gotRepo, gotUser := sorted(storetest.Owned)
-	if !slices.Equal(gotRepo, wantRepo) {
-		t.Errorf("storetest.Owned.Repository %v, the areas declare %v", gotRepo, wantRepo)
-	}
-	if !slices.Equal(gotUser, wantUser) {
-		t.Errorf("storetest.Owned.User %v, the areas declare %v", gotUser, wantUser)
-	}
 }

@@ -350,6 +350,12 @@ func describePolicy(p auth.Policy) string {
 		role := map[auth.OrgRole]string{auth.OrgVisible: "visible", auth.OrgMember: "member", auth.OrgOwner: "owner"}[p.Resource.Role]
 		out += fmt.Sprintf(" %s>=%s", kind, role)
 	}
+	if p.Rule != "" {
+		out += " rule=" + p.Rule
+	}
+	if len(p.WriterFields) > 0 {
+		out += " writer-fields=" + strings.Join(p.WriterFields, ",")
+	}
 	return out
 }
 

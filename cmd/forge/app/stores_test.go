@@ -12,9 +12,12 @@ import (
 )
 
 // TestServicesUseNarrowStores fails when a service package (anything under
-// services/ except the store itself) names the concrete *store.Store: each
-// declares the narrow interface it needs (see stores.go), so its rules can
-// be read, tested and called (the command line) without the database.
+// services/ except the store itself and the list of areas) names the
+// concrete *store.Store: each declares the narrow interface it needs, so
+// its rules can be read, tested and called (the command line) without the
+// database. services/area/all is wiring, like cmd: its constructors hand
+// the database to each area as that interface, which is where the compiler
+// checks that *store.Store implements it.
 func TestServicesUseNarrowStores(t *testing.T) {
 	root := filepath.Join("..", "..", "..", "services")
 	fset := token.NewFileSet()
@@ -23,7 +26,7 @@ func TestServicesUseNarrowStores(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if d.Name() == "store" || d.Name() == "storetest" {
+			if d.Name() == "store" || d.Name() == "storetest" || path == filepath.Join(root, "area", "all") {
 				return filepath.SkipDir
 			}
 			return nil

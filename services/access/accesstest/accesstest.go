@@ -1,7 +1,8 @@
 // Package accesstest lets a service's unit tests call its handlers behind
 // the repository authorization the auth interceptor applies in the real
 // server (access.Checker.AuthorizeResource, by the service's policies),
-// through an in-process gRPC channel. The caller is the auth.Principal in
+// through an in-process gRPC channel, and translates errors as the
+// server's chain does (rpcerr). The caller is the auth.Principal in
 // the client's context.
 package accesstest
 
@@ -13,6 +14,7 @@ import (
 
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/rpcerr"
 )
 
 // Channel returns an in-process channel whose calls are authorized by c
@@ -26,12 +28,13 @@ func Channel(c *access.Checker, pols auth.Policies) *inprocgrpc.Channel {
 			if caller != nil {
 				ctx = auth.NewContext(ctx, caller)
 			}
-			if pol := pols[info.FullMethod]; pol.Resource.Kind != auth.NoResource {
+			if pol := pols[info.FullMethod]; pol.Resolves() {
 				var err error
 				if ctx, err = c.AuthorizeResource(ctx, pol, req, caller); err != nil {
-					return nil, err
+					return nil, rpcerr.Status(err)
 				}
 			}
-			return handler(ctx, req)
+			resp, err := handler(ctx, req)
+			return resp, rpcerr.Status(err)
 		})
 }

@@ -1,10 +1,17 @@
-// Package all lists every area forge serves, once. The server
-// (cmd/forge/app) and the gateway's tests derive everything from this
-// list, so an area added here is wired everywhere and one left out is
-// wired nowhere.
+// Package all lists every area forge serves, once, each with the
+// constructor of its implementations. The server (cmd/forge/app) and the
+// gateway's tests derive everything from this list, so an area added here
+// is wired everywhere and one left out is wired nowhere.
+//
+// This package is wiring, like cmd: it is where the concrete database
+// (*store.Store, in Deps) meets each area's narrow Store interface. The
+// call to an area's constructor with d.Store is the compile-time check
+// that the database implements that interface.
 package all
 
 import (
+	"fmt"
+
 	"forge/services/admin"
 	"forge/services/area"
 	"forge/services/attachments"
@@ -18,28 +25,130 @@ import (
 	"forge/services/orgs"
 	"forge/services/releases"
 	"forge/services/repos"
+	"forge/services/store"
 	"forge/services/tokens"
 	"forge/services/users"
 	"forge/services/watch"
 )
 
+// entry is an area's declaration and the constructor of the
+// implementations of its services (area.Bind pairs them).
+type entry struct {
+	area area.Area
+	new  func(d Deps) ([]any, error)
+}
+
+// entries is the one list: every area, in registration order.
+var entries = []entry{
+	{misc.Area, func(d Deps) ([]any, error) {
+		return serves(misc.NewServer(d.Paging))
+	}},
+	{users.Area, func(d Deps) ([]any, error) {
+		return serves(users.NewServer(d.Store, d.users(), d.Paging))
+	}},
+	{admin.Area, func(d Deps) ([]any, error) {
+		return serves(admin.NewServer(d.Store, d.users(), d.Paging, d.Config.Security.MinPasswordLength, d.TOTP,
+			repos.Purger{Store: d.Store, Git: d.Git}))
+	}},
+	{tokens.Area, func(d Deps) ([]any, error) {
+		return serves(tokens.NewServer(d.Store, d.Paging))
+	}},
+	{repos.Area, func(d Deps) ([]any, error) {
+		return serves(repos.NewServer(d.repoService(), d.repos(), d.Paging))
+	}},
+	{mirrors.Area, func(d Deps) ([]any, error) {
+		m, err := mirrors.NewServer(mirrors.Options{Store: d.Store, Git: d.Git, Access: d.Access, Render: d.repos(), Syncer: d.Syncer,
+			SecretKey: d.Config.Security.SecretKey, Limits: d.Paging, AllowLocalNetworks: d.Config.Migrations.AllowLocalNetworks})
+		if err != nil {
+			return nil, err
+		}
+		// Every recorded ref change (push, API edit, mirror fetch) reaches
+		// the push mirrors that sync on commit.
+		d.Syncer.OnChange = append(d.Syncer.OnChange, m.AfterPush)
+		return serves(m)
+	}},
+	{releases.Area, func(d Deps) ([]any, error) {
+		return serves(releases.NewServer(d.Store, d.Git, d.users(), d.Config.Server.RootURL, d.Paging))
+	}},
+	{watch.Area, func(d Deps) ([]any, error) {
+		return serves(watch.NewServer(d.Store, d.Access, d.repos(), d.Paging))
+	}},
+	{code.Area, func(d Deps) ([]any, error) {
+		return code.Servers(code.Deps{Store: d.Store, Git: d.Git, Sync: d.Syncer,
+			Render: code.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}, Limits: d.Paging}), nil
+	}},
+	{issues.Area, func(d Deps) ([]any, error) {
+		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging))
+	}},
+	{issuedeps.Area, func(d Deps) ([]any, error) {
+		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),
+			d.Store, issues.NewRenderer(d.Store, d.users(), d.Config.Server.RootURL), d.Paging))
+	}},
+	{labels.Area, func(d Deps) ([]any, error) {
+		return serves(labels.NewServer(d.Store, d.Config.Server.RootURL, d.Paging))
+	}},
+	{orgs.Area, func(d Deps) ([]any, error) {
+		svc := orgs.NewService(d.Store, d.Access, d.repoService())
+		render := orgs.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(), Repos: d.repos()}
+		return serves(orgs.NewServer(svc, render, d.Paging), orgs.NewTeamServer(svc, render, d.Paging))
+	}},
+	{attachments.Area, func(d Deps) ([]any, error) {
+		cfg := d.Config.Attachment
+		return serves(attachments.NewServer(attachments.Options{Store: d.Store, Blobs: d.Blobs, Access: d.Access,
+			RootURL: d.Config.Server.RootURL, Paging: d.Paging, Limits: attachments.Limits{
+				MaxBytes: int64(cfg.MaxSize) << 20, AllowedTypes: cfg.AllowedTypes,
+				ReleaseMaxBytes: int64(cfg.ReleaseMaxSize) << 20, ReleaseAllowedTypes: cfg.ReleaseAllowedTypes,
+			}}))
+	}},
+	{notify.Area, func(d Deps) ([]any, error) {
+		return serves(notify.NewServer(d.Store, d.repos(), d.Paging))
+	}},
+}
+
+// serves is a constructor's answer: the implementations it built.
+func serves(impls ...any) ([]any, error) { return impls, nil }
+
 // Areas lists every area forge serves, once. Policies, gRPC registration
 // on both transports, REST registration and the tables deletes clear all
 // come from this list (see package area and docs/adding-an-area.md).
-var Areas = []area.Area{
-	misc.Area,
-	users.Area,
-	admin.Area,
-	tokens.Area,
-	repos.Area,
-	mirrors.Area,
-	releases.Area,
-	watch.Area,
-	code.Area,
-	issues.Area,
-	issuedeps.Area,
-	labels.Area,
-	orgs.Area,
-	attachments.Area,
-	notify.Area,
+var Areas = declarations(entries)
+
+func declarations(list []entry) []area.Area {
+	out := make([]area.Area, len(list))
+	for i, e := range list {
+		out[i] = e.area
+	}
+	return out
+}
+
+// Servers builds the implementations of every area's services, for
+// area.Bind, in area order.
+func Servers(d Deps) ([]any, error) {
+	var out []any
+	for _, e := range entries {
+		impls, err := e.new(d)
+		if err != nil {
+			return nil, fmt.Errorf("area %s: %w", e.area.Name, err)
+		}
+		out = append(out, impls...)
+	}
+	return out, nil
+}
+
+// Owned is what the areas declare as owned by repositories and users
+// (Area.RepoTables, Area.UserTables), in the store's terms (store.Own).
+func Owned() (store.Owned, error) {
+	repoTables, err := area.RepoTables(Areas)
+	if err != nil {
+		return store.Owned{}, err
+	}
+	userTables, err := area.UserTables(Areas)
+	if err != nil {
+		return store.Owned{}, err
+	}
+	o := store.Owned{Repository: repoTables}
+	for _, c := range userTables {
+		o.User = append(o.User, store.OwnedColumn{Table: c.Table, Column: c.Column})
+	}
+	return o, nil
 }

@@ -50,33 +50,21 @@ func Open(t testing.TB, kind string) *store.Store {
 	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrate %s store: %v", kind, err)
 	}
-	if err := s.Own(context.Background(), Owned); err != nil {
-		t.Fatalf("own %s store: %v", kind, err)
+	if Owned != nil {
+		if err := s.Own(context.Background(), *Owned); err != nil {
+			t.Fatalf("own %s store: %v", kind, err)
+		}
 	}
 	return s
 }
 
-// Owned is what the server's areas declare as owned by repositories and
-// users (store.Own), for stores opened without the server. storetest
-// cannot import the areas (their internal tests import storetest), so
-// this is a copy: cmd/forge/app TestAreasMatchStoretest fails when it
-// differs from the areas, and TestAreasOwnEveryTable checks the areas
-// against the schema.
-var Owned = store.Owned{
-	Repository: []string{"collaborations", "branches", "mirrors", "push_mirrors", "releases", "watches",
-		"issues", "issue_index", "comments", "issue_assignees", "labels", "issue_labels", "issue_mentions", "activities",
-		"issue_dependencies", "team_repos", "attachments", "notifications", "repo_topics"},
-	User: []store.OwnedColumn{
-		{Table: "access_tokens", Column: "uid"},
-		{Table: "collaborations", Column: "user_id"},
-		{Table: "watches", Column: "user_id"},
-		{Table: "issue_mentions", Column: "user_id"},
-		{Table: "issue_assignees", Column: "assignee_id"},
-		{Table: "team_users", Column: "uid"},
-		{Table: "org_users", Column: "uid"},
-		{Table: "notifications", Column: "user_id"},
-	},
-}
+// Owned, when set, is declared on every store Open returns (store.Own),
+// so their repository and user deletes clear what the areas own. It is the
+// areas' declaration, services/area/all.Owned, which storetest cannot
+// import (the areas' own tests import storetest): a test package that
+// deletes repositories or users sets it in TestMain, as services/store
+// does. Unset, such deletes refuse instead of leaving orphans.
+var Owned *store.Owned
 
 // Database creates a fresh database of the given kind and returns its
 // configuration. The PostgreSQL one is already migrated (cloned from the

@@ -2305,7 +2305,7 @@ const file_forge_attachments_v1_attachments_proto_rawDesc = "" +
 	"\n" +
 	"attachment\x18\x01 \x01(\v2 .forge.attachments.v1.AttachmentR\n" +
 	"attachment\"!\n" +
-	"\x1fDeleteCommentAttachmentResponse2\xa1\x1d\n" +
+	"\x1fDeleteCommentAttachmentResponse2\xdc\x1e\n" +
 	"\x11AttachmentService\x12\xe7\x01\n" +
 	"\x16ListReleaseAttachments\x123.forge.attachments.v1.ListReleaseAttachmentsRequest\x1a4.forge.attachments.v1.ListReleaseAttachmentsResponse\"b\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x82\xd3\xe4\x93\x02@b\vattachments\x121/api/v1/repos/{owner}/{repo}/releases/{id}/assets\x12\xf0\x01\n" +
@@ -2321,18 +2321,18 @@ const file_forge_attachments_v1_attachments_proto_rawDesc = "" +
 	"repository \x02(\x04:\x06\b\x01\x10\x04\x18\x02\x82\xd3\xe4\x93\x02C*A/api/v1/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}\x12\xdd\x01\n" +
 	"\x14ListIssueAttachments\x121.forge.attachments.v1.ListIssueAttachmentsRequest\x1a2.forge.attachments.v1.ListIssueAttachmentsResponse\"^\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Ab\vattachments\x122/api/v1/repos/{owner}/{repo}/issues/{index}/assets\x12\xe6\x01\n" +
 	"\x12GetIssueAttachment\x12/.forge.attachments.v1.GetIssueAttachmentRequest\x1a0.forge.attachments.v1.GetIssueAttachmentResponse\"m\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Pb\n" +
-	"attachment\x12B/api/v1/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}\x12\xa2\x01\n" +
-	"\x15CreateIssueAttachment\x122.forge.attachments.v1.CreateIssueAttachmentRequest\x1a3.forge.attachments.v1.CreateIssueAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01(\x01\x12\xf3\x01\n" +
-	"\x13EditIssueAttachment\x120.forge.attachments.v1.EditIssueAttachmentRequest\x1a1.forge.attachments.v1.EditIssueAttachmentResponse\"w\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02S:\x01*b\n" +
-	"attachment2B/api/v1/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}\x12\xea\x01\n" +
-	"\x15DeleteIssueAttachment\x122.forge.attachments.v1.DeleteIssueAttachmentRequest\x1a3.forge.attachments.v1.DeleteIssueAttachmentResponse\"h\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02D*B/api/v1/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}\x12\xe9\x01\n" +
+	"attachment\x12B/api/v1/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}\x12\xc0\x01\n" +
+	"\x15CreateIssueAttachment\x122.forge.attachments.v1.CreateIssueAttachmentRequest\x1a3.forge.attachments.v1.CreateIssueAttachmentResponse\"<\x88\xb5\x18\xc9\x01\x92\xb5\x183\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1cissue-files-poster-or-writer(\x01\x12\x92\x02\n" +
+	"\x13EditIssueAttachment\x120.forge.attachments.v1.EditIssueAttachmentRequest\x1a1.forge.attachments.v1.EditIssueAttachmentResponse\"\x95\x01\x88\xb5\x18\xc9\x01\x92\xb5\x183\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1cissue-files-poster-or-writer\x82\xd3\xe4\x93\x02S:\x01*b\n" +
+	"attachment2B/api/v1/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}\x12\x89\x02\n" +
+	"\x15DeleteIssueAttachment\x122.forge.attachments.v1.DeleteIssueAttachmentRequest\x1a3.forge.attachments.v1.DeleteIssueAttachmentResponse\"\x86\x01\x88\xb5\x18\xcc\x01\x92\xb5\x183\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1cissue-files-poster-or-writer\x82\xd3\xe4\x93\x02D*B/api/v1/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}\x12\xe9\x01\n" +
 	"\x16ListCommentAttachments\x123.forge.attachments.v1.ListCommentAttachmentsRequest\x1a4.forge.attachments.v1.ListCommentAttachmentsResponse\"d\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Gb\vattachments\x128/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets\x12\xf2\x01\n" +
 	"\x14GetCommentAttachment\x121.forge.attachments.v1.GetCommentAttachmentRequest\x1a2.forge.attachments.v1.GetCommentAttachmentResponse\"s\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Vb\n" +
-	"attachment\x12H/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}\x12\xa8\x01\n" +
-	"\x17CreateCommentAttachment\x124.forge.attachments.v1.CreateCommentAttachmentRequest\x1a5.forge.attachments.v1.CreateCommentAttachmentResponse\"\x1e\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01(\x01\x12\xff\x01\n" +
-	"\x15EditCommentAttachment\x122.forge.attachments.v1.EditCommentAttachmentRequest\x1a3.forge.attachments.v1.EditCommentAttachmentResponse\"}\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Y:\x01*b\n" +
-	"attachment2H/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}\x12\xf6\x01\n" +
-	"\x17DeleteCommentAttachment\x124.forge.attachments.v1.DeleteCommentAttachmentRequest\x1a5.forge.attachments.v1.DeleteCommentAttachmentResponse\"n\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02J*H/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}\x12\x81\x01\n" +
+	"attachment\x12H/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}\x12\xc7\x01\n" +
+	"\x17CreateCommentAttachment\x124.forge.attachments.v1.CreateCommentAttachmentRequest\x1a5.forge.attachments.v1.CreateCommentAttachmentResponse\"=\x88\xb5\x18\xc9\x01\x92\xb5\x184\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1dcomment-files-poster-or-admin(\x01\x12\x9f\x02\n" +
+	"\x15EditCommentAttachment\x122.forge.attachments.v1.EditCommentAttachmentRequest\x1a3.forge.attachments.v1.EditCommentAttachmentResponse\"\x9c\x01\x88\xb5\x18\xc9\x01\x92\xb5\x184\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1dcomment-files-poster-or-admin\x82\xd3\xe4\x93\x02Y:\x01*b\n" +
+	"attachment2H/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}\x12\x96\x02\n" +
+	"\x17DeleteCommentAttachment\x124.forge.attachments.v1.DeleteCommentAttachmentRequest\x1a5.forge.attachments.v1.DeleteCommentAttachmentResponse\"\x8d\x01\x88\xb5\x18\xcc\x01\x92\xb5\x184\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x1dcomment-files-poster-or-admin\x82\xd3\xe4\x93\x02J*H/api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}\x12\x81\x01\n" +
 	"\x12DownloadAttachment\x12/.forge.attachments.v1.DownloadAttachmentRequest\x1a0.forge.attachments.v1.DownloadAttachmentResponse\"\x06\x92\xb5\x18\x02\b\x010\x01\x12\xab\x01\n" +
 	"\x15GetAttachmentSettings\x122.forge.attachments.v1.GetAttachmentSettingsRequest\x1a3.forge.attachments.v1.GetAttachmentSettingsResponse\")\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/v1/settings/attachmentB\xcc\x01\n" +
 	"\x18com.forge.attachments.v1B\x10AttachmentsProtoP\x01Z,forge/gen/forge/attachments/v1;attachmentsv1\xa2\x02\x03FAX\xaa\x02\x14Forge.Attachments.V1\xca\x02\x14Forge\\Attachments\\V1\xe2\x02 Forge\\Attachments\\V1\\GPBMetadata\xea\x02\x16Forge::Attachments::V1b\x06proto3"

@@ -2613,22 +2613,22 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x0e\n" +
 	"\x02id\x18\x03 \x01(\x03R\x02id\"\x17\n" +
-	"\x15DeleteCommentResponse2\xff\x10\n" +
+	"\x15DeleteCommentResponse2\x99\x12\n" +
 	"\fIssueService\x12\xa1\x01\n" +
 	"\n" +
 	"ListIssues\x12\".forge.issues.v1.ListIssuesRequest\x1a#.forge.issues.v1.ListIssuesResponse\"J\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02-b\x06issues\x12#/api/v1/repos/{owner}/{repo}/issues\x12\x97\x01\n" +
 	"\fSearchIssues\x12$.forge.issues.v1.SearchIssuesRequest\x1a%.forge.issues.v1.SearchIssuesResponse\":\x92\xb5\x18\v\b\x01\x1a\x05issue \x01\x82\xd3\xe4\x93\x02%b\x06issues\x12\x1b/api/v1/repos/issues/search\x12\xa2\x01\n" +
-	"\bGetIssue\x12 .forge.issues.v1.GetIssueRequest\x1a!.forge.issues.v1.GetIssueResponse\"Q\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x024b\x05issue\x12+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xad\x01\n" +
-	"\vCreateIssue\x12#.forge.issues.v1.CreateIssueRequest\x1a$.forge.issues.v1.CreateIssueResponse\"S\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02/:\x01*b\x05issue\"#/api/v1/repos/{owner}/{repo}/issues\x12\xaf\x01\n" +
-	"\tEditIssue\x12!.forge.issues.v1.EditIssueRequest\x1a\".forge.issues.v1.EditIssueResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x027:\x01*b\x05issue2+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xab\x01\n" +
+	"\bGetIssue\x12 .forge.issues.v1.GetIssueRequest\x1a!.forge.issues.v1.GetIssueResponse\"Q\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x024b\x05issue\x12+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xca\x01\n" +
+	"\vCreateIssue\x12#.forge.issues.v1.CreateIssueRequest\x1a$.forge.issues.v1.CreateIssueResponse\"p\x88\xb5\x18\xc9\x01\x92\xb5\x182\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01J\bassigneeJ\tassigneesJ\x06labels\x82\xd3\xe4\x93\x02/:\x01*b\x05issue\"#/api/v1/repos/{owner}/{repo}/issues\x12\xdd\x01\n" +
+	"\tEditIssue\x12!.forge.issues.v1.EditIssueRequest\x1a\".forge.issues.v1.EditIssueResponse\"\x88\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18B\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x16issue-poster-or-writerJ\bassigneeJ\tassignees\x82\xd3\xe4\x93\x027:\x01*b\x05issue2+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xab\x01\n" +
 	"\vDeleteIssue\x12#.forge.issues.v1.DeleteIssueRequest\x1a$.forge.issues.v1.DeleteIssueResponse\"Q\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02-*+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xc9\x01\n" +
 	"\x11ListIssueComments\x12).forge.issues.v1.ListIssueCommentsRequest\x1a*.forge.issues.v1.ListIssueCommentsResponse\"]\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02@b\bcomments\x124/api/v1/repos/{owner}/{repo}/issues/{index}/comments\x12\xbe\x01\n" +
-	"\x10ListRepoComments\x12(.forge.issues.v1.ListRepoCommentsRequest\x1a).forge.issues.v1.ListRepoCommentsResponse\"U\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x028b\bcomments\x12,/api/v1/repos/{owner}/{repo}/issues/comments\x12\xc6\x01\n" +
-	"\rCreateComment\x12%.forge.issues.v1.CreateCommentRequest\x1a&.forge.issues.v1.CreateCommentResponse\"f\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02B:\x01*b\acomment\"4/api/v1/repos/{owner}/{repo}/issues/{index}/comments\x12\xb0\x01\n" +
+	"\x10ListRepoComments\x12(.forge.issues.v1.ListRepoCommentsRequest\x1a).forge.issues.v1.ListRepoCommentsResponse\"U\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x028b\bcomments\x12,/api/v1/repos/{owner}/{repo}/issues/comments\x12\xe1\x01\n" +
+	"\rCreateComment\x12%.forge.issues.v1.CreateCommentRequest\x1a&.forge.issues.v1.CreateCommentResponse\"\x80\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18/\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x18issue-unlocked-or-writer\x82\xd3\xe4\x93\x02B:\x01*b\acomment\"4/api/v1/repos/{owner}/{repo}/issues/{index}/comments\x12\xb0\x01\n" +
 	"\n" +
-	"GetComment\x12\".forge.issues.v1.GetCommentRequest\x1a#.forge.issues.v1.GetCommentResponse\"Y\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02<b\acomment\x121/api/v1/repos/{owner}/{repo}/issues/comments/{id}\x12\xb8\x01\n" +
-	"\vEditComment\x12#.forge.issues.v1.EditCommentRequest\x1a$.forge.issues.v1.EditCommentResponse\"^\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02?:\x01*b\acomment21/api/v1/repos/{owner}/{repo}/issues/comments/{id}\x12\xb7\x01\n" +
-	"\rDeleteComment\x12%.forge.issues.v1.DeleteCommentRequest\x1a&.forge.issues.v1.DeleteCommentResponse\"W\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x023*1/api/v1/repos/{owner}/{repo}/issues/comments/{id}B\xa4\x01\n" +
+	"GetComment\x12\".forge.issues.v1.GetCommentRequest\x1a#.forge.issues.v1.GetCommentResponse\"Y\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02<b\acomment\x121/api/v1/repos/{owner}/{repo}/issues/comments/{id}\x12\xd2\x01\n" +
+	"\vEditComment\x12#.forge.issues.v1.EditCommentRequest\x1a$.forge.issues.v1.EditCommentResponse\"x\x92\xb5\x18/\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x18comment-poster-or-writer\x82\xd3\xe4\x93\x02?:\x01*b\acomment21/api/v1/repos/{owner}/{repo}/issues/comments/{id}\x12\xd1\x01\n" +
+	"\rDeleteComment\x12%.forge.issues.v1.DeleteCommentRequest\x1a&.forge.issues.v1.DeleteCommentResponse\"q\x88\xb5\x18\xcc\x01\x92\xb5\x18/\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x18comment-poster-or-writer\x82\xd3\xe4\x93\x023*1/api/v1/repos/{owner}/{repo}/issues/comments/{id}B\xa4\x01\n" +
 	"\x13com.forge.issues.v1B\vIssuesProtoP\x01Z\"forge/gen/forge/issues/v1;issuesv1\xa2\x02\x03FIX\xaa\x02\x0fForge.Issues.V1\xca\x02\x0fForge\\Issues\\V1\xe2\x02\x1bForge\\Issues\\V1\\GPBMetadata\xea\x02\x11Forge::Issues::V1b\x06proto3"
 
 var (

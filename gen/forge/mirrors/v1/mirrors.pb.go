@@ -1106,11 +1106,11 @@ const file_forge_mirrors_v1_mirrors_proto_rawDesc = "" +
 	"\x16SyncPushMirrorsRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\"\x19\n" +
-	"\x17SyncPushMirrorsResponse2\xb7\n" +
+	"\x17SyncPushMirrorsResponse2\xc8\n" +
 	"\n" +
-	"\rMirrorService\x12\xa3\x01\n" +
-	"\vMigrateRepo\x12$.forge.mirrors.v1.MigrateRepoRequest\x1a%.forge.mirrors.v1.MigrateRepoResponse\"G\x88\xb5\x18\xc9\x01\x92\xb5\x18\x12\b\x02\x1a\n" +
-	"repository \x02(\x01\x82\xd3\xe4\x93\x02&:\x01*b\n" +
+	"\rMirrorService\x12\xb4\x01\n" +
+	"\vMigrateRepo\x12$.forge.mirrors.v1.MigrateRepoRequest\x1a%.forge.mirrors.v1.MigrateRepoResponse\"X\x88\xb5\x18\xc9\x01\x92\xb5\x18#\b\x02\x1a\n" +
+	"repository \x02(\x01B\x0fmigration-owner\x82\xd3\xe4\x93\x02&:\x01*b\n" +
 	"repository\"\x15/api/v1/repos/migrate\x12\xa7\x01\n" +
 	"\n" +
 	"MirrorSync\x12#.forge.mirrors.v1.MirrorSyncRequest\x1a$.forge.mirrors.v1.MirrorSyncResponse\"N\x92\xb5\x18\x1a\b\x02\x1a\n" +

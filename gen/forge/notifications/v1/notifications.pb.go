@@ -1136,14 +1136,14 @@ const file_forge_notifications_v1_notifications_proto_rawDesc = "" +
 	"\fstatus_types\x18\x05 \x03(\tR\fstatus-types\x12\x1c\n" +
 	"\tto_status\x18\x06 \x01(\tR\tto-status\"q\n" +
 	"\x1dReadRepoNotificationsResponse\x12P\n" +
-	"\rnotifications\x18\x01 \x03(\v2*.forge.notifications.v1.NotificationThreadR\rnotifications2\x99\v\n" +
+	"\rnotifications\x18\x01 \x03(\v2*.forge.notifications.v1.NotificationThreadR\rnotifications2\xc7\v\n" +
 	"\x13NotificationService\x12\xc0\x01\n" +
 	"\x11ListNotifications\x120.forge.notifications.v1.ListNotificationsRequest\x1a1.forge.notifications.v1.ListNotificationsResponse\"F\x92\xb5\x18\x12\b\x02\x1a\fnotification \x01\xb8\xb5\x18\x01\x82\xd3\xe4\x93\x02&b\rnotifications\x12\x15/api/v1/notifications\x12\xc1\x01\n" +
 	"\x11ReadNotifications\x120.forge.notifications.v1.ReadNotificationsRequest\x1a1.forge.notifications.v1.ReadNotificationsResponse\"G\x88\xb5\x18\xcd\x01\x92\xb5\x18\x12\b\x02\x1a\fnotification \x02\x82\xd3\xe4\x93\x02&b\rnotifications\x1a\x15/api/v1/notifications\x12\xbd\x01\n" +
-	"\x15CountNewNotifications\x124.forge.notifications.v1.CountNewNotificationsRequest\x1a5.forge.notifications.v1.CountNewNotificationsResponse\"7\x92\xb5\x18\x12\b\x02\x1a\fnotification \x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v1/notifications/new\x12\xaa\x01\n" +
-	"\tGetThread\x12(.forge.notifications.v1.GetThreadRequest\x1a).forge.notifications.v1.GetThreadResponse\"H\x92\xb5\x18\x12\b\x02\x1a\fnotification \x01\x82\xd3\xe4\x93\x02,b\x06thread\x12\"/api/v1/notifications/threads/{id}\x12\xb2\x01\n" +
+	"\x15CountNewNotifications\x124.forge.notifications.v1.CountNewNotificationsRequest\x1a5.forge.notifications.v1.CountNewNotificationsResponse\"7\x92\xb5\x18\x12\b\x02\x1a\fnotification \x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v1/notifications/new\x12\xc1\x01\n" +
+	"\tGetThread\x12(.forge.notifications.v1.GetThreadRequest\x1a).forge.notifications.v1.GetThreadResponse\"_\x92\xb5\x18)\b\x02\x1a\fnotification \x01B\x15thread-owner-or-admin\x82\xd3\xe4\x93\x02,b\x06thread\x12\"/api/v1/notifications/threads/{id}\x12\xc9\x01\n" +
 	"\n" +
-	"ReadThread\x12).forge.notifications.v1.ReadThreadRequest\x1a*.forge.notifications.v1.ReadThreadResponse\"M\x88\xb5\x18\xcd\x01\x92\xb5\x18\x12\b\x02\x1a\fnotification \x02\x82\xd3\xe4\x93\x02,b\x06thread2\"/api/v1/notifications/threads/{id}\x12\xe9\x01\n" +
+	"ReadThread\x12).forge.notifications.v1.ReadThreadRequest\x1a*.forge.notifications.v1.ReadThreadResponse\"d\x88\xb5\x18\xcd\x01\x92\xb5\x18)\b\x02\x1a\fnotification \x02B\x15thread-owner-or-admin\x82\xd3\xe4\x93\x02,b\x06thread2\"/api/v1/notifications/threads/{id}\x12\xe9\x01\n" +
 	"\x15ListRepoNotifications\x124.forge.notifications.v1.ListRepoNotificationsRequest\x1a5.forge.notifications.v1.ListRepoNotificationsResponse\"c\x92\xb5\x18\x1a\b\x02\x1a\fnotification \x01:\x06\b\x01\x10\x01\x18\x01\xb8\xb5\x18\x01\x82\xd3\xe4\x93\x02;b\rnotifications\x12*/api/v1/repos/{owner}/{repo}/notifications\x12\xec\x01\n" +
 	"\x15ReadRepoNotifications\x124.forge.notifications.v1.ReadRepoNotificationsRequest\x1a5.forge.notifications.v1.ReadRepoNotificationsResponse\"f\x88\xb5\x18\xcd\x01\x92\xb5\x18\x1c\b\x02\x1a\fnotification \x02(\x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02;b\rnotifications\x1a*/api/v1/repos/{owner}/{repo}/notificationsB\xdc\x01\n" +
 	"\x1acom.forge.notifications.v1B\x12NotificationsProtoP\x01Z0forge/gen/forge/notifications/v1;notificationsv1\xa2\x02\x03FNX\xaa\x02\x16Forge.Notifications.V1\xca\x02\x16Forge\\Notifications\\V1\xe2\x02\"Forge\\Notifications\\V1\\GPBMetadata\xea\x02\x18Forge::Notifications::V1b\x06proto3"

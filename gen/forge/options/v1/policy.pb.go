@@ -410,7 +410,22 @@ type Policy struct {
 	CallerUnused bool `protobuf:"varint,6,opt,name=caller_unused,json=callerUnused,proto3" json:"caller_unused,omitempty"`
 	// The resource the method acts on and the level it needs there; the
 	// interceptor resolves it from the request before the handler runs.
-	Resource      *Resource `protobuf:"bytes,7,opt,name=resource,proto3" json:"resource,omitempty"`
+	Resource *Resource `protobuf:"bytes,7,opt,name=resource,proto3" json:"resource,omitempty"`
+	// An object rule from services/access's registry (access.Rules; the list
+	// is in docs/authorization.md): a rule on a second object beside the
+	// resource (the issue or comment the request names, a notification
+	// thread, the account a request field names, the other issue of a
+	// relation). Once the resource is authorized, the interceptor loads the
+	// object from the request and refuses the call unless the rule allows
+	// it; the handler reads the loaded object (access.ObjectFrom) and
+	// decides nothing. An unknown name, or a rule whose request fields the
+	// method's request lacks, stops start-up.
+	Rule string `protobuf:"bytes,8,opt,name=rule,proto3" json:"rule,omitempty"`
+	// Request fields only callers with write access to the resource's unit
+	// may set; for other callers the interceptor clears them before the
+	// handler runs (Gitea drops an issue's assignees and labels from a
+	// reader silently, rather than refusing the request).
+	WriterFields  []string `protobuf:"bytes,9,rep,name=writer_fields,json=writerFields,proto3" json:"writer_fields,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -490,6 +505,20 @@ func (x *Policy) GetCallerUnused() bool {
 func (x *Policy) GetResource() *Resource {
 	if x != nil {
 		return x.Resource
+	}
+	return nil
+}
+
+func (x *Policy) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *Policy) GetWriterFields() []string {
+	if x != nil {
+		return x.WriterFields
 	}
 	return nil
 }
@@ -587,7 +616,7 @@ var File_forge_options_v1_policy_proto protoreflect.FileDescriptor
 
 const file_forge_options_v1_policy_proto_rawDesc = "" +
 	"\n" +
-	"\x1dforge/options/v1/policy.proto\x12\x10forge.options.v1\x1a google/protobuf/descriptor.proto\"\xbf\x02\n" +
+	"\x1dforge/options/v1/policy.proto\x12\x10forge.options.v1\x1a google/protobuf/descriptor.proto\"\xf8\x02\n" +
 	"\x06Policy\x120\n" +
 	"\x06caller\x18\x01 \x01(\x0e2\x18.forge.options.v1.CallerR\x06caller\x12\x1d\n" +
 	"\n" +
@@ -597,7 +626,9 @@ const file_forge_options_v1_policy_proto_rawDesc = "" +
 	"scopeLevel\x120\n" +
 	"\x06writes\x18\x05 \x01(\x0e2\x18.forge.options.v1.WritesR\x06writes\x12#\n" +
 	"\rcaller_unused\x18\x06 \x01(\bR\fcallerUnused\x126\n" +
-	"\bresource\x18\a \x01(\v2\x1a.forge.options.v1.ResourceR\bresource\"\xab\x01\n" +
+	"\bresource\x18\a \x01(\v2\x1a.forge.options.v1.ResourceR\bresource\x12\x12\n" +
+	"\x04rule\x18\b \x01(\tR\x04rule\x12#\n" +
+	"\rwriter_fields\x18\t \x03(\tR\fwriterFields\"\xab\x01\n" +
 	"\bResource\x122\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1e.forge.options.v1.ResourceKindR\x04kind\x12*\n" +
 	"\x04unit\x18\x02 \x01(\x0e2\x16.forge.options.v1.UnitR\x04unit\x12*\n" +

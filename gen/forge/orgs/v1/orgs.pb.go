@@ -4140,9 +4140,9 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\x13ListMyTeamsResponse\x12)\n" +
 	"\x05teams\x18\x01 \x03(\v2\x13.forge.orgs.v1.TeamR\x05teams\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xc3\x17\n" +
-	"\x13OrganizationService\x12\x90\x01\n" +
-	"\tCreateOrg\x12\x1f.forge.orgs.v1.CreateOrgRequest\x1a .forge.orgs.v1.CreateOrgResponse\"@\x88\xb5\x18\xc9\x01\x92\xb5\x18\x12\b\x02\x1a\forganization \x02\x82\xd3\xe4\x93\x02\x1f:\x01*b\forganization\"\f/api/v1/orgs\x12\xba\x01\n" +
+	"totalCount2\x8e\x18\n" +
+	"\x13OrganizationService\x12\x9d\x01\n" +
+	"\tCreateOrg\x12\x1f.forge.orgs.v1.CreateOrgRequest\x1a .forge.orgs.v1.CreateOrgResponse\"M\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1f\b\x02\x1a\forganization \x02B\vorg-creator\x82\xd3\xe4\x93\x02\x1f:\x01*b\forganization\"\f/api/v1/orgs\x12\xba\x01\n" +
 	"\x0eAdminCreateOrg\x12$.forge.orgs.v1.AdminCreateOrgRequest\x1a%.forge.orgs.v1.AdminCreateOrgResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x82\xd3\xe4\x93\x02A:\forganizationb\forganization\"#/api/v1/admin/users/{username}/orgs\x12v\n" +
 	"\bListOrgs\x12\x1e.forge.orgs.v1.ListOrgsRequest\x1a\x1f.forge.orgs.v1.ListOrgsResponse\")\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1db\rorganizations\x12\f/api/v1/orgs\x12\x8b\x01\n" +
 	"\x06GetOrg\x12\x1c.forge.orgs.v1.GetOrgRequest\x1a\x1d.forge.orgs.v1.GetOrgResponse\"D\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02\"b\forganization\x12\x12/api/v1/orgs/{org}\x12\x91\x01\n" +
@@ -4156,13 +4156,13 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\bIsMember\x12\x1e.forge.orgs.v1.IsMemberRequest\x1a\x1f.forge.orgs.v1.IsMemberResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02'\x12%/api/v1/orgs/{org}/members/{username}\x12\xa7\x01\n" +
 	"\fDeleteMember\x12\".forge.orgs.v1.DeleteMemberRequest\x1a#.forge.orgs.v1.DeleteMemberResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x04\x82\xd3\xe4\x93\x02'*%/api/v1/orgs/{org}/members/{username}\x12\xb4\x01\n" +
 	"\x11ListPublicMembers\x12'.forge.orgs.v1.ListPublicMembersRequest\x1a(.forge.orgs.v1.ListPublicMembersResponse\"L\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02*b\x05users\x12!/api/v1/orgs/{org}/public_members\x12\xb4\x01\n" +
-	"\x0eIsPublicMember\x12$.forge.orgs.v1.IsPublicMemberRequest\x1a%.forge.orgs.v1.IsPublicMemberResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02.\x12,/api/v1/orgs/{org}/public_members/{username}\x12\xb7\x01\n" +
-	"\x0fPublicizeMember\x12%.forge.orgs.v1.PublicizeMemberRequest\x1a&.forge.orgs.v1.PublicizeMemberResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02.\x1a,/api/v1/orgs/{org}/public_members/{username}\x12\xb1\x01\n" +
-	"\rConcealMember\x12#.forge.orgs.v1.ConcealMemberRequest\x1a$.forge.orgs.v1.ConcealMemberResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02.*,/api/v1/orgs/{org}/public_members/{username}\x12\xb5\x01\n" +
-	"\rCreateOrgRepo\x12#.forge.orgs.v1.CreateOrgRepoRequest\x1a$.forge.orgs.v1.CreateOrgRepoResponse\"Y\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x022:\n" +
+	"\x0eIsPublicMember\x12$.forge.orgs.v1.IsPublicMemberRequest\x1a%.forge.orgs.v1.IsPublicMemberResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02.\x12,/api/v1/orgs/{org}/public_members/{username}\x12\xce\x01\n" +
+	"\x0fPublicizeMember\x12%.forge.orgs.v1.PublicizeMemberRequest\x1a&.forge.orgs.v1.PublicizeMemberResponse\"l\x88\xb5\x18\xcc\x01\x92\xb5\x18/\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05B\x15member-self-publicize\x82\xd3\xe4\x93\x02.\x1a,/api/v1/orgs/{org}/public_members/{username}\x12\xc6\x01\n" +
+	"\rConcealMember\x12#.forge.orgs.v1.ConcealMemberRequest\x1a$.forge.orgs.v1.ConcealMemberResponse\"j\x88\xb5\x18\xcc\x01\x92\xb5\x18-\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x05B\x13member-self-conceal\x82\xd3\xe4\x93\x02.*,/api/v1/orgs/{org}/public_members/{username}\x12\xc7\x01\n" +
+	"\rCreateOrgRepo\x12#.forge.orgs.v1.CreateOrgRepoRequest\x1a$.forge.orgs.v1.CreateOrgRepoResponse\"k\x88\xb5\x18\xc9\x01\x92\xb5\x18*\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x01B\x10org-repo-creator\x82\xd3\xe4\x93\x022:\n" +
 	"repositoryb\n" +
 	"repository\"\x18/api/v1/orgs/{org}/repos\x12\xa3\x01\n" +
-	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"J\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02(b\frepositories\x12\x18/api/v1/orgs/{org}/repos2\x87\x13\n" +
+	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"J\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02(b\frepositories\x12\x18/api/v1/orgs/{org}/repos2\xa9\x13\n" +
 	"\vTeamService\x12\x93\x01\n" +
 	"\tListTeams\x12\x1f.forge.orgs.v1.ListTeamsRequest\x1a .forge.orgs.v1.ListTeamsResponse\"C\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02!b\x05teams\x12\x18/api/v1/orgs/{org}/teams\x12\x99\x01\n" +
 	"\vSearchTeams\x12!.forge.orgs.v1.SearchTeamsRequest\x1a\".forge.orgs.v1.SearchTeamsResponse\"C\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02!\x12\x1f/api/v1/orgs/{org}/teams/search\x12\x9d\x01\n" +
@@ -4178,9 +4178,9 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\x10RemoveTeamMember\x12&.forge.orgs.v1.RemoveTeamMemberRequest\x1a'.forge.orgs.v1.RemoveTeamMemberResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x04\x82\xd3\xe4\x93\x02'*%/api/v1/teams/{id}/members/{username}\x12\xa6\x01\n" +
 	"\rListTeamRepos\x12#.forge.orgs.v1.ListTeamReposRequest\x1a$.forge.orgs.v1.ListTeamReposResponse\"J\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x02(b\frepositories\x12\x18/api/v1/teams/{id}/repos\x12\xab\x01\n" +
 	"\vGetTeamRepo\x12!.forge.orgs.v1.GetTeamRepoRequest\x1a\".forge.orgs.v1.GetTeamRepoResponse\"U\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x023b\n" +
-	"repository\x12%/api/v1/teams/{id}/repos/{org}/{repo}\x12\xa4\x01\n" +
-	"\vAddTeamRepo\x12!.forge.orgs.v1.AddTeamRepoRequest\x1a\".forge.orgs.v1.AddTeamRepoResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x02'\x1a%/api/v1/teams/{id}/repos/{org}/{repo}\x12\xad\x01\n" +
-	"\x0eRemoveTeamRepo\x12$.forge.orgs.v1.RemoveTeamRepoRequest\x1a%.forge.orgs.v1.RemoveTeamRepoResponse\"N\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05\x82\xd3\xe4\x93\x02'*%/api/v1/teams/{id}/repos/{org}/{repo}\x12\x93\x01\n" +
+	"repository\x12%/api/v1/teams/{id}/repos/{org}/{repo}\x12\xb5\x01\n" +
+	"\vAddTeamRepo\x12!.forge.orgs.v1.AddTeamRepoRequest\x1a\".forge.orgs.v1.AddTeamRepoResponse\"_\x88\xb5\x18\xcc\x01\x92\xb5\x18)\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05B\x0fteam-repo-admin\x82\xd3\xe4\x93\x02'\x1a%/api/v1/teams/{id}/repos/{org}/{repo}\x12\xbe\x01\n" +
+	"\x0eRemoveTeamRepo\x12$.forge.orgs.v1.RemoveTeamRepoRequest\x1a%.forge.orgs.v1.RemoveTeamRepoResponse\"_\x88\xb5\x18\xcc\x01\x92\xb5\x18)\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05B\x0fteam-repo-admin\x82\xd3\xe4\x93\x02'*%/api/v1/teams/{id}/repos/{org}/{repo}\x12\x93\x01\n" +
 	"\vListMyTeams\x12!.forge.orgs.v1.ListMyTeamsRequest\x1a\".forge.orgs.v1.ListMyTeamsResponse\"=\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01\x82\xd3\xe4\x93\x02\x1bb\x05teams\x12\x12/api/v1/user/teamsB\x94\x01\n" +
 	"\x11com.forge.orgs.v1B\tOrgsProtoP\x01Z\x1eforge/gen/forge/orgs/v1;orgsv1\xa2\x02\x03FOX\xaa\x02\rForge.Orgs.V1\xca\x02\rForge\\Orgs\\V1\xe2\x02\x19Forge\\Orgs\\V1\\GPBMetadata\xea\x02\x0fForge::Orgs::V1b\x06proto3"
 

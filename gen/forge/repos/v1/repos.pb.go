@@ -3502,7 +3502,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x14SearchTopicsResponse\x12-\n" +
 	"\x06topics\x18\x01 \x03(\v2\x15.forge.repos.v1.TopicR\x06topics\x12%\n" +
 	"\vtotal_count\x18\x02 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount2\xf6\x1a\n" +
+	"totalCount2\x98\x1b\n" +
 	"\x11RepositoryService\x12\xc0\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
@@ -3535,9 +3535,9 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x0fAddCollaborator\x12&.forge.repos.v1.AddCollaboratorRequest\x1a'.forge.repos.v1.AddCollaboratorResponse\"g\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02>:\x01*\x1a9/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\xd1\x01\n" +
 	"\x12DeleteCollaborator\x12).forge.repos.v1.DeleteCollaboratorRequest\x1a*.forge.repos.v1.DeleteCollaboratorResponse\"d\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02;*9/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\xea\x01\n" +
-	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"h\x92\xb5\x18\x18\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02F\x12D/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}/permission\x12\xac\x01\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02;*9/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\x8c\x02\n" +
+	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"\x89\x01\x92\xb5\x189\b\x02\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01B\x1fcollaborator-self-or-repo-admin\x82\xd3\xe4\x93\x02F\x12D/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}/permission\x12\xac\x01\n" +
 	"\x0eListRepoTopics\x12%.forge.repos.v1.ListRepoTopicsRequest\x1a&.forge.repos.v1.ListRepoTopicsResponse\"K\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x06\x18\x01\xb8\xb5\x18\x01\x82\xd3\xe4\x93\x02%\x12#/api/v1/repos/{owner}/{repo}/topics\x12\xaf\x01\n" +
 	"\rSetRepoTopics\x12$.forge.repos.v1.SetRepoTopicsRequest\x1a%.forge.repos.v1.SetRepoTopicsResponse\"Q\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +

@@ -1,0 +1,491 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"forge/services/auth"
+	"forge/services/errs"
+	"forge/services/store"
+)
+
+// Object rules decide on a second object beside the resource a policy
+// declares: the issue or comment a request names inside the repository,
+// a notification thread, the account a request field names, the other
+// issue of a relation. A method names its rule in its proto
+// (option (forge.options.v1.policy).rule); the interceptor resolves the
+// resource, then the rule loads its object from the request and allows or
+// refuses the call before the handler runs. The handler reads what was
+// loaded with ObjectFrom. Rules is the one registry: the authorization
+// golden prints each method's rule, and docs/authorization.md lists them.
+
+// Object is what a rule loaded for the handler.
+type Object struct {
+	// Issue is the issue the request's index names in the resolved
+	// repository.
+	Issue *store.Issue
+	// Comment is the comment the request's id names there.
+	Comment *store.Comment
+	// Thread is the notification thread the request's id names.
+	Thread *store.NotificationThread
+	// User is the account a request field names, as the caller sees it.
+	User *store.User
+	// Related is the other issue of a relation (the request's meta) and
+	// Repo its repository; Repo is also the second repository a team
+	// request names.
+	Related *store.Issue
+	Repo    *Repo
+}
+
+type objectKey struct{}
+
+// ObjectFrom is what the method's rule loaded. A handler of a method
+// without a rule gets an Internal error: its policy is missing the
+// declaration, and nothing was checked.
+func ObjectFrom(ctx context.Context) (*Object, error) {
+	if o, ok := ctx.Value(objectKey{}).(*Object); ok && o != nil {
+		return o, nil
+	}
+	return nil, errs.New(errs.Internal, "the method's policy declares no object rule")
+}
+
+// Rule is one entry of the registry.
+type Rule struct {
+	// On is the resource kind a method naming the rule must declare
+	// (auth.NoResource: none needed).
+	On auth.ResourceKind
+	// Fields are the request fields the rule reads; a method whose
+	// request lacks one stops start-up (CheckRules).
+	Fields []string
+	// Doc says whom the rule allows, in a line.
+	Doc    string
+	decide func(ctx context.Context, c *Checker, s *subject) (*Object, error)
+}
+
+// subject is what a rule decides with: the request, the caller and the
+// resource the interceptor already resolved.
+type subject struct {
+	req    protoreflect.Message
+	caller *auth.Principal
+	repo   *Repo
+	org    *Org
+	team   *Team
+}
+
+// Gitea's refusals of the rules below.
+const (
+	PublicizeOtherMessage = "Cannot publicize another member"
+	ConcealOtherMessage   = "Cannot conceal another member"
+	QueryPermMessage      = "Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own"
+	TeamRepoAdminMessage  = "Must have admin-level access to the repository"
+	OrgRepoCreateMessage  = "Given user is not allowed to create repository in organization."
+)
+
+// errTargetNotFound is Gitea's answer for an unknown issue or comment.
+var errTargetNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
+
+// Rules is the registry of object rules, by the name policies use.
+var Rules = map[string]Rule{
+	"issue-poster-or-writer": {
+		On: auth.RepositoryResource, Fields: []string{"index"},
+		Doc: "the issue's poster, or a writer of its unit",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			is, err := c.issue(ctx, s, errTargetNotFound)
+			if err != nil {
+				return nil, err
+			}
+			return &Object{Issue: is}, posterOrWriter(s.repo, s.caller, is.PosterID, NotPosterMessage)
+		},
+	},
+	"comment-poster-or-writer": {
+		On: auth.RepositoryResource, Fields: []string{"id"},
+		Doc: "the comment's poster, or a writer of the issues unit",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			cm, err := c.comment(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			return &Object{Comment: cm}, posterOrWriter(s.repo, s.caller, cm.PosterID, NotPosterMessage)
+		},
+	},
+	"issue-unlocked-or-writer": {
+		On: auth.RepositoryResource, Fields: []string{"index"},
+		Doc: "anyone the resource admits on an unlocked issue; writers on a locked one",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			is, err := c.issue(ctx, s, errTargetNotFound)
+			if err != nil {
+				return nil, err
+			}
+			if is.IsLocked && s.repo.Mode < store.AccessWrite {
+				return nil, errs.New(errs.PermissionDenied, NeedWriteMessage)
+			}
+			return &Object{Issue: is}, nil
+		},
+	},
+	"issue-files-poster-or-writer": {
+		On: auth.RepositoryResource, Fields: []string{"index"},
+		Doc: "the issue's poster, or a writer of its unit (its files)",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			is, err := c.issue(ctx, s, errTargetNotFound)
+			if err != nil {
+				return nil, err
+			}
+			return &Object{Issue: is}, posterOrWriter(s.repo, s.caller, is.PosterID, WriteIssueMessage)
+		},
+	},
+	"comment-files-poster-or-admin": {
+		On: auth.RepositoryResource, Fields: []string{"id"},
+		Doc: "a writer of the issues unit who posted the comment, or an administrator of the repository (its files)",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			cm, err := c.comment(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			r := s.repo
+			if s.caller != nil && r.Mode >= store.AccessWrite && (s.caller.ID() == cm.PosterID || r.Mode >= store.AccessAdmin) {
+				return &Object{Comment: cm}, nil
+			}
+			return nil, errs.New(errs.PermissionDenied, EditCommentMessage)
+		},
+	},
+	"thread-owner-or-admin": {
+		On: auth.NoResource, Fields: []string{"id"},
+		Doc: "the thread's owner, or a site administrator",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			id := intField(s.req, "id")
+			t, err := c.store.NotificationByID(ctx, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, ThreadNotFound(id)
+			}
+			if err != nil {
+				return nil, errs.Wrap(err, "load notification")
+			}
+			if s.caller.ID() != t.UserID && !s.caller.IsAdmin() {
+				return nil, errs.Newf(errs.PermissionDenied, "only user itself and admin are allowed to read/change this thread %d", t.ID)
+			}
+			return &Object{Thread: t}, nil
+		},
+	},
+	"collaborator-self-or-repo-admin": {
+		On: auth.RepositoryResource, Fields: []string{"collaborator"},
+		Doc: "an administrator of the repository, or the collaborator asking about themself",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			u, err := c.individual(ctx, stringField(s.req, "collaborator"), s.caller)
+			if err != nil {
+				return nil, err
+			}
+			if s.repo.Mode >= store.AccessAdmin || s.caller.ID() == u.ID {
+				return &Object{User: u}, nil
+			}
+			return nil, errs.New(errs.PermissionDenied, QueryPermMessage)
+		},
+	},
+	"member-self-publicize": {
+		On: auth.OrganizationResource, Fields: []string{"username"},
+		Doc: "the member themself",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.self(ctx, s, PublicizeOtherMessage)
+		},
+	},
+	"member-self-conceal": {
+		On: auth.OrganizationResource, Fields: []string{"username"},
+		Doc: "the member themself",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.self(ctx, s, ConcealOtherMessage)
+		},
+	},
+	"team-repo-admin": {
+		On: auth.TeamResource, Fields: []string{"org", "repo"},
+		Doc: "an administrator of the repository the request names (org/repo)",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			r, err := c.Resolve(ctx, stringField(s.req, "org"), stringField(s.req, "repo"), s.caller)
+			if err != nil {
+				return nil, err
+			}
+			if r.Mode < store.AccessAdmin {
+				return nil, errs.New(errs.PermissionDenied, TeamRepoAdminMessage)
+			}
+			return &Object{Repo: r}, nil
+		},
+	},
+	"org-repo-creator": {
+		On:  auth.OrganizationResource,
+		Doc: "a member of a team that may create repositories (owners do), or a site administrator",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			if s.caller.IsAdmin() {
+				return &Object{}, nil
+			}
+			ok, err := c.store.CanCreateOrgRepo(ctx, s.org.ID, s.caller.ID())
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, errs.New(errs.PermissionDenied, OrgRepoCreateMessage)
+			}
+			return &Object{}, nil
+		},
+	},
+	"org-creator": {
+		On:  auth.NoResource,
+		Doc: "a site administrator, or a user allowed to create organizations while the site allows it",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return &Object{}, c.mayCreateOrg(s.caller)
+		},
+	},
+	"migration-owner": {
+		Fields: []string{"repo_owner", "uid"},
+		Doc:    "the caller's own account, an organization they own, or any account for a site administrator",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			u, err := c.migrationOwner(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			return &Object{User: u}, c.mayCreateIn(ctx, s.caller, u)
+		},
+	},
+	"relate-issue": {
+		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
+		Doc: "the other issue (meta) readable in its own repository and unit",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.relate(ctx, s, store.AccessRead, auth.WritesUndeclared)
+		},
+	},
+	"relate-issue-writable": {
+		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
+		Doc: "the other issue (meta) writable in its own repository and unit",
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.relate(ctx, s, store.AccessWrite, auth.WritesIssues)
+		},
+	},
+}
+
+// RuleNames lists the registry, sorted.
+func RuleNames() []string {
+	out := make([]string, 0, len(Rules))
+	for name := range Rules {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckRules verifies the rules and writer fields the policies of
+// services name: a known rule, on the resource kind it runs on, whose
+// request fields the method's request has. Start-up stops on an error, so
+// a typo cannot open a method.
+func CheckRules(services []*grpc.ServiceDesc, pols auth.Policies) error {
+	for _, sd := range services {
+		for _, m := range sd.Methods {
+			if err := checkRule(sd.ServiceName, m.MethodName, pols); err != nil {
+				return err
+			}
+		}
+		for _, m := range sd.Streams {
+			if err := checkRule(sd.ServiceName, m.StreamName, pols); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkRule(service, method string, pols auth.Policies) error {
+	name := "/" + service + "/" + method
+	pol, ok := pols[name]
+	if !ok || pol.Rule == "" {
+		return nil
+	}
+	rule, ok := Rules[pol.Rule]
+	if !ok {
+		return fmt.Errorf("access: %s: unknown rule %q (known: %s)", name, pol.Rule, strings.Join(RuleNames(), ", "))
+	}
+	if rule.On != auth.NoResource && pol.Resource.Kind != rule.On {
+		return fmt.Errorf("access: %s: rule %q needs the method to declare its %s resource", name, pol.Rule, kindName(rule.On))
+	}
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service))
+	if err != nil {
+		return fmt.Errorf("access: %s: %w", name, err)
+	}
+	md := d.(protoreflect.ServiceDescriptor).Methods().ByName(protoreflect.Name(method))
+	for _, f := range rule.Fields {
+		if md.Input().Fields().ByName(protoreflect.Name(f)) == nil {
+			return fmt.Errorf("access: %s: rule %q reads the request field %q, which %s lacks", name, pol.Rule, f, md.Input().FullName())
+		}
+	}
+	return nil
+}
+
+func kindName(k auth.ResourceKind) string {
+	switch k {
+	case auth.RepositoryResource:
+		return "repository"
+	case auth.OrganizationResource:
+		return "organization"
+	case auth.TeamResource:
+		return "team"
+	}
+	return "no"
+}
+
+// applyRule runs pol's rule (and clears its writer fields) for the caller
+// once the resource is resolved, and returns ctx carrying what it loaded.
+func (c *Checker) applyRule(ctx context.Context, pol auth.Policy, req any, s *subject) (context.Context, error) {
+	msg, ok := req.(proto.Message)
+	if !ok {
+		return nil, errs.New(errs.Internal, "the request is not a message")
+	}
+	s.req = msg.ProtoReflect()
+	if len(pol.WriterFields) > 0 && (s.repo == nil || s.repo.Mode < store.AccessWrite) {
+		for _, f := range pol.WriterFields {
+			if fd := s.req.Descriptor().Fields().ByName(protoreflect.Name(f)); fd != nil {
+				s.req.Clear(fd)
+			}
+		}
+	}
+	if pol.Rule == "" {
+		return ctx, nil
+	}
+	rule, ok := Rules[pol.Rule]
+	if !ok {
+		return nil, errs.Newf(errs.Internal, "unknown rule %q", pol.Rule)
+	}
+	obj, err := rule.decide(ctx, c, s)
+	if err != nil {
+		return nil, err
+	}
+	return context.WithValue(ctx, objectKey{}, obj), nil
+}
+
+// posterOrWriter allows the poster of an issue or comment and writers of
+// the resolved unit.
+func posterOrWriter(r *Repo, caller *auth.Principal, posterID int64, refusal string) error {
+	if r.Mode >= store.AccessWrite || (caller != nil && posterID != 0 && caller.ID() == posterID) {
+		return nil
+	}
+	return errs.New(errs.PermissionDenied, refusal)
+}
+
+// issue loads the issue the request's index names in the resolved
+// repository; missing is notFound.
+func (c *Checker) issue(ctx context.Context, s *subject, notFound error) (*store.Issue, error) {
+	is, err := c.store.IssueByIndex(ctx, s.repo.ID, intField(s.req, "index"))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "load issue")
+	}
+	return is, nil
+}
+
+// comment loads the comment the request's id names in the resolved
+// repository.
+func (c *Checker) comment(ctx context.Context, s *subject) (*store.Comment, error) {
+	cm, err := c.store.CommentByID(ctx, s.repo.ID, intField(s.req, "id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errTargetNotFound
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "load comment")
+	}
+	return cm, nil
+}
+
+// individual is the named account as viewer sees it; an organization, or
+// an account hidden from viewer, is as unknown as a missing one.
+func (c *Checker) individual(ctx context.Context, name string, viewer *auth.Principal) (*store.User, error) {
+	u, err := VisibleUser(ctx, c.store, name, viewer)
+	if err != nil {
+		return nil, err
+	}
+	if u.Type != store.UserTypeIndividual {
+		return nil, UserNotFound(name)
+	}
+	return u, nil
+}
+
+// self allows a request about the caller's own account (the request's
+// username).
+func (c *Checker) self(ctx context.Context, s *subject, refusal string) (*Object, error) {
+	u, err := VisibleUser(ctx, c.store, stringField(s.req, "username"), s.caller)
+	if err != nil {
+		return nil, err
+	}
+	if s.caller.ID() != u.ID {
+		return nil, errs.New(errs.PermissionDenied, refusal)
+	}
+	return &Object{User: u}, nil
+}
+
+// relate loads the URL's issue and the other issue of a relation (the
+// request's meta) and applies mayRelate to the other one.
+func (c *Checker) relate(ctx context.Context, s *subject, need store.AccessMode, w auth.RepoWrite) (*Object, error) {
+	is, err := c.issue(ctx, s, ErrRelatedIssueNotFound)
+	if err != nil {
+		return nil, err
+	}
+	meta := s.req.Get(s.req.Descriptor().Fields().ByName("meta")).Message()
+	owner, name := stringField(meta, "owner"), stringField(meta, "repo")
+	if !SameRepo(s.repo, owner, name) && !c.crossRepoDeps {
+		return nil, errCrossRepo
+	}
+	r, related, err := c.mayRelate(ctx, s.repo, owner, name, intField(meta, "index"), need, w, s.caller)
+	if err != nil {
+		return nil, err
+	}
+	return &Object{Issue: is, Related: related, Repo: r}, nil
+}
+
+// intField and stringField read a request field CheckRules verified.
+func intField(m protoreflect.Message, name string) int64 {
+	return m.Get(m.Descriptor().Fields().ByName(protoreflect.Name(name))).Int()
+}
+
+func stringField(m protoreflect.Message, name string) string {
+	return m.Get(m.Descriptor().Fields().ByName(protoreflect.Name(name))).String()
+}
+
+// migrationOwner is the account a migration names (repo_owner, or the
+// deprecated uid), the caller by default. An account the caller may not
+// see is as unknown as a missing one: 422, as Gitea.
+func (c *Checker) migrationOwner(ctx context.Context, s *subject) (*store.User, error) {
+	name := stringField(s.req, "repo_owner")
+	var (
+		u   *store.User
+		err error
+	)
+	switch uid := intField(s.req, "uid"); {
+	case name != "":
+		u, err = c.store.UserByName(ctx, name)
+	case uid > 0:
+		u, err = c.store.UserByID(ctx, uid)
+	default:
+		return s.caller.User, nil
+	}
+	if err == nil {
+		var visible bool
+		if visible, err = SeesUser(ctx, c.store, u, s.caller); err == nil && !visible {
+			err = store.ErrNotFound
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errs.Newf(errs.Invalid, "user does not exist [name: %s]", name)
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "load migration owner")
+	}
+	return u, nil
+}
+
+// ThreadNotFound is Gitea's answer for an unknown notification thread.
+func ThreadNotFound(id int64) error {
+	return errs.Newf(errs.NotFound, "notification does not exist [id: %d]", id)
+}

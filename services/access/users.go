@@ -1,0 +1,119 @@
+package access
+
+import (
+	"context"
+	"errors"
+
+	"forge/services/auth"
+	"forge/services/errs"
+	"forge/services/store"
+)
+
+// Account visibility: who sees which user or organization. It was the
+// users package's; it lives here beside the repository rules so that every
+// visibility decision is made in one package.
+
+// VisibilityStore is what the visibility rule reads for a single account.
+type VisibilityStore interface {
+	UserByName(ctx context.Context, name string) (*store.User, error)
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+}
+
+// VisibleUser loads the account named name if viewer may see it (SeesUser).
+// Otherwise, and when missing, it returns the same NotFound, so a hidden
+// account cannot be told from an unknown one.
+func VisibleUser(ctx context.Context, st VisibilityStore, name string, viewer *auth.Principal) (*store.User, error) {
+	u, err := st.UserByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, UserNotFound(name)
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "access")
+	}
+	ok, err := SeesUser(ctx, st, u, viewer)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, UserNotFound(name)
+	}
+	return u, nil
+}
+
+// UserNotFound is the answer for an unknown or hidden account.
+func UserNotFound(name string) error {
+	return errs.Newf(errs.NotFound, "user does not exist [name: %s]", name)
+}
+
+// SeesUser applies account visibility (UserFilter) to u, asking the store only
+// when a relation could still make u visible.
+func SeesUser(ctx context.Context, st interface {
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+}, u *store.User, viewer *auth.Principal) (bool, error) {
+	f := UserFilter(viewer)
+	if visible, settled := f.Settled(u); settled {
+		return visible, nil
+	}
+	ok, err := st.UserVisible(ctx, f, u.ID)
+	if err != nil {
+		return false, errs.Wrap(err, "access")
+	}
+	return ok, nil
+}
+
+// UserFilter is the one definition of who sees which account; SeesUser and
+// every store list that returns or embeds users apply it.
+//
+//   - Site administrators see every account; everyone signed in sees
+//     themself, the owners of repositories shared with them as a
+//     collaborator, and the organizations they are a member of.
+//   - Anonymous viewers see public accounts.
+//   - Signed-in viewers also see public and limited accounts; private
+//     accounts are hidden from them.
+//   - Restricted viewers (Gitea's restricted users) see nobody by
+//     visibility alone: besides themself and the owners above, only the
+//     public and limited accounts collaborating on a repository they own
+//     or collaborate on, or members of one of their organizations.
+func UserFilter(viewer *auth.Principal) store.UserFilter {
+	switch {
+	case viewer.IsAdmin():
+		return store.UserFilter{All: true}
+	case viewer == nil:
+		return store.UserFilter{Visibilities: []store.Visibility{store.VisibilityPublic}}
+	case viewer.User.Restricted:
+		return store.UserFilter{ViewerID: viewer.ID(), Related: []store.Visibility{store.VisibilityPublic, store.VisibilityLimited}}
+	}
+	return store.UserFilter{ViewerID: viewer.ID(), Visibilities: []store.Visibility{store.VisibilityPublic, store.VisibilityLimited}}
+}
+
+// DropHidden removes from m the accounts viewer may not see, for services
+// that embed accounts found by other means (release publishers, commit
+// authors), so they show no account the viewer could not look up.
+func DropHidden[K comparable](ctx context.Context, st interface {
+	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+}, viewer *auth.Principal, m map[K]*store.User) error {
+	seen := map[int64]bool{}
+	for k, u := range m {
+		visible, known := seen[u.ID]
+		if !known {
+			var err error
+			if visible, err = SeesUser(ctx, st, u, viewer); err != nil {
+				return err
+			}
+			seen[u.ID] = visible
+		}
+		if !visible {
+			delete(m, k)
+		}
+	}
+	return nil
+}
+
+// notFoundOr is notFound for store.ErrNotFound, and err as an internal
+// error otherwise.
+func notFoundOr(err, notFound error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound
+	}
+	return errs.Wrap(err, "access")
+}

@@ -1,0 +1,47 @@
+package all
+
+import (
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/blob"
+	"forge/services/config"
+	"forge/services/git"
+	"forge/services/paging"
+	"forge/services/repos"
+	"forge/services/store"
+	"forge/services/users"
+)
+
+// Deps is what the areas' constructors take: the settings, the database
+// and the components the server builds once and shares with its own
+// machinery (the authenticator, the git host, the reconciler, the sweeps).
+type Deps struct {
+	Config *config.Config
+	// Store is the database; each constructor takes it as its area's
+	// narrow Store interface.
+	Store  *store.Store
+	Git    *git.Store
+	Blobs  blob.Store
+	Access *access.Checker
+	// Syncer records ref changes; the mirrors area hooks its push
+	// mirrors onto it (OnChange).
+	Syncer *repos.Syncer
+	TOTP   *auth.TOTP
+	Paging paging.Limits
+}
+
+// users renders accounts.
+func (d Deps) users() users.Renderer {
+	return users.Renderer{RootURL: d.Config.Server.RootURL, Domain: d.Config.Server.Domain()}
+}
+
+// repos renders repositories.
+func (d Deps) repos() repos.Renderer {
+	return repos.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}
+}
+
+// repoService is the repositories' use cases, which the organizations
+// area also calls (an organization's repositories). It holds no state.
+func (d Deps) repoService() *repos.Service {
+	return repos.NewService(d.Store, d.Git, d.Access)
+}
