@@ -7,32 +7,10 @@ import (
 	"strconv"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
-	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/rpcerr"
 )
-
-// httpStatus maps canonical gRPC codes to Gitea's statuses. Services use
-// InvalidArgument for malformed input (Gitea's 422 binding errors) and
-// FailedPrecondition for requests that break a rule (Gitea's 400).
-var httpStatus = map[codes.Code]int{
-	codes.OK:                 http.StatusOK,
-	codes.Canceled:           499,
-	codes.InvalidArgument:    http.StatusUnprocessableEntity,
-	codes.FailedPrecondition: http.StatusBadRequest,
-	codes.NotFound:           http.StatusNotFound,
-	codes.AlreadyExists:      http.StatusUnprocessableEntity,
-	codes.PermissionDenied:   http.StatusForbidden,
-	codes.Unauthenticated:    http.StatusUnauthorized,
-	codes.ResourceExhausted:  http.StatusTooManyRequests,
-	codes.Aborted:            http.StatusConflict,
-	codes.OutOfRange:         http.StatusBadRequest,
-	codes.Unimplemented:      http.StatusNotImplemented,
-	codes.Unavailable:        http.StatusServiceUnavailable,
-	codes.DeadlineExceeded:   http.StatusGatewayTimeout,
-}
 
 // giteaError is Gitea's error body. Errors is only sent with 404, as
 // Gitea's not-found helper does.
@@ -42,35 +20,27 @@ type giteaError struct {
 	URL     string    `json:"url"`
 }
 
-// statusFor is the one place a status becomes Gitea's HTTP status: the
-// status Gitea uses where it differs from its code's default, as the
-// service declared it on the error (rpcerr's ErrorInfo: a taken repository
-// name is 409, 423 Locked), else the code's default.
-func statusFor(st *status.Status) int {
-	if s, ok := rpcerr.HTTPStatus(st); ok {
-		return s
-	}
-	if s, ok := httpStatus[st.Code()]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
-
 // handleError writes a gRPC error as Gitea's error body.
 func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
 	if code, msg, ok := bodyFailure(ctx); ok {
 		g.writeError(w, code, msg)
 		return
 	}
-	st := status.Convert(err)
-	setRetryAfter(w, st)
-	g.writeErrorBody(w, statusFor(st), rpcerr.Message(err), rpcerr.BodyFields(st))
+	g.writeServiceError(w, err)
 }
 
-// setRetryAfter turns a status's RetryInfo (a throttled sign-in) into the
-// Retry-After header.
-func setRetryAfter(w http.ResponseWriter, st *status.Status) {
-	if secs, ok := auth.RetryAfter(st); ok {
+// writeServiceError writes err, a status from the services or a domain
+// error of the gateway's own, with the status rpcerr's one table gives it
+// (the status the service declared, else its code's default).
+func (g *gateway) writeServiceError(w http.ResponseWriter, err error) {
+	setRetryAfter(w, err)
+	g.writeErrorBody(w, rpcerr.HTTPStatusOf(err), rpcerr.Message(err), rpcerr.BodyFields(err))
+}
+
+// setRetryAfter turns the delay an error suggests (a throttled sign-in's
+// RetryInfo) into the Retry-After header.
+func setRetryAfter(w http.ResponseWriter, err error) {
+	if secs, ok := rpcerr.RetryAfter(err); ok {
 		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
 }
@@ -79,7 +49,7 @@ func setRetryAfter(w http.ResponseWriter, st *status.Status) {
 func (g *gateway) handleRoutingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, code int) {
 	msg := http.StatusText(code)
 	if code == http.StatusNotFound {
-		msg = "The target couldn't be found."
+		msg = errs.NotFound.DefaultMessage()
 	}
 	g.writeError(w, code, msg)
 }

@@ -7,11 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/githost"
 	"forge/services/rpcerr"
@@ -128,9 +127,9 @@ func splitGitPath(path string) (owner, repo, action string, ok bool) {
 }
 
 func (h *gitHTTP) writeError(w http.ResponseWriter, err error) {
-	if errors.Is(err, git.ErrBusy) || status.Code(err) == codes.Unavailable {
-		// Too many git processes (rpcerr maps ErrBusy to Unavailable): a
-		// clear, retryable refusal.
+	if errors.Is(err, git.ErrBusy) || errs.KindOf(err) == errs.Unavailable {
+		// Too many git processes (ErrBusy is Unavailable): a clear,
+		// retryable refusal.
 		msg := rpcerr.Message(err)
 		if errors.Is(err, git.ErrBusy) {
 			msg = git.ErrBusy.Error()
@@ -139,27 +138,17 @@ func (h *gitHTTP) writeError(w http.ResponseWriter, err error) {
 		writeJSONError(w, http.StatusServiceUnavailable, msg, h.swaggerURL)
 		return
 	}
-	// The git host returns domain errors as the services do; translate
-	// them as the gRPC edge would.
-	err = rpcerr.Status(err)
-	st := status.Convert(err)
-	code := http.StatusInternalServerError
-	switch st.Code() {
-	case codes.Unauthenticated:
+	code := rpcerr.HTTPStatusOf(err)
+	switch code {
+	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Basic realm="Gitea"`)
-		code = http.StatusUnauthorized
-	case codes.NotFound:
-		code = http.StatusNotFound
-	case codes.PermissionDenied:
-		code = http.StatusForbidden
-	case codes.ResourceExhausted:
-		setRetryAfter(w, st)
-		code = http.StatusTooManyRequests
+	case http.StatusTooManyRequests:
+		setRetryAfter(w, err)
 	}
 	msg := rpcerr.Message(err)
 	if code == http.StatusInternalServerError {
 		slog.Error("git request", "err", err)
-		msg = "internal server error"
+		msg = errs.Internal.DefaultMessage()
 	}
 	http.Error(w, msg, code)
 }

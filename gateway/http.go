@@ -14,6 +14,7 @@ import (
 
 	"forge/gateway/giteajson"
 	"forge/services/auth"
+	"forge/services/errs"
 )
 
 // QueryTokenWarning is sent (as Warning and X-Gitea-Warning) on every
@@ -56,7 +57,7 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.opts.Git.ServeHTTP(w, r)
 		return
 	}
-	g.writeError(w, http.StatusNotFound, "The target couldn't be found.")
+	g.writeError(w, http.StatusNotFound, errs.NotFound.DefaultMessage())
 }
 
 func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {

@@ -11,16 +11,14 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	"forge/services/auth"
-	"forge/services/rpcerr"
 )
 
 // Preflight is asked, before a request body is read, whether the call to
 // the gRPC method with the caller's credentials md (authorization, query
-// token, reverse-proxy header) is sure to be refused; a non-nil status
-// error is the refusal. The services decide; the gateway only asks, so an
+// token, reverse-proxy header) is sure to be refused; a non-nil error is
+// the refusal. The services decide; the gateway only asks, so an
 // anonymous client cannot make the server read (and decode) a body for a
 // method it may not call.
 type Preflight func(method string, md metadata.MD) error
@@ -39,7 +37,7 @@ func (g *gateway) guard(next runtime.HandlerFunc) runtime.HandlerFunc {
 		// gives the same answer, so bodiless requests (most reads) skip it.
 		if g.opts.Preflight != nil && r.ContentLength != 0 && routed {
 			if err := g.opts.Preflight(method, g.credentials(r)); err != nil {
-				g.writeError(w, statusFor(status.Convert(err)), rpcerr.Message(err))
+				g.writeServiceError(w, err)
 				return
 			}
 		}

@@ -12,11 +12,10 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	attachmentsv1 "forge/gen/forge/attachments/v1"
+	"forge/services/errs"
 )
 
 // Gitea's attachment uploads are multipart/form-data bodies (file field
@@ -214,7 +213,7 @@ func (g *gateway) uploadHandler(cc grpc.ClientConnInterface, u uploadRoute) runt
 		}
 		if err != nil {
 			if _, _, ok := bodyFailure(ctx); !ok {
-				err = status.Error(codes.InvalidArgument, "[]: malformed multipart body: "+err.Error())
+				err = errs.New(errs.Invalid, "[]: malformed multipart body: "+err.Error())
 			}
 			fail(err)
 			return

@@ -65,7 +65,7 @@ func (r *Repo) UnitMode(u auth.Unit) store.AccessMode {
 }
 
 // ErrRepoNotFound is the status for a missing or invisible repository.
-var ErrRepoNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
+var ErrRepoNotFound = errs.New(errs.NotFound, "")
 
 // Resolve finds owner/name as seen by viewer (nil: anonymous). A missing
 // owner or repository, and one the viewer may not read, are NotFound; a

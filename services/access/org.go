@@ -90,7 +90,7 @@ func OrgNotFound(name string) error {
 
 // ErrTeamNotFound is the answer for an unknown team and for one the
 // caller may not reach.
-var ErrTeamNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
+var ErrTeamNotFound = errs.New(errs.NotFound, "")
 
 type namesOrg interface{ GetOrg() string }
 

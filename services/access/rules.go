@@ -90,7 +90,7 @@ const (
 )
 
 // errTargetNotFound is Gitea's answer for an unknown issue or comment.
-var errTargetNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
+var errTargetNotFound = errs.New(errs.NotFound, "")
 
 // Rules is the registry of object rules, by the name policies use.
 var Rules = map[string]Rule{

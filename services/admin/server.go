@@ -9,10 +9,10 @@ import (
 
 	adminv1 "forge/gen/forge/admin/v1"
 	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/paging"
-	"forge/services/rpcerr"
 	"forge/services/store"
 	"forge/services/users"
 )
@@ -52,7 +52,7 @@ func (s *Server) ListUsers(ctx context.Context, req *adminv1.ListUsersRequest) (
 		SourceID: req.GetSourceId(), LoginName: req.GetLoginName(), Offset: page.Offset(), Limit: page.Size,
 	})
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "list users")
 	}
 	viewer := auth.FromContext(ctx)
 	out := &adminv1.ListUsersResponse{Users: make([]*usersv1.User, len(found)), TotalCount: total}
@@ -109,7 +109,7 @@ func (s *Server) Create(ctx context.Context, req *adminv1.CreateUserRequest, isA
 		u.CreatedUnix = ts.AsTime().Unix()
 	}
 	if err := s.store.CreateUser(ctx, u); err != nil {
-		return nil, rpcerr.FromStore(err, "")
+		return nil, err // store.ErrUserExists, ErrEmailUsed
 	}
 	return &adminv1.CreateUserResponse{User: s.render.User(u, auth.FromContext(ctx))}, nil
 }
@@ -165,7 +165,7 @@ func (s *Server) EditUser(ctx context.Context, req *adminv1.EditUserRequest) (*a
 	}
 	u, err := s.store.UpdateUser(ctx, req.GetUsername(), func(u *store.User) error {
 		if u.Type != store.UserTypeIndividual {
-			return errs.Newf(errs.NotFound, "user does not exist [name: %s]", req.GetUsername())
+			return access.UserNotFound(req.GetUsername())
 		}
 		if req.GetLoginName() != "" {
 			u.LoginName = req.GetLoginName()
@@ -201,7 +201,7 @@ func (s *Server) EditUser(ctx context.Context, req *adminv1.EditUserRequest) (*a
 		return nil, e.WithHTTPStatus(http.StatusBadRequest) // a used e-mail in an edit is 400 in Gitea
 	}
 	if err != nil {
-		return nil, rpcerr.FromStore(err, "user does not exist [name: "+req.GetUsername()+"]")
+		return nil, errs.Replace(err, store.ErrNotFound, access.UserNotFound(req.GetUsername()))
 	}
 	return &adminv1.EditUserResponse{User: s.render.User(u, auth.FromContext(ctx))}, nil
 }
@@ -249,7 +249,7 @@ func (s *Server) DeleteUser(ctx context.Context, req *adminv1.DeleteUserRequest)
 		return nil
 	})
 	if err != nil {
-		return nil, rpcerr.FromStore(err, "user does not exist [name: "+req.GetUsername()+"]")
+		return nil, errs.Replace(err, store.ErrNotFound, access.UserNotFound(req.GetUsername()))
 	}
 	return &adminv1.DeleteUserResponse{}, nil
 }
@@ -259,18 +259,18 @@ func (s *Server) DeleteUser(ctx context.Context, req *adminv1.DeleteUserRequest)
 func (s *Server) purgeRepos(ctx context.Context, name string, caller *auth.Principal) error {
 	u, err := s.store.UserByName(ctx, name)
 	if err != nil {
-		return rpcerr.FromStore(err, "user does not exist [name: "+name+"]")
+		return errs.Replace(err, store.ErrNotFound, access.UserNotFound(name))
 	}
 	if u.ID == caller.ID() || u.Type != store.UserTypeIndividual {
 		return nil // DeleteUser refuses these with the right message
 	}
 	owned, err := s.store.RepositoriesOwnedBy(ctx, u.ID)
 	if err != nil {
-		return rpcerr.Internal(err)
+		return errs.Wrap(err, "list owned repositories")
 	}
 	for i := range owned {
 		if err := s.purger.Purge(ctx, &owned[i]); err != nil {
-			return rpcerr.Internal(err)
+			return errs.Wrap(err, "purge repository")
 		}
 	}
 	return nil
@@ -280,7 +280,7 @@ func (s *Server) EnableUserTOTP(ctx context.Context, req *adminv1.EnableUserTOTP
 	var uri string
 	_, err := s.store.UpdateUser(ctx, req.GetUsername(), func(u *store.User) error {
 		if u.Type != store.UserTypeIndividual {
-			return errs.Newf(errs.NotFound, "user does not exist [name: %s]", req.GetUsername())
+			return access.UserNotFound(req.GetUsername())
 		}
 		var sealed []byte
 		var err error
@@ -292,7 +292,7 @@ func (s *Server) EnableUserTOTP(ctx context.Context, req *adminv1.EnableUserTOTP
 		return nil
 	})
 	if err != nil {
-		return nil, rpcerr.FromStore(err, "user does not exist [name: "+req.GetUsername()+"]")
+		return nil, errs.Replace(err, store.ErrNotFound, access.UserNotFound(req.GetUsername()))
 	}
 	return &adminv1.EnableUserTOTPResponse{OtpauthUri: uri}, nil
 }
@@ -303,7 +303,7 @@ func (s *Server) DisableUserTOTP(ctx context.Context, req *adminv1.DisableUserTO
 		return nil
 	})
 	if err != nil {
-		return nil, rpcerr.FromStore(err, "user does not exist [name: "+req.GetUsername()+"]")
+		return nil, errs.Replace(err, store.ErrNotFound, access.UserNotFound(req.GetUsername()))
 	}
 	return &adminv1.DisableUserTOTPResponse{}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"forge/services/auth"
 	"forge/services/blob"
 	"forge/services/errs"
+	"forge/services/store"
 )
 
 // downloadChunk is the data size of each download message.
@@ -24,7 +25,7 @@ func (s *Server) DownloadAttachment(req *attachmentsv1.DownloadAttachmentRequest
 	ctx := stream.Context()
 	a, err := s.st.AttachmentByUUID(ctx, req.GetUuid())
 	if err != nil {
-		return notFoundOr(err)
+		return errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	unit := auth.UnitIssues
 	if a.ReleaseID != 0 {
@@ -46,7 +47,7 @@ func (s *Server) DownloadAttachment(req *attachmentsv1.DownloadAttachmentRequest
 		err = errNotFound
 	}
 	if err != nil {
-		return notFoundOr(err)
+		return errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	f, err := s.blobs.Open(a.UUID)
 	if errors.Is(err, blob.ErrNotFound) {
@@ -62,7 +63,7 @@ func (s *Server) DownloadAttachment(req *attachmentsv1.DownloadAttachmentRequest
 		return errs.Wrap(err, "read attachment file")
 	}
 	if err := s.st.CountAttachmentDownload(ctx, a.ID); err != nil {
-		return notFoundOr(err)
+		return errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	sniff := buf[:n]
 	if len(sniff) > sniffLen {

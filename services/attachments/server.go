@@ -36,20 +36,8 @@ func NewServer(o Options) *Server {
 	return &Server{st: o.Store, blobs: o.Blobs, access: o.Access, root: o.RootURL, paging: o.Paging, limits: o.Limits}
 }
 
-// errNotFound is Gitea's 404 for a missing parent or attachment.
-var errNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
-
-// notFoundOr answers a missing row with Gitea's 404 message; other
-// errors pass (store errors are domain errors or wrapped).
-func notFoundOr(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return errNotFound
-	}
-	if _, ok := errs.As(err); ok {
-		return err
-	}
-	return errs.Wrap(err, "attachments")
-}
+// errNotFound is Gitea's bare 404 for a missing parent or attachment.
+var errNotFound = errs.New(errs.NotFound, "")
 
 func (s *Server) view(a *store.Attachment) *attachmentsv1.Attachment { return View(s.root, a) }
 
@@ -83,7 +71,7 @@ func (s *Server) release(id int64) parent {
 	return func(ctx context.Context, r *access.Repo) (store.Attachment, error) {
 		rel, err := s.st.ReleaseByID(ctx, r.ID, id)
 		if err != nil {
-			return store.Attachment{}, notFoundOr(err)
+			return store.Attachment{}, errs.Replace(err, store.ErrNotFound, errNotFound)
 		}
 		// A draft exists only for writers (as its release does).
 		if rel.IsDraft && !r.CanWrite() {
@@ -99,7 +87,7 @@ func (s *Server) issue(index int64) parent {
 		// loaded the issue; reads load it here.
 		is, err := s.st.IssueByIndex(ctx, r.ID, index)
 		if err != nil {
-			return store.Attachment{}, notFoundOr(err)
+			return store.Attachment{}, errs.Replace(err, store.ErrNotFound, errNotFound)
 		}
 		return store.Attachment{RepoID: r.ID, IssueID: is.ID}, nil
 	}
@@ -110,7 +98,7 @@ func (s *Server) comment(id int64) parent {
 		// Writes declare the rule comment-files-poster-or-admin.
 		c, err := s.st.CommentByID(ctx, r.ID, id)
 		if err != nil {
-			return store.Attachment{}, notFoundOr(err)
+			return store.Attachment{}, errs.Replace(err, store.ErrNotFound, errNotFound)
 		}
 		return store.Attachment{RepoID: r.ID, IssueID: c.IssueID, CommentID: c.ID}, nil
 	}
@@ -141,7 +129,7 @@ func (s *Server) list(ctx context.Context, p parent, page, limit int32) ([]*atta
 	pg := s.paging.Normalize(int(page), int(limit))
 	rows, total, err := s.st.ListAttachments(ctx, par, pg.Offset(), pg.Size)
 	if err != nil {
-		return nil, 0, notFoundOr(err)
+		return nil, 0, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	out := make([]*attachmentsv1.Attachment, len(rows))
 	for i := range rows {
@@ -157,7 +145,7 @@ func (s *Server) get(ctx context.Context, p parent, id int64) (*attachmentsv1.At
 	}
 	a, err := s.st.AttachmentOf(ctx, par, id)
 	if err != nil {
-		return nil, notFoundOr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	return s.view(a), nil
 }
@@ -177,7 +165,7 @@ func (s *Server) edit(ctx context.Context, p parent, id int64, name *string, all
 		a, err = s.st.RenameAttachment(ctx, par, id, *name)
 	}
 	if err != nil {
-		return nil, notFoundOr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	return s.view(a), nil
 }
@@ -191,7 +179,7 @@ func (s *Server) remove(ctx context.Context, p parent, id int64) error {
 	}
 	a, err := s.st.DeleteAttachment(ctx, par, id)
 	if err != nil {
-		return notFoundOr(err)
+		return errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	s.removeFile(a.UUID)
 	return nil

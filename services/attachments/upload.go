@@ -72,7 +72,7 @@ func (s *Server) store(ctx context.Context, u upload) (*store.Attachment, error)
 	row.UUID, row.Name, row.Size = key, u.name, size
 	if err := s.st.CreateAttachment(ctx, &row); err != nil {
 		s.removeFile(key)
-		return nil, notFoundOr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	return &row, nil
 }

@@ -3,8 +3,7 @@ package auth
 import (
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
+	"forge/services/errs"
 )
 
 // Covers reports whether s grants everything other does: every category at
@@ -30,12 +29,12 @@ func (s Scopes) Covers(other Scopes) bool {
 // administrators acting for other users too.
 func MayGrant(p *Principal, want Scopes) error {
 	if p == nil {
-		return status.Error(codes.Unauthenticated, "auth required")
+		return errAuthRequired
 	}
 	if p.Token == nil || p.Scopes.Covers(want) {
 		return nil
 	}
-	return status.Errorf(codes.PermissionDenied,
+	return errs.Newf(errs.PermissionDenied,
 		"the access token used to authenticate cannot grant scopes it does not have: requested [%s], token has [%s]",
 		strings.Join(want.Names(), " "), strings.Join(p.Scopes.Names(), " "))
 }

@@ -10,13 +10,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
-	"google.golang.org/grpc/status"
 
 	"forge/services/config"
-	"forge/services/rpcerr"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -36,6 +34,12 @@ type Store interface {
 	// later one) already was.
 	ClaimTOTPStep(ctx context.Context, id, step int64) (bool, error)
 }
+
+// The refusals of callers without credentials, Gitea's words.
+var (
+	errTokenRequired = errs.New(errs.Unauthenticated, "token is required")
+	errAuthRequired  = errs.New(errs.Unauthenticated, "auth required")
+)
 
 // Authenticator is the gRPC interceptor that authenticates every call and
 // enforces the method's Policy before the handler runs. REST requests reach
@@ -133,7 +137,7 @@ func (w *wrappedStream) RecvMsg(m any) error {
 // authorizeResource resolves pol.Resource for the caller in ctx.
 func (a *Authenticator) authorizeResource(ctx context.Context, pol Policy, req any) (context.Context, error) {
 	if a.resources == nil {
-		return nil, status.Error(codes.PermissionDenied, "no resolver for the method's resource")
+		return nil, errs.New(errs.PermissionDenied, "no resolver for the method's resource")
 	}
 	return a.resources.AuthorizeResource(ctx, pol, req, FromContext(ctx))
 }
@@ -144,7 +148,7 @@ func (a *Authenticator) check(ctx context.Context, method string, req any) (cont
 	}
 	pol, ok := a.policies[method]
 	if !ok {
-		return nil, status.Errorf(codes.PermissionDenied, "method %s has no access policy", method)
+		return nil, errs.Newf(errs.PermissionDenied, "method %s has no access policy", method)
 	}
 	p, err := a.authenticate(ctx, !pol.CallerUnused)
 	if err != nil {
@@ -166,28 +170,28 @@ func (a *Authenticator) authorize(p *Principal, pol Policy, req any) error {
 	switch pol.Access {
 	case SignedIn:
 		if p == nil {
-			return status.Error(codes.Unauthenticated, "token is required")
+			return errTokenRequired
 		}
 	case SiteAdmin:
 		if p == nil {
-			return status.Error(codes.Unauthenticated, "token is required")
+			return errTokenRequired
 		}
 		if !p.IsAdmin() {
-			return status.Error(codes.PermissionDenied, "user should be the site admin")
+			return errs.New(errs.PermissionDenied, "user should be the site admin")
 		}
 	case SelfOrAdmin:
 		named, _ := req.(interface{ GetUsername() string })
 		if p == nil || named == nil || !(p.IsAdmin() || strings.EqualFold(p.User.Name, named.GetUsername())) {
-			return status.Error(codes.PermissionDenied, "doer should be the site admin or be same as the contextUser")
+			return errs.New(errs.PermissionDenied, "doer should be the site admin or be same as the contextUser")
 		}
 	}
 	if pol.BasicOnly && (p == nil || (p.Method != MethodBasicPassword && p.Method != MethodBasicToken && p.Method != MethodReverseProxy)) {
-		return status.Error(codes.Unauthenticated, "auth required")
+		return errAuthRequired
 	}
 	if p != nil && p.Token != nil {
 		for _, c := range pol.Scopes {
 			if !p.Scopes.Has(c, pol.Level) {
-				return status.Errorf(codes.PermissionDenied, "token does not have at least one of required scope(s): %s", requiredScopes(pol))
+				return errs.Newf(errs.PermissionDenied, "token does not have at least one of required scope(s): %s", requiredScopes(pol))
 			}
 		}
 	}
@@ -207,7 +211,7 @@ func requiredScopes(pol Policy) string {
 }
 
 // Authenticate identifies the caller from the call's metadata: nil for an
-// anonymous call, an Unauthenticated/PermissionDenied status for bad or
+// anonymous call, an Unauthenticated/PermissionDenied error for bad or
 // refused credentials. Exported for the git smart-HTTP endpoint.
 func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
 	return a.authenticate(ctx, true)
@@ -246,7 +250,7 @@ func (a *Authenticator) PasswordHashPeak() int { return a.hashes.Peak() }
 func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, otp otpCode, proxyUser string, remote net.IP) (*Principal, error) {
 	cred, err := ParseAuthorization(authz)
 	if err != nil {
-		return nil, status.Error(codes.Unauthenticated, err.Error())
+		return nil, errs.New(errs.Unauthenticated, err.Error())
 	}
 	switch cred.Scheme {
 	case SchemeToken:
@@ -256,24 +260,24 @@ func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, 
 	}
 	if queryToken != "" {
 		if a.cfg.Security.DisableQueryAuthToken {
-			return nil, status.Error(codes.Unauthenticated, QueryTokenDisabledMessage)
+			return nil, errs.New(errs.Unauthenticated, QueryTokenDisabledMessage)
 		}
 		return a.byToken(ctx, queryToken, MethodToken)
 	}
 	if proxyUser != "" && a.cfg.Service.EnableReverseProxyAuthAPI && remote != nil && a.cfg.Security.Trusted(remote) {
 		u, err := a.store.UserByName(ctx, proxyUser)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && u.Type != store.UserTypeIndividual) {
-			return nil, status.Errorf(codes.Unauthenticated, "user does not exist [name: %s]", proxyUser)
+			return nil, errs.Newf(errs.Unauthenticated, "user does not exist [name: %s]", proxyUser)
 		}
 		if err != nil {
-			return nil, internal(err)
+			return nil, errs.Wrap(err, "load reverse-proxy user")
 		}
 		return &Principal{User: u, Method: MethodReverseProxy}, nil
 	}
 	return nil, nil
 }
 
-var errBadToken = status.Error(codes.Unauthenticated, "invalid or revoked access token")
+var errBadToken = errs.New(errs.Unauthenticated, "invalid or revoked access token")
 
 func (a *Authenticator) byToken(ctx context.Context, plain string, method Method) (*Principal, error) {
 	if !LooksLikeToken(plain) {
@@ -285,19 +289,19 @@ func (a *Authenticator) byToken(ctx context.Context, plain string, method Method
 		return nil, errBadToken
 	}
 	if err != nil {
-		return nil, internal(err)
+		return nil, errs.Wrap(err, "load access token")
 	}
 	if subtle.ConstantTimeCompare([]byte(tok.TokenHash), []byte(hash)) != 1 {
 		return nil, errBadToken
 	}
 	scopes, err := ParseScopes([]string{tok.Scope})
 	if err != nil {
-		return nil, internal(fmt.Errorf("token %d: stored scope: %w", tok.ID, err))
+		return nil, errs.Wrap(err, fmt.Sprintf("token %d: stored scope", tok.ID))
 	}
 	return &Principal{User: u, Method: method, Token: tok, Scopes: scopes}, nil
 }
 
-var errBadPassword = status.Error(codes.Unauthenticated, "invalid user name, password or token")
+var errBadPassword = errs.New(errs.Unauthenticated, "invalid user name, password or token")
 
 func (a *Authenticator) byBasic(ctx context.Context, user, pass string, otp otpCode, remote net.IP) (*Principal, error) {
 	// A token may stand in the password, or in the user name with an empty
@@ -311,7 +315,7 @@ func (a *Authenticator) byBasic(ctx context.Context, user, pass string, otp otpC
 		if err == nil {
 			return p, nil
 		}
-		if status.Code(err) != codes.Unauthenticated {
+		if errs.KindOf(err) != errs.Unauthenticated {
 			return nil, err
 		}
 	}
@@ -336,7 +340,7 @@ func (a *Authenticator) byPassword(ctx context.Context, user, pass string, otp o
 	// password sent without its one-time code (what git and a first SDK
 	// call do), so that is not held against the account either.
 	var otpErr *OTPError
-	if status.Code(err) != codes.Unauthenticated || (errors.As(err, &otpErr) && otpErr.Missing) {
+	if errs.KindOf(err) != errs.Unauthenticated || (errors.As(err, &otpErr) && otpErr.Missing) {
 		a.failures.Refund(attempt)
 	}
 	return p, err
@@ -348,7 +352,7 @@ func (a *Authenticator) checkPassword(ctx context.Context, user, pass string, ot
 		return nil, errBadPassword
 	}
 	if err != nil {
-		return nil, internal(err)
+		return nil, errs.Wrap(err, "load user")
 	}
 	if u.Type != store.UserTypeIndividual || u.PasswdHash == "" {
 		return nil, errBadPassword
@@ -369,9 +373,9 @@ func (a *Authenticator) checkPassword(ctx context.Context, user, pass string, ot
 }
 
 // OTPError refuses Basic password authentication of a TOTP user without a
-// valid one-time code. It is an Unauthenticated status on the wire; other
-// transports (git smart HTTP) recognise it with errors.As and answer in
-// their own words.
+// valid one-time code. It is Unauthenticated (it unwraps to errOTPInvalid);
+// other transports (git smart HTTP) recognise it with errors.As and answer
+// in their own words.
 type OTPError struct {
 	// Missing: no code was sent at all (what git and a first SDK call do).
 	Missing bool
@@ -379,10 +383,10 @@ type OTPError struct {
 
 func (e *OTPError) Error() string { return OTPInvalidMessage }
 
-// GRPCStatus makes the error an Unauthenticated status.
-func (e *OTPError) GRPCStatus() *status.Status {
-	return status.New(codes.Unauthenticated, OTPInvalidMessage)
-}
+// Unwrap gives the error its kind and message.
+func (e *OTPError) Unwrap() error { return errOTPInvalid }
+
+var errOTPInvalid = errs.New(errs.Unauthenticated, OTPInvalidMessage)
 
 var (
 	errBadOTP     error = &OTPError{}
@@ -417,7 +421,7 @@ func (a *Authenticator) checkOTP(ctx context.Context, u *store.User, otp otpCode
 	}
 	claimed, err := a.store.ClaimTOTPStep(ctx, u.ID, step)
 	if err != nil {
-		return internal(err)
+		return errs.Wrap(err, "claim TOTP step")
 	}
 	if !claimed {
 		return errBadOTP
@@ -428,10 +432,10 @@ func (a *Authenticator) checkOTP(ctx context.Context, u *store.User, otp otpCode
 // verify is Gitea's global check on every authenticated request.
 func (a *Authenticator) verify(u *store.User) error {
 	if !u.IsActive || u.ProhibitLogin {
-		return status.Error(codes.PermissionDenied, "This account is prohibited from signing in, please contact your site administrator.")
+		return errs.New(errs.PermissionDenied, "This account is prohibited from signing in, please contact your site administrator.")
 	}
 	if u.MustChangePassword {
-		return status.Error(codes.PermissionDenied, a.mustChangeMessage)
+		return errs.New(errs.PermissionDenied, a.mustChangeMessage)
 	}
 	return nil
 }
@@ -450,8 +454,4 @@ func remoteIP(ctx context.Context, fromGateway string) net.IP {
 		host = addr
 	}
 	return net.ParseIP(host)
-}
-
-func internal(err error) error {
-	return rpcerr.Internal(err)
 }

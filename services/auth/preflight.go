@@ -3,10 +3,11 @@ package auth
 import (
 	"context"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/tap"
+
+	"forge/services/errs"
+	"forge/services/rpcerr"
 )
 
 // Preflight tells a transport, before it reads a request body, whether a
@@ -22,7 +23,7 @@ func (a *Authenticator) Preflight(method string, md metadata.MD) error {
 	}
 	pol, ok := a.policies[method]
 	if !ok {
-		return status.Errorf(codes.PermissionDenied, "method %s has no access policy", method)
+		return errs.Newf(errs.PermissionDenied, "method %s has no access policy", method)
 	}
 	if a.carriesCredentials(md) {
 		return nil
@@ -31,9 +32,10 @@ func (a *Authenticator) Preflight(method string, md metadata.MD) error {
 }
 
 // Tap is Preflight for the gRPC server (grpc.InTapHandle): it runs when a
-// call's headers arrive, before its request message is received.
+// call's headers arrive, before its request message is received, outside
+// the interceptor chain, so it translates its refusal itself.
 func (a *Authenticator) Tap(ctx context.Context, info *tap.Info) (context.Context, error) {
-	return ctx, a.Preflight(info.FullMethodName, info.Header)
+	return ctx, rpcerr.Status(a.Preflight(info.FullMethodName, info.Header))
 }
 
 // carriesCredentials reports whether md holds anything identify reads.

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"forge/services/config"
+	"forge/services/rpcerr"
 )
 
 // TestPreflight: only calls without any credentials are refused early,
@@ -38,11 +39,11 @@ func TestPreflight(t *testing.T) {
 		{"/p/SignedIn", metadata.Pairs("authorization", ""), codes.Unauthenticated},
 	}
 	for _, c := range cases {
-		if got := status.Code(a.Preflight(c.method, c.md)); got != c.want {
+		if got := status.Code(rpcerr.Status(a.Preflight(c.method, c.md))); got != c.want {
 			t.Errorf("%s %v: %v, want %v", c.method, c.md, got, c.want)
 		}
 	}
-	if msg := status.Convert(a.Preflight("/p/SignedIn", none)).Message(); msg != "token is required" {
+	if msg := status.Convert(rpcerr.Status(a.Preflight("/p/SignedIn", none))).Message(); msg != "token is required" {
 		t.Errorf("message %q", msg)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"forge/services/config"
+	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -90,18 +91,19 @@ func TestResourceAuthorization(t *testing.T) {
 
 	closed := NewAuthenticator(config.Default(), nil, pols, nil, nil)
 	name := "open"
-	if _, err := closed.Unary(ctx, &name, &grpc.UnaryServerInfo{FullMethod: "/p/Repo"}, handler); status.Code(err) != codes.PermissionDenied {
+	if _, err := closed.Unary(ctx, &name, &grpc.UnaryServerInfo{FullMethod: "/p/Repo"}, handler); status.Code(rpcerr.Status(err)) != codes.PermissionDenied {
 		t.Fatalf("no resolver: %v", err)
 	}
 }
 
 // TestOTPErrorIsTyped: the refusal for a missing or wrong one-time code is
 // recognised by type (git smart HTTP answers it in its own words) and is
-// still an Unauthenticated status on the wire.
+// still Unauthenticated, with its message, on the wire.
 func TestOTPErrorIsTyped(t *testing.T) {
 	for _, err := range []error{errBadOTP, errOTPMissing} {
 		var otp *OTPError
-		if !errors.As(err, &otp) || status.Code(err) != codes.Unauthenticated || status.Convert(err).Message() != OTPInvalidMessage {
+		st := status.Convert(rpcerr.Status(err))
+		if !errors.As(err, &otp) || st.Code() != codes.Unauthenticated || st.Message() != OTPInvalidMessage {
 			t.Fatalf("%v", err)
 		}
 	}

@@ -11,10 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/durationpb"
+	"forge/services/errs"
 )
 
 // Password checks are the one authentication step that costs real memory
@@ -30,29 +27,15 @@ const LoginThrottledMessage = "too many failed sign-in attempts for this account
 // checks are already running and waiting.
 const HashBusyMessage = "too many sign-ins in progress; retry later"
 
-// retryLater is a ResourceExhausted status carrying RetryInfo, which the
-// gateway turns into 429 with Retry-After (whole seconds, at least one).
+// retryLater is a ResourceExhausted error advising a retry after whole
+// seconds (at least one), which the gateway answers as 429 with
+// Retry-After and gRPC clients receive as RetryInfo.
 func retryLater(msg string, after time.Duration) error {
 	secs := int64(math.Ceil(after.Seconds()))
 	if secs < 1 {
 		secs = 1
 	}
-	st := status.New(codes.ResourceExhausted, msg)
-	if d, err := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Duration(secs) * time.Second)}); err == nil {
-		st = d
-	}
-	return st.Err()
-}
-
-// RetryAfter returns the delay a ResourceExhausted status suggests, from its
-// RetryInfo detail; ok is false when it carries none.
-func RetryAfter(st *status.Status) (secs int64, ok bool) {
-	for _, d := range st.Details() {
-		if ri, isRI := d.(*errdetails.RetryInfo); isRI && ri.GetRetryDelay() != nil {
-			return int64(math.Ceil(ri.GetRetryDelay().AsDuration().Seconds())), true
-		}
-	}
-	return 0, false
+	return errs.New(errs.ResourceExhausted, msg).WithRetryAfter(time.Duration(secs) * time.Second)
 }
 
 // HashGate lets at most n password checks run at once and at most queue
@@ -75,7 +58,7 @@ func NewHashGate(n, queue int) *HashGate {
 	return &HashGate{slots: make(chan struct{}, n), queue: int64(queue), checkFor: CheckPassword}
 }
 
-// Check runs CheckPassword within the bounds. The error is a status:
+// Check runs CheckPassword within the bounds. The error is
 // ResourceExhausted when the queue is full, the context's when it ends
 // while waiting.
 func (g *HashGate) Check(ctx context.Context, hash, password string) (bool, error) {
@@ -91,7 +74,7 @@ func (g *HashGate) Check(ctx context.Context, hash, password string) (bool, erro
 			g.waiting.Add(-1)
 		case <-ctx.Done():
 			g.waiting.Add(-1)
-			return false, status.FromContextError(ctx.Err()).Err()
+			return false, ctx.Err()
 		}
 	}
 	defer func() { <-g.slots }()
@@ -167,7 +150,7 @@ func NewAttempt(account string, addr net.IP) Attempt {
 
 // Take spends one failure allowance from the attempt's buckets, or, when
 // one of them is empty, spends nothing and returns a ResourceExhausted
-// status saying when to retry.
+// error saying when to retry.
 func (l *FailureLimiter) Take(a Attempt) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

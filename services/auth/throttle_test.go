@@ -11,6 +11,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"forge/services/rpcerr"
 )
 
 // fakeClock is a settable time source for the limiter.
@@ -27,11 +29,11 @@ func newTestLimiter(perAccount, perAddress, maxKeys int) (*FailureLimiter, *fake
 
 func throttled(t *testing.T, err error) int64 {
 	t.Helper()
-	st := status.Convert(err)
+	st := status.Convert(rpcerr.Status(err))
 	if st.Code() != codes.ResourceExhausted || st.Message() != LoginThrottledMessage {
 		t.Fatalf("want throttled, got %v", err)
 	}
-	secs, ok := RetryAfter(st)
+	secs, ok := rpcerr.RetryAfter(err)
 	if !ok || secs < 1 {
 		t.Fatalf("no retry delay in %v", st.Details())
 	}
@@ -179,10 +181,10 @@ func TestHashGateBound(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	_, err := g.Check(context.Background(), "h", "p")
-	if st := status.Convert(err); st.Code() != codes.ResourceExhausted || st.Message() != HashBusyMessage {
+	if st := status.Convert(rpcerr.Status(err)); st.Code() != codes.ResourceExhausted || st.Message() != HashBusyMessage {
 		t.Fatalf("beyond the queue: %v", err)
 	}
-	if secs, ok := RetryAfter(status.Convert(err)); !ok || secs != 1 {
+	if secs, ok := rpcerr.RetryAfter(err); !ok || secs != 1 {
 		t.Fatalf("retry after %d %v", secs, ok)
 	}
 	// A caller whose context ends stops waiting.
@@ -190,7 +192,7 @@ func TestHashGateBound(t *testing.T) {
 	defer cancel()
 	g2 := NewHashGate(1, 5)
 	g2.slots <- struct{}{}
-	if _, err := g2.Check(ctx, "h", "p"); status.Code(err) != codes.DeadlineExceeded {
+	if _, err := g2.Check(ctx, "h", "p"); status.Code(rpcerr.Status(err)) != codes.DeadlineExceeded {
 		t.Fatalf("expired wait: %v", err)
 	}
 	close(release)

@@ -8,7 +8,6 @@ import (
 	branchesv1 "forge/gen/forge/branches/v1"
 	"forge/services/errs"
 	"forge/services/git"
-	"forge/services/rpcerr"
 )
 
 // BranchServer implements branchesv1.BranchServiceServer.
@@ -60,7 +59,7 @@ func (s *BranchServer) ListBranches(ctx context.Context, req *branchesv1.ListBra
 		}
 	}
 	if err != nil {
-		return nil, rpcerr.FromStore(err, "")
+		return nil, err
 	}
 	names := make([]string, len(recs))
 	for i, b := range recs {
@@ -68,7 +67,7 @@ func (s *BranchServer) ListBranches(ctx context.Context, req *branchesv1.ListBra
 	}
 	heads, err := s.Git.BranchesByName(ctx, r.path, names)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "read branches")
 	}
 	commits := make([]*git.Commit, len(heads))
 	for i := range heads {
@@ -97,7 +96,7 @@ func (s *BranchServer) GetBranch(ctx context.Context, req *branchesv1.GetBranchR
 		return nil, branchNotFound(req.GetBranch())
 	}
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "read branch")
 	}
 	who, err := s.accounts(ctx, &b.Commit)
 	if err != nil {
@@ -138,7 +137,7 @@ func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateB
 	case errors.Is(err, git.ErrInvalid):
 		return nil, errs.Newf(errs.Invalid, "[BranchName]: GitRefName")
 	case err != nil:
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "create branch")
 	}
 	if err := s.sync(ctx, r, git.RefUpdate{Name: "refs/heads/" + name, OldSHA: git.ZeroSHA, NewSHA: b.Commit.SHA}); err != nil {
 		return nil, err
@@ -172,7 +171,7 @@ func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteB
 	case errors.Is(err, git.ErrConflict):
 		return nil, errs.Newf(errs.Conflict, "branch %s changed while being deleted", name)
 	case err != nil:
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "delete branch")
 	}
 	if err := s.sync(ctx, r, git.RefUpdate{Name: "refs/heads/" + name, OldSHA: head.Commit.SHA, NewSHA: git.ZeroSHA}); err != nil {
 		return nil, err

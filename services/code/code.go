@@ -22,7 +22,6 @@ import (
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/repos"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -75,7 +74,7 @@ func (d *Deps) resolve(ctx context.Context) (*repo, error) {
 	}
 	path, err := d.Git.RepoPath(r.Owner.Name, r.Name)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "repository path")
 	}
 	return &repo{Repo: r, path: path, caller: caller}, nil
 }
@@ -85,7 +84,7 @@ func (d *Deps) resolve(ctx context.Context) (*repo, error) {
 func (d *Deps) accounts(ctx context.Context, commits ...*git.Commit) (Accounts, error) {
 	a, err := FindAccounts(ctx, d.Store, d.Render.Users.Domain, commits...)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "find commit accounts")
 	}
 	if err := access.DropHidden(ctx, d.Store, auth.FromContext(ctx), a); err != nil {
 		return nil, err
@@ -96,7 +95,7 @@ func (d *Deps) accounts(ctx context.Context, commits ...*git.Commit) (Accounts, 
 // sync records the branch updates a change made.
 func (d *Deps) sync(ctx context.Context, r *repo, updates ...git.RefUpdate) error {
 	if err := d.Sync.Apply(ctx, r.Repository, r.caller.ID(), updates); err != nil {
-		return rpcerr.Internal(err)
+		return errs.Wrap(err, "record branch updates")
 	}
 	return nil
 }
@@ -108,7 +107,7 @@ func readErr(err error) error {
 	if errors.Is(err, git.ErrNotFound) || errors.Is(err, git.ErrInvalid) {
 		return errs.New(errs.NotFound, err.Error())
 	}
-	return rpcerr.Internal(err)
+	return errs.Wrap(err, "git read")
 }
 
 // writeErr maps an error of a git write: git's errors carry their kind
@@ -119,7 +118,7 @@ func readErr(err error) error {
 func writeErr(err error, conflictStatus int) error {
 	e, ok := errs.Detail(err)
 	if !ok {
-		return rpcerr.Internal(err)
+		return errs.Wrap(err, "git write")
 	}
 	switch e.Kind {
 	case errs.Conflict:
@@ -127,5 +126,5 @@ func writeErr(err error, conflictStatus int) error {
 	case errs.NotFound, errs.AlreadyExists, errs.Invalid:
 		return e
 	}
-	return rpcerr.Internal(err)
+	return errs.Wrap(err, "git write")
 }

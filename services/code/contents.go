@@ -9,12 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/status"
-
 	contentsv1 "forge/gen/forge/contents/v1"
 	"forge/services/errs"
 	"forge/services/git"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -183,7 +180,7 @@ func (s *ContentServer) readBlob(ctx context.Context, r *repo, sha string, max i
 	defer rc.Close()
 	b, err := io.ReadAll(io.LimitReader(rc, max))
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "read file")
 	}
 	return b, nil
 }
@@ -273,7 +270,7 @@ func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string
 	// overlap all land (and the branch record never goes backwards).
 	unlock, err := s.Git.LockRef(ctx, r.path, "refs/heads/"+target)
 	if err != nil {
-		return nil, status.FromContextError(err).Err() // the caller gave up waiting
+		return nil, err // the caller gave up waiting (a context error)
 	}
 	defer unlock()
 	sha, err := s.Git.ChangeFiles(ctx, r.path, git.ChangeFilesOptions{
@@ -290,7 +287,7 @@ func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string
 	}
 	c, err := s.Git.GetCommit(ctx, r.path, sha)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "read commit")
 	}
 	old := git.ZeroSHA
 	if target == branch && len(c.Parents) > 0 {
@@ -307,7 +304,7 @@ func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string
 	if fc.Op != git.OpDelete {
 		e, err := s.Git.Stat(ctx, r.path, sha, fc.Path)
 		if err != nil {
-			return nil, rpcerr.Internal(err)
+			return nil, errs.Wrap(err, "stat file")
 		}
 		a := at{ref: target, rev: git.Revision{SHA: sha, Kind: git.RefBranch, Name: target}}
 		if out.Content, err = s.describe(ctx, r, a, e, sha, true); err != nil {

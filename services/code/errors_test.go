@@ -22,16 +22,17 @@ func TestWriteErrKeepsSentinelKinds(t *testing.T) {
 		http int
 	}{
 		{&git.SHAMismatchError{Path: "a", Given: "1", Current: "2"}, codes.Aborted, http.StatusBadRequest},
-		{&git.FileExistsError{Path: "a"}, codes.AlreadyExists, 0},
-		{git.ErrInvalid, codes.InvalidArgument, 0},
-		{errors.New("git update-ref: exit status 128"), codes.Internal, 0},
+		{&git.FileExistsError{Path: "a"}, codes.AlreadyExists, http.StatusUnprocessableEntity},
+		{git.ErrInvalid, codes.InvalidArgument, http.StatusUnprocessableEntity},
+		{errors.New("git update-ref: exit status 128"), codes.Internal, http.StatusInternalServerError},
 	}
 	for _, c := range cases {
-		st := status.Convert(rpcerr.Status(writeErr(c.err, http.StatusBadRequest)))
+		translated := rpcerr.Status(writeErr(c.err, http.StatusBadRequest))
+		st := status.Convert(translated)
 		if st.Code() != c.code {
 			t.Errorf("%v: %v, want %v", c.err, st.Code(), c.code)
 		}
-		if got, _ := rpcerr.HTTPStatus(st); got != c.http {
+		if got := rpcerr.HTTPStatusOf(translated); got != c.http {
 			t.Errorf("%v: HTTP %d, want %d", c.err, got, c.http)
 		}
 		if c.code != codes.Internal && st.Message() != c.err.Error() {

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	contentsv1 "forge/gen/forge/contents/v1"
+	"forge/services/errs"
 	"forge/services/git"
-	"forge/services/rpcerr"
 )
 
 // rawChunk is the size of the data in each GetRawFile message.
@@ -54,7 +54,7 @@ func (s *ContentServer) GetRawFile(req *contentsv1.GetRawFileRequest, stream con
 		case rerr == io.EOF || rerr == io.ErrUnexpectedEOF:
 			return nil
 		case rerr != nil:
-			return rpcerr.Internal(rerr)
+			return errs.Wrap(rerr, "read raw file")
 		}
 	}
 }
@@ -75,7 +75,7 @@ func (s *ContentServer) splitRef(ctx context.Context, r *repo, p string) (string
 	rest := func(prefix string) string { return strings.TrimPrefix(strings.Trim(p, "/"), prefix+"/") }
 	branches, err := s.Git.BranchesByName(ctx, r.path, prefixes)
 	if err != nil {
-		return "", "", rpcerr.Internal(err)
+		return "", "", errs.Wrap(err, "read branches")
 	}
 	if len(branches) > 0 {
 		return "refs/heads/" + branches[0].Name, rest(branches[0].Name), nil
@@ -89,7 +89,7 @@ func (s *ContentServer) splitRef(ctx context.Context, r *repo, p string) (string
 			return "refs/tags/" + prefix, rest(prefix), nil
 		}
 		if !errors.Is(err, git.ErrNotFound) {
-			return "", "", rpcerr.Internal(err)
+			return "", "", errs.Wrap(err, "resolve tag")
 		}
 	}
 	if sha := parts[0]; len(sha) >= 7 && isHex(sha) {
@@ -98,7 +98,7 @@ func (s *ContentServer) splitRef(ctx context.Context, r *repo, p string) (string
 			return rev.SHA, rest(sha), nil
 		}
 		if err != nil && !errors.Is(err, git.ErrNotFound) {
-			return "", "", rpcerr.Internal(err)
+			return "", "", errs.Wrap(err, "resolve commit")
 		}
 	}
 	return r.DefaultBranch, p, nil

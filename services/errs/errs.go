@@ -10,6 +10,7 @@ package errs
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind classifies an outcome. Each kind has one canonical gRPC code and one
@@ -56,6 +57,32 @@ var kindNames = [...]string{
 	ResourceExhausted:  "RESOURCE_EXHAUSTED",
 }
 
+// defaultMessages is each kind's generic text, what an error declared
+// without a message of its own says: Gitea's where it has one (its
+// not-found helper's "The target couldn't be found.", and forge's 500
+// text), else a plain statement of the kind.
+var defaultMessages = [...]string{
+	Internal:           "internal server error",
+	NotFound:           "The target couldn't be found.",
+	Invalid:            "invalid argument",
+	AlreadyExists:      "already exists",
+	Conflict:           "conflict",
+	FailedPrecondition: "failed precondition",
+	PermissionDenied:   "permission denied",
+	Unauthenticated:    "unauthenticated",
+	Locked:             "locked",
+	Unavailable:        "unavailable; try again later",
+	ResourceExhausted:  "too many requests; try again later",
+}
+
+// DefaultMessage is the kind's generic text (New with an empty message).
+func (k Kind) DefaultMessage() string {
+	if k >= 0 && int(k) < len(defaultMessages) {
+		return defaultMessages[k]
+	}
+	return ""
+}
+
 // String is the kind's name, used as the default ErrorInfo reason.
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
@@ -77,6 +104,10 @@ type Error struct {
 	// Reason is the ErrorInfo reason gRPC clients may switch on; empty
 	// means the kind's name.
 	Reason string
+	// RetryAfter, if set, tells the caller when to try again (a throttled
+	// sign-in); gRPC clients get it as RetryInfo, REST clients as
+	// Retry-After.
+	RetryAfter time.Duration
 	// Fields are members Gitea adds to its JSON error body beside the
 	// message (a topics request's "invalidTopics"): JSON values, encoded
 	// with encoding/json. Nil for most errors.
@@ -87,8 +118,15 @@ type Error struct {
 	sentinel *Error
 }
 
-// New is an error of kind with msg.
-func New(kind Kind, msg string) *Error { return &Error{Kind: kind, Message: msg} }
+// New is an error of kind with msg; an empty msg is the kind's default
+// message (errs.New(errs.NotFound, "") is Gitea's "The target couldn't be
+// found.").
+func New(kind Kind, msg string) *Error {
+	if msg == "" {
+		msg = kind.DefaultMessage()
+	}
+	return &Error{Kind: kind, Message: msg}
+}
 
 // Newf is New with a formatted message.
 func Newf(kind Kind, format string, args ...any) *Error {
@@ -96,12 +134,18 @@ func Newf(kind Kind, format string, args ...any) *Error {
 }
 
 // Wrap is an Internal error carrying cause for the log; its message says
-// nothing about the cause. A nil cause is nil.
+// nothing about the cause. A nil cause is nil. A cause that is Unavailable
+// (git's ErrBusy: too many git processes) stays Unavailable, with its own
+// message, so the caller may retry.
 func Wrap(cause error, context string) error {
 	if cause == nil {
 		return nil
 	}
-	return &Error{Kind: Internal, Message: "internal server error", Cause: fmt.Errorf("%s: %w", context, cause)}
+	wrapped := fmt.Errorf("%s: %w", context, cause)
+	if e, ok := As(cause); ok && e.Kind == Unavailable {
+		return e.WithCause(wrapped)
+	}
+	return &Error{Kind: Internal, Message: Internal.DefaultMessage(), Cause: wrapped}
 }
 
 func (e *Error) Error() string {
@@ -157,6 +201,14 @@ func (e *Error) WithReason(reason string) *Error {
 	return c
 }
 
+// WithRetryAfter is e advising the caller to retry after d; it still
+// matches e.
+func (e *Error) WithRetryAfter(d time.Duration) *Error {
+	c := e.derive()
+	c.RetryAfter = d
+	return c
+}
+
 // WithFields is e with members for Gitea's error body (Fields); it still
 // matches e.
 func (e *Error) WithFields(fields map[string]any) *Error {
@@ -202,6 +254,17 @@ func Detail(err error) (*Error, bool) {
 		return e.WithMessage(msg), true
 	}
 	return e, true
+}
+
+// Replace is with when err is target (errors.Is), else err unchanged (nil
+// stays nil): a caller answers, in Gitea's words, an outcome another
+// package reports in general ones, e.g.
+// errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, "user does not exist")).
+func Replace(err, target, with error) error {
+	if errors.Is(err, target) {
+		return with
+	}
+	return err
 }
 
 // KindOf is the kind of err: the kind of its outermost *Error, Internal for

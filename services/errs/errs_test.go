@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"forge/services/errs"
 )
@@ -67,5 +69,65 @@ func TestDetail(t *testing.T) {
 	}
 	if _, ok := errs.Detail(errors.New("plain")); ok {
 		t.Error("Detail found a domain error in a plain one")
+	}
+}
+
+// TestDefaultMessages: an error declared without a message says its
+// kind's generic text, Gitea's where it has one, defined once.
+func TestDefaultMessages(t *testing.T) {
+	if got := errs.New(errs.NotFound, "").Message; got != "The target couldn't be found." {
+		t.Errorf("NotFound default %q", got)
+	}
+	wrapped, _ := errs.As(errs.Wrap(errors.New("disk"), "write"))
+	if got := errs.New(errs.Internal, "").Message; got != "internal server error" || got != wrapped.Message {
+		t.Errorf("Internal default %q, Wrap's %q", got, wrapped.Message)
+	}
+	// Every named kind has one.
+	for k := errs.Kind(0); !strings.HasPrefix(k.String(), "KIND_"); k++ {
+		if k.DefaultMessage() == "" {
+			t.Errorf("%v has no default message", k)
+		}
+	}
+	if got := errs.New(errs.NotFound, "repository does not exist").Message; got != "repository does not exist" {
+		t.Errorf("an own message was replaced: %q", got)
+	}
+}
+
+// TestReplace: a caller's words for another package's outcome replace it
+// only when err is that outcome.
+func TestReplace(t *testing.T) {
+	missing := errs.New(errs.NotFound, "not found")
+	named := errs.New(errs.NotFound, "user does not exist [name: x]")
+	if got := errs.Replace(fmt.Errorf("load: %w", missing.WithMessage("gone")), missing, named); got != named {
+		t.Errorf("matching error: %v", got)
+	}
+	other := errs.New(errs.Invalid, "bad")
+	if got := errs.Replace(other, missing, named); got != other {
+		t.Errorf("other error: %v", got)
+	}
+	if errs.Replace(nil, missing, named) != nil {
+		t.Error("nil became an error")
+	}
+}
+
+// TestWrapKeepsUnavailable: wrapping a busy git for the log keeps it
+// retryable (Unavailable, its own message), and it still matches.
+func TestWrapKeepsUnavailable(t *testing.T) {
+	busy := errs.New(errs.Unavailable, "too many git processes are running; try again later")
+	err := errs.Wrap(fmt.Errorf("branch dev: %w", busy), "read branches")
+	e, ok := errs.As(err)
+	if !ok || e.Kind != errs.Unavailable || e.Message != busy.Message || !errors.Is(err, busy) {
+		t.Fatalf("wrapped busy: %+v", e)
+	}
+	if errs.KindOf(errs.Wrap(errs.New(errs.NotFound, "x"), "y")) != errs.Internal {
+		t.Fatal("a wrapped NotFound is not Internal")
+	}
+}
+
+func TestWithRetryAfter(t *testing.T) {
+	limited := errs.New(errs.ResourceExhausted, "slow down")
+	d := limited.WithRetryAfter(3 * time.Second)
+	if d.RetryAfter != 3*time.Second || limited.RetryAfter != 0 || !errors.Is(d, limited) {
+		t.Fatalf("WithRetryAfter: %+v", d)
 	}
 }

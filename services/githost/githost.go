@@ -9,9 +9,7 @@ import (
 	"io"
 	"log/slog"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	"forge/services/access"
 	"forge/services/auth"
@@ -24,6 +22,12 @@ import (
 // OTPMessage is the refusal for a TOTP-enrolled user who sends a password:
 // git cannot send the one-time code, so such users push with a token.
 const OTPMessage = "Users with two-factor authentication enabled cannot perform HTTP/HTTPS operations via plain username and password. Please create and use a personal access token on the user settings page"
+
+// Gitea's git endpoint's refusals.
+var (
+	errAuthRequired = errs.New(errs.Unauthenticated, "authentication required")
+	errRepoNotFound = errs.New(errs.NotFound, "Repository not found")
+)
 
 // Service serves git's smart HTTP protocol.
 type Service struct {
@@ -48,27 +52,28 @@ type Session struct {
 
 // Open authenticates the request (md carries the HTTP credentials as the
 // REST gateway passes them) and checks access for service on owner/name.
-// Errors are statuses: Unauthenticated (ask for credentials), NotFound,
-// PermissionDenied.
+// Errors are Unauthenticated (ask for credentials), NotFound or
+// PermissionDenied; the endpoint answers them through rpcerr.HTTPStatusOf.
 func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, service git.Service) (*Session, error) {
 	ctx = metadata.NewIncomingContext(ctx, md)
 	caller, err := s.authn.Authenticate(ctx)
 	if err != nil {
 		var otp *auth.OTPError
 		if errors.As(err, &otp) {
-			return nil, status.Error(codes.Unauthenticated, OTPMessage)
+			return nil, errs.New(errs.Unauthenticated, OTPMessage)
 		}
 		return nil, err
 	}
 	write := service == git.ServiceReceivePack
 	r, err := s.access.Resolve(ctx, owner, name, caller)
 	if err != nil {
-		if caller == nil && errs.KindOf(err) == errs.NotFound {
+		notFound := errs.KindOf(err) == errs.NotFound
+		if caller == nil && notFound {
 			// Anonymous: the repository may be private; ask for credentials.
-			return nil, status.Error(codes.Unauthenticated, "authentication required")
+			return nil, errAuthRequired
 		}
-		if errs.KindOf(err) == errs.NotFound {
-			return nil, status.Error(codes.NotFound, "Repository not found")
+		if notFound {
+			return nil, errRepoNotFound
 		}
 		return nil, err
 	}
@@ -78,11 +83,11 @@ func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, 
 			level = auth.LevelWrite
 		}
 		if !caller.Scopes.Has(auth.CategoryRepository, level) {
-			return nil, status.Error(codes.PermissionDenied, "token does not have the required repository scope")
+			return nil, errs.New(errs.PermissionDenied, "token does not have the required repository scope")
 		}
 	}
 	if write && caller == nil {
-		return nil, status.Error(codes.Unauthenticated, "authentication required")
+		return nil, errAuthRequired
 	}
 	// The API's rule after resolution: the level (write for a push), then
 	// the read-only states, which fetches do not meet.
@@ -91,7 +96,7 @@ func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, 
 	}
 	path, err := s.git.RepoPath(r.Owner.Name, r.Name)
 	if err != nil {
-		return nil, status.Error(codes.NotFound, "Repository not found")
+		return nil, errRepoNotFound
 	}
 	return &Session{svc: s, repo: r, path: path, service: service, caller: caller}, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -14,7 +15,7 @@ import (
 func (s *Service) Comment(ctx context.Context, r *access.Repo, caller *auth.Principal, is *store.Issue, body string) (*store.Comment, *store.Issue, error) {
 	c := &store.Comment{RepoID: r.ID, IssueID: is.ID, PosterID: caller.ID(), Content: body}
 	if err := s.store.CreateComment(ctx, c); err != nil {
-		return nil, nil, storeErr(err)
+		return nil, nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	return c, is, nil
 }
@@ -22,7 +23,7 @@ func (s *Service) Comment(ctx context.Context, r *access.Repo, caller *auth.Prin
 // GetComment returns comment id of r.
 func (s *Service) GetComment(ctx context.Context, r *access.Repo, id int64) (*store.Comment, error) {
 	c, err := s.store.CommentByID(ctx, r.ID, id)
-	return c, storeErr(err)
+	return c, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 }
 
 // EditComment changes a comment's body (its poster or a writer: the
@@ -32,13 +33,13 @@ func (s *Service) EditComment(ctx context.Context, r *access.Repo, id int64, bod
 		c.Content = body
 		return nil
 	})
-	return c, storeErr(err)
+	return c, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 }
 
 // DeleteComment deletes a comment (its poster or a writer: the policy's
 // rule comment-poster-or-writer).
 func (s *Service) DeleteComment(ctx context.Context, r *access.Repo, id int64) error {
-	return storeErr(s.store.DeleteComment(ctx, r.ID, id))
+	return errs.Replace(s.store.DeleteComment(ctx, r.ID, id), store.ErrNotFound, errIssueNotFound)
 }
 
 // CommentQuery selects comments: of one issue (Index > 0, not paged, as
@@ -62,7 +63,7 @@ func (s *Service) ListComments(ctx context.Context, r *access.Repo, q CommentQue
 	if q.Index > 0 {
 		is, err := s.store.IssueByIndex(ctx, r.ID, q.Index)
 		if err != nil {
-			return nil, 0, storeErr(err)
+			return nil, 0, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 		}
 		o.IssueID, o.Limit = is.ID, maxIssueComments
 	} else {
@@ -70,5 +71,5 @@ func (s *Service) ListComments(ctx context.Context, r *access.Repo, q CommentQue
 		o.Offset, o.Limit = page.Offset(), page.Size
 	}
 	list, total, err := s.store.ListComments(ctx, o)
-	return list, total, storeErr(err)
+	return list, total, err
 }

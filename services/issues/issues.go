@@ -2,7 +2,6 @@ package issues
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -12,8 +11,8 @@ import (
 	"forge/services/store"
 )
 
-// errIssueNotFound is the answer for an unknown issue number.
-var errIssueNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
+// errIssueNotFound is Gitea's bare 404 for an unknown issue or comment.
+var errIssueNotFound = errs.New(errs.NotFound, "")
 
 // NewIssue is Gitea's CreateIssueOption as the use case needs it.
 type NewIssue struct {
@@ -41,7 +40,7 @@ func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Princ
 	n.AssigneeIDs = ids
 	n.LabelIDs, n.LabelOrgID = in.Labels, r.OwnerID
 	if err := s.store.CreateIssue(ctx, n); err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	return &n.Issue, nil
 }
@@ -83,7 +82,7 @@ func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Pr
 func (s *Service) Get(ctx context.Context, r *access.Repo, index int64) (*store.Issue, error) {
 	is, err := s.store.IssueByIndex(ctx, r.ID, index)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	return is, nil
 }
@@ -129,7 +128,7 @@ func (s *Service) Edit(ctx context.Context, r *access.Repo, caller *auth.Princip
 		return nil
 	})
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
 	return is, nil
 }
@@ -137,7 +136,8 @@ func (s *Service) Edit(ctx context.Context, r *access.Repo, caller *auth.Princip
 // Delete deletes an issue with its comments (the policy asks for
 // repository admins).
 func (s *Service) Delete(ctx context.Context, r *access.Repo, index int64) error {
-	return storeErr(s.store.DeleteIssue(ctx, r.ID, index))
+	err := s.store.DeleteIssue(ctx, r.ID, index)
+	return errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 }
 
 // Query is Gitea's issue list query (GET .../issues and the search).
@@ -221,7 +221,7 @@ func (s *Service) List(ctx context.Context, r *access.Repo, caller *auth.Princip
 	}
 	o.RepoID = r.ID
 	list, total, err := s.store.ListIssues(ctx, o)
-	return list, total, storeErr(err)
+	return list, total, err
 }
 
 // errOwnerNotFound is Gitea's answer to a search by an unknown owner.
@@ -246,20 +246,5 @@ func (s *Service) Search(ctx context.Context, caller *auth.Principal, q Query) (
 		o.OwnerID = u.ID
 	}
 	list, total, err := s.store.ListIssues(ctx, o)
-	return list, total, storeErr(err)
-}
-
-// storeErr maps the store's not-found to Gitea's message for issues and
-// comments; anything else passes (domain errors) or becomes Internal.
-func storeErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return errIssueNotFound
-	}
-	if _, ok := errs.As(err); ok {
-		return err
-	}
-	return errs.Wrap(err, "issues")
+	return list, total, err
 }

@@ -76,7 +76,7 @@ func (s *Server) SearchIssues(ctx context.Context, req *issuesv1.SearchIssuesReq
 	}
 	repos, err := s.view.store.RepositoriesByID(ctx, ids)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	out, err := s.view.issues(ctx, viewer, list, func(id int64) repoRef {
 		if r := repos[id]; r != nil {
@@ -172,7 +172,7 @@ func (s *Server) comments(ctx context.Context, r *access.Repo, list []store.Comm
 	}
 	issues, err := s.view.store.IssuesByID(ctx, ids)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	return s.view.comments(ctx, auth.FromContext(ctx), list, ref(r), issues)
 }

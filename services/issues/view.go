@@ -44,7 +44,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 func (v view) people(ctx context.Context, viewer *auth.Principal, ids []int64) (map[int64]*store.User, error) {
 	found, err := v.store.UsersByID(ctx, ids)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	if err := access.DropHidden(ctx, v.store, viewer, found); err != nil {
 		return nil, err
@@ -72,20 +72,20 @@ func (v view) issues(ctx context.Context, viewer *auth.Principal, list []store.I
 	}
 	assignees, err := v.store.IssueAssignees(ctx, ids)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	for _, as := range assignees {
 		people = append(people, as...)
 	}
 	labels, err := v.store.LabelsOfIssues(ctx, ids)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	// One query for the whole page; the ids are global, so a list that
 	// spans repositories needs no repository filter.
 	files, err := v.store.AttachmentsOf(ctx, 0, "issue_id", ids)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	found, err := v.people(ctx, viewer, people)
 	if err != nil {
@@ -169,7 +169,7 @@ func (v view) comments(ctx context.Context, viewer *auth.Principal, list []store
 	}
 	files, err := v.store.AttachmentsOf(ctx, r.id, "comment_id", ids)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, err
 	}
 	out := make([]*issuesv1.Comment, len(list))
 	for i := range list {

@@ -49,7 +49,7 @@ func ParseLabelRefs(values []*structpb.Value) (LabelRefs, error) {
 // IssueLabels lists the labels of issue index of r.
 func (s *Service) IssueLabels(ctx context.Context, r *access.Repo, index int64) ([]store.Label, error) {
 	ls, err := s.store.IssueLabels(ctx, r.ID, index)
-	return ls, notFound(err)
+	return ls, errs.Replace(err, store.ErrNotFound, errNotFound)
 }
 
 // EditIssueLabels adds (store.IssueLabelsAdd) or sets
@@ -60,7 +60,7 @@ func (s *Service) EditIssueLabels(ctx context.Context, r *access.Repo, actorID, 
 		RepoID: r.ID, OrgID: r.OwnerID, Index: index, ActorID: actorID, Mode: mode,
 		IDs: refs.IDs, Names: refs.Names,
 	})
-	return ls, notFound(err)
+	return ls, errs.Replace(err, store.ErrNotFound, errNotFound)
 }
 
 // RemoveIssueLabel takes one label off issue index of r. The label must
@@ -69,7 +69,7 @@ func (s *Service) EditIssueLabels(ctx context.Context, r *access.Repo, actorID, 
 func (s *Service) RemoveIssueLabel(ctx context.Context, r *access.Repo, actorID, index, labelID int64) error {
 	// The issue first: Gitea answers 404 for it before judging the label.
 	if _, err := s.store.IssueLabels(ctx, r.ID, index); err != nil {
-		return notFound(err)
+		return errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	if _, err := s.labelOfRepo(ctx, r, labelID); err != nil {
 		return err
@@ -78,7 +78,7 @@ func (s *Service) RemoveIssueLabel(ctx context.Context, r *access.Repo, actorID,
 		RepoID: r.ID, OrgID: r.OwnerID, Index: index, ActorID: actorID, Mode: store.IssueLabelsRemove,
 		IDs: []int64{labelID},
 	})
-	return notFound(err)
+	return errs.Replace(err, store.ErrNotFound, errNotFound)
 }
 
 // labelOfRepo finds a label that applies to r's issues.
@@ -98,5 +98,5 @@ func (s *Service) ClearIssueLabels(ctx context.Context, r *access.Repo, actorID,
 	_, err := s.store.EditIssueLabels(ctx, store.IssueLabelEdit{
 		RepoID: r.ID, OrgID: r.OwnerID, Index: index, ActorID: actorID, Mode: store.IssueLabelsReplace,
 	})
-	return notFound(err)
+	return errs.Replace(err, store.ErrNotFound, errNotFound)
 }

@@ -10,15 +10,8 @@ import (
 	"forge/services/store"
 )
 
-// errNotFound is Gitea's answer for a missing label or issue.
-var errNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
-
-func notFound(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return errNotFound
-	}
-	return err
-}
+// errNotFound is Gitea's bare 404 for a missing label or issue.
+var errNotFound = errs.New(errs.NotFound, "")
 
 // NewLabel is Gitea's CreateLabelOption.
 type NewLabel struct {
@@ -82,7 +75,7 @@ func (s *Service) Edit(ctx context.Context, o store.LabelOwner, id int64, e Labe
 		}
 		return nil
 	})
-	return l, notFound(err)
+	return l, errs.Replace(err, store.ErrNotFound, errNotFound)
 }
 
 // Get returns one of o's labels by id, or by name when ref is not a
@@ -90,10 +83,10 @@ func (s *Service) Edit(ctx context.Context, o store.LabelOwner, id int64, e Labe
 func (s *Service) Get(ctx context.Context, o store.LabelOwner, ref string) (*store.Label, error) {
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
 		l, err := s.store.LabelByID(ctx, o, id)
-		return l, notFound(err)
+		return l, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	l, err := s.store.LabelByName(ctx, o, ref)
-	return l, notFound(err)
+	return l, errs.Replace(err, store.ErrNotFound, errNotFound)
 }
 
 // List returns a page of o's labels and their total.

@@ -8,15 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/status"
-
 	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/repos"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -119,7 +116,7 @@ func (s *Server) migrate(ctx context.Context, m *migration, caller *auth.Princip
 	n := store.NewRepository{Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Limit: limit}
 	err = repos.CreateStaged(ctx, s.git, s.store, staged, path, n, func(n *store.NewRepository) error {
 		if err := s.describeClone(ctx, m, staged, n); err != nil {
-			return rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
+			return errs.Wrap(errors.New(redact(err.Error(), m.remote)), "describe clone")
 		}
 		return nil
 	})
@@ -150,7 +147,7 @@ func (s *Server) stageClone(ctx context.Context, m *migration) (string, error) {
 	}
 	staged, err := s.git.InitStaged(ctx, branch)
 	if err != nil {
-		return "", rpcerr.Internal(err)
+		return "", errs.Wrap(err, "stage repository")
 	}
 	empty, err := s.git.IsEmpty(ctx, scratch)
 	if err == nil && !empty { // an empty source has nothing to copy (and git push --mirror would fail)
@@ -158,7 +155,7 @@ func (s *Server) stageClone(ctx context.Context, m *migration) (string, error) {
 	}
 	if err != nil {
 		s.git.Discard(staged)
-		return "", rpcerr.Internal(errors.New(redact(err.Error(), m.remote)))
+		return "", errs.Wrap(errors.New(redact(err.Error(), m.remote)), "copy clone")
 	}
 	return staged, nil
 }
@@ -170,7 +167,7 @@ func (s *Server) cloneError(ctx context.Context, err error, m *migration) error 
 		return nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return status.FromContextError(ctxErr).Err()
+		return ctxErr // rpcerr answers it with its own code
 	}
 	text := err.Error()
 	var ge *git.Error

@@ -17,16 +17,12 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	mirrorsv1 "forge/gen/forge/mirrors/v1"
 	"forge/services/access"
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/repos"
-	"forge/services/rpcerr"
 	"forge/services/secretbox"
 	"forge/services/store"
 )
@@ -179,7 +175,7 @@ func (s *Server) MirrorSync(ctx context.Context, req *mirrorsv1.MirrorSyncReques
 		return nil, notMirror
 	}
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "load mirror")
 	}
 	// Gitea queues the sync and answers 200; forge syncs before answering
 	// (so the caller sees the result) and, like Gitea, reports a failed
@@ -199,7 +195,7 @@ func (s *Server) ListPushMirrors(ctx context.Context, req *mirrorsv1.ListPushMir
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
 	list, total, err := s.store.ListPushMirrors(ctx, r.ID, page.Offset(), page.Size)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "list push mirrors")
 	}
 	out := &mirrorsv1.ListPushMirrorsResponse{PushMirrors: make([]*mirrorsv1.PushMirror, len(list)), TotalCount: total}
 	for i := range list {
@@ -229,7 +225,7 @@ func (s *Server) AddPushMirror(ctx context.Context, req *mirrorsv1.AddPushMirror
 	}
 	name, err := remoteName()
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "remote name")
 	}
 	pm := &store.PushMirror{
 		RepoID:        r.ID,
@@ -258,7 +254,7 @@ func (s *Server) GetPushMirror(ctx context.Context, req *mirrorsv1.GetPushMirror
 	}
 	pm, err := s.store.PushMirrorByName(ctx, r.ID, req.GetName())
 	if err != nil {
-		return nil, rpcerr.FromStore(err, pushMirrorNotFound(req.GetName()).Error())
+		return nil, errs.Replace(err, store.ErrNotFound, pushMirrorNotFound(req.GetName()))
 	}
 	return &mirrorsv1.GetPushMirrorResponse{PushMirror: renderPushMirror(r.Name, pm)}, nil
 }
@@ -272,7 +268,7 @@ func (s *Server) DeletePushMirror(ctx context.Context, req *mirrorsv1.DeletePush
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, pushMirrorNotFound(req.GetName())
 		}
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "delete push mirror")
 	}
 	return &mirrorsv1.DeletePushMirrorResponse{}, nil
 }
@@ -284,7 +280,7 @@ func (s *Server) SyncPushMirrors(ctx context.Context, req *mirrorsv1.SyncPushMir
 	}
 	list, err := s.store.PushMirrorsOfRepo(ctx, r.ID, false)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "list push mirrors")
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), syncTimeout)
 	defer cancel()
@@ -296,7 +292,7 @@ func (s *Server) SyncPushMirrors(ctx context.Context, req *mirrorsv1.SyncPushMir
 	}
 	if len(failed) > 0 {
 		// Gitea answers 500; the cause is in each mirror's last_error.
-		return nil, status.Errorf(codes.Internal, "push mirror sync failed for %v; see last_error", failed)
+		return nil, errs.Newf(errs.Internal, "push mirror sync failed for %v; see last_error", failed)
 	}
 	return &mirrorsv1.SyncPushMirrorsResponse{}, nil
 }
@@ -331,7 +327,8 @@ func (s *Server) AfterPush(_ context.Context, repoID int64) {
 	})
 }
 
-// hostError is the status for a refused remote host.
+// hostError is Gitea's answer for a refused remote host (the push path
+// records the sentinels' own words in last_error).
 func hostError(err error) error {
 	if errors.Is(err, errUnresolvable) {
 		return errs.New(errs.Invalid, "The host of the remote address could not be resolved.")

@@ -5,13 +5,9 @@ import (
 	"errors"
 	"net/url"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
-	"forge/services/rpcerr"
 	"forge/services/store"
 	"forge/services/users"
 )
@@ -46,7 +42,7 @@ func (s *Service) AdminCreate(ctx context.Context, owner string, in OrgInput, ca
 func (s *Service) create(ctx context.Context, owner *store.User, in OrgInput) (*store.User, error) {
 	// The name's form and the sizes are declared on the request.
 	if err := users.CheckReserved(in.Name); err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
+		return nil, errs.New(errs.Invalid, err.Error())
 	}
 	vis, err := parseVisibility(in.Visibility, store.VisibilityPublic)
 	if err != nil {
@@ -78,7 +74,7 @@ func parseVisibility(name string, unset store.Visibility) (store.Visibility, err
 	}
 	v, ok := store.ParseVisibility(name)
 	if !ok {
-		return 0, status.Errorf(codes.InvalidArgument, "[Visibility]: invalid visibility %q (public, limited, private)", name)
+		return 0, errs.Newf(errs.Invalid, "[Visibility]: invalid visibility %q (public, limited, private)", name)
 	}
 	return v, nil
 }
@@ -87,13 +83,13 @@ func parseVisibility(name string, unset store.Visibility) (store.Visibility, err
 func checkContact(in OrgInput) error {
 	if in.Email != "" {
 		if err := users.ValidateEmail(in.Email); err != nil {
-			return status.Error(codes.InvalidArgument, err.Error())
+			return errs.New(errs.Invalid, err.Error())
 		}
 	}
 	if in.Website != "" {
 		u, err := url.Parse(in.Website)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return status.Error(codes.InvalidArgument, "[Website]: Url")
+			return errs.New(errs.Invalid, "[Website]: Url")
 		}
 	}
 	return nil
@@ -203,13 +199,5 @@ func (s *Service) UserPermissions(ctx context.Context, name string, viewer *auth
 // maxTeamsPerUser bounds the teams read for one user's permissions.
 const maxTeamsPerUser = 1000
 
-// notFound is the bare 404 of membership checks.
-var notFound = status.Error(codes.NotFound, "The target couldn't be found.")
-
-// internal keeps store errors that are already domain errors.
-func internal(err error) error {
-	if _, ok := errs.As(err); ok {
-		return err
-	}
-	return rpcerr.Internal(err)
-}
+// notFound is Gitea's bare 404 of membership checks.
+var notFound = errs.New(errs.NotFound, "")

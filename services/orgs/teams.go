@@ -6,9 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
@@ -33,7 +30,7 @@ var teamName = regexp.MustCompile(`^[\w.-]+$`)
 
 func checkTeamName(name string) error {
 	if !teamName.MatchString(name) {
-		return status.Error(codes.InvalidArgument, "[Name]: AlphaDashDot")
+		return errs.New(errs.Invalid, "[Name]: AlphaDashDot")
 	}
 	return nil
 }
@@ -94,7 +91,7 @@ func applyUnits(t *store.Team, in TeamInput, creating bool) error {
 		}
 	case creating:
 		// Gitea answers 500; forge a client error (README row 13).
-		return status.Error(codes.InvalidArgument, "units permission should not be empty")
+		return errs.New(errs.Invalid, "units permission should not be empty")
 	}
 	return nil
 }
@@ -209,7 +206,7 @@ func (s *Service) MyTeams(ctx context.Context, caller *auth.Principal, offset, l
 	}
 	orgs, err := s.store.UsersByID(ctx, ids)
 	if err != nil {
-		return nil, nil, 0, internal(err)
+		return nil, nil, 0, err
 	}
 	return teams, orgs, total, nil
 }

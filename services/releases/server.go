@@ -71,7 +71,8 @@ func NewServer(s Store, g Git, u users.Renderer, rootURL string, limits paging.L
 	return &Server{store: s, git: g, view: view{root: rootURL, users: u}, limits: limits}
 }
 
-var errNotFound = errs.New(errs.NotFound, "The target couldn't be found.")
+// errNotFound is Gitea's bare 404 for a missing or hidden release or tag.
+var errNotFound = errs.New(errs.NotFound, "")
 
 // repo is a resolved repository with the caller and its git path.
 type repo struct {
@@ -97,7 +98,7 @@ func (s *Server) resolve(ctx context.Context) (*repo, error) {
 // visible hides drafts from callers without write access.
 func visible(r *repo, rel *store.Release, err error) (*store.Release, error) {
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	if rel.IsDraft && !r.CanWrite() {
 		return nil, errNotFound
@@ -116,7 +117,7 @@ func (s *Server) ListReleases(ctx context.Context, req *releasesv1.ListReleasesR
 		Offset: page.Offset(), Limit: page.Size,
 	})
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	ids := make([]int64, len(list))
 	relIDs := make([]int64, len(list))
@@ -130,7 +131,7 @@ func (s *Server) ListReleases(ctx context.Context, req *releasesv1.ListReleasesR
 	}
 	assets, err := s.store.AttachmentsOf(ctx, r.ID, "release_id", relIDs)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	out := &releasesv1.ListReleasesResponse{Releases: make([]*releasesv1.Release, len(list)), TotalCount: total}
 	for i := range list {
@@ -147,7 +148,7 @@ func (s *Server) render(ctx context.Context, r *repo, rel *store.Release) (*rele
 	}
 	assets, err := s.store.AttachmentsOf(ctx, r.ID, "release_id", []int64{rel.ID})
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	return s.view.release(r.Repo, rel, publishers[rel.PublisherID], assets[rel.ID]), nil
 }
@@ -157,7 +158,7 @@ func (s *Server) render(ctx context.Context, r *repo, rel *store.Release) (*rele
 func (s *Server) publishers(ctx context.Context, ids ...int64) (map[int64]*store.User, error) {
 	found, err := s.store.UsersByID(ctx, ids)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	if err := access.DropHidden(ctx, s.store, auth.FromContext(ctx), found); err != nil {
 		return nil, err
@@ -188,7 +189,7 @@ func (s *Server) GetLatestRelease(ctx context.Context, req *releasesv1.GetLatest
 	}
 	rel, err := s.store.LatestRelease(ctx, r.ID)
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	out, err := s.render(ctx, r, rel)
 	if err != nil {
@@ -219,7 +220,7 @@ func (s *Server) DeleteRelease(ctx context.Context, req *releasesv1.DeleteReleas
 		return nil, err
 	}
 	if err := s.store.DeleteRelease(ctx, r.ID, req.GetId()); err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	return &releasesv1.DeleteReleaseResponse{}, nil
 }
@@ -231,10 +232,10 @@ func (s *Server) DeleteReleaseByTag(ctx context.Context, req *releasesv1.DeleteR
 	}
 	rel, err := s.store.ReleaseByTag(ctx, r.ID, req.GetTag())
 	if err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	if err := s.store.DeleteRelease(ctx, r.ID, rel.ID); err != nil {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	return &releasesv1.DeleteReleaseByTagResponse{}, nil
 }

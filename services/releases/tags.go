@@ -7,7 +7,6 @@ import (
 	releasesv1 "forge/gen/forge/releases/v1"
 	"forge/services/errs"
 	"forge/services/git"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -52,7 +51,7 @@ func (s *Server) DeleteTag(ctx context.Context, req *releasesv1.DeleteTagRequest
 	if _, err := s.store.ReleaseByTag(ctx, r.ID, req.GetTag()); err == nil {
 		return nil, errs.New(errs.Conflict, "a tag attached to a release cannot be deleted directly")
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	if err := s.git.DeleteTag(ctx, r.path, req.GetTag()); err != nil {
 		if errors.Is(err, git.ErrInvalid) {
@@ -62,14 +61,3 @@ func (s *Server) DeleteTag(ctx context.Context, req *releasesv1.DeleteTagRequest
 	}
 	return &releasesv1.DeleteTagResponse{}, nil
 }
-
-// storeErr maps store errors to statuses.
-func storeErr(err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return errNotFound
-	}
-	return rpcerr.FromStore(err, "The target couldn't be found.")
-}
-
-func internal(err error) error { return rpcerr.Internal(err) }

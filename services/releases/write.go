@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"google.golang.org/grpc/status"
-
 	releasesv1 "forge/gen/forge/releases/v1"
 	"forge/services/errs"
 	"forge/services/git"
@@ -79,7 +77,7 @@ func (s *Server) CreateRelease(ctx context.Context, req *releasesv1.CreateReleas
 	if _, err := s.store.ReleaseByTag(ctx, r.ID, req.GetTagName()); err == nil {
 		return nil, releaseExists(req.GetTagName())
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	target := req.GetTargetCommitish()
 	if target == "" {
@@ -113,7 +111,7 @@ func (s *Server) CreateRelease(ctx context.Context, req *releasesv1.CreateReleas
 		if errors.Is(err, store.ErrReleaseExists) {
 			return nil, releaseExists(rel.TagName)
 		}
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	out, err := s.render(ctx, r, rel)
 	if err != nil {
@@ -176,7 +174,7 @@ func (s *Server) EditRelease(ctx context.Context, req *releasesv1.EditReleaseReq
 		if errors.Is(err, store.ErrReleaseExists) {
 			return nil, releaseExists(req.GetTagName())
 		}
-		return nil, storeErr(err)
+		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	out, err := s.render(ctx, r, rel)
 	if err != nil {
@@ -185,17 +183,15 @@ func (s *Server) EditRelease(ctx context.Context, req *releasesv1.EditReleaseReq
 	return &releasesv1.EditReleaseResponse{Release: out}, nil
 }
 
-// gitErr maps git errors, which carry their kind and a text naming only
-// the ref or repository involved (errs.Detail): a missing one is the
-// release's not-found, a name that exists already a conflict (Aborted, as
-// a moved ref); process failures stay internal.
+// gitErr is the releases area's rule for git's outcomes, which carry their
+// kind and a text naming only the ref or repository involved
+// (errs.Detail): a missing one is the release's not-found, a name that
+// exists already a conflict (409, as a moved ref); process failures stay
+// internal (a busy git stays Unavailable).
 func gitErr(err error) error {
-	if _, ok := status.FromError(err); ok {
-		return err
-	}
 	e, ok := errs.Detail(err)
 	if !ok {
-		return internal(err)
+		return errs.Wrap(err, "git")
 	}
 	switch e.Kind {
 	case errs.NotFound:
@@ -205,5 +201,5 @@ func gitErr(err error) error {
 	case errs.AlreadyExists:
 		return errs.New(errs.Conflict, e.Message)
 	}
-	return internal(err)
+	return errs.Wrap(err, "git")
 }

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 
 	"forge/services/access"
+	"forge/services/errs"
 	"forge/services/failpoint"
 	"forge/services/git"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -94,7 +94,7 @@ func createError(err error, limit int) error {
 	case errors.Is(err, store.ErrRepoLimit):
 		return access.RepoLimitError(limit)
 	}
-	return rpcerr.Internal(err)
+	return errs.Wrap(err, "create repository")
 }
 
 // NameChecker answers early whether a repository could be created

@@ -6,7 +6,6 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -15,7 +14,7 @@ import (
 func (s *Service) Collaborators(ctx context.Context, r *access.Repo, viewer *auth.Principal, offset, limit int) ([]store.Collaborator, int64, error) {
 	list, total, err := s.store.ListCollaborators(ctx, r.ID, access.UserFilter(viewer), offset, limit)
 	if err != nil {
-		return nil, 0, rpcerr.Internal(err)
+		return nil, 0, errs.Wrap(err, "list collaborators")
 	}
 	return list, total, nil
 }
@@ -42,7 +41,7 @@ func (s *Service) CheckCollaborator(ctx context.Context, r *access.Repo, name st
 	}
 	mode, err := s.store.CollaboratorMode(ctx, r.ID, u.ID)
 	if err != nil {
-		return rpcerr.Internal(err)
+		return errs.Wrap(err, "read collaborator")
 	}
 	if mode == store.AccessNone {
 		return errs.Newf(errs.NotFound, "%s is not a collaborator", u.Name)
@@ -74,7 +73,7 @@ func (s *Service) AddCollaborator(ctx context.Context, r *access.Repo, name, per
 		return errs.New(errs.Invalid, "the owner cannot be a collaborator of their own repository")
 	}
 	if err := s.store.SetCollaborator(ctx, r.ID, u.ID, mode); err != nil {
-		return rpcerr.Internal(err)
+		return errs.Wrap(err, "set collaborator")
 	}
 	return nil
 }
@@ -87,7 +86,7 @@ func (s *Service) DeleteCollaborator(ctx context.Context, r *access.Repo, name s
 		return err
 	}
 	if err := s.store.DeleteCollaborator(ctx, r.ID, u.ID); err != nil {
-		return rpcerr.FromStore(err, u.Name+" is not a collaborator")
+		return errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, u.Name+" is not a collaborator"))
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -117,7 +116,7 @@ func NewRecord(owner *store.User, name, description, branch string, private bool
 func (s *Service) createAtomic(ctx context.Context, rec *store.Repository, path string, autoInit bool, caller *auth.Principal, limit int) error {
 	staged, err := s.git.InitStaged(ctx, rec.DefaultBranch)
 	if err != nil {
-		return rpcerr.Internal(err)
+		return errs.Wrap(err, "stage repository")
 	}
 	n := store.NewRepository{Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Limit: limit}
 	return CreateStaged(ctx, s.git, s.store, staged, path, n, func(n *store.NewRepository) error {
@@ -126,7 +125,7 @@ func (s *Service) createAtomic(ctx context.Context, rec *store.Repository, path 
 		}
 		b, err := s.autoInit(ctx, staged, rec, caller)
 		if err != nil {
-			return rpcerr.Internal(err)
+			return errs.Wrap(err, "auto-init repository")
 		}
 		n.Branches = append(n.Branches, branchUpdate(b))
 		return nil

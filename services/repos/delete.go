@@ -6,8 +6,8 @@ import (
 	"log/slog"
 
 	"forge/services/access"
+	"forge/services/errs"
 	"forge/services/git"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -46,7 +46,7 @@ func (p Purger) Purge(ctx context.Context, r *store.Repository) error {
 // Delete deletes the resolved repository r (DELETE /repos/{owner}/{repo}).
 func (s *Service) Delete(ctx context.Context, r *access.Repo) error {
 	if err := s.purger.Purge(ctx, r.Repository); err != nil {
-		return rpcerr.FromStore(err, "The target couldn't be found.")
+		return errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, ""))
 	}
 	return nil
 }

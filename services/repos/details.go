@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"forge/services/access"
-	"forge/services/rpcerr"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -24,7 +24,7 @@ func (s *Service) Details(ctx context.Context, r *access.Repo) (Details, error) 
 	d := Details{Repo: r}
 	n, err := s.store.CountReleases(ctx, r.ID)
 	if err != nil {
-		return Details{}, rpcerr.Internal(err)
+		return Details{}, errs.Wrap(err, "count releases")
 	}
 	d.Releases = n
 	if r.IsMirror {
@@ -32,7 +32,7 @@ func (s *Service) Details(ctx context.Context, r *access.Repo) (Details, error) 
 		if err == nil {
 			d.Mirror = m
 		} else if !errors.Is(err, store.ErrNotFound) {
-			return Details{}, rpcerr.Internal(err)
+			return Details{}, errs.Wrap(err, "load mirror")
 		}
 	}
 	return d, nil

@@ -7,7 +7,6 @@ import (
 
 	"forge/services/access"
 	"forge/services/errs"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -45,11 +44,11 @@ func (s *Service) Edit(ctx context.Context, r *access.Repo, e Edit) (*access.Rep
 		return nil
 	})
 	if err != nil {
-		return nil, rpcerr.FromStore(err, "The target couldn't be found.")
+		return nil, errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, ""))
 	}
 	if e.MirrorInterval != nil && r.IsMirror {
 		if err := s.store.SetMirrorInterval(ctx, r.ID, mirrorInterval); err != nil {
-			return nil, rpcerr.FromStore(err, "The target couldn't be found.")
+			return nil, errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, ""))
 		}
 	}
 	if !strings.EqualFold(oldName, updated.Name) {
@@ -59,13 +58,13 @@ func (s *Service) Edit(ctx context.Context, r *access.Repo, e Edit) (*access.Rep
 		newPath, _ := s.git.RepoPath(updated.OwnerName, updated.Name)
 		if err := s.git.Rename(oldPath, newPath); err != nil {
 			s.store.UpdateRepository(context.WithoutCancel(ctx), r.ID, func(rec *store.Repository) error { rec.Name = oldName; return nil })
-			return nil, rpcerr.Internal(err)
+			return nil, errs.Wrap(err, "rename repository")
 		}
 	}
 	if e.DefaultBranch != nil && !updated.IsEmpty {
 		path, _ := s.git.RepoPath(updated.OwnerName, updated.Name)
 		if err := s.git.SetDefaultBranch(ctx, path, updated.DefaultBranch); err != nil {
-			return nil, rpcerr.Internal(err)
+			return nil, errs.Wrap(err, "set default branch")
 		}
 	}
 	return &access.Repo{Repository: updated, Owner: r.Owner, Mode: r.Mode}, nil

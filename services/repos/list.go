@@ -5,7 +5,7 @@ import (
 
 	"forge/services/access"
 	"forge/services/auth"
-	"forge/services/rpcerr"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -25,7 +25,7 @@ func (s *Service) List(ctx context.Context, opts store.RepoListOptions, viewer *
 	opts.RepoFilter = access.Filter(viewer)
 	found, total, err := s.store.ListRepositories(ctx, opts)
 	if err != nil {
-		return nil, 0, rpcerr.Internal(err)
+		return nil, 0, errs.Wrap(err, "list repositories")
 	}
 	ids := make([]int64, len(found))
 	for i := range found {
@@ -33,7 +33,7 @@ func (s *Service) List(ctx context.Context, opts store.RepoListOptions, viewer *
 	}
 	owners, err := s.store.UsersByID(ctx, ids)
 	if err != nil {
-		return nil, 0, rpcerr.Internal(err)
+		return nil, 0, errs.Wrap(err, "load owners")
 	}
 	out := make([]Details, 0, len(found))
 	for i := range found {

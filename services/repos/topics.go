@@ -27,7 +27,7 @@ var (
 	errTopicLimit      = errs.New(errs.Invalid, "Exceeding maximum allowed topics per repo.")
 	errInvalidTopics   = errs.New(errs.Invalid, "Topic names are invalid")
 	errInvalidTopic    = errs.New(errs.Invalid, "Topic name is invalid")
-	errTopicNotPresent = errs.New(errs.NotFound, "The target couldn't be found.")
+	errTopicNotPresent = errs.New(errs.NotFound, "") // Gitea's bare not-found
 )
 
 // normalTopic is a topic name as stored: trimmed and lower-cased.

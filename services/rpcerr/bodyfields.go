@@ -34,10 +34,11 @@ func withBodyFields(err error, fields map[string]any) error {
 	return detailed.Err()
 }
 
-// BodyFields is the members an error asks to add to Gitea's error body,
-// or nil.
-func BodyFields(st *status.Status) map[string]any {
-	for _, d := range st.Details() {
+// BodyFields is the members err asks to add to Gitea's error body, or nil:
+// a status's Struct detail; any other error is first translated as
+// Status translates it.
+func BodyFields(err error) map[string]any {
+	for _, d := range statusOf(err).Details() {
 		if s, ok := d.(*structpb.Struct); ok {
 			return s.AsMap()
 		}

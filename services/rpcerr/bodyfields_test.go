@@ -21,13 +21,17 @@ func TestBodyFields(t *testing.T) {
 		t.Fatalf("status %v %q", st.Code(), st.Message())
 	}
 	want := map[string]any{"invalidTopics": []any{"-a", "b c"}, "none": nil}
-	if got := BodyFields(st); !reflect.DeepEqual(got, want) {
+	if got := BodyFields(err); !reflect.DeepEqual(got, want) {
 		t.Fatalf("body fields %#v, want %#v", got, want)
 	}
 	if len(st.Details()) != 2 {
 		t.Fatalf("details %v, want the ErrorInfo and the fields", st.Details())
 	}
-	if got := BodyFields(status.Convert(Status(sentinel))); got != nil {
+	// The gateway may be handed the domain error itself.
+	if got := BodyFields(sentinel.WithFields(map[string]any{"invalidTopics": "x"})); !reflect.DeepEqual(got, map[string]any{"invalidTopics": "x"}) {
+		t.Fatalf("body fields of a domain error %#v", got)
+	}
+	if got := BodyFields(Status(sentinel)); got != nil {
 		t.Fatalf("an error without fields has %v", got)
 	}
 }

@@ -8,11 +8,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"forge/services/errs"
 	"forge/services/rpcerr"
 )
 
 func TestHTTPStatus(t *testing.T) {
-	err := rpcerr.WithHTTPStatus(codes.FailedPrecondition, http.StatusLocked, "REPO_ARCHIVED", "locked")
+	err := rpcerr.Status(errs.New(errs.Locked, "locked").WithReason("REPO_ARCHIVED"))
 	st := status.Convert(err)
 	if st.Code() != codes.FailedPrecondition || st.Message() != "locked" {
 		t.Fatalf("status: %v", err)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -52,7 +53,6 @@ func TestStatusOfDomainErrors(t *testing.T) {
 		{fmt.Errorf("branch x: %w", git.ErrBusy), codes.Unavailable, git.ErrBusy.Message, 0, "UNAVAILABLE"},
 		{errs.New(errs.AlreadyExists, "taken").WithHTTPStatus(http.StatusConflict).WithReason("REPO_EXISTS"),
 			codes.AlreadyExists, "taken", http.StatusConflict, "REPO_EXISTS"},
-		{status.Error(codes.NotFound, "as is"), codes.NotFound, "as is", 0, ""},
 		{context.Canceled, codes.Canceled, context.Canceled.Error(), 0, ""},
 	}
 	for _, c := range cases {
@@ -160,4 +160,128 @@ func storeSentinelNames(t *testing.T) []string {
 		}
 	}
 	return names
+}
+
+// TestStoreOutcomesGiteaStatus: the store's outcomes that Gitea answers
+// with another status than their kind's default get it from rpcerr, for
+// every caller and for derived errors; the store itself knows no HTTP.
+func TestStoreOutcomesGiteaStatus(t *testing.T) {
+	cases := []struct {
+		err  error
+		http int
+	}{
+		{store.ErrRepoExists, http.StatusConflict},
+		{fmt.Errorf("transfer: %w", store.ErrRepoExists), http.StatusConflict},
+		{store.ErrTokenNameUsed, http.StatusBadRequest},
+		{store.ErrDependencyExists, http.StatusConflict},
+		{store.ErrDependenciesOpen, http.StatusPreconditionFailed},
+		{store.ErrLastOrgOwner, http.StatusUnprocessableEntity},
+		{store.ErrOwnersTeam, http.StatusUnprocessableEntity},
+		{store.ErrOrgOwnsRepos, http.StatusUnprocessableEntity},
+		{store.ErrRepoNotInOrg.WithMessage("another message"), http.StatusUnprocessableEntity},
+		// A call site's own status wins (a used e-mail in an admin edit).
+		{store.ErrEmailUsed.WithHTTPStatus(http.StatusBadRequest), http.StatusBadRequest},
+		// Kinds' defaults.
+		{store.ErrUserExists, http.StatusUnprocessableEntity},
+		{store.ErrNotFound, http.StatusNotFound},
+		// A store outcome as the cause of another error lends it nothing.
+		{errs.New(errs.Invalid, "bad").WithCause(store.ErrRepoExists), http.StatusUnprocessableEntity},
+	}
+	for _, c := range cases {
+		translated := rpcerr.Status(c.err)
+		if got := rpcerr.HTTPStatusOf(translated); got != c.http {
+			t.Errorf("%v: HTTP %d, want %d", c.err, got, c.http)
+		}
+		if got := rpcerr.HTTPStatusOf(c.err); got != c.http {
+			t.Errorf("%v untranslated: HTTP %d, want %d", c.err, got, c.http)
+		}
+	}
+	for _, s := range store.Sentinels() {
+		if e, _ := errs.As(s); e.HTTPStatus != 0 {
+			t.Errorf("store sentinel %q declares HTTP status %d; say it in rpcerr", s, e.HTTPStatus)
+		}
+	}
+}
+
+// TestHTTPStatusOf: the one table, for statuses received from the
+// services and for errors of the HTTP side itself.
+func TestHTTPStatusOf(t *testing.T) {
+	cases := []struct {
+		err  error
+		http int
+	}{
+		{nil, http.StatusOK},
+		{errs.New(errs.NotFound, ""), http.StatusNotFound},
+		{errs.New(errs.Invalid, "[]: malformed multipart body"), http.StatusUnprocessableEntity},
+		{errs.New(errs.Locked, "archived"), http.StatusLocked},
+		{errs.New(errs.Conflict, "moved"), http.StatusConflict},
+		{errs.New(errs.FailedPrecondition, "rule"), http.StatusBadRequest},
+		{errs.New(errs.Unauthenticated, "who"), http.StatusUnauthorized},
+		{errs.New(errs.PermissionDenied, "no"), http.StatusForbidden},
+		{errs.New(errs.ResourceExhausted, "slow"), http.StatusTooManyRequests},
+		{git.ErrBusy, http.StatusServiceUnavailable},
+		{status.Error(codes.NotFound, "received"), http.StatusNotFound},
+		{rpcerr.Status(errs.New(errs.Locked, "archived")), http.StatusLocked},
+		{context.Canceled, 499},
+		{context.DeadlineExceeded, http.StatusGatewayTimeout},
+		{errors.New("plain"), http.StatusInternalServerError},
+		{status.Error(codes.Unknown, "odd"), http.StatusInternalServerError},
+	}
+	for _, c := range cases {
+		if got := rpcerr.HTTPStatusOf(c.err); got != c.http {
+			t.Errorf("%v: %d, want %d", c.err, got, c.http)
+		}
+	}
+}
+
+// TestInternalWithItsOwnWords: a domain Internal declared with a message
+// (Gitea answers 500 with it) keeps it; errs.Wrap's says nothing.
+func TestInternalWithItsOwnWords(t *testing.T) {
+	st := status.Convert(rpcerr.Status(errs.Newf(errs.Internal, "push mirror sync failed for %v; see last_error", []string{"a"})))
+	if st.Code() != codes.Internal || st.Message() != "push mirror sync failed for [a]; see last_error" || len(st.Details()) != 0 {
+		t.Fatalf("answered %v %q %v", st.Code(), st.Message(), st.Details())
+	}
+	st = status.Convert(rpcerr.Status(errs.Wrap(errors.New("secret cause"), "sync")))
+	if st.Message() != "internal server error" {
+		t.Fatalf("Wrap answered %q", st.Message())
+	}
+}
+
+// TestRetryAfter: an error's retry advice reaches gRPC clients as
+// RetryInfo and the HTTP side in whole seconds.
+func TestRetryAfter(t *testing.T) {
+	err := errs.New(errs.ResourceExhausted, "slow down").WithRetryAfter(3 * time.Second)
+	st := status.Convert(rpcerr.Status(err))
+	if st.Code() != codes.ResourceExhausted || reason(st) != "RESOURCE_EXHAUSTED" {
+		t.Fatalf("answered %v %v", st.Code(), st.Details())
+	}
+	for _, e := range []error{err, rpcerr.Status(err)} {
+		if secs, ok := rpcerr.RetryAfter(e); !ok || secs != 3 {
+			t.Errorf("%v: retry after %d %v", e, secs, ok)
+		}
+	}
+	if _, ok := rpcerr.RetryAfter(errs.New(errs.ResourceExhausted, "no advice")); ok {
+		t.Error("advice without one")
+	}
+}
+
+// TestKindOf: the kind of domain errors and of received statuses alike.
+func TestKindOf(t *testing.T) {
+	cases := []struct {
+		err  error
+		kind errs.Kind
+	}{
+		{errs.New(errs.NotFound, "x"), errs.NotFound},
+		{fmt.Errorf("x: %w", git.ErrBusy), errs.Unavailable},
+		{status.Error(codes.NotFound, "x"), errs.NotFound},
+		{rpcerr.Status(errs.New(errs.Locked, "archived")), errs.Locked},
+		{rpcerr.Status(errs.New(errs.FailedPrecondition, "rule")), errs.FailedPrecondition},
+		{rpcerr.Status(errs.New(errs.Conflict, "moved")), errs.Conflict},
+		{errors.New("plain"), errs.Internal},
+	}
+	for _, c := range cases {
+		if got := rpcerr.KindOf(c.err); got != c.kind {
+			t.Errorf("%v: %v, want %v", c.err, got, c.kind)
+		}
+	}
 }

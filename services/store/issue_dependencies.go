@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	"gorm.io/gorm"
@@ -29,7 +28,7 @@ func (IssueDependency) TableName() string { return "issue_dependencies" }
 var (
 	// ErrDependencyExists: the issue already depends on that one. Gitea
 	// 1.22 answers 500; forge 409.
-	ErrDependencyExists = &errs.Error{Kind: errs.AlreadyExists, Message: "issue dependency does already exist", HTTPStatus: http.StatusConflict}
+	ErrDependencyExists = errs.New(errs.AlreadyExists, "issue dependency does already exist")
 	// ErrDependencySelf: an issue cannot depend on itself.
 	ErrDependencySelf = errs.New(errs.Invalid, "an issue cannot depend on itself")
 	// ErrDependencyCycle: the new dependency would close a cycle (the
@@ -39,7 +38,7 @@ var (
 	ErrDependencyNotFound = errs.New(errs.NotFound, "issue dependency does not exist")
 	// ErrDependenciesOpen: closing an issue that depends on open issues
 	// (UpdateIssue); Gitea answers 412.
-	ErrDependenciesOpen = &errs.Error{Kind: errs.FailedPrecondition, Message: "cannot close this issue because it still has open dependencies", HTTPStatus: http.StatusPreconditionFailed}
+	ErrDependenciesOpen = errs.New(errs.FailedPrecondition, "cannot close this issue because it still has open dependencies")
 )
 
 // dependencyLock is the advisory lock key serialising dependency inserts

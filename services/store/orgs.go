@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 
@@ -24,15 +23,15 @@ var (
 	ErrTeamExists = errs.New(errs.AlreadyExists, "team already exists")
 	// ErrLastOrgOwner: the change would leave the Owners team empty. Gitea
 	// answers 500; forge a client error (README row 13).
-	ErrLastOrgOwner = &errs.Error{Kind: errs.FailedPrecondition, Message: "the last member of the Owners team cannot be removed", HTTPStatus: http.StatusUnprocessableEntity}
+	ErrLastOrgOwner = errs.New(errs.FailedPrecondition, "the last member of the Owners team cannot be removed")
 	// ErrOwnersTeam: the Owners team cannot be deleted.
-	ErrOwnersTeam = &errs.Error{Kind: errs.FailedPrecondition, Message: "the Owners team cannot be deleted", HTTPStatus: http.StatusUnprocessableEntity}
+	ErrOwnersTeam = errs.New(errs.FailedPrecondition, "the Owners team cannot be deleted")
 	// ErrOrgOwnsRepos: an organization that still owns repositories
 	// cannot be deleted (Gitea: ErrUserOwnRepos, answered 500; forge 422).
-	ErrOrgOwnsRepos = &errs.Error{Kind: errs.FailedPrecondition, Message: "organization still has ownership of repositories", HTTPStatus: http.StatusUnprocessableEntity}
+	ErrOrgOwnsRepos = errs.New(errs.FailedPrecondition, "organization still has ownership of repositories")
 	// ErrRepoNotInOrg: a team can only reach its organization's
 	// repositories.
-	ErrRepoNotInOrg = &errs.Error{Kind: errs.FailedPrecondition, Message: "repository does not belong to team's organization", HTTPStatus: http.StatusUnprocessableEntity}
+	ErrRepoNotInOrg = errs.New(errs.FailedPrecondition, "repository does not belong to team's organization")
 )
 
 // Team is a group of an organization's members with one access to a set

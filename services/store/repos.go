@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 
 // ErrRepoExists: the owner already has a repository of that name.
 // Gitea answers 409 with its own message on every path that names one.
-var ErrRepoExists = &errs.Error{Kind: errs.AlreadyExists, Message: "The repository with the same name already exists.", HTTPStatus: http.StatusConflict}
+var ErrRepoExists = errs.New(errs.AlreadyExists, "The repository with the same name already exists.")
 
 // ErrRepoLimit: the owner already holds as many repositories as their
 // limit allows.

@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,9 +25,9 @@ import (
 )
 
 // The store's sentinels are domain errors (errs.Error): each carries the
-// kind, Gitea's message and, where Gitea differs from the kind's default,
-// its HTTP status, so that rpcerr translates them without a list of its
-// own. Every sentinel is listed in Sentinels (a test keeps the list whole).
+// kind and Gitea's message. Where Gitea answers another HTTP status than
+// the kind's default, rpcerr says so (the store knows no HTTP). Every
+// sentinel is listed in Sentinels (a test keeps the list whole).
 var (
 	// ErrNotFound: the object does not exist.
 	ErrNotFound = errs.New(errs.NotFound, "not found")
@@ -36,9 +35,9 @@ var (
 	ErrUserExists = errs.New(errs.AlreadyExists, "user already exists")
 	// ErrEmailUsed: another account uses the e-mail address.
 	ErrEmailUsed = errs.New(errs.AlreadyExists, "e-mail already in use")
-	// ErrTokenNameUsed: the user already has a token with that name; Gitea
-	// answers 400.
-	ErrTokenNameUsed = &errs.Error{Kind: errs.AlreadyExists, Message: "access token name has been used already", HTTPStatus: http.StatusBadRequest}
+	// ErrTokenNameUsed: the user already has a token with that name (Gitea
+	// answers 400, see rpcerr).
+	ErrTokenNameUsed = errs.New(errs.AlreadyExists, "access token name has been used already")
 	// ErrLastAdmin: the change would leave no active site administrator.
 	ErrLastAdmin = errs.New(errs.PermissionDenied, "can not remove the last active admin user")
 )

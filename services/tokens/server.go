@@ -4,6 +4,7 @@ package tokens
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -11,10 +12,10 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	tokensv1 "forge/gen/forge/tokens/v1"
+	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/paging"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -42,17 +43,13 @@ func NewServer(s Store, limits paging.Limits) *Server {
 
 func (s *Server) owner(ctx context.Context, name string) (*store.User, error) {
 	u, err := s.store.UserByName(ctx, name)
-	if err != nil || u.Type != store.UserTypeIndividual {
-		return nil, rpcerr.FromStore(orNotFound(err), "user does not exist [name: "+name+"]")
+	if errors.Is(err, store.ErrNotFound) || (err == nil && u.Type != store.UserTypeIndividual) {
+		return nil, access.UserNotFound(name)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return u, nil
-}
-
-func orNotFound(err error) error {
-	if err == nil {
-		return store.ErrNotFound
-	}
-	return err
 }
 
 func (s *Server) ListAccessTokens(ctx context.Context, req *tokensv1.ListAccessTokensRequest) (*tokensv1.ListAccessTokensResponse, error) {
@@ -63,7 +60,7 @@ func (s *Server) ListAccessTokens(ctx context.Context, req *tokensv1.ListAccessT
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
 	list, total, err := s.store.ListAccessTokens(ctx, u.ID, page.Offset(), page.Size)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "list access tokens")
 	}
 	out := &tokensv1.ListAccessTokensResponse{Tokens: make([]*tokensv1.AccessToken, len(list)), TotalCount: total}
 	for i, t := range list {
@@ -102,7 +99,7 @@ func (s *Server) CreateAccessToken(ctx context.Context, req *tokensv1.CreateAcce
 	plain, hash := auth.NewToken()
 	t := &store.AccessToken{UID: u.ID, Name: req.GetName(), TokenHash: hash, TokenLastEight: plain[len(plain)-8:], Scope: scopes.String()}
 	if err := s.store.CreateAccessToken(ctx, t); err != nil {
-		return nil, rpcerr.FromStore(err, "")
+		return nil, err // store.ErrTokenNameUsed for a used name
 	}
 	pt := render(t)
 	pt.Sha1 = plain // shown once; scopes stay null in this response, as Gitea
@@ -114,16 +111,16 @@ func (s *Server) DeleteAccessToken(ctx context.Context, req *tokensv1.DeleteAcce
 	if err != nil {
 		return nil, err
 	}
-	notFound := "access token does not exist [" + req.GetToken() + "]"
+	notFound := errs.New(errs.NotFound, "access token does not exist ["+req.GetToken()+"]")
 	id, _ := strconv.ParseInt(req.GetToken(), 10, 64)
 	if id <= 0 { // not a number: a token name
 		matches, err := s.store.AccessTokensByName(ctx, u.ID, req.GetToken())
 		if err != nil {
-			return nil, rpcerr.Internal(err)
+			return nil, errs.Wrap(err, "find access tokens by name")
 		}
 		switch len(matches) {
 		case 0:
-			return nil, errs.New(errs.NotFound, notFound)
+			return nil, notFound
 		case 1:
 			id = matches[0].ID
 		default:
@@ -131,7 +128,7 @@ func (s *Server) DeleteAccessToken(ctx context.Context, req *tokensv1.DeleteAcce
 		}
 	}
 	if err := s.store.DeleteAccessToken(ctx, u.ID, id); err != nil {
-		return nil, rpcerr.FromStore(err, notFound)
+		return nil, errs.Replace(err, store.ErrNotFound, notFound)
 	}
 	return &tokensv1.DeleteAccessTokenResponse{}, nil
 }

@@ -6,8 +6,8 @@ import (
 	usersv1 "forge/gen/forge/users/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/paging"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -54,7 +54,7 @@ func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersReques
 	opts.Visible = &f
 	found, total, err := s.store.ListUsers(ctx, opts)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "search users")
 	}
 	out := &usersv1.SearchUsersResponse{Ok: true, Data: make([]*usersv1.User, len(found)), TotalCount: total}
 	for i := range found {

@@ -5,7 +5,7 @@ import (
 
 	usersv1 "forge/gen/forge/users/v1"
 	"forge/services/auth"
-	"forge/services/rpcerr"
+	"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -33,7 +33,7 @@ func (s *Server) UpdateUserSettings(ctx context.Context, req *usersv1.UpdateUser
 		return nil
 	})
 	if err != nil {
-		return nil, rpcerr.FromStore(err, "user does not exist")
+		return nil, errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, "user does not exist"))
 	}
 	return &usersv1.UpdateUserSettingsResponse{Settings: renderSettings(u)}, nil
 }

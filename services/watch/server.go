@@ -22,7 +22,6 @@ import (
 	"forge/services/errs"
 	"forge/services/paging"
 	"forge/services/repos"
-	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -59,7 +58,9 @@ func NewServer(s Store, a Access, r repos.Renderer, limits paging.Limits) *Serve
 	return &Server{store: s, access: a, repos: r, limits: limits}
 }
 
-var errNotWatching = errs.New(errs.NotFound, "The target couldn't be found.")
+// errNotWatching is Gitea's bare 404 for a repository the caller does not
+// watch.
+var errNotWatching = errs.New(errs.NotFound, "")
 
 func (s *Server) info(r *access.Repo) *watchv1.WatchInfo {
 	api := s.repos.RootURL + "api/v1/repos/" + r.Owner.Name + "/" + r.Name
@@ -79,7 +80,7 @@ func (s *Server) GetSubscription(ctx context.Context, req *watchv1.GetSubscripti
 	}
 	watching, err := s.store.IsWatching(ctx, p.ID(), r.ID)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "check watch")
 	}
 	if !watching {
 		return nil, errNotWatching
@@ -94,7 +95,7 @@ func (s *Server) Watch(ctx context.Context, req *watchv1.WatchRequest) (*watchv1
 		return nil, err
 	}
 	if _, err := s.store.Watch(ctx, p.ID(), r.ID); err != nil {
-		return nil, rpcerr.FromStore(err, access.ErrRepoNotFound.Error())
+		return nil, errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, ""))
 	}
 	return &watchv1.WatchResponse{Subscription: s.info(r)}, nil
 }
@@ -106,7 +107,7 @@ func (s *Server) Unwatch(ctx context.Context, req *watchv1.UnwatchRequest) (*wat
 		return nil, err
 	}
 	if _, err := s.store.Unwatch(ctx, p.ID(), r.ID); err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "unwatch")
 	}
 	return &watchv1.UnwatchResponse{}, nil
 }
@@ -120,7 +121,7 @@ func (s *Server) ListSubscribers(ctx context.Context, req *watchv1.ListSubscribe
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
 	list, total, err := s.store.ListWatchers(ctx, r.ID, access.UserFilter(viewer), page.Offset(), page.Size)
 	if err != nil {
-		return nil, rpcerr.Internal(err)
+		return nil, errs.Wrap(err, "list watchers")
 	}
 	out := &watchv1.ListSubscribersResponse{Users: make([]*usersv1.User, len(list)), TotalCount: total}
 	for i := range list {
@@ -159,7 +160,7 @@ func (s *Server) watched(ctx context.Context, watcher *store.User, viewer *auth.
 		UserID: watcher.ID, RepoFilter: access.Filter(viewer), Offset: page.Offset(), Limit: page.Size,
 	})
 	if err != nil {
-		return nil, 0, rpcerr.Internal(err)
+		return nil, 0, errs.Wrap(err, "list watched repositories")
 	}
 	ids := make([]int64, len(list))
 	for i := range list {
@@ -167,7 +168,7 @@ func (s *Server) watched(ctx context.Context, watcher *store.User, viewer *auth.
 	}
 	owners, err := s.store.UsersByID(ctx, ids)
 	if err != nil {
-		return nil, 0, rpcerr.Internal(err)
+		return nil, 0, errs.Wrap(err, "load owners")
 	}
 	out := make([]*reposv1.Repository, 0, len(list))
 	for i := range list {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -26,6 +25,7 @@ import (
 	"forge/services/auth"
 	"forge/services/blob"
 	"forge/services/config"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/githost"
 	"forge/services/mirrors"
@@ -290,11 +290,12 @@ func (a *App) Close() error {
 
 func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
 
+// recoverUnary turns a handler's panic into an Internal error, which
+// rpcerr (outside it in the chain) logs with the panic and answers 500.
 func recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("panic in handler", "method", info.FullMethod, "panic", r)
-			err = internalErr
+			err = panicError(info.FullMethod, r)
 		}
 	}()
 	return handler(ctx, req)
@@ -303,9 +304,12 @@ func recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, hand
 func recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("panic in handler", "method", info.FullMethod, "panic", r)
-			err = internalErr
+			err = panicError(info.FullMethod, r)
 		}
 	}()
 	return handler(srv, ss)
+}
+
+func panicError(method string, r any) error {
+	return errs.Wrap(fmt.Errorf("panic in handler: %v", r), method)
 }

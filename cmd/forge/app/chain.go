@@ -4,11 +4,7 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
-
-var internalErr = status.Error(codes.Internal, "internal server error")
 
 // chainUnary folds interceptors into one, first outermost, as
 // grpc.ChainUnaryInterceptor does, for the in-process channel (which takes

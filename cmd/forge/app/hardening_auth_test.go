@@ -18,6 +18,7 @@ import (
 	usersv1 "forge/gen/forge/users/v1"
 	"forge/services/auth"
 	"forge/services/config"
+	"forge/services/rpcerr"
 )
 
 // loopbackDialer connects from a chosen loopback source address (all of
@@ -95,7 +96,7 @@ func TestLoginFailuresThrottled(t *testing.T) {
 	if st := status.Convert(err); st.Code() != codes.ResourceExhausted || st.Message() != auth.LoginThrottledMessage {
 		t.Fatalf("gRPC from a throttled address: %v", err)
 	}
-	if secs, ok := auth.RetryAfter(status.Convert(err)); !ok || secs < 1 {
+	if secs, ok := rpcerr.RetryAfter(err); !ok || secs < 1 {
 		t.Fatalf("gRPC retry delay %d %v", secs, ok)
 	}
 	// Tokens are not passwords: they still work from that address.
