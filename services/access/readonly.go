@@ -17,11 +17,6 @@ const (
 // MirrorReadOnlyMessage is Gitea's refusal of a write to a pull mirror.
 const MirrorReadOnlyMessage = "mirror repository is read-only"
 
-// WritesPush is a git push over smart HTTP. It has no gRPC method, so no
-// policy declares it; services/githost passes it to Authorize itself. Both
-// read-only states answer 403, as Gitea's git endpoint does.
-const WritesPush auth.RepoWrite = -1
-
 // ReadOnly is the one rule for archived repositories and pull mirrors:
 // nil when a method that writes w may proceed on r, else the refusal.
 // Where Gitea's route carries not-archived (code, mirroring) an archived
@@ -40,7 +35,7 @@ func ReadOnly(r *Repo, w auth.RepoWrite) error {
 			return errs.New(errs.Locked, archivedMessage(r)).WithReason(ReasonArchived)
 		}
 		return nil
-	case auth.WritesReleases, WritesPush:
+	case auth.WritesReleases, auth.WritesPush:
 		if r.IsArchived {
 			return errs.New(errs.PermissionDenied, archivedMessage(r)).WithHTTPStatus(http.StatusForbidden).WithReason(ReasonArchived)
 		}

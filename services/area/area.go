@@ -34,6 +34,11 @@ type Area struct {
 	// implementation given for it. Every method declares its policy in its
 	// proto (option (forge.options.v1.policy)); Policies reads them.
 	Services []*grpc.ServiceDesc
+	// Surfaces are services declared only for their policies: methods
+	// served outside gRPC (git's smart HTTP protocol), authorized by the
+	// interceptor's own check (auth.Authenticator.Authorize). They are
+	// never registered; their policies join the table like the others.
+	Surfaces []*grpc.ServiceDesc
 	// Gateways register the area's REST handlers (usually one per service,
 	// built with Handlers). A method with no REST route must be in GRPCOnly.
 	Gateways []Gateway
@@ -76,9 +81,10 @@ func Policies(areas []Area) (auth.Policies, error) {
 	out := auth.Policies{}
 	owner := map[string]string{}
 	for _, a := range areas {
-		declared, err := auth.Declared(a.Services)
+		services := append(append([]*grpc.ServiceDesc{}, a.Services...), a.Surfaces...)
+		declared, err := auth.Declared(services)
 		if err == nil {
-			err = access.CheckRules(a.Services, declared)
+			err = access.CheckRules(services, declared)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("area %s: %w", a.Name, err)
@@ -114,6 +120,21 @@ func Methods(areas []Area) []string {
 			}
 			for _, s := range sd.Streams {
 				out = append(out, "/"+sd.ServiceName+"/"+s.StreamName)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SurfaceMethods returns the full names of the methods the areas declare
+// for surfaces served outside gRPC (Area.Surfaces), sorted.
+func SurfaceMethods(areas []Area) []string {
+	var out []string
+	for _, a := range areas {
+		for _, sd := range a.Surfaces {
+			for _, m := range sd.Methods {
+				out = append(out, "/"+sd.ServiceName+"/"+m.MethodName)
 			}
 		}
 	}

@@ -91,6 +91,7 @@ func policyOf(d *optionsv1.Policy) (Policy, error) {
 		optionsv1.Writes_WRITES_RELEASES:    WritesReleases,
 		optionsv1.Writes_WRITES_MIRRORING:   WritesMirroring,
 		optionsv1.Writes_WRITES_ISSUES:      WritesIssues,
+		optionsv1.Writes_WRITES_PUSH:        WritesPush,
 	}
 	w, ok := writes[d.GetWrites()]
 	if !ok {

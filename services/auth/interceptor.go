@@ -143,27 +143,40 @@ func (a *Authenticator) authorizeResource(ctx context.Context, pol Policy, req a
 }
 
 func (a *Authenticator) check(ctx context.Context, method string, req any) (context.Context, error) {
+	ctx, _, err := a.Authorize(ctx, method, req)
+	return ctx, err
+}
+
+// Authorize is the interceptor's whole check of one call to method with
+// req, for surfaces served outside gRPC as well (git's smart HTTP, whose
+// policies forge.githost.v1 declares): it authenticates the call in ctx,
+// applies the method's policy and resolves its resource and rule, and
+// returns ctx carrying the caller and what was resolved. The caller is
+// returned also when the policy refuses (nil when anonymous), so that a
+// protocol can answer in its own way (git asks an anonymous caller for
+// credentials).
+func (a *Authenticator) Authorize(ctx context.Context, method string, req any) (context.Context, *Principal, error) {
 	if infrastructure(method) {
-		return ctx, nil
+		return ctx, nil, nil
 	}
 	pol, ok := a.policies[method]
 	if !ok {
-		return nil, errs.Newf(errs.PermissionDenied, "method %s has no access policy", method)
+		return nil, nil, errs.Newf(errs.PermissionDenied, "method %s has no access policy", method)
 	}
 	p, err := a.authenticate(ctx, !pol.CallerUnused)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := a.authorize(p, pol, req); err != nil {
-		return nil, err
+		return nil, p, err
 	}
 	if p != nil {
 		ctx = NewContext(ctx, p)
 	}
 	if pol.Resolves() && req != nil {
-		return a.authorizeResource(ctx, pol, req)
+		ctx, err = a.authorizeResource(ctx, pol, req)
 	}
-	return ctx, nil
+	return ctx, p, err
 }
 
 func (a *Authenticator) authorize(p *Principal, pol Policy, req any) error {

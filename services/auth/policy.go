@@ -87,6 +87,9 @@ const (
 	// Gitea's routes are not-archived (423); pull mirrors keep their
 	// issues writable.
 	WritesIssues
+	// WritesPush: a git push (forge.githost.v1.GitService/ReceivePack).
+	// 403 when archived or a mirror, as Gitea's git endpoint.
+	WritesPush
 )
 
 // Policies maps full gRPC method names to their policy. Each method

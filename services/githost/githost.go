@@ -10,13 +10,14 @@ import (
 	"log/slog"
 
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 
+	githostv1 "forge/gen/forge/githost/v1"
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/repos"
-	"forge/services/store"
 )
 
 // OTPMessage is the refusal for a TOTP-enrolled user who sends a password:
@@ -31,14 +32,15 @@ var (
 
 // Service serves git's smart HTTP protocol.
 type Service struct {
-	authn  *auth.Authenticator
-	access *access.Checker
-	git    *git.Store
-	sync   *repos.Syncer
+	authn *auth.Authenticator
+	git   *git.Store
+	sync  *repos.Syncer
 }
 
-func New(authn *auth.Authenticator, c *access.Checker, g *git.Store, sy *repos.Syncer) *Service {
-	return &Service{authn: authn, access: c, git: g, sync: sy}
+// New serves git over authn, the interceptor's authenticator, whose
+// policy table holds forge.githost.v1's (Area).
+func New(authn *auth.Authenticator, g *git.Store, sy *repos.Syncer) *Service {
+	return &Service{authn: authn, git: g, sync: sy}
 }
 
 // Session is an authorised git operation on one repository.
@@ -51,47 +53,35 @@ type Session struct {
 }
 
 // Open authenticates the request (md carries the HTTP credentials as the
-// REST gateway passes them) and checks access for service on owner/name.
-// Errors are Unauthenticated (ask for credentials), NotFound or
-// PermissionDenied; the endpoint answers them through rpcerr.HTTPStatusOf.
+// REST gateway passes them) and authorizes service on owner/name with the
+// policy forge.githost.v1 declares for it (a fetch: read on the code unit,
+// a push: a signed-in caller with write there, not on a read-only
+// repository, and a token's repository scope at that level), through the
+// interceptor's own check, so git and the API meet one rule. Errors are
+// domain errors in git's words where git needs them: an anonymous caller
+// who may not see the repository is asked for credentials (401), a
+// missing or hidden repository is Gitea's "Repository not found".
 func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, service git.Service) (*Session, error) {
-	ctx = metadata.NewIncomingContext(ctx, md)
-	caller, err := s.authn.Authenticate(ctx)
+	method, req := fetchMethod, proto.Message(&githostv1.UploadPackRequest{Owner: owner, Repo: name})
+	if service == git.ServiceReceivePack {
+		method, req = pushMethod, &githostv1.ReceivePackRequest{Owner: owner, Repo: name}
+	}
+	ctx, caller, err := s.authn.Authorize(metadata.NewIncomingContext(ctx, md), method, req)
 	if err != nil {
 		var otp *auth.OTPError
-		if errors.As(err, &otp) {
+		switch {
+		case errors.As(err, &otp):
 			return nil, errs.New(errs.Unauthenticated, OTPMessage)
-		}
-		return nil, err
-	}
-	write := service == git.ServiceReceivePack
-	r, err := s.access.Resolve(ctx, owner, name, caller)
-	if err != nil {
-		notFound := errs.KindOf(err) == errs.NotFound
-		if caller == nil && notFound {
+		case errs.KindOf(err) == errs.NotFound && caller == nil:
 			// Anonymous: the repository may be private; ask for credentials.
 			return nil, errAuthRequired
-		}
-		if notFound {
+		case errs.KindOf(err) == errs.NotFound:
 			return nil, errRepoNotFound
 		}
 		return nil, err
 	}
-	if caller != nil && caller.Token != nil {
-		level := auth.LevelRead
-		if write {
-			level = auth.LevelWrite
-		}
-		if !caller.Scopes.Has(auth.CategoryRepository, level) {
-			return nil, errs.New(errs.PermissionDenied, "token does not have the required repository scope")
-		}
-	}
-	if write && caller == nil {
-		return nil, errAuthRequired
-	}
-	// The API's rule after resolution: the level (write for a push), then
-	// the read-only states, which fetches do not meet.
-	if err := access.Authorize(r, gitResource(write), gitWrites(write)); err != nil {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
 		return nil, err
 	}
 	path, err := s.git.RepoPath(r.Owner.Name, r.Name)
@@ -99,25 +89,6 @@ func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, 
 		return nil, errRepoNotFound
 	}
 	return &Session{svc: s, repo: r, path: path, service: service, caller: caller}, nil
-}
-
-// gitResource is what a fetch (read) or a push (write) needs, as a
-// method's policy would declare it.
-func gitResource(write bool) auth.Resource {
-	need := store.AccessRead
-	if write {
-		need = store.AccessWrite
-	}
-	return auth.Resource{Kind: auth.RepositoryResource, Unit: auth.UnitCode, Need: need}
-}
-
-// gitWrites is what a push writes, for the read-only rule; a fetch
-// writes nothing.
-func gitWrites(write bool) auth.RepoWrite {
-	if write {
-		return access.WritesPush
-	}
-	return auth.WritesNothing
 }
 
 // AdvertiseRefs writes the info/refs answer.

@@ -93,7 +93,7 @@ func TestWatchService(t *testing.T) {
 			t.Fatalf("num_watches %d, want 2", r.NumWatches)
 		}
 		// An invisible repository is NotFound, watched or not.
-		if _, err := srv.Watch(bobCtx, &watchv1.WatchRequest{Owner: "owner", Repo: "secret"}); status.Code(err) != codes.NotFound {
+		if _, err := srv.Watch(bobCtx, &watchv1.WatchRequest{Owner: "owner", Repo: "secret"}); status.Code(rpcerr.Status(err)) != codes.NotFound {
 			t.Fatalf("watch invisible repo: %v", err)
 		}
 
@@ -101,7 +101,7 @@ func TestWatchService(t *testing.T) {
 		if err != nil || subs.GetTotalCount() != 2 || len(subs.GetUsers()) != 2 || subs.GetUsers()[1].GetLogin() != "bob" {
 			t.Fatalf("subscribers: %v %v", subs, err)
 		}
-		if _, err := srv.ListSubscribers(ctx, &watchv1.ListSubscribersRequest{Owner: "owner", Repo: "secret"}); status.Code(err) != codes.NotFound {
+		if _, err := srv.ListSubscribers(ctx, &watchv1.ListSubscribersRequest{Owner: "owner", Repo: "secret"}); status.Code(rpcerr.Status(err)) != codes.NotFound {
 			t.Fatalf("subscribers of an invisible repo: %v", err)
 		}
 

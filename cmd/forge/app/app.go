@@ -194,7 +194,7 @@ func (a *App) build() error {
 		WithServerStreamInterceptor(chainStream(stream))
 	register(inproc)
 
-	gitHost := githost.New(authn, checker, gitStore, syncer)
+	gitHost := githost.New(authn, gitStore, syncer)
 	h, err := gateway.NewHandler(gateway.Options{
 		Git: gateway.NewGitHandler(gitHost, gateway.GitOptions{RootURL: cfg.Server.RootURL,
 			ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser, ProgressTimeout: seconds(cfg.Limits.GitProgressTimeout)}),

@@ -64,6 +64,17 @@ func TestAreasDeclareEveryMethod(t *testing.T) {
 			t.Errorf("%s has no REST route (option (google.api.http) in its proto) and is not marked gRPC-only (Area.GRPCOnly)", m)
 		}
 	}
+	// Surfaces (git's smart HTTP) are served outside gRPC: a policy each,
+	// never registered, no REST route.
+	for _, m := range area.SurfaceMethods(all.Areas) {
+		if serves[m] || rest[m] {
+			t.Errorf("%s is declared for a surface outside gRPC but is registered or routed", m)
+		}
+		if _, ok := policies[m]; !ok {
+			t.Errorf("%s is declared for a surface without a policy", m)
+		}
+		serves[m] = true
+	}
 	for m := range policies {
 		if !serves[m] {
 			t.Errorf("policy for %s, which no area serves", m)

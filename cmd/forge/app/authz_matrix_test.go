@@ -333,7 +333,7 @@ func describePolicy(p auth.Policy) string {
 	if p.Level == auth.LevelWrite {
 		level = "write"
 	}
-	writes := [...]string{"undeclared", "nothing", "settings", "code", "releases", "mirroring", "issues"}[p.Writes]
+	writes := [...]string{"undeclared", "nothing", "settings", "code", "releases", "mirroring", "issues", "push"}[p.Writes]
 	out := fmt.Sprintf("access=%s scopes=%s:%s writes=%s", access, level, strings.Join(scopes, ","), writes)
 	if p.BasicOnly {
 		out += " basic-only"

@@ -1,8 +1,9 @@
 // Package accesstest lets a service's unit tests call its handlers behind
 // the repository authorization the auth interceptor applies in the real
 // server (access.Checker.AuthorizeResource, by the service's policies),
-// through an in-process gRPC channel, and translates errors as the
-// server's chain does (rpcerr). The caller is the auth.Principal in
+// through an in-process gRPC channel. Errors reach the client as the
+// handler returned them (domain errors); tests translate them with
+// rpcerr.Status as the server's chain does. The caller is the auth.Principal in
 // the client's context.
 package accesstest
 
@@ -14,7 +15,6 @@ import (
 
 	"forge/services/access"
 	"forge/services/auth"
-	"forge/services/rpcerr"
 )
 
 // Channel returns an in-process channel whose calls are authorized by c
@@ -31,10 +31,9 @@ func Channel(c *access.Checker, pols auth.Policies) *inprocgrpc.Channel {
 			if pol := pols[info.FullMethod]; pol.Resolves() {
 				var err error
 				if ctx, err = c.AuthorizeResource(ctx, pol, req, caller); err != nil {
-					return nil, rpcerr.Status(err)
+					return nil, err
 				}
 			}
-			resp, err := handler(ctx, req)
-			return resp, rpcerr.Status(err)
+			return handler(ctx, req)
 		})
 }

@@ -16,6 +16,7 @@ import (
 	"forge/services/area"
 	"forge/services/attachments"
 	"forge/services/code"
+	"forge/services/githost"
 	"forge/services/issuedeps"
 	"forge/services/issues"
 	"forge/services/labels"
@@ -103,6 +104,9 @@ var entries = []entry{
 	{notify.Area, func(d Deps) ([]any, error) {
 		return serves(notify.NewServer(d.Store, d.repos(), d.Paging))
 	}},
+	// git's smart HTTP: policies only (Area.Surfaces); the app builds the
+	// git host on the authenticator and the gateway mounts it.
+	{githost.Area, func(Deps) ([]any, error) { return serves() }},
 }
 
 // serves is a constructor's answer: the implementations it built.

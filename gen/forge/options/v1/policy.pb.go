@@ -149,6 +149,9 @@ const (
 	// Issues, comments, labels, attachments, dependencies: refused on
 	// archived repositories (423), allowed on pull mirrors.
 	Writes_WRITES_ISSUES Writes = 6
+	// A git push (forge.githost.v1): refused on archived repositories and
+	// pull mirrors with 403, as Gitea's git endpoint does.
+	Writes_WRITES_PUSH Writes = 7
 )
 
 // Enum value maps for Writes.
@@ -161,6 +164,7 @@ var (
 		4: "WRITES_RELEASES",
 		5: "WRITES_MIRRORING",
 		6: "WRITES_ISSUES",
+		7: "WRITES_PUSH",
 	}
 	Writes_value = map[string]int32{
 		"WRITES_UNSPECIFIED": 0,
@@ -170,6 +174,7 @@ var (
 		"WRITES_RELEASES":    4,
 		"WRITES_MIRRORING":   5,
 		"WRITES_ISSUES":      6,
+		"WRITES_PUSH":        7,
 	}
 )
 
@@ -644,7 +649,7 @@ const file_forge_options_v1_policy_proto_rawDesc = "" +
 	"ScopeLevel\x12\x1b\n" +
 	"\x17SCOPE_LEVEL_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10SCOPE_LEVEL_READ\x10\x01\x12\x15\n" +
-	"\x11SCOPE_LEVEL_WRITE\x10\x02*\x98\x01\n" +
+	"\x11SCOPE_LEVEL_WRITE\x10\x02*\xa9\x01\n" +
 	"\x06Writes\x12\x16\n" +
 	"\x12WRITES_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eWRITES_NOTHING\x10\x01\x12\x13\n" +
@@ -652,7 +657,8 @@ const file_forge_options_v1_policy_proto_rawDesc = "" +
 	"\vWRITES_CODE\x10\x03\x12\x13\n" +
 	"\x0fWRITES_RELEASES\x10\x04\x12\x14\n" +
 	"\x10WRITES_MIRRORING\x10\x05\x12\x11\n" +
-	"\rWRITES_ISSUES\x10\x06*\x83\x01\n" +
+	"\rWRITES_ISSUES\x10\x06\x12\x0f\n" +
+	"\vWRITES_PUSH\x10\a*\x83\x01\n" +
 	"\fResourceKind\x12\x1d\n" +
 	"\x19RESOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18RESOURCE_KIND_REPOSITORY\x10\x01\x12\x1e\n" +
