@@ -34,7 +34,7 @@ func (g *gateway) handleError(ctx context.Context, _ *runtime.ServeMux, _ runtim
 // (the status the service declared, else its code's default).
 func (g *gateway) writeServiceError(w http.ResponseWriter, err error) {
 	setRetryAfter(w, err)
-	g.writeError(w, rpcerr.HTTPStatusOf(err), rpcerr.Message(err))
+	g.writeErrorBody(w, rpcerr.HTTPStatusOf(err), rpcerr.Message(err), rpcerr.BodyFields(err))
 }
 
 // setRetryAfter turns the delay an error suggests (a throttled sign-in's
@@ -55,10 +55,29 @@ func (g *gateway) handleRoutingError(_ context.Context, _ *runtime.ServeMux, _ r
 }
 
 func (g *gateway) writeError(w http.ResponseWriter, code int, msg string) {
+	g.writeErrorBody(w, code, msg, nil)
+}
+
+// writeErrorBody writes Gitea's error body with the members the error
+// declared beside the message (rpcerr.BodyFields; "invalidTopics" of a
+// topics request); the standard members win over a field of their name.
+func (g *gateway) writeErrorBody(w http.ResponseWriter, code int, msg string, fields map[string]any) {
 	body := giteaError{Message: msg, URL: g.swaggerURL}
 	if code == http.StatusNotFound {
 		var none []string // Gitea sends "errors": null
 		body.Errors = &none
+	}
+	var out any = body
+	if len(fields) > 0 {
+		merged := make(map[string]any, len(fields)+3)
+		for k, v := range fields {
+			merged[k] = v
+		}
+		merged["message"], merged["url"] = body.Message, body.URL
+		if body.Errors != nil {
+			merged["errors"] = nil
+		}
+		out = merged
 	}
 	h := w.Header()
 	h.Set("Content-Type", jsonContentType)
@@ -70,5 +89,5 @@ func (g *gateway) writeError(w http.ResponseWriter, code int, msg string) {
 		h.Set("Retry-After", retryAfter)
 	}
 	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(body)
+	json.NewEncoder(w).Encode(out)
 }

@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -78,5 +80,27 @@ func TestDeclaredHTTPStatus(t *testing.T) {
 				t.Errorf("%s with %v: %d %s, want %d", path, c.err, rec.Code, rec.Body, c.want)
 			}
 		}
+	}
+}
+
+// TestErrorBodyFields: the members an error declares (errs.Error.Fields)
+// are written beside Gitea's message on any route, and cannot replace the
+// standard members.
+func TestErrorBodyFields(t *testing.T) {
+	e := errs.New(errs.Invalid, "Topic names are invalid").
+		WithFields(map[string]any{"invalidTopics": []string{"-a"}, "message": "not this", "url": "nor this"})
+	h, err := NewHandler(withServices(Options{RootURL: "http://forge.test/"}), failingConn{rpcerr.Status(e)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/repos/o/r", nil))
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"invalidTopics": []any{"-a"}, "message": "Topic names are invalid", "url": "http://forge.test/api/swagger"}
+	if rec.Code != http.StatusUnprocessableEntity || !reflect.DeepEqual(body, want) {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
 }

@@ -108,7 +108,11 @@ type Error struct {
 	// sign-in); gRPC clients get it as RetryInfo, REST clients as
 	// Retry-After.
 	RetryAfter time.Duration
-	Cause      error
+	// Fields are members Gitea adds to its JSON error body beside the
+	// message (a topics request's "invalidTopics"): JSON values, encoded
+	// with encoding/json. Nil for most errors.
+	Fields map[string]any
+	Cause  error
 	// sentinel is the value this error was derived from (With...), so that
 	// errors.Is(derived, sentinel) holds.
 	sentinel *Error
@@ -202,6 +206,14 @@ func (e *Error) WithReason(reason string) *Error {
 func (e *Error) WithRetryAfter(d time.Duration) *Error {
 	c := e.derive()
 	c.RetryAfter = d
+	return c
+}
+
+// WithFields is e with members for Gitea's error body (Fields); it still
+// matches e.
+func (e *Error) WithFields(fields map[string]any) *Error {
+	c := e.derive()
+	c.Fields = fields
 	return c
 }
 

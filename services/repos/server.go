@@ -2,6 +2,9 @@ package repos
 
 import (
 	"context"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	reposv1 "forge/gen/forge/repos/v1"
 	usersv1 "forge/gen/forge/users/v1"
@@ -168,7 +171,8 @@ func (s *Server) ListMyRepos(ctx context.Context, req *reposv1.ListMyReposReques
 func (s *Server) SearchRepos(ctx context.Context, req *reposv1.SearchReposRequest) (*reposv1.SearchReposResponse, error) {
 	viewer := auth.FromContext(ctx)
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
-	list, total, err := s.repos.List(ctx, store.RepoListOptions{OwnerID: req.GetUid(), Keyword: req.GetQ(), Offset: page.Offset(), Limit: page.Size}, viewer)
+	list, total, err := s.repos.List(ctx, store.RepoListOptions{OwnerID: req.GetUid(), Keyword: req.GetQ(), TopicOnly: req.GetTopic(),
+		Offset: page.Offset(), Limit: page.Size}, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -246,4 +250,63 @@ func (s *Server) GetCollaboratorPermission(ctx context.Context, req *reposv1.Get
 		RoleName:   mode.String(),
 		User:       s.render.Users.User(u, viewer),
 	}, nil
+}
+
+func (s *Server) ListRepoTopics(ctx context.Context, req *reposv1.ListRepoTopicsRequest) (*reposv1.ListRepoTopicsResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	names, total := s.repos.Topics(r, page.Offset(), page.Size)
+	return &reposv1.ListRepoTopicsResponse{Topics: names, TotalCount: total}, nil
+}
+
+func (s *Server) SetRepoTopics(ctx context.Context, req *reposv1.SetRepoTopicsRequest) (*reposv1.SetRepoTopicsResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.repos.SetTopics(ctx, r, req.GetTopics()); err != nil {
+		return nil, err
+	}
+	return &reposv1.SetRepoTopicsResponse{}, nil
+}
+
+func (s *Server) AddRepoTopic(ctx context.Context, req *reposv1.AddRepoTopicRequest) (*reposv1.AddRepoTopicResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.repos.AddTopic(ctx, r, req.GetTopic()); err != nil {
+		return nil, err
+	}
+	return &reposv1.AddRepoTopicResponse{}, nil
+}
+
+func (s *Server) DeleteRepoTopic(ctx context.Context, req *reposv1.DeleteRepoTopicRequest) (*reposv1.DeleteRepoTopicResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.repos.DeleteTopic(ctx, r, req.GetTopic()); err != nil {
+		return nil, err
+	}
+	return &reposv1.DeleteRepoTopicResponse{}, nil
+}
+
+func (s *Server) SearchTopics(ctx context.Context, req *reposv1.SearchTopicsRequest) (*reposv1.SearchTopicsResponse, error) {
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	found, total, err := s.repos.SearchTopics(ctx, req.GetQ(), page.Offset(), page.Size)
+	if err != nil {
+		return nil, err
+	}
+	out := &reposv1.SearchTopicsResponse{Topics: make([]*reposv1.Topic, len(found)), TotalCount: total}
+	for i, t := range found {
+		out.Topics[i] = &reposv1.Topic{
+			Id: t.ID, TopicName: t.Name, RepoCount: t.RepoCount,
+			Created: timestamppb.New(time.Unix(t.CreatedUnix, 0)), Updated: timestamppb.New(time.Unix(t.UpdatedUnix, 0)),
+		}
+	}
+	return out, nil
 }

@@ -45,6 +45,15 @@ type Store interface {
 	// DeleteCollaborator returns store.ErrNotFound when the user is not a
 	// collaborator.
 	DeleteCollaborator(ctx context.Context, repoID, userID int64) error
+
+	// UpdateRepoTopics sets a repository's topics to what change makes of
+	// the current ones, atomically; store.ErrNotFound for an unknown
+	// repository, change's error as is.
+	UpdateRepoTopics(ctx context.Context, repoID int64, change func(current []string) ([]string, error)) error
+	// SearchTopics returns a page of the topics whose name contains
+	// keyword, with their repository counts, and their total; errors are
+	// domain Internal errors.
+	SearchTopics(ctx context.Context, keyword string, offset, limit int) ([]store.Topic, int64, error)
 }
 
 // SyncStore is what the Syncer and its reconciler write and read.

@@ -74,6 +74,7 @@ func (v Renderer) Repository(r *access.Repo, viewer *auth.Principal) *reposv1.Re
 		DefaultAllowMaintainerEdit:    r.DefaultAllowMaintainerEdit,
 		Internal:                      !r.IsPrivate && r.Owner.Visibility != store.VisibilityPublic,
 		MirrorUpdated:                 timestamppb.New(time.Time{}),
+		Topics:                        r.Topics,
 	}
 	if r.HasIssues {
 		out.InternalTracker = &reposv1.InternalTracker{EnableTimeTracker: true, AllowOnlyContributorsToTrackTime: true, EnableIssueDependencies: true}

@@ -133,7 +133,11 @@ func outermost(err error) (e *errs.Error, isStatus bool) {
 }
 
 func fromDomain(e *errs.Error) error {
-	return withInfo(Code(e.Kind), e.Message, e.ReasonOrKind(), domainHTTPStatus(e), e.RetryAfter)
+	err := withInfo(Code(e.Kind), e.Message, e.ReasonOrKind(), domainHTTPStatus(e), e.RetryAfter)
+	if len(e.Fields) > 0 {
+		return withBodyFields(err, e.Fields)
+	}
+	return err
 }
 
 // Unary translates every unary handler's error (Status). It belongs in the
@@ -176,4 +180,3 @@ func fromTransport(err error) error {
 	}
 	return &transportError{err}
 }
-

@@ -70,6 +70,9 @@ type Repository struct {
 	ArchivedUnix                  int64
 	CreatedUnix                   int64
 	UpdatedUnix                   int64
+	// Topics is the sorted names of the repository's topics, a copy
+	// UpdateRepoTopics keeps with repo_topics (see topics.go).
+	Topics TopicNames `gorm:"type:text"`
 }
 
 func (Repository) TableName() string { return "repositories" }

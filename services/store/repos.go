@@ -168,8 +168,12 @@ ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index`, id).Erro
 
 // RepoListOptions filters ListRepositories.
 type RepoListOptions struct {
-	OwnerID int64  // 0: any owner
-	Keyword string // case-insensitive substring of the name
+	OwnerID int64 // 0: any owner
+	// Keyword is Gitea's: comma-separated keywords, any of which is a
+	// case-insensitive substring of the name or of a topic's name.
+	Keyword string
+	// TopicOnly makes the keywords topic names, matched exactly.
+	TopicOnly bool
 	// RepoFilter limits the result to what the viewer may see.
 	RepoFilter
 	// OnlyAccessible keeps only repositories the viewer owns,
@@ -189,7 +193,7 @@ func (s *Store) ListRepositories(ctx context.Context, o RepoListOptions) ([]Repo
 		q = q.Where("repositories.owner_id = ?", o.OwnerID)
 	}
 	if o.Keyword != "" {
-		q = q.Where("repositories.lower_name LIKE ? ESCAPE '\\'", "%"+escapeLike(strings.ToLower(o.Keyword))+"%")
+		q = q.Where(s.keywordCond(o.Keyword, o.TopicOnly))
 	}
 	if o.OnlyAccessible {
 		collab := s.db.Model(&Collaboration{}).Select("repo_id").Where("user_id = ?", o.ViewerID)
@@ -210,6 +214,33 @@ func (s *Store) ListRepositories(ctx context.Context, o RepoListOptions) ([]Repo
 		return nil, 0, errs.Wrap(err, "list repositories")
 	}
 	return repos, total, nil
+}
+
+// keywordCond is the repositories Gitea's search keyword selects: each
+// comma-separated keyword names a topic exactly when topicOnly, else it
+// is a substring of the name or of a topic's name (so an empty one, as in
+// "go,", matches every repository, as in Gitea).
+func (s *Store) keywordCond(keyword string, topicOnly bool) *gorm.DB {
+	words := strings.Split(strings.ToLower(keyword), ",")
+	tagged := func(cond string, args ...any) *gorm.DB {
+		return s.db.Model(&RepoTopic{}).Select("repo_topics.repo_id").
+			Joins("JOIN topics ON topics.id = repo_topics.topic_id").Where(cond, args...)
+	}
+	if topicOnly {
+		return s.db.Where("repositories.id IN (?)", tagged("topics.name IN ?", words))
+	}
+	var likes []string
+	for _, w := range words {
+		likes = append(likes, "%"+escapeLike(w)+"%")
+	}
+	cond := s.db
+	for _, like := range likes {
+		cond = cond.Or("repositories.lower_name LIKE ? ESCAPE '\\'", like)
+	}
+	for _, like := range likes {
+		cond = cond.Or("repositories.id IN (?)", tagged("topics.name LIKE ? ESCAPE '\\'", like))
+	}
+	return cond
 }
 
 // UsersByID loads users by id (for rendering owners of many repositories).

@@ -211,7 +211,9 @@ type Repository struct {
 	ObjectFormatName string                 `protobuf:"bytes,56,opt,name=object_format_name,json=objectFormatName,proto3" json:"object_format_name,omitempty"`
 	MirrorUpdated    *timestamppb.Timestamp `protobuf:"bytes,57,opt,name=mirror_updated,json=mirrorUpdated,proto3" json:"mirror_updated,omitempty"`
 	// A pending transfer; always null for now.
-	RepoTransfer  *RepoTransfer `protobuf:"bytes,58,opt,name=repo_transfer,json=repoTransfer,proto3" json:"repo_transfer,omitempty"`
+	RepoTransfer *RepoTransfer `protobuf:"bytes,58,opt,name=repo_transfer,json=repoTransfer,proto3" json:"repo_transfer,omitempty"`
+	// The topics' names, sorted; [] when none.
+	Topics        []string `protobuf:"bytes,59,rep,name=topics,proto3" json:"topics,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -648,6 +650,13 @@ func (x *Repository) GetMirrorUpdated() *timestamppb.Timestamp {
 func (x *Repository) GetRepoTransfer() *RepoTransfer {
 	if x != nil {
 		return x.RepoTransfer
+	}
+	return nil
+}
+
+func (x *Repository) GetTopics() []string {
+	if x != nil {
+		return x.Topics
 	}
 	return nil
 }
@@ -1897,11 +1906,15 @@ func (x *ListMyReposResponse) GetTotalCount() int64 {
 
 type SearchReposRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Q     string                 `protobuf:"bytes,1,opt,name=q,proto3" json:"q,omitempty"`
+	// Keywords separated by commas: each matches a substring of the name or
+	// of a topic's name.
+	Q string `protobuf:"bytes,1,opt,name=q,proto3" json:"q,omitempty"`
 	// Only repositories of this owner id; 0 means any.
-	Uid           int64 `protobuf:"varint,2,opt,name=uid,proto3" json:"uid,omitempty"`
-	Page          int32 `protobuf:"varint,3,opt,name=page,proto3" json:"page,omitempty"`
-	Limit         int32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	Uid   int64 `protobuf:"varint,2,opt,name=uid,proto3" json:"uid,omitempty"`
+	Page  int32 `protobuf:"varint,3,opt,name=page,proto3" json:"page,omitempty"`
+	Limit int32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The keywords are topic names, matched exactly.
+	Topic         bool `protobuf:"varint,5,opt,name=topic,proto3" json:"topic,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1962,6 +1975,13 @@ func (x *SearchReposRequest) GetLimit() int32 {
 		return x.Limit
 	}
 	return 0
+}
+
+func (x *SearchReposRequest) GetTopic() bool {
+	if x != nil {
+		return x.Topic
+	}
+	return false
 }
 
 type SearchReposResponse struct {
@@ -2562,6 +2582,607 @@ func (x *GetCollaboratorPermissionResponse) GetUser() *v1.User {
 	return nil
 }
 
+type ListRepoTopicsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Page          int32                  `protobuf:"varint,3,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRepoTopicsRequest) Reset() {
+	*x = ListRepoTopicsRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRepoTopicsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRepoTopicsRequest) ProtoMessage() {}
+
+func (x *ListRepoTopicsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRepoTopicsRequest.ProtoReflect.Descriptor instead.
+func (*ListRepoTopicsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ListRepoTopicsRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ListRepoTopicsRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *ListRepoTopicsRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListRepoTopicsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type ListRepoTopicsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Topics        []string               `protobuf:"bytes,1,rep,name=topics,proto3" json:"topics,omitempty"`
+	TotalCount    int64                  `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRepoTopicsResponse) Reset() {
+	*x = ListRepoTopicsResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRepoTopicsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRepoTopicsResponse) ProtoMessage() {}
+
+func (x *ListRepoTopicsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRepoTopicsResponse.ProtoReflect.Descriptor instead.
+func (*ListRepoTopicsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ListRepoTopicsResponse) GetTopics() []string {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
+func (x *ListRepoTopicsResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+// SetRepoTopicsRequest is Gitea's RepoTopicOptions.
+type SetRepoTopicsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo  string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	// The new topics; empty removes them all.
+	Topics        []string `protobuf:"bytes,3,rep,name=topics,proto3" json:"topics,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetRepoTopicsRequest) Reset() {
+	*x = SetRepoTopicsRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRepoTopicsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRepoTopicsRequest) ProtoMessage() {}
+
+func (x *SetRepoTopicsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRepoTopicsRequest.ProtoReflect.Descriptor instead.
+func (*SetRepoTopicsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *SetRepoTopicsRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *SetRepoTopicsRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *SetRepoTopicsRequest) GetTopics() []string {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
+type SetRepoTopicsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetRepoTopicsResponse) Reset() {
+	*x = SetRepoTopicsResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRepoTopicsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRepoTopicsResponse) ProtoMessage() {}
+
+func (x *SetRepoTopicsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRepoTopicsResponse.ProtoReflect.Descriptor instead.
+func (*SetRepoTopicsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{36}
+}
+
+type AddRepoTopicRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Topic         string                 `protobuf:"bytes,3,opt,name=topic,proto3" json:"topic,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddRepoTopicRequest) Reset() {
+	*x = AddRepoTopicRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddRepoTopicRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddRepoTopicRequest) ProtoMessage() {}
+
+func (x *AddRepoTopicRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddRepoTopicRequest.ProtoReflect.Descriptor instead.
+func (*AddRepoTopicRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *AddRepoTopicRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *AddRepoTopicRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *AddRepoTopicRequest) GetTopic() string {
+	if x != nil {
+		return x.Topic
+	}
+	return ""
+}
+
+type AddRepoTopicResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddRepoTopicResponse) Reset() {
+	*x = AddRepoTopicResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddRepoTopicResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddRepoTopicResponse) ProtoMessage() {}
+
+func (x *AddRepoTopicResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddRepoTopicResponse.ProtoReflect.Descriptor instead.
+func (*AddRepoTopicResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{38}
+}
+
+type DeleteRepoTopicRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Topic         string                 `protobuf:"bytes,3,opt,name=topic,proto3" json:"topic,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRepoTopicRequest) Reset() {
+	*x = DeleteRepoTopicRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRepoTopicRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRepoTopicRequest) ProtoMessage() {}
+
+func (x *DeleteRepoTopicRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRepoTopicRequest.ProtoReflect.Descriptor instead.
+func (*DeleteRepoTopicRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *DeleteRepoTopicRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *DeleteRepoTopicRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *DeleteRepoTopicRequest) GetTopic() string {
+	if x != nil {
+		return x.Topic
+	}
+	return ""
+}
+
+type DeleteRepoTopicResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRepoTopicResponse) Reset() {
+	*x = DeleteRepoTopicResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRepoTopicResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRepoTopicResponse) ProtoMessage() {}
+
+func (x *DeleteRepoTopicResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRepoTopicResponse.ProtoReflect.Descriptor instead.
+func (*DeleteRepoTopicResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{40}
+}
+
+type SearchTopicsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A substring of the topic's name; empty finds every topic.
+	Q             string `protobuf:"bytes,1,opt,name=q,proto3" json:"q,omitempty"`
+	Page          int32  `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchTopicsRequest) Reset() {
+	*x = SearchTopicsRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchTopicsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchTopicsRequest) ProtoMessage() {}
+
+func (x *SearchTopicsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchTopicsRequest.ProtoReflect.Descriptor instead.
+func (*SearchTopicsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *SearchTopicsRequest) GetQ() string {
+	if x != nil {
+		return x.Q
+	}
+	return ""
+}
+
+func (x *SearchTopicsRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *SearchTopicsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// Topic is Gitea's TopicResponse.
+type Topic struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Id        int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	TopicName string                 `protobuf:"bytes,2,opt,name=topic_name,json=topicName,proto3" json:"topic_name,omitempty"`
+	// How many repositories carry the topic.
+	RepoCount     int64                  `protobuf:"varint,3,opt,name=repo_count,json=repoCount,proto3" json:"repo_count,omitempty"`
+	Created       *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created,proto3" json:"created,omitempty"`
+	Updated       *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=updated,proto3" json:"updated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Topic) Reset() {
+	*x = Topic{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Topic) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Topic) ProtoMessage() {}
+
+func (x *Topic) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Topic.ProtoReflect.Descriptor instead.
+func (*Topic) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *Topic) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Topic) GetTopicName() string {
+	if x != nil {
+		return x.TopicName
+	}
+	return ""
+}
+
+func (x *Topic) GetRepoCount() int64 {
+	if x != nil {
+		return x.RepoCount
+	}
+	return 0
+}
+
+func (x *Topic) GetCreated() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Created
+	}
+	return nil
+}
+
+func (x *Topic) GetUpdated() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Updated
+	}
+	return nil
+}
+
+type SearchTopicsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Topics        []*Topic               `protobuf:"bytes,1,rep,name=topics,proto3" json:"topics,omitempty"`
+	TotalCount    int64                  `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchTopicsResponse) Reset() {
+	*x = SearchTopicsResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchTopicsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchTopicsResponse) ProtoMessage() {}
+
+func (x *SearchTopicsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchTopicsResponse.ProtoReflect.Descriptor instead.
+func (*SearchTopicsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *SearchTopicsResponse) GetTopics() []*Topic {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
+func (x *SearchTopicsResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
 var File_forge_repos_v1_repos_proto protoreflect.FileDescriptor
 
 const file_forge_repos_v1_repos_proto_rawDesc = "" +
@@ -2575,7 +3196,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x0fInternalTracker\x12.\n" +
 	"\x13enable_time_tracker\x18\x01 \x01(\bR\x11enableTimeTracker\x12O\n" +
 	"%allow_only_contributors_to_track_time\x18\x02 \x01(\bR allowOnlyContributorsToTrackTime\x12:\n" +
-	"\x19enable_issue_dependencies\x18\x03 \x01(\bR\x17enableIssueDependencies\"\x87\x12\n" +
+	"\x19enable_issue_dependencies\x18\x03 \x01(\bR\x17enableIssueDependencies\"\x9f\x12\n" +
 	"\n" +
 	"Repository\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12*\n" +
@@ -2644,7 +3265,8 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x0fmirror_interval\x187 \x01(\tR\x0emirrorInterval\x12,\n" +
 	"\x12object_format_name\x188 \x01(\tR\x10objectFormatName\x12A\n" +
 	"\x0emirror_updated\x189 \x01(\v2\x1a.google.protobuf.TimestampR\rmirrorUpdated\x12A\n" +
-	"\rrepo_transfer\x18: \x01(\v2\x1c.forge.repos.v1.RepoTransferR\frepoTransfer\"l\n" +
+	"\rrepo_transfer\x18: \x01(\v2\x1c.forge.repos.v1.RepoTransferR\frepoTransfer\x12\x16\n" +
+	"\x06topics\x18; \x03(\tR\x06topics\"l\n" +
 	"\fRepoTransfer\x12(\n" +
 	"\x04doer\x18\x01 \x01(\v2\x14.forge.users.v1.UserR\x04doer\x122\n" +
 	"\trecipient\x18\x02 \x01(\v2\x14.forge.users.v1.UserR\trecipient\"\xa3\x03\n" +
@@ -2792,12 +3414,13 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x13ListMyReposResponse\x12>\n" +
 	"\frepositories\x18\x01 \x03(\v2\x1a.forge.repos.v1.RepositoryR\frepositories\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount\"^\n" +
+	"totalCount\"t\n" +
 	"\x12SearchReposRequest\x12\f\n" +
 	"\x01q\x18\x01 \x01(\tR\x01q\x12\x10\n" +
 	"\x03uid\x18\x02 \x01(\x03R\x03uid\x12\x12\n" +
 	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\x05R\x05limit\"|\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\x12\x14\n" +
+	"\x05topic\x18\x05 \x01(\bR\x05topic\"|\n" +
 	"\x13SearchReposResponse\x12\x0e\n" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12.\n" +
 	"\x04data\x18\x02 \x03(\v2\x1a.forge.repos.v1.RepositoryR\x04data\x12%\n" +
@@ -2839,7 +3462,47 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"permission\x18\x01 \x01(\tR\n" +
 	"permission\x12\x1b\n" +
 	"\trole_name\x18\x02 \x01(\tR\broleName\x12(\n" +
-	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user2\xb3\x14\n" +
+	"\x04user\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x04user\"k\n" +
+	"\x15ListRepoTopicsRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x12\n" +
+	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\"W\n" +
+	"\x16ListRepoTopicsResponse\x12\x16\n" +
+	"\x06topics\x18\x01 \x03(\tR\x06topics\x12%\n" +
+	"\vtotal_count\x18\x02 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
+	"totalCount\"X\n" +
+	"\x14SetRepoTopicsRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x16\n" +
+	"\x06topics\x18\x03 \x03(\tR\x06topics\"\x17\n" +
+	"\x15SetRepoTopicsResponse\"U\n" +
+	"\x13AddRepoTopicRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05topic\x18\x03 \x01(\tR\x05topic\"\x16\n" +
+	"\x14AddRepoTopicResponse\"X\n" +
+	"\x16DeleteRepoTopicRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05topic\x18\x03 \x01(\tR\x05topic\"\x19\n" +
+	"\x17DeleteRepoTopicResponse\"M\n" +
+	"\x13SearchTopicsRequest\x12\f\n" +
+	"\x01q\x18\x01 \x01(\tR\x01q\x12\x12\n" +
+	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"\xc1\x01\n" +
+	"\x05Topic\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1d\n" +
+	"\n" +
+	"topic_name\x18\x02 \x01(\tR\ttopicName\x12\x1d\n" +
+	"\n" +
+	"repo_count\x18\x03 \x01(\x03R\trepoCount\x124\n" +
+	"\acreated\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\acreated\x124\n" +
+	"\aupdated\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\aupdated\"l\n" +
+	"\x14SearchTopicsResponse\x12-\n" +
+	"\x06topics\x18\x01 \x03(\v2\x15.forge.repos.v1.TopicR\x06topics\x12%\n" +
+	"\vtotal_count\x18\x02 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
+	"totalCount2\x98\x1b\n" +
 	"\x11RepositoryService\x12\xc0\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
@@ -2874,7 +3537,17 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x12DeleteCollaborator\x12).forge.repos.v1.DeleteCollaboratorRequest\x1a*.forge.repos.v1.DeleteCollaboratorResponse\"d\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02;*9/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}\x12\x8c\x02\n" +
 	"\x19GetCollaboratorPermission\x120.forge.repos.v1.GetCollaboratorPermissionRequest\x1a1.forge.repos.v1.GetCollaboratorPermissionResponse\"\x89\x01\x92\xb5\x189\b\x02\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01B\x1fcollaborator-self-or-repo-admin\x82\xd3\xe4\x93\x02F\x12D/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}/permissionB\x9c\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01B\x1fcollaborator-self-or-repo-admin\x82\xd3\xe4\x93\x02F\x12D/api/v1/repos/{owner}/{repo}/collaborators/{collaborator}/permission\x12\xac\x01\n" +
+	"\x0eListRepoTopics\x12%.forge.repos.v1.ListRepoTopicsRequest\x1a&.forge.repos.v1.ListRepoTopicsResponse\"K\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\xb8\xb5\x18\x01\x82\xd3\xe4\x93\x02%\x12#/api/v1/repos/{owner}/{repo}/topics\x12\xaf\x01\n" +
+	"\rSetRepoTopics\x12$.forge.repos.v1.SetRepoTopicsRequest\x1a%.forge.repos.v1.SetRepoTopicsResponse\"Q\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02(:\x01*\x1a#/api/v1/repos/{owner}/{repo}/topics\x12\xb1\x01\n" +
+	"\fAddRepoTopic\x12#.forge.repos.v1.AddRepoTopicRequest\x1a$.forge.repos.v1.AddRepoTopicResponse\"V\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02-\x1a+/api/v1/repos/{owner}/{repo}/topics/{topic}\x12\xba\x01\n" +
+	"\x0fDeleteRepoTopic\x12&.forge.repos.v1.DeleteRepoTopicRequest\x1a'.forge.repos.v1.DeleteRepoTopicResponse\"V\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02-*+/api/v1/repos/{owner}/{repo}/topics/{topic}\x12\x90\x01\n" +
+	"\fSearchTopics\x12#.forge.repos.v1.SearchTopicsRequest\x1a$.forge.repos.v1.SearchTopicsResponse\"5\x92\xb5\x18\x10\b\x01\x1a\n" +
+	"repository \x01\xb8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v1/topics/searchB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"
 
@@ -2890,7 +3563,7 @@ func file_forge_repos_v1_repos_proto_rawDescGZIP() []byte {
 	return file_forge_repos_v1_repos_proto_rawDescData
 }
 
-var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*Permission)(nil),                        // 0: forge.repos.v1.Permission
 	(*InternalTracker)(nil),                   // 1: forge.repos.v1.InternalTracker
@@ -2925,21 +3598,32 @@ var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*DeleteCollaboratorResponse)(nil),        // 30: forge.repos.v1.DeleteCollaboratorResponse
 	(*GetCollaboratorPermissionRequest)(nil),  // 31: forge.repos.v1.GetCollaboratorPermissionRequest
 	(*GetCollaboratorPermissionResponse)(nil), // 32: forge.repos.v1.GetCollaboratorPermissionResponse
-	(*v1.User)(nil),                           // 33: forge.users.v1.User
-	(*timestamppb.Timestamp)(nil),             // 34: google.protobuf.Timestamp
+	(*ListRepoTopicsRequest)(nil),             // 33: forge.repos.v1.ListRepoTopicsRequest
+	(*ListRepoTopicsResponse)(nil),            // 34: forge.repos.v1.ListRepoTopicsResponse
+	(*SetRepoTopicsRequest)(nil),              // 35: forge.repos.v1.SetRepoTopicsRequest
+	(*SetRepoTopicsResponse)(nil),             // 36: forge.repos.v1.SetRepoTopicsResponse
+	(*AddRepoTopicRequest)(nil),               // 37: forge.repos.v1.AddRepoTopicRequest
+	(*AddRepoTopicResponse)(nil),              // 38: forge.repos.v1.AddRepoTopicResponse
+	(*DeleteRepoTopicRequest)(nil),            // 39: forge.repos.v1.DeleteRepoTopicRequest
+	(*DeleteRepoTopicResponse)(nil),           // 40: forge.repos.v1.DeleteRepoTopicResponse
+	(*SearchTopicsRequest)(nil),               // 41: forge.repos.v1.SearchTopicsRequest
+	(*Topic)(nil),                             // 42: forge.repos.v1.Topic
+	(*SearchTopicsResponse)(nil),              // 43: forge.repos.v1.SearchTopicsResponse
+	(*v1.User)(nil),                           // 44: forge.users.v1.User
+	(*timestamppb.Timestamp)(nil),             // 45: google.protobuf.Timestamp
 }
 var file_forge_repos_v1_repos_proto_depIdxs = []int32{
-	33, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
+	44, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
 	2,  // 1: forge.repos.v1.Repository.parent:type_name -> forge.repos.v1.Repository
-	34, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
-	34, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
-	34, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
+	45, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
+	45, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
+	45, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
 	0,  // 5: forge.repos.v1.Repository.permissions:type_name -> forge.repos.v1.Permission
 	1,  // 6: forge.repos.v1.Repository.internal_tracker:type_name -> forge.repos.v1.InternalTracker
-	34, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
+	45, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
 	3,  // 8: forge.repos.v1.Repository.repo_transfer:type_name -> forge.repos.v1.RepoTransfer
-	33, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
-	33, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
+	44, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
+	44, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
 	2,  // 11: forge.repos.v1.CreateCurrentUserRepoResponse.repository:type_name -> forge.repos.v1.Repository
 	4,  // 12: forge.repos.v1.AdminCreateRepoRequest.repository:type_name -> forge.repos.v1.CreateRepoOption
 	2,  // 13: forge.repos.v1.AdminCreateRepoResponse.repository:type_name -> forge.repos.v1.Repository
@@ -2949,41 +3633,54 @@ var file_forge_repos_v1_repos_proto_depIdxs = []int32{
 	2,  // 17: forge.repos.v1.ListUserReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 18: forge.repos.v1.ListMyReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 19: forge.repos.v1.SearchReposResponse.data:type_name -> forge.repos.v1.Repository
-	33, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
-	33, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
-	5,  // 22: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
-	7,  // 23: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
-	9,  // 24: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
-	11, // 25: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
-	13, // 26: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
-	15, // 27: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
-	17, // 28: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
-	19, // 29: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
-	21, // 30: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
-	23, // 31: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
-	25, // 32: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
-	27, // 33: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
-	29, // 34: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
-	31, // 35: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
-	6,  // 36: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
-	8,  // 37: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
-	10, // 38: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
-	12, // 39: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
-	14, // 40: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
-	16, // 41: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
-	18, // 42: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
-	20, // 43: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
-	22, // 44: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
-	24, // 45: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
-	26, // 46: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
-	28, // 47: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
-	30, // 48: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
-	32, // 49: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
-	36, // [36:50] is the sub-list for method output_type
-	22, // [22:36] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	44, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
+	44, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
+	45, // 22: forge.repos.v1.Topic.created:type_name -> google.protobuf.Timestamp
+	45, // 23: forge.repos.v1.Topic.updated:type_name -> google.protobuf.Timestamp
+	42, // 24: forge.repos.v1.SearchTopicsResponse.topics:type_name -> forge.repos.v1.Topic
+	5,  // 25: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
+	7,  // 26: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
+	9,  // 27: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
+	11, // 28: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
+	13, // 29: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
+	15, // 30: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
+	17, // 31: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
+	19, // 32: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
+	21, // 33: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
+	23, // 34: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
+	25, // 35: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
+	27, // 36: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
+	29, // 37: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
+	31, // 38: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
+	33, // 39: forge.repos.v1.RepositoryService.ListRepoTopics:input_type -> forge.repos.v1.ListRepoTopicsRequest
+	35, // 40: forge.repos.v1.RepositoryService.SetRepoTopics:input_type -> forge.repos.v1.SetRepoTopicsRequest
+	37, // 41: forge.repos.v1.RepositoryService.AddRepoTopic:input_type -> forge.repos.v1.AddRepoTopicRequest
+	39, // 42: forge.repos.v1.RepositoryService.DeleteRepoTopic:input_type -> forge.repos.v1.DeleteRepoTopicRequest
+	41, // 43: forge.repos.v1.RepositoryService.SearchTopics:input_type -> forge.repos.v1.SearchTopicsRequest
+	6,  // 44: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
+	8,  // 45: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
+	10, // 46: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
+	12, // 47: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
+	14, // 48: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
+	16, // 49: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
+	18, // 50: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
+	20, // 51: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
+	22, // 52: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
+	24, // 53: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
+	26, // 54: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
+	28, // 55: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
+	30, // 56: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
+	32, // 57: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
+	34, // 58: forge.repos.v1.RepositoryService.ListRepoTopics:output_type -> forge.repos.v1.ListRepoTopicsResponse
+	36, // 59: forge.repos.v1.RepositoryService.SetRepoTopics:output_type -> forge.repos.v1.SetRepoTopicsResponse
+	38, // 60: forge.repos.v1.RepositoryService.AddRepoTopic:output_type -> forge.repos.v1.AddRepoTopicResponse
+	40, // 61: forge.repos.v1.RepositoryService.DeleteRepoTopic:output_type -> forge.repos.v1.DeleteRepoTopicResponse
+	43, // 62: forge.repos.v1.RepositoryService.SearchTopics:output_type -> forge.repos.v1.SearchTopicsResponse
+	44, // [44:63] is the sub-list for method output_type
+	25, // [25:44] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_forge_repos_v1_repos_proto_init() }
@@ -2998,7 +3695,7 @@ func file_forge_repos_v1_repos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_repos_v1_repos_proto_rawDesc), len(file_forge_repos_v1_repos_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   33,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,6 +33,11 @@ const (
 	RepositoryService_AddCollaborator_FullMethodName           = "/forge.repos.v1.RepositoryService/AddCollaborator"
 	RepositoryService_DeleteCollaborator_FullMethodName        = "/forge.repos.v1.RepositoryService/DeleteCollaborator"
 	RepositoryService_GetCollaboratorPermission_FullMethodName = "/forge.repos.v1.RepositoryService/GetCollaboratorPermission"
+	RepositoryService_ListRepoTopics_FullMethodName            = "/forge.repos.v1.RepositoryService/ListRepoTopics"
+	RepositoryService_SetRepoTopics_FullMethodName             = "/forge.repos.v1.RepositoryService/SetRepoTopics"
+	RepositoryService_AddRepoTopic_FullMethodName              = "/forge.repos.v1.RepositoryService/AddRepoTopic"
+	RepositoryService_DeleteRepoTopic_FullMethodName           = "/forge.repos.v1.RepositoryService/DeleteRepoTopic"
+	RepositoryService_SearchTopics_FullMethodName              = "/forge.repos.v1.RepositoryService/SearchTopics"
 )
 
 // RepositoryServiceClient is the client API for RepositoryService service.
@@ -70,6 +75,24 @@ type RepositoryServiceClient interface {
 	DeleteCollaborator(ctx context.Context, in *DeleteCollaboratorRequest, opts ...grpc.CallOption) (*DeleteCollaboratorResponse, error)
 	// GetCollaboratorPermission returns a user's permission on a repository.
 	GetCollaboratorPermission(ctx context.Context, in *GetCollaboratorPermissionRequest, opts ...grpc.CallOption) (*GetCollaboratorPermissionResponse, error)
+	// ListRepoTopics lists a repository's topics by name (Gitea's GET
+	// /repos/{owner}/{repo}/topics), paged; X-Total-Count but no Link, as
+	// Gitea.
+	ListRepoTopics(ctx context.Context, in *ListRepoTopicsRequest, opts ...grpc.CallOption) (*ListRepoTopicsResponse, error)
+	// SetRepoTopics replaces a repository's topics (PUT
+	// /repos/{owner}/{repo}/topics). Names are trimmed and lower-cased;
+	// an invalid name or more than 25 is 422 with Gitea's invalidTopics.
+	SetRepoTopics(ctx context.Context, in *SetRepoTopicsRequest, opts ...grpc.CallOption) (*SetRepoTopicsResponse, error)
+	// AddRepoTopic adds one topic to a repository (PUT
+	// /repos/{owner}/{repo}/topics/{topic}); adding a topic it has is a
+	// no-op.
+	AddRepoTopic(ctx context.Context, in *AddRepoTopicRequest, opts ...grpc.CallOption) (*AddRepoTopicResponse, error)
+	// DeleteRepoTopic removes one topic from a repository (DELETE
+	// /repos/{owner}/{repo}/topics/{topic}); 404 when it does not have it.
+	DeleteRepoTopic(ctx context.Context, in *DeleteRepoTopicRequest, opts ...grpc.CallOption) (*DeleteRepoTopicResponse, error)
+	// SearchTopics finds topics whose name contains q, the most used first
+	// (GET /topics/search); X-Total-Count but no Link, as Gitea.
+	SearchTopics(ctx context.Context, in *SearchTopicsRequest, opts ...grpc.CallOption) (*SearchTopicsResponse, error)
 }
 
 type repositoryServiceClient struct {
@@ -220,6 +243,56 @@ func (c *repositoryServiceClient) GetCollaboratorPermission(ctx context.Context,
 	return out, nil
 }
 
+func (c *repositoryServiceClient) ListRepoTopics(ctx context.Context, in *ListRepoTopicsRequest, opts ...grpc.CallOption) (*ListRepoTopicsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRepoTopicsResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_ListRepoTopics_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *repositoryServiceClient) SetRepoTopics(ctx context.Context, in *SetRepoTopicsRequest, opts ...grpc.CallOption) (*SetRepoTopicsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetRepoTopicsResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_SetRepoTopics_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *repositoryServiceClient) AddRepoTopic(ctx context.Context, in *AddRepoTopicRequest, opts ...grpc.CallOption) (*AddRepoTopicResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddRepoTopicResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_AddRepoTopic_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *repositoryServiceClient) DeleteRepoTopic(ctx context.Context, in *DeleteRepoTopicRequest, opts ...grpc.CallOption) (*DeleteRepoTopicResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteRepoTopicResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_DeleteRepoTopic_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *repositoryServiceClient) SearchTopics(ctx context.Context, in *SearchTopicsRequest, opts ...grpc.CallOption) (*SearchTopicsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchTopicsResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_SearchTopics_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RepositoryServiceServer is the server API for RepositoryService service.
 // All implementations must embed UnimplementedRepositoryServiceServer
 // for forward compatibility.
@@ -255,6 +328,24 @@ type RepositoryServiceServer interface {
 	DeleteCollaborator(context.Context, *DeleteCollaboratorRequest) (*DeleteCollaboratorResponse, error)
 	// GetCollaboratorPermission returns a user's permission on a repository.
 	GetCollaboratorPermission(context.Context, *GetCollaboratorPermissionRequest) (*GetCollaboratorPermissionResponse, error)
+	// ListRepoTopics lists a repository's topics by name (Gitea's GET
+	// /repos/{owner}/{repo}/topics), paged; X-Total-Count but no Link, as
+	// Gitea.
+	ListRepoTopics(context.Context, *ListRepoTopicsRequest) (*ListRepoTopicsResponse, error)
+	// SetRepoTopics replaces a repository's topics (PUT
+	// /repos/{owner}/{repo}/topics). Names are trimmed and lower-cased;
+	// an invalid name or more than 25 is 422 with Gitea's invalidTopics.
+	SetRepoTopics(context.Context, *SetRepoTopicsRequest) (*SetRepoTopicsResponse, error)
+	// AddRepoTopic adds one topic to a repository (PUT
+	// /repos/{owner}/{repo}/topics/{topic}); adding a topic it has is a
+	// no-op.
+	AddRepoTopic(context.Context, *AddRepoTopicRequest) (*AddRepoTopicResponse, error)
+	// DeleteRepoTopic removes one topic from a repository (DELETE
+	// /repos/{owner}/{repo}/topics/{topic}); 404 when it does not have it.
+	DeleteRepoTopic(context.Context, *DeleteRepoTopicRequest) (*DeleteRepoTopicResponse, error)
+	// SearchTopics finds topics whose name contains q, the most used first
+	// (GET /topics/search); X-Total-Count but no Link, as Gitea.
+	SearchTopics(context.Context, *SearchTopicsRequest) (*SearchTopicsResponse, error)
 	mustEmbedUnimplementedRepositoryServiceServer()
 }
 
@@ -306,6 +397,21 @@ func (UnimplementedRepositoryServiceServer) DeleteCollaborator(context.Context, 
 }
 func (UnimplementedRepositoryServiceServer) GetCollaboratorPermission(context.Context, *GetCollaboratorPermissionRequest) (*GetCollaboratorPermissionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCollaboratorPermission not implemented")
+}
+func (UnimplementedRepositoryServiceServer) ListRepoTopics(context.Context, *ListRepoTopicsRequest) (*ListRepoTopicsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRepoTopics not implemented")
+}
+func (UnimplementedRepositoryServiceServer) SetRepoTopics(context.Context, *SetRepoTopicsRequest) (*SetRepoTopicsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetRepoTopics not implemented")
+}
+func (UnimplementedRepositoryServiceServer) AddRepoTopic(context.Context, *AddRepoTopicRequest) (*AddRepoTopicResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddRepoTopic not implemented")
+}
+func (UnimplementedRepositoryServiceServer) DeleteRepoTopic(context.Context, *DeleteRepoTopicRequest) (*DeleteRepoTopicResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteRepoTopic not implemented")
+}
+func (UnimplementedRepositoryServiceServer) SearchTopics(context.Context, *SearchTopicsRequest) (*SearchTopicsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchTopics not implemented")
 }
 func (UnimplementedRepositoryServiceServer) mustEmbedUnimplementedRepositoryServiceServer() {}
 func (UnimplementedRepositoryServiceServer) testEmbeddedByValue()                           {}
@@ -580,6 +686,96 @@ func _RepositoryService_GetCollaboratorPermission_Handler(srv interface{}, ctx c
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RepositoryService_ListRepoTopics_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRepoTopicsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).ListRepoTopics(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_ListRepoTopics_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).ListRepoTopics(ctx, req.(*ListRepoTopicsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RepositoryService_SetRepoTopics_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetRepoTopicsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).SetRepoTopics(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_SetRepoTopics_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).SetRepoTopics(ctx, req.(*SetRepoTopicsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RepositoryService_AddRepoTopic_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddRepoTopicRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).AddRepoTopic(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_AddRepoTopic_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).AddRepoTopic(ctx, req.(*AddRepoTopicRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RepositoryService_DeleteRepoTopic_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteRepoTopicRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).DeleteRepoTopic(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_DeleteRepoTopic_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).DeleteRepoTopic(ctx, req.(*DeleteRepoTopicRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RepositoryService_SearchTopics_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchTopicsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).SearchTopics(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_SearchTopics_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).SearchTopics(ctx, req.(*SearchTopicsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RepositoryService_ServiceDesc is the grpc.ServiceDesc for RepositoryService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -642,6 +838,26 @@ var RepositoryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetCollaboratorPermission",
 			Handler:    _RepositoryService_GetCollaboratorPermission_Handler,
+		},
+		{
+			MethodName: "ListRepoTopics",
+			Handler:    _RepositoryService_ListRepoTopics_Handler,
+		},
+		{
+			MethodName: "SetRepoTopics",
+			Handler:    _RepositoryService_SetRepoTopics_Handler,
+		},
+		{
+			MethodName: "AddRepoTopic",
+			Handler:    _RepositoryService_AddRepoTopic_Handler,
+		},
+		{
+			MethodName: "DeleteRepoTopic",
+			Handler:    _RepositoryService_DeleteRepoTopic_Handler,
+		},
+		{
+			MethodName: "SearchTopics",
+			Handler:    _RepositoryService_SearchTopics_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
