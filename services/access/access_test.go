@@ -384,7 +384,7 @@ func TestRuleThroughResource(t *testing.T) {
 	if on, err := access.ObjectFrom(ctx); err != nil || on.Issue == nil || on.Issue.Index != 1 {
 		t.Fatalf("the handler gets %+v, %v; want issue 1", on, err)
 	}
-	if _, err := access.ObjectFrom(context.Background()); errs.KindOf(err) != errs.Internal {
+	if _, err := access.ObjectFrom(context.Background()); err == nil || errs.KindOf(err) != errs.Internal {
 		t.Fatalf("ObjectFrom without a rule: %v, want an internal error", err)
 	}
 	if _, err := c.AuthorizeResource(context.Background(), edit, &issuesv1.EditIssueRequest{Owner: "alice", Repo: "priv", Index: 1}, w.caller("stranger")); err == nil || err.Error() != "The target couldn't be found." {
@@ -436,18 +436,18 @@ func TestResolveByID(t *testing.T) {
 		}
 	}
 	// A request without the id the policy declares is a bug, refused.
-	if _, err := c.AuthorizeResource(context.Background(), pol, &reposv1.GetRepoRequest{Owner: "alice", Repo: "pub"}, nil); errs.KindOf(err) != errs.Internal {
+	if _, err := c.AuthorizeResource(context.Background(), pol, &reposv1.GetRepoRequest{Owner: "alice", Repo: "pub"}, nil); err == nil || errs.KindOf(err) != errs.Internal {
 		t.Errorf("by_id on a request without id: %v, want an internal error", err)
 	}
 	byName := auth.Policy{Resource: auth.Resource{Kind: auth.RepositoryResource, Unit: auth.UnitAny, Need: store.AccessRead}}
-	if _, err := c.AuthorizeResource(context.Background(), byName, &reposv1.GetRepoByIDRequest{Id: 100}, nil); errs.KindOf(err) != errs.Internal {
+	if _, err := c.AuthorizeResource(context.Background(), byName, &reposv1.GetRepoByIDRequest{Id: 100}, nil); err == nil || errs.KindOf(err) != errs.Internal {
 		t.Errorf("a repository resource on a request without owner and repo: %v, want an internal error", err)
 	}
 	// Neither a resource nor a rule: nothing to resolve, a bug.
-	if _, err := c.AuthorizeResource(context.Background(), auth.Policy{}, &reposv1.GetRepoByIDRequest{Id: 100}, nil); errs.KindOf(err) != errs.Internal {
+	if _, err := c.AuthorizeResource(context.Background(), auth.Policy{}, &reposv1.GetRepoByIDRequest{Id: 100}, nil); err == nil || errs.KindOf(err) != errs.Internal {
 		t.Errorf("no resource and no rule: %v, want an internal error", err)
 	}
-	if _, err := access.RepoFrom(context.Background()); errs.KindOf(err) != errs.Internal {
+	if _, err := access.RepoFrom(context.Background()); err == nil || errs.KindOf(err) != errs.Internal {
 		t.Errorf("RepoFrom without a resolved repository: %v, want an internal error", err)
 	}
 	if mode, err := c.UnitMode(context.Background(), w.repos["acme/tool"], w.caller("dev"), auth.UnitIssues); err != nil || mode != store.AccessRead {
@@ -562,10 +562,10 @@ func TestMigrationOwner(t *testing.T) {
 func TestOrgAndTeamFromContext(t *testing.T) {
 	w := newWorld()
 	c := access.NewChecker(w)
-	if _, err := access.OrgFrom(context.Background()); errs.KindOf(err) != errs.Internal {
+	if _, err := access.OrgFrom(context.Background()); err == nil || errs.KindOf(err) != errs.Internal {
 		t.Errorf("OrgFrom without an organization: %v", err)
 	}
-	if _, err := access.TeamFrom(context.Background()); errs.KindOf(err) != errs.Internal {
+	if _, err := access.TeamFrom(context.Background()); err == nil || errs.KindOf(err) != errs.Internal {
 		t.Errorf("TeamFrom without a team: %v", err)
 	}
 	team := auth.Policy{Resource: auth.Resource{Kind: auth.TeamResource, Role: auth.OrgMember}}
@@ -587,7 +587,7 @@ func TestOrgAndTeamFromContext(t *testing.T) {
 	if o, err := access.OrgFrom(ctx); err != nil || o.Name != "acme" || !o.IsOwner(w.caller("boss")) {
 		t.Errorf("the organization: %+v %v", o, err)
 	}
-	if _, err := access.TeamFrom(ctx); errs.KindOf(err) != errs.Internal {
+	if _, err := access.TeamFrom(ctx); err == nil || errs.KindOf(err) != errs.Internal {
 		t.Errorf("TeamFrom on an organization call: %v", err)
 	}
 	// An individual's name is no organization.
@@ -624,6 +624,8 @@ func TestRelateIssues(t *testing.T) {
 		{same, "relate-issue", "writer", "priv", meta("alice", "priv", 2), ""},
 		{same, "relate-issue", "writer", "priv", meta("ALICE", "Priv", 1), ""},
 		{same, "relate-issue", "writer", "priv", meta("alice", "pub", 1), "CrossRepositoryDependencies not enabled"},
+		{same, "relate-issue", "writer", "priv", meta("", "priv", 1), "CrossRepositoryDependencies not enabled"},
+		{same, "relate-issue", "writer", "priv", meta("alice", "", 1), "CrossRepositoryDependencies not enabled"},
 		{cross, "relate-issue", "writer", "priv", meta("alice", "pub", 1), ""},
 		{cross, "relate-issue", "writer", "priv", meta("alice", "priv", 9), "issue does not exist"},
 		{cross, "relate-issue", "writer", "priv", meta("acme", "tool", 1), access.RelateDeniedMessage},
@@ -680,6 +682,34 @@ func TestUndeclaredWriteFailsClosed(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%+v: got %q, want %q", tc.pol, got, tc.want)
+		}
+	}
+}
+
+// TestTeamRepoRule: giving a team a repository needs admin access to it,
+// as the caller sees it.
+func TestTeamRepoRule(t *testing.T) {
+	w := newWorld()
+	c := access.NewChecker(w)
+	req := &orgsv1.AddTeamRepoRequest{Id: 7, Org: "acme", Repo: "tool"}
+	for _, tc := range []struct {
+		caller string
+		want   string
+	}{
+		{"boss", ""},
+		{"root", ""},
+		{"dev", access.TeamRepoAdminMessage},
+		{"stranger", "user does not exist [name: acme]"},
+	} {
+		on, err := access.DecideForTest(context.Background(), c, "team-repo-admin", req, w.caller(tc.caller), nil, nil)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else if on.Repo == nil || on.Repo.ID != 200 {
+			t.Errorf("%s: the handler gets %+v", tc.caller, on)
+		}
+		if got != tc.want {
+			t.Errorf("%s gives acme/tool to a team: got %q, want %q", tc.caller, got, tc.want)
 		}
 	}
 }

@@ -54,10 +54,10 @@ type teamKey struct{}
 // this call (a policy declaring RESOURCE_KIND_ORGANIZATION, named by the
 // request's org field). A method declaring none gets an Internal error.
 func OrgFrom(ctx context.Context) (*Org, error) {
-	if o, ok := ctx.Value(orgKey{}).(*Org); ok && o != nil {
+	if o, _ := ctx.Value(orgKey{}).(*Org); o != nil {
 		return o, nil
 	}
-	if t, ok := ctx.Value(teamKey{}).(*Team); ok && t != nil {
+	if t, _ := ctx.Value(teamKey{}).(*Team); t != nil {
 		return t.Org, nil
 	}
 	return nil, errs.New(errs.Internal, "the method's policy declares no organization")
@@ -66,7 +66,7 @@ func OrgFrom(ctx context.Context) (*Org, error) {
 // TeamFrom is the team the interceptor resolved and authorized for this
 // call (RESOURCE_KIND_TEAM, named by the request's id field).
 func TeamFrom(ctx context.Context) (*Team, error) {
-	if t, ok := ctx.Value(teamKey{}).(*Team); ok && t != nil {
+	if t, _ := ctx.Value(teamKey{}).(*Team); t != nil {
 		return t, nil
 	}
 	return nil, errs.New(errs.Internal, "the method's policy declares no team")

@@ -31,7 +31,7 @@ func WithRepo(ctx context.Context, r *Repo) context.Context {
 // repository gets an Internal error: its policy is missing the
 // declaration, and nothing was checked.
 func RepoFrom(ctx context.Context) (*Repo, error) {
-	if r, ok := ctx.Value(repoKey{}).(*Repo); ok && r != nil {
+	if r, _ := ctx.Value(repoKey{}).(*Repo); r != nil {
 		return r, nil
 	}
 	return nil, errs.New(errs.Internal, "the method's policy declares no repository")

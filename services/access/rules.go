@@ -51,7 +51,7 @@ type objectKey struct{}
 // without a rule gets an Internal error: its policy is missing the
 // declaration, and nothing was checked.
 func ObjectFrom(ctx context.Context) (*Object, error) {
-	if o, ok := ctx.Value(objectKey{}).(*Object); ok && o != nil {
+	if o, _ := ctx.Value(objectKey{}).(*Object); o != nil {
 		return o, nil
 	}
 	return nil, errs.New(errs.Internal, "the method's policy declares no object rule")
