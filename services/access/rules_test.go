@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
+	attachmentsv1 "forge/gen/forge/attachments/v1"
 	issuesv1 "forge/gen/forge/issues/v1"
 	notificationsv1 "forge/gen/forge/notifications/v1"
 	orgsv1 "forge/gen/forge/orgs/v1"
@@ -196,10 +197,26 @@ func TestCheckRules(t *testing.T) {
 		{auth.Policy{Rule: "issue-poster-or-writer"}, "needs the method to declare its repository resource"},
 		{auth.Policy{Rule: "collaborator-self-or-repo-admin", Resource: repo}, `reads the request field "collaborator"`},
 	} {
-		err := access.CheckRules(sd, auth.Policies{"/forge.issues.v1.IssueService/EditIssue": tc.pol})
+		// GetIssue declares no rule: nothing to check there.
+		err := access.CheckRules(sd, auth.Policies{"/forge.issues.v1.IssueService/EditIssue": tc.pol, "/forge.issues.v1.IssueService/GetIssue": {Resource: repo}})
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("rule %q: got %v, want %q", tc.pol.Rule, err, tc.want)
 		}
+	}
+}
+
+// TestCheckRulesOnStreams: the rules of streaming methods (uploads) are
+// checked as well.
+func TestCheckRulesOnStreams(t *testing.T) {
+	sd := []*grpc.ServiceDesc{&attachmentsv1.AttachmentService_ServiceDesc}
+	repo := auth.Resource{Kind: auth.RepositoryResource}
+	err := access.CheckRules(sd, auth.Policies{"/forge.attachments.v1.AttachmentService/CreateIssueAttachment": {Rule: "comment-poster-or-writer", Resource: repo}})
+	if err == nil || !strings.Contains(err.Error(), `reads the request field "id"`) {
+		t.Errorf("a rule reading a field the upload lacks: %v", err)
+	}
+	err = access.CheckRules(sd, auth.Policies{"/forge.attachments.v1.AttachmentService/CreateIssueAttachment": {Rule: "issue-files-poster-or-writer", Resource: repo}})
+	if err != nil {
+		t.Errorf("the upload's own rule: %v", err)
 	}
 }
 
