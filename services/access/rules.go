@@ -308,7 +308,7 @@ func checkRule(service, method string, pols auth.Policies) error {
 		return fmt.Errorf("access: %s: unknown rule %q (known: %s)", name, pol.Rule, strings.Join(RuleNames(), ", "))
 	}
 	if rule.On != auth.NoResource && pol.Resource.Kind != rule.On {
-		return fmt.Errorf("access: %s: rule %q needs the method to declare its %s resource", name, pol.Rule, kindName(rule.On))
+		return fmt.Errorf("access: %s: rule %q needs the method to declare its %s resource", name, pol.Rule, rule.On)
 	}
 	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service))
 	if err != nil {
@@ -321,18 +321,6 @@ func checkRule(service, method string, pols auth.Policies) error {
 		}
 	}
 	return nil
-}
-
-func kindName(k auth.ResourceKind) string {
-	switch k {
-	case auth.RepositoryResource:
-		return "repository"
-	case auth.OrganizationResource:
-		return "organization"
-	case auth.TeamResource:
-		return "team"
-	}
-	return "no"
 }
 
 // applyRule runs pol's rule (and clears its writer fields) for the caller

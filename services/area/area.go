@@ -114,16 +114,23 @@ func Gateways(areas []Area) []Gateway {
 func Methods(areas []Area) []string {
 	var out []string
 	for _, a := range areas {
-		for _, sd := range a.Services {
-			for _, m := range sd.Methods {
-				out = append(out, "/"+sd.ServiceName+"/"+m.MethodName)
-			}
-			for _, s := range sd.Streams {
-				out = append(out, "/"+sd.ServiceName+"/"+s.StreamName)
-			}
-		}
+		out = append(out, methodNames(a.Services)...)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// methodNames lists the full names of the methods of services.
+func methodNames(services []*grpc.ServiceDesc) []string {
+	var out []string
+	for _, sd := range services {
+		for _, m := range sd.Methods {
+			out = append(out, "/"+sd.ServiceName+"/"+m.MethodName)
+		}
+		for _, s := range sd.Streams {
+			out = append(out, "/"+sd.ServiceName+"/"+s.StreamName)
+		}
+	}
 	return out
 }
 
@@ -132,11 +139,7 @@ func Methods(areas []Area) []string {
 func SurfaceMethods(areas []Area) []string {
 	var out []string
 	for _, a := range areas {
-		for _, sd := range a.Surfaces {
-			for _, m := range sd.Methods {
-				out = append(out, "/"+sd.ServiceName+"/"+m.MethodName)
-			}
-		}
+		out = append(out, methodNames(a.Surfaces)...)
 	}
 	sort.Strings(out)
 	return out

@@ -29,6 +29,22 @@ const (
 	TeamResource
 )
 
+// String names the kind ("repository", "organization", "team", "user",
+// "none"), for errors, logs and tests.
+func (k ResourceKind) String() string {
+	switch k {
+	case RepositoryResource:
+		return "repository"
+	case UserResource:
+		return "user"
+	case OrganizationResource:
+		return "organization"
+	case TeamResource:
+		return "team"
+	}
+	return "none"
+}
+
 // OrgRole is what a caller must be in an organization.
 type OrgRole int
 

@@ -65,7 +65,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		// Every registered method (surfaces served outside gRPC, such as
 		// git's, are walked by their own tests).
 		for _, method := range registeredMethods(s) {
-			kind := resourceKindName(pols[method].Resource.Kind)
+			kind := pols[method].Resource.Kind.String()
 			if counts[kind] == nil {
 				counts[kind] = &matrixCount{}
 			}
@@ -78,7 +78,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 				continue
 			}
 			md := methodDescriptor(t, method)
-			count := counts[resourceKindName(pol.Resource.Kind)]
+			count := counts[pol.Resource.Kind.String()]
 			switch pol.Resource.Kind {
 			case auth.RepositoryResource:
 				m.checkRepoMethod(t, md, method, pol, count)
@@ -111,18 +111,6 @@ func TestAuthorizationMatrix(t *testing.T) {
 // matrixCount counts the calls made for the methods of one resource kind,
 // against want: every caller on every resource of every such method.
 type matrixCount struct{ refused, allowed, want int }
-
-func resourceKindName(k auth.ResourceKind) string {
-	switch k {
-	case auth.RepositoryResource:
-		return "repository"
-	case auth.OrganizationResource:
-		return "organization"
-	case auth.TeamResource:
-		return "team"
-	}
-	return "none"
-}
 
 // callsPerMethod is how many calls the matrix makes for one method of
 // kind k.
