@@ -170,7 +170,7 @@ func (m *matrix) checkRepoMethod(t *testing.T, md protoreflect.MethodDescriptor,
 }
 
 // refusal says how err refused the call, "" when the call got through
-// authorization: a 401, a 403, or a 404 like hidden (the answer for a
+// authorization: a 401, a 403, a 500, or a 404 like hidden (the answer for a
 // resource that does not exist, which is also the answer for one the
 // caller may not see).
 func refusal(err error, hidden *status.Status) string {
@@ -178,6 +178,10 @@ func refusal(err error, hidden *status.Status) string {
 	switch st.Code() {
 	case codes.Unauthenticated, codes.PermissionDenied:
 		return "refused"
+	case codes.Internal:
+		// A policy whose object rule is missing fails closed here
+		// (access.ObjectFrom); no allowed call may end in a 500.
+		return "failed with an internal error"
 	case codes.NotFound:
 		if hidden.Code() == codes.NotFound && proto.Equal(st.Proto(), hidden.Proto()) {
 			return "answered as for a resource it cannot see"
