@@ -3,8 +3,8 @@
 //
 // Who may call is declared per method in attachments.proto and enforced
 // by the interceptor; the rules on the issue or comment a write touches
-// (its poster) are access.MayWriteIssueAttachment and
-// MayWriteCommentAttachment, and a download by uuid is authorized by
+// (its poster) are the declared object rules issue-files-poster-or-writer
+// and comment-files-poster-or-admin, and a download by uuid is authorized by
 // access.AuthorizeAttachmentRead once the attachment names its
 // repository.
 //
