@@ -713,3 +713,40 @@ func TestTeamRepoRule(t *testing.T) {
 		}
 	}
 }
+
+// TestDropHidden: accounts found by other means (release publishers,
+// commit authors) show only when the viewer may see them.
+func TestDropHidden(t *testing.T) {
+	w := newWorld()
+	w.users["hidden"] = &store.User{ID: 77, Name: "hidden", Visibility: store.VisibilityPrivate}
+	m := map[string]*store.User{"a": w.users["alice"], "b": w.users["alice"], "h": w.users["hidden"], "o": w.users["acme"]}
+	if err := access.DropHidden(context.Background(), w, w.caller("dev"), m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != 3 || m["a"] == nil || m["b"] == nil || m["o"] == nil {
+		t.Errorf("dev sees %v; want alice twice and acme, not the private account", m)
+	}
+	m = map[string]*store.User{"h": w.users["hidden"]}
+	if err := access.DropHidden(context.Background(), w, w.caller("root"), m); err != nil || len(m) != 1 {
+		t.Errorf("a site administrator sees every account: %v %v", m, err)
+	}
+}
+
+// TestRestrictedFilter: restricted accounts list only what is shared
+// with them, unless they are site administrators.
+func TestRestrictedFilter(t *testing.T) {
+	w := newWorld()
+	if f := access.Filter(w.caller("rst")); !f.ExplicitOnly || f.ViewerID != idRestricted {
+		t.Errorf("a restricted user's filter %+v", f)
+	}
+	admin := &auth.Principal{User: &store.User{ID: 90, IsAdmin: true, Restricted: true}}
+	if f := access.Filter(admin); f.ExplicitOnly || !f.ViewerIsAdmin {
+		t.Errorf("a restricted site administrator's filter %+v", f)
+	}
+	if f := access.Filter(w.caller("stranger")); f.ExplicitOnly || f.OnlyPublic {
+		t.Errorf("a plain user's filter %+v", f)
+	}
+	if f := access.Filter(nil); f.ExplicitOnly || f.ViewerID != 0 {
+		t.Errorf("an anonymous filter %+v", f)
+	}
+}
