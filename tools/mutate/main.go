@@ -25,6 +25,8 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -52,6 +54,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: mutate -files a.go,b.go -- test command...")
 		os.Exit(2)
 	}
+	restoreOnInterrupt()
 	var all []mutant
 	for _, f := range strings.Split(*files, ",") {
 		ms, err := mutants(f)
@@ -112,6 +115,28 @@ func mutants(file string) ([]mutant, error) {
 	return out, nil
 }
 
+// pending is the file and content to restore when the run is
+// interrupted; the handler is installed before the first write, so an
+// interrupt at any moment leaves the tree as it was.
+var (
+	pendingMu   sync.Mutex
+	pendingFile string
+	pendingOrig []byte
+)
+
+func restoreOnInterrupt() {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-stop
+		pendingMu.Lock() // held until exit: no new write starts
+		if pendingFile != "" {
+			os.WriteFile(pendingFile, pendingOrig, 0o644)
+		}
+		os.Exit(130)
+	}()
+}
+
 // run applies m, runs the command and restores the file.
 func run(m mutant, cmd []string, timeout time.Duration) string {
 	orig, err := os.ReadFile(m.file)
@@ -122,20 +147,19 @@ func run(m mutant, cmd []string, timeout time.Duration) string {
 		return "error: source moved"
 	}
 	mutated := append(append(append([]byte{}, orig[:m.off]...), m.to...), orig[m.off+len(m.from):]...)
-	if err := os.WriteFile(m.file, mutated, 0o644); err != nil {
+	pendingMu.Lock()
+	pendingFile, pendingOrig = m.file, orig
+	err = os.WriteFile(m.file, mutated, 0o644)
+	pendingMu.Unlock()
+	defer func() {
+		pendingMu.Lock()
+		os.WriteFile(m.file, orig, 0o644)
+		pendingFile, pendingOrig = "", nil
+		pendingMu.Unlock()
+	}()
+	if err != nil {
 		return "error: " + err.Error()
 	}
-	restore := func() { os.WriteFile(m.file, orig, 0o644) }
-	defer restore()
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt)
-	defer signal.Stop(stop)
-	go func() {
-		if _, ok := <-stop; ok {
-			restore()
-			os.Exit(130)
-		}
-	}()
 
 	vet := exec.Command("go", "vet", "./"+dirOf(m.file))
 	if out, err := vet.CombinedOutput(); err != nil && bytes.Contains(out, []byte(m.file)) {
