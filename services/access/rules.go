@@ -65,8 +65,6 @@ type Rule struct {
 	// Fields are the request fields the rule reads; a method whose
 	// request lacks one stops start-up (CheckRules).
 	Fields []string
-	// Doc says whom the rule allows, in a line.
-	Doc    string
 	decide func(ctx context.Context, c *Checker, s *subject) (*Object, error)
 }
 
@@ -94,9 +92,9 @@ var errTargetNotFound = errs.New(errs.NotFound, "")
 
 // Rules is the registry of object rules, by the name policies use.
 var Rules = map[string]Rule{
+	// issue-poster-or-writer: the issue's poster, or a writer of its unit.
 	"issue-poster-or-writer": {
 		On: auth.RepositoryResource, Fields: []string{"index"},
-		Doc: "the issue's poster, or a writer of its unit",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			is, err := c.issue(ctx, s, errTargetNotFound)
 			if err != nil {
@@ -105,9 +103,9 @@ var Rules = map[string]Rule{
 			return &Object{Issue: is}, posterOrWriter(s.repo, s.caller, is.PosterID, NotPosterMessage)
 		},
 	},
+	// comment-poster-or-writer: the comment's poster, or a writer of the issues unit.
 	"comment-poster-or-writer": {
 		On: auth.RepositoryResource, Fields: []string{"id"},
-		Doc: "the comment's poster, or a writer of the issues unit",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			cm, err := c.comment(ctx, s)
 			if err != nil {
@@ -116,9 +114,9 @@ var Rules = map[string]Rule{
 			return &Object{Comment: cm}, posterOrWriter(s.repo, s.caller, cm.PosterID, NotPosterMessage)
 		},
 	},
+	// issue-unlocked-or-writer: anyone the resource admits on an unlocked issue; writers on a locked one.
 	"issue-unlocked-or-writer": {
 		On: auth.RepositoryResource, Fields: []string{"index"},
-		Doc: "anyone the resource admits on an unlocked issue; writers on a locked one",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			is, err := c.issue(ctx, s, errTargetNotFound)
 			if err != nil {
@@ -130,9 +128,9 @@ var Rules = map[string]Rule{
 			return &Object{Issue: is}, nil
 		},
 	},
+	// issue-files-poster-or-writer: the issue's poster, or a writer of its unit (its files).
 	"issue-files-poster-or-writer": {
 		On: auth.RepositoryResource, Fields: []string{"index"},
-		Doc: "the issue's poster, or a writer of its unit (its files)",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			is, err := c.issue(ctx, s, errTargetNotFound)
 			if err != nil {
@@ -141,9 +139,9 @@ var Rules = map[string]Rule{
 			return &Object{Issue: is}, posterOrWriter(s.repo, s.caller, is.PosterID, WriteIssueMessage)
 		},
 	},
+	// comment-files-poster-or-admin: a writer of the issues unit who posted the comment, or an administrator of the repository (its files).
 	"comment-files-poster-or-admin": {
 		On: auth.RepositoryResource, Fields: []string{"id"},
-		Doc: "a writer of the issues unit who posted the comment, or an administrator of the repository (its files)",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			cm, err := c.comment(ctx, s)
 			if err != nil {
@@ -156,9 +154,9 @@ var Rules = map[string]Rule{
 			return nil, errs.New(errs.PermissionDenied, EditCommentMessage)
 		},
 	},
+	// thread-owner-or-admin: the thread's owner, or a site administrator.
 	"thread-owner-or-admin": {
 		On: auth.NoResource, Fields: []string{"id"},
-		Doc: "the thread's owner, or a site administrator",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			id := intField(s.req, "id")
 			t, err := c.store.NotificationByID(ctx, id)
@@ -174,9 +172,9 @@ var Rules = map[string]Rule{
 			return &Object{Thread: t}, nil
 		},
 	},
+	// collaborator-self-or-repo-admin: an administrator of the repository, or the collaborator asking about themself.
 	"collaborator-self-or-repo-admin": {
 		On: auth.RepositoryResource, Fields: []string{"collaborator"},
-		Doc: "an administrator of the repository, or the collaborator asking about themself",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			u, err := c.individual(ctx, stringField(s.req, "collaborator"), s.caller)
 			if err != nil {
@@ -188,23 +186,23 @@ var Rules = map[string]Rule{
 			return nil, errs.New(errs.PermissionDenied, QueryPermMessage)
 		},
 	},
+	// member-self-publicize: the member themself.
 	"member-self-publicize": {
 		On: auth.OrganizationResource, Fields: []string{"username"},
-		Doc: "the member themself",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			return c.self(ctx, s, PublicizeOtherMessage)
 		},
 	},
+	// member-self-conceal: the member themself.
 	"member-self-conceal": {
 		On: auth.OrganizationResource, Fields: []string{"username"},
-		Doc: "the member themself",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			return c.self(ctx, s, ConcealOtherMessage)
 		},
 	},
+	// team-repo-admin: an administrator of the repository the request names (org/repo).
 	"team-repo-admin": {
 		On: auth.TeamResource, Fields: []string{"org", "repo"},
-		Doc: "an administrator of the repository the request names (org/repo)",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			r, err := c.Resolve(ctx, stringField(s.req, "org"), stringField(s.req, "repo"), s.caller)
 			if err != nil {
@@ -216,9 +214,9 @@ var Rules = map[string]Rule{
 			return &Object{Repo: r}, nil
 		},
 	},
+	// org-repo-creator: a member of a team that may create repositories (owners do), or a site administrator.
 	"org-repo-creator": {
-		On:  auth.OrganizationResource,
-		Doc: "a member of a team that may create repositories (owners do), or a site administrator",
+		On: auth.OrganizationResource,
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			if s.caller.IsAdmin() {
 				return &Object{}, nil
@@ -233,16 +231,16 @@ var Rules = map[string]Rule{
 			return &Object{}, nil
 		},
 	},
+	// org-creator: a site administrator, or a user allowed to create organizations while the site allows it.
 	"org-creator": {
-		On:  auth.NoResource,
-		Doc: "a site administrator, or a user allowed to create organizations while the site allows it",
+		On: auth.NoResource,
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			return &Object{}, c.mayCreateOrg(s.caller)
 		},
 	},
+	// migration-owner: the caller's own account, an organization they own, or any account for a site administrator.
 	"migration-owner": {
 		Fields: []string{"repo_owner", "uid"},
-		Doc:    "the caller's own account, an organization they own, or any account for a site administrator",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			u, err := c.migrationOwner(ctx, s)
 			if err != nil {
@@ -251,16 +249,16 @@ var Rules = map[string]Rule{
 			return &Object{User: u}, c.mayCreateIn(ctx, s.caller, u)
 		},
 	},
+	// relate-issue: the other issue (meta) readable in its own repository and unit.
 	"relate-issue": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
-		Doc: "the other issue (meta) readable in its own repository and unit",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			return c.relate(ctx, s, store.AccessRead, auth.WritesUndeclared)
 		},
 	},
+	// relate-issue-writable: the other issue (meta) writable in its own repository and unit.
 	"relate-issue-writable": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
-		Doc: "the other issue (meta) writable in its own repository and unit",
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			return c.relate(ctx, s, store.AccessWrite, auth.WritesIssues)
 		},
