@@ -16,6 +16,10 @@ import (
 const (
 	maxTopicsPerRepo = 25
 	maxTopicLength   = 35
+	// maxTopicNames bounds the names one request may send, so that
+	// sorting them out costs nothing a client could inflate; any list this
+	// long holds more than 25 distinct names or is padding.
+	maxTopicNames = 1000
 )
 
 var topicPattern = regexp.MustCompile(`^[a-z0-9][-.a-z0-9]*$`)
@@ -43,11 +47,13 @@ func validTopic(name string) bool {
 // dropped, as Gitea does.
 func sanitizeTopics(names []string) (valid, invalid []string) {
 	valid, invalid = []string{}, []string{}
+	seen := map[string]bool{}
 	for _, n := range names {
 		n = normalTopic(n)
 		switch {
-		case n == "" || slices.Contains(valid, n):
+		case n == "" || seen[n]:
 		case validTopic(n):
+			seen[n] = true
 			valid = append(valid, n)
 		default:
 			invalid = append(invalid, n)
@@ -70,6 +76,9 @@ func (s *Service) Topics(r *access.Repo, offset, limit int) ([]string, int64) {
 // SetTopics replaces r's topics with names (PUT .../topics): more than 25
 // valid names, or any invalid one, is refused with Gitea's 422 body.
 func (s *Service) SetTopics(ctx context.Context, r *access.Repo, names []string) error {
+	if len(names) > maxTopicNames {
+		return errTooManyTopics.WithFields(map[string]any{"invalidTopics": nil})
+	}
 	valid, invalid := sanitizeTopics(names)
 	if len(valid) > maxTopicsPerRepo {
 		return errTooManyTopics.WithFields(map[string]any{"invalidTopics": nil})

@@ -71,6 +71,15 @@ func TestTopicRules(t *testing.T) {
 	if f := fieldsOf(t, err, "Exceeding maximum number of topics per repo"); !reflect.DeepEqual(f, map[string]any{"invalidTopics": nil}) {
 		t.Fatalf("fields %v", f)
 	}
+	// A list longer than any real one is refused before it is sorted out.
+	huge := make([]string, maxTopicNames+1)
+	for i := range huge {
+		huge[i] = fmt.Sprintf("n%d", i)
+	}
+	err = svc.SetTopics(ctx, repo, huge)
+	if f := fieldsOf(t, err, "Exceeding maximum number of topics per repo"); !reflect.DeepEqual(f, map[string]any{"invalidTopics": nil}) {
+		t.Fatalf("a list of %d names: fields %v", len(huge), f)
+	}
 	err = svc.SetTopics(ctx, repo, []string{"ok", "Not OK", "-bad"})
 	if f := fieldsOf(t, err, "Topic names are invalid"); !reflect.DeepEqual(f, map[string]any{"invalidTopics": []string{"not ok", "-bad"}}) {
 		t.Fatalf("fields %v", f)
