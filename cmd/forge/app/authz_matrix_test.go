@@ -33,7 +33,9 @@ var updateAuthz = flag.Bool("update-authz", false, "rewrite testdata/authz_polic
 // merged policy table, so a new method is covered without writing a test.
 // Every method is called over real gRPC by every kind of caller with only
 // its resource named: the repository (owner and repo, or id) on a private
-// and a public repository; the organization or team on a public and a
+// and a public repository (alice's, with a collaborator at every level;
+// and an organization's, for members of teams with only some units, who
+// must be refused every unit their teams do not give); the organization or team on a public and a
 // private organization (authz_matrix_orgs_test.go); for a method without
 // a resource, the user it names, if any (authz_matrix_users_test.go).
 //
@@ -117,21 +119,27 @@ type matrixCount struct{ refused, allowed, want int }
 func (m *matrix) callsPerMethod(k auth.ResourceKind) int {
 	switch k {
 	case auth.RepositoryResource:
-		return 2 * len(m.callers)
+		return 2 * (len(m.callers) + len(m.unitCallers))
 	case auth.OrganizationResource, auth.TeamResource:
 		return len(m.orgs.orgs) * len(m.orgs.callers)
 	}
 	return len(m.users.callers)
 }
 
-// checkRepoMethod calls method as every caller on the private and the
-// public repository.
+// checkRepoMethod calls method as every caller on alice's private and
+// public repositories, and as every member with only some units on the
+// private and public repositories of the organization mxunits.
 func (m *matrix) checkRepoMethod(t *testing.T, md protoreflect.MethodDescriptor, method string, pol auth.Policy, count *matrixCount) {
+	m.checkRepoCalls(t, md, method, pol, count, false, m.callers)
+	m.checkRepoCalls(t, md, method, pol, count, true, m.unitCallers)
+}
+
+func (m *matrix) checkRepoCalls(t *testing.T, md protoreflect.MethodDescriptor, method string, pol auth.Policy, count *matrixCount, inOrg bool, callers []caller) {
 	for _, private := range []bool{true, false} {
-		repo := m.repo(private)
+		repo := m.repo(inOrg, private)
 		before := m.fingerprint(repo)
 		var allowed []caller
-		for _, c := range m.callers {
+		for _, c := range callers {
 			want := c.expect(pol, private)
 			if want == codes.OK {
 				allowed = append(allowed, c)
@@ -153,7 +161,7 @@ func (m *matrix) checkRepoMethod(t *testing.T, md protoreflect.MethodDescriptor,
 		}
 		// The answer for a repository nobody can see, as the site
 		// administrator gets it: an allowed caller must not get it.
-		missing := &store.Repository{ID: 1 << 40, Name: "mx-missing", IsPrivate: private}
+		missing := &store.Repository{ID: 1 << 40, OwnerID: repo.OwnerID, Name: "mx-missing", IsPrivate: private}
 		hidden := status.Convert(m.call(md, method, pol, missing, m.siteAdmin()))
 		for _, c := range allowed {
 			count.allowed++
@@ -195,6 +203,10 @@ type caller struct {
 	name            string
 	token           string // "" for anonymous
 	private, public store.AccessMode
+	// units, when set, are the only units a team gives the caller, at
+	// these modes, on top of private or public (a member of a team with
+	// only some units); nil: every unit at private or public.
+	units map[auth.Unit]store.AccessMode
 	// scopes are the token's, nil for an all-scopes token.
 	scopes    []string
 	publicOny bool
@@ -221,17 +233,16 @@ func tokenHas(scopes []string, pol auth.Policy) bool {
 // repository must give: the order is the interceptor's (sign-in, token
 // scope, visibility, public-only tokens, level).
 func (c caller) expect(pol auth.Policy, private bool) codes.Code {
-	mode := c.mode(private)
 	switch {
 	case c.token == "" && pol.Access != auth.Public:
 		return codes.Unauthenticated
 	case c.lacksScope(pol):
 		return codes.PermissionDenied
-	case mode == store.AccessNone:
+	case c.mode(auth.UnitAny, private) == store.AccessNone:
 		return codes.NotFound
 	case private && c.publicOny:
 		return codes.PermissionDenied
-	case mode < pol.Resource.Need:
+	case c.mode(pol.Resource.Unit, private) < pol.Resource.Need:
 		return codes.PermissionDenied
 	}
 	return codes.OK
@@ -240,18 +251,29 @@ func (c caller) expect(pol auth.Policy, private bool) codes.Code {
 // levelRefused reports that c's refusal is the level's (not scope or
 // public-only), so Gitea's message for the level applies.
 func (c caller) levelRefused(pol auth.Policy, private bool) bool {
-	return !c.lacksScope(pol) && !(private && c.publicOny) && c.mode(private) < pol.Resource.Need
+	return !c.lacksScope(pol) && !(private && c.publicOny) && c.mode(pol.Resource.Unit, private) < pol.Resource.Need
 }
 
-func (c caller) mode(private bool) store.AccessMode {
+// mode is c's access to unit u (any unit: the best of them) of the
+// private or the public repository.
+func (c caller) mode(u auth.Unit, private bool) store.AccessMode {
+	out := c.public
 	if private {
-		return c.private
+		out = c.private
 	}
-	return c.public
+	for unit, mode := range c.units {
+		if unit == u || u == auth.UnitAny {
+			out = max(out, mode)
+		}
+	}
+	return out
 }
 
 func levelMessage(need store.AccessMode) string {
 	switch need {
+	case store.AccessRead:
+		// Visible through another unit, not the declared one.
+		return access.UnitOffMessage
 	case store.AccessWrite:
 		return access.NeedWriteMessage
 	case store.AccessAdmin:
@@ -261,20 +283,39 @@ func levelMessage(need store.AccessMode) string {
 }
 
 type matrix struct {
-	t               *testing.T
-	s               *testServer
-	callers         []caller
+	t       *testing.T
+	s       *testServer
+	callers []caller
+	// unitCallers are members of teams of unitOrg with only some units;
+	// they are called on unitOrg's repositories.
+	unitCallers     []caller
+	unitOrg         *store.User
 	private, public *store.Repository
-	aliceTok        string
-	orgs            *orgMatrix
-	users           *userMatrix
+	// orgPrivate and orgPublic are unitOrg's repositories.
+	orgPrivate, orgPublic *store.Repository
+	aliceTok              string
+	orgs                  *orgMatrix
+	users                 *userMatrix
 }
 
-func (m *matrix) repo(private bool) *store.Repository {
-	if private {
+func (m *matrix) repo(inOrg, private bool) *store.Repository {
+	switch {
+	case inOrg && private:
+		return m.orgPrivate
+	case inOrg:
+		return m.orgPublic
+	case private:
 		return m.private
 	}
 	return m.public
+}
+
+// owner is the name of repo's owner: alice, or unitOrg.
+func (m *matrix) owner(repo *store.Repository) string {
+	if repo.OwnerID == m.unitOrg.ID {
+		return m.unitOrg.Name
+	}
+	return "alice"
 }
 
 func (m *matrix) siteAdmin() caller {
@@ -288,9 +329,14 @@ func (m *matrix) siteAdmin() caller {
 }
 
 // seedRepo makes alice's repository name with a collaborator at every
-// level.
-func (m *matrix) seedRepo(t *testing.T, name string, private bool) *store.Repository {
+// level; in unitOrg when inOrg, where its teams reach it.
+func (m *matrix) seedRepo(t *testing.T, name string, inOrg, private bool) *store.Repository {
 	s, ctx := m.s, context.Background()
+	if inOrg {
+		body := `{"name":"` + name + `","auto_init":true,"private":` + boolText(private) + `}`
+		expectStatus(t, s.do("POST", "/api/v1/orgs/"+m.unitOrg.Name+"/repos", body, "Authorization", "token "+m.aliceTok, "Content-Type", jsonCT), 201)
+		return s.repoRecord(t, m.unitOrg.Name, name)
+	}
 	s.createRepo(t, m.aliceTok, name, true, private)
 	r := s.repoRecord(t, "alice", name)
 	for name, mode := range map[string]store.AccessMode{"reader": store.AccessRead, "writer": store.AccessWrite, "repoadmin": store.AccessAdmin} {
@@ -317,10 +363,16 @@ func (m *matrix) rebuildRepo(t *testing.T, repo *store.Repository) *store.Reposi
 		}
 		m.s.adminDo(t, "DELETE", "/api/v1/repos/"+owner.Name+"/"+rec.Name, "", 204)
 	}
-	r := m.seedRepo(t, repo.Name, repo.IsPrivate)
-	if repo.IsPrivate {
+	inOrg := repo.OwnerID == m.unitOrg.ID
+	r := m.seedRepo(t, repo.Name, inOrg, repo.IsPrivate)
+	switch {
+	case inOrg && repo.IsPrivate:
+		m.orgPrivate = r
+	case inOrg:
+		m.orgPublic = r
+	case repo.IsPrivate:
 		m.private = r
-	} else {
+	default:
 		m.public = r
 	}
 	return r
@@ -335,8 +387,8 @@ func newMatrix(t *testing.T, s *testServer) *matrix {
 	writerTok := s.seedUser("writer", "writer-password", false)
 	adminTok := s.seedUser("repoadmin", "repoadmin-password", false)
 	m := &matrix{t: t, s: s, aliceTok: aliceTok}
-	m.private = m.seedRepo(t, "secret", true)
-	m.public = m.seedRepo(t, "open", false)
+	m.private = m.seedRepo(t, "secret", false, true)
+	m.public = m.seedRepo(t, "open", false, false)
 	noScopes := []string{"read:misc"} // misc: a category no method needs
 	noScope := s.createToken(t, "writer", "writer-password", "no-repo-scope", noScopes...)
 	publicOnlyScopes := []string{"public-only", "write:repository", "write:user", "write:issue"}
@@ -353,6 +405,7 @@ func newMatrix(t *testing.T, s *testServer) *matrix {
 		{name: "token lacking the scope", token: noScope, private: write, public: write, scopes: noScopes},
 		{name: "public-only token", token: publicOnly, private: write, public: write, scopes: publicOnlyScopes, publicOny: true},
 	}
+	m.seedUnitOrg(t)
 	m.orgs = newOrgMatrix(t, s, strangerTok)
 	m.users = newUserMatrix(t, s, aliceTok)
 	return m
@@ -365,7 +418,7 @@ func (m *matrix) call(md protoreflect.MethodDescriptor, method string, pol auth.
 	if pol.Resource.ByID {
 		req.Set(fields.ByName("id"), protoreflect.ValueOfInt64(repo.ID))
 	} else {
-		req.Set(fields.ByName("owner"), protoreflect.ValueOfString("alice"))
+		req.Set(fields.ByName("owner"), protoreflect.ValueOfString(m.owner(repo)))
 		req.Set(fields.ByName("repo"), protoreflect.ValueOfString(repo.Name))
 	}
 	return m.invoke(md, method, req, c.token)
@@ -433,7 +486,7 @@ func (m *matrix) fingerprint(repo *store.Repository) string {
 	for _, c := range collabs {
 		fmt.Fprintf(&b, " %s:%d", c.User.Name, c.Mode)
 	}
-	fmt.Fprintf(&b, " refs[%s]", gitCmd(t, m.s.repoDir("alice", repo.Name), "for-each-ref"))
+	fmt.Fprintf(&b, " refs[%s]", gitCmd(t, m.s.repoDir(m.owner(repo), repo.Name), "for-each-ref"))
 	return b.String()
 }
 
@@ -547,4 +600,51 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// seedUnitOrg makes the organization mxunits, owned by alice, with two
+// teams that reach all its repositories with only some units: "coders"
+// (code, read: coder) and "trackers" (issues and pull requests, write:
+// tracker), and its private and public repositories "secret" and "open".
+// Over every repository method, coder and tracker must be refused what
+// their units do not give, even where the repository is visible to them.
+func (m *matrix) seedUnitOrg(t *testing.T) {
+	s, ctx, st := m.s, context.Background(), m.s.App.Store
+	alice, err := st.UserByName(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.unitOrg = &store.User{Name: "mxunits", Visibility: store.VisibilityPublic}
+	if err := st.CreateOrganization(ctx, m.unitOrg, alice.ID); err != nil {
+		t.Fatal(err)
+	}
+	none, read, write := store.AccessNone, store.AccessRead, store.AccessWrite
+	for _, tm := range []struct {
+		member string
+		mode   store.AccessMode
+		units  map[auth.Unit]store.AccessMode
+	}{
+		{"coder", read, map[auth.Unit]store.AccessMode{auth.UnitCode: read}},
+		{"tracker", write, map[auth.Unit]store.AccessMode{auth.UnitIssues: write, auth.UnitPulls: write}},
+	} {
+		tok := s.seedUser(tm.member, tm.member+"-password", false)
+		team := &store.Team{OrgID: m.unitOrg.ID, Name: tm.member + "s", Authorize: tm.mode, IncludesAllRepositories: true}
+		for u, mode := range tm.units {
+			unitType := map[auth.Unit]int{auth.UnitCode: store.UnitTypeCode, auth.UnitIssues: store.UnitTypeIssues, auth.UnitPulls: store.UnitTypePullRequests}[u]
+			team.Units = append(team.Units, store.TeamUnit{Type: unitType, AccessMode: mode})
+		}
+		if err := st.CreateTeam(ctx, team); err != nil {
+			t.Fatal(err)
+		}
+		u, err := st.UserByName(ctx, tm.member)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddTeamMember(ctx, team.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		m.unitCallers = append(m.unitCallers, caller{name: tm.member + " (only some units)", token: tok, private: none, public: read, units: tm.units})
+	}
+	m.orgPrivate = m.seedRepo(t, "secret", true, true)
+	m.orgPublic = m.seedRepo(t, "open", true, false)
 }
