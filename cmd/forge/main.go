@@ -4,6 +4,7 @@
 //	forge [--config FILE] migrate
 //	forge [--config FILE] admin user create|list|delete|change-password|totp ...
 //	forge vmess compile|decompile|check ...
+//	forge bench --url URL ...
 package main
 
 import (
@@ -11,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"forge/cmd/forge/bench"
 )
 
 func main() {
@@ -29,6 +32,8 @@ commands:
   admin user change-password --username U --password P
   admin user totp enable|disable --username U
   vmess compile|decompile|check ...   VMess inbound configuration tools
+  bench --url URL ...        seed a dataset and measure a Gitea-API server against
+                             a bare-HTTP ceiling (forge bench --help)
 
 The configuration file defaults to ./custom/conf/app.ini when it exists.
 `
@@ -57,6 +62,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return env.admin(args[1:])
 	case "vmess":
 		return vmessCommand(args[1:], stdin, stdout, stderr)
+	case "bench":
+		return bench.Run(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
