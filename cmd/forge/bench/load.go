@@ -155,13 +155,13 @@ func measure(ctx context.Context, o *options, ds dataset, eps []endpoint, log io
 			if o.pid > 0 {
 				p.RSSBytes = rss(o.pid)
 			}
-			res.add(p, e, c)
+			p = res.add(p, e, c)
 			progress(log, len(res.Points), total, p)
 			if ceil != nil {
 				t.URL = ceil.URL + e.Path
 				q := attack(ctx, t, c, o.duration)
 				q.Target, q.Ceiling = "ceiling", true
-				res.add(q, e, c)
+				q = res.add(q, e, c)
 				progress(log, len(res.Points), total, q)
 			}
 			if err := ctx.Err(); err != nil {
@@ -180,9 +180,10 @@ func authFor(e endpoint, ds dataset) string {
 	return "token " + ds.Token
 }
 
-func (r *results) add(p point, e endpoint, c int) {
+func (r *results) add(p point, e endpoint, c int) point {
 	p.Endpoint, p.Method, p.Path, p.Concurrency = e.Name, e.Method, e.Path, c
 	r.Points = append(r.Points, p)
+	return p
 }
 
 // ratios fills each target point's ratio from the ceiling point of the
@@ -242,8 +243,12 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // progress prints one line per measured point.
 func progress(w io.Writer, i, total int, p point) {
-	fmt.Fprintf(w, "bench: [%d/%d] %-12s c=%-3d %-10s %9.1f req/s  p50 %7.2fms  p99 %7.2fms  errors %d\n",
+	line := fmt.Sprintf("bench: [%d/%d] %s c=%d %s: %.1f req/s, p50 %.2f ms, p99 %.2f ms, %d errors",
 		i, total, p.Endpoint, p.Concurrency, p.Target, p.RPS, p.P50Ms, p.P99Ms, p.Errors)
+	if p.FirstError != "" {
+		line += " (first: " + p.FirstError + ")"
+	}
+	fmt.Fprintln(w, line)
 }
 
 // rss is the resident memory of process pid in bytes (Linux), or 0.

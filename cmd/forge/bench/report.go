@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
+	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -17,10 +19,17 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// writeTable prints one row per point, target and ceiling rows together.
+// writeTable prints one row per point, target and ceiling rows together:
+// names left-aligned, numbers right-aligned.
 func writeTable(w io.Writer, r *results) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tc\ttarget\treq/s\tp50 ms\tp99 ms\terrors\tRSS MiB\tratio\t")
+	ew, tw := len("endpoint"), len("ceiling")
+	for _, p := range r.Points {
+		ew, tw = max(ew, len(p.Endpoint)), max(tw, len(p.Target))
+	}
+	row := func(endpoint, c, target, rps, p50, p99, errs, mem, ratio string) {
+		fmt.Fprintf(w, "%-*s %5s  %-*s %10s %9s %9s %7s %8s %6s\n", ew, endpoint, c, tw, target, rps, p50, p99, errs, mem, ratio)
+	}
+	row("endpoint", "c", "target", "req/s", "p50 ms", "p99 ms", "errors", "RSS MiB", "ratio")
 	for _, p := range r.Points {
 		mem, ratio := "-", "-"
 		if p.RSSBytes > 0 {
@@ -29,10 +38,9 @@ func writeTable(w io.Writer, r *results) {
 		if p.Ratio > 0 {
 			ratio = fmt.Sprintf("%.2f", p.Ratio)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.1f\t%.2f\t%.2f\t%d\t%s\t%s\t\n",
-			p.Endpoint, p.Concurrency, p.Target, p.RPS, p.P50Ms, p.P99Ms, p.Errors, mem, ratio)
+		row(p.Endpoint, strconv.Itoa(p.Concurrency), p.Target, fmt.Sprintf("%.1f", p.RPS),
+			fmt.Sprintf("%.2f", p.P50Ms), fmt.Sprintf("%.2f", p.P99Ms), strconv.FormatUint(p.Errors, 10), mem, ratio)
 	}
-	tw.Flush()
 }
 
 // writeFiles writes bench.json, bench.png and bench.svg into dir.
@@ -63,18 +71,30 @@ func writeFiles(dir string, r *results) error {
 }
 
 // throughputPlots is one plot per endpoint: req/s against concurrency, a
-// line per target (the server and the ceiling).
+// line per target (the server and the ceiling). Both axes are logarithmic:
+// concurrencies are usually powers of two, and the ceiling is often ten or
+// a hundred times the server, which a linear axis would flatten to zero.
 func throughputPlots(r *results) ([][]*plot.Plot, int, int, error) {
 	var names []string
+	var concs []float64
 	series := map[string]map[string]plotter.XYs{} // endpoint → target → points
-	maxC := 1
 	for _, p := range r.Points {
 		if series[p.Endpoint] == nil {
 			series[p.Endpoint] = map[string]plotter.XYs{}
 			names = append(names, p.Endpoint)
 		}
-		series[p.Endpoint][p.Target] = append(series[p.Endpoint][p.Target], plotter.XY{X: float64(p.Concurrency), Y: p.RPS})
-		maxC = max(maxC, p.Concurrency)
+		// A point with no successful request has no place on a log axis.
+		if p.RPS > 0 {
+			series[p.Endpoint][p.Target] = append(series[p.Endpoint][p.Target], plotter.XY{X: float64(p.Concurrency), Y: p.RPS})
+		}
+		if c := float64(p.Concurrency); !slices.Contains(concs, c) {
+			concs = append(concs, c)
+		}
+	}
+	slices.Sort(concs)
+	var ticks []plot.Tick
+	for _, c := range concs {
+		ticks = append(ticks, plot.Tick{Value: c, Label: strconv.FormatFloat(c, 'f', -1, 64)})
 	}
 	cols := min(3, len(names))
 	rows := (len(names) + cols - 1) / cols
@@ -87,23 +107,33 @@ func throughputPlots(r *results) ([][]*plot.Plot, int, int, error) {
 		p.Title.Text = name
 		p.X.Label.Text = "concurrency"
 		p.Y.Label.Text = "req/s"
-		p.X.Min, p.X.Max = 0, float64(maxC)*1.05
-		p.Y.Min = 0
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.ConstantTicks(ticks)
+		p.X.Min, p.X.Max = concs[0]/1.5, concs[len(concs)-1]*1.5
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		lo, hi := math.Inf(1), 0.0
 		for k, target := range []string{r.Target, "ceiling"} {
-			xys, ok := series[name][target]
-			if !ok {
+			xys := series[name][target]
+			if len(xys) == 0 {
 				continue
 			}
 			line, dots, err := plotter.NewLinePoints(xys)
 			if err != nil {
 				return nil, 0, 0, err
 			}
-			line.Color = plotutil.Color(k)
-			dots.Color = plotutil.Color(k)
-			dots.Shape = plotutil.Shape(k)
+			line.Color, dots.Color, dots.Shape = plotutil.Color(k), plotutil.Color(k), plotutil.Shape(k)
 			p.Add(line, dots)
 			p.Legend.Add(target, line, dots)
+			for _, xy := range xys {
+				lo, hi = min(lo, xy.Y), max(hi, xy.Y)
+			}
 		}
+		if hi > 0 {
+			// Room above the lines for the legend, and a decade below.
+			p.Y.Min, p.Y.Max = lo/10, hi*20
+		} else {
+			p.Y.Min, p.Y.Max = 1, 10
+		}
+		p.Title.Padding = 3 * vg.Millimeter // keeps the legend clear of the title
 		p.Legend.Top, p.Legend.Left = true, true
 		p.Add(plotter.NewGrid())
 		plots[i/cols][i%cols] = p
