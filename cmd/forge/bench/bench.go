@@ -131,8 +131,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 		return nil, errors.New("--duration must be positive")
 	}
 	s := o.sizes
-	if s.Labels < 0 || s.Issues < 0 || s.Comments < 0 || s.Commits < 1 {
-		return nil, errors.New("sizes must not be negative, and --commits at least 1 (the README)")
+	if s.Labels < 0 || s.Comments < 0 || s.Issues < 1 || s.Commits < 1 {
+		return nil, errors.New("sizes must not be negative, and --issues and --commits at least 1 (one issue and the README are measured)")
 	}
 	if *eps != "" {
 		known := map[string]bool{}

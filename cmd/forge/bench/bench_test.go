@@ -244,6 +244,21 @@ func TestBenchAgainstForge(t *testing.T) {
 	if strings.Contains(stdout.String(), "ceiling") {
 		t.Errorf("--no-ceiling measured the ceiling:\n%s", stdout.String())
 	}
+
+	// A user forge bench did not create is left alone: no password reset.
+	stderr.Reset()
+	args = []string{"--url", base, "--user", "root", "--labels", "1", "--issues", "1", "--comments", "0", "--commits", "1",
+		"--concurrency", "1", "--duration", "100ms", "--endpoints", "version"}
+	if code := bench.Run(args, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), `user "root" exists and was not created by forge bench`) {
+		t.Errorf("bench as an existing user: exit %d, stderr %s", code, stderr.String())
+	}
+	req, _ := http.NewRequest("GET", base+"/api/v1/user", nil)
+	req.SetBasicAuth("root", "root-password-1")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("root's password no longer works: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 }
 
 // containsRow reports whether a table line starts with the endpoint and
@@ -284,6 +299,7 @@ func TestBenchRefusesTokenFlagsAndBadInput(t *testing.T) {
 		{[]string{"--url", "http://u:p@127.0.0.1:1"}, "must not carry credentials"},
 		{[]string{"--url", "127.0.0.1:1"}, "--url must be an http(s) URL"},
 		{[]string{"--url", "http://127.0.0.1:1", "--concurrency", "1,0"}, "not a positive number"},
+		{[]string{"--url", "http://127.0.0.1:1", "--issues", "0"}, "--issues and --commits at least 1"},
 		{[]string{"--url", "http://127.0.0.1:1", "--endpoints", "version,nope"}, `unknown endpoint "nope"`},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -23,6 +23,9 @@ const (
 	dataRepo  = "bench"
 	writeRepo = "bench-writes"
 	tokenName = "forge-bench"
+	// userMark is the full name of the seeded user: a user of that name
+	// without it is somebody else's, and is left alone.
+	userMark = "forge bench dataset"
 )
 
 // dataset is what the load needs to know about the seeded data.
@@ -58,16 +61,23 @@ func seed(ctx context.Context, admin *client, user string, sz sizes, log io.Writ
 	// The user's password is new on every run (the previous one was never
 	// kept), so an existing user gets it reset; nothing is duplicated.
 	password := randomHex(24)
-	status, err := admin.json(ctx, "GET", "/api/v1/users/"+url.PathEscape(user), nil, nil, 200, 404)
+	var existingUser struct {
+		FullName string `json:"full_name"`
+	}
+	status, err := admin.json(ctx, "GET", "/api/v1/users/"+url.PathEscape(user), nil, &existingUser, 200, 404)
 	if err != nil {
 		return ds, err
 	}
 	if status == 404 {
 		_, err = admin.json(ctx, "POST", "/api/v1/admin/users", map[string]any{
 			"username": user, "email": user + "@bench.example.com", "password": password,
-			"must_change_password": false,
+			"full_name": userMark, "must_change_password": false,
 		}, nil, 201)
 		n.Users++
+	} else if existingUser.FullName != userMark {
+		// Never reset the password of somebody's real account.
+		return ds, fmt.Errorf("user %q exists and was not created by forge bench (full name %q, not %q): choose another --user",
+			user, existingUser.FullName, userMark)
 	} else {
 		_, err = admin.json(ctx, "PATCH", "/api/v1/admin/users/"+url.PathEscape(user), map[string]any{
 			"login_name": user, "source_id": 0, "password": password, "must_change_password": false,
@@ -209,6 +219,9 @@ func seed(ctx context.Context, admin *client, user string, sz sizes, log io.Writ
 			}
 			is = issue{number: created.Number}
 			n.Issues++
+			if n.Issues%50 == 0 {
+				fmt.Fprintf(log, "bench: seed: %d issues created\n", n.Issues)
+			}
 		}
 		for c := is.comments; c < sz.Comments; c++ {
 			if _, err := api.json(ctx, "POST", fmt.Sprintf("%s%s/issues/%d/comments", repo, dataRepo, is.number),
