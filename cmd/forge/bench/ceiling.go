@@ -9,8 +9,8 @@ import (
 )
 
 // ceiling is the bare-HTTP reference: a net/http server on loopback that
-// answers each endpoint with the status, content type and body the target
-// gave, doing no other work. Its req/s is what the load generator, the
+// answers each endpoint with the status, content type and encoding and the
+// body bytes the target gave, doing no other work. Its req/s is what the load generator, the
 // loopback network and net/http can do on this machine for those bytes, so
 // target/ceiling is the share of that the server achieves.
 type ceiling struct {
@@ -50,8 +50,10 @@ func (c *ceiling) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	h := w.Header()
-	if ct := r.header.Get("Content-Type"); ct != "" {
-		h.Set("Content-Type", ct)
+	for _, k := range []string{"Content-Type", "Content-Encoding"} {
+		if v := r.header.Get(k); v != "" {
+			h.Set(k, v)
+		}
 	}
 	h.Set("Content-Length", strconv.Itoa(len(r.body)))
 	w.WriteHeader(r.status)

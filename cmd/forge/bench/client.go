@@ -17,6 +17,9 @@ type client struct {
 	base string // no trailing slash
 	auth string // Authorization header value; empty for anonymous calls
 	http *http.Client
+	// wire asks for gzip itself, so that a compressed answer is read as
+	// sent (with its Content-Encoding) rather than decompressed.
+	wire bool
 }
 
 func newClient(base, auth string) *client {
@@ -62,6 +65,9 @@ func (c *client) call(ctx context.Context, method, path string, body any) (reply
 	}
 	if c.auth != "" {
 		req.Header.Set("Authorization", c.auth)
+	}
+	if c.wire {
+		req.Header.Set("Accept-Encoding", "gzip")
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

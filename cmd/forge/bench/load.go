@@ -125,12 +125,9 @@ func measure(ctx context.Context, o *options, ds dataset, eps []endpoint, log io
 	// every call with success before minutes are spent measuring, and
 	// its answer is what the ceiling serves.
 	for _, e := range eps {
-		r, err := api.with(authFor(e, ds)).call(ctx, e.Method, e.Path, e.Body)
+		r, err := capture(ctx, api, e, ds)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.Name, err)
-		}
-		if r.status < 200 || r.status > 299 {
-			return nil, fmt.Errorf("%s: %s %s answered %d: %s", e.Name, e.Method, e.Path, r.status, clip(r.body))
+			return nil, err
 		}
 		if ceil != nil {
 			ceil.record(e.Method, e.Path, r)
@@ -171,6 +168,22 @@ func measure(ctx context.Context, o *options, ds dataset, eps []endpoint, log io
 	}
 	res.ratios()
 	return res, nil
+}
+
+// capture calls e once and requires a success; the answer is read as it
+// came over the wire (compressed when the server compresses, as it does
+// for vegeta, whose transport asks for gzip).
+func capture(ctx context.Context, api *client, e endpoint, ds dataset) (reply, error) {
+	probe := api.with(authFor(e, ds))
+	probe.wire = true
+	r, err := probe.call(ctx, e.Method, e.Path, e.Body)
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", e.Name, err)
+	}
+	if r.status < 200 || r.status > 299 {
+		return r, fmt.Errorf("%s: %s %s answered %d: %s", e.Name, e.Method, e.Path, r.status, clip(r.body))
+	}
+	return r, nil
 }
 
 func authFor(e endpoint, ds dataset) string {
