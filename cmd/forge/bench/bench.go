@@ -120,6 +120,9 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	if o.name == "" {
 		o.name = u.Host
 	}
+	if o.name == "ceiling" {
+		return nil, errors.New(`--name "ceiling" is the bare-HTTP reference's; choose another`)
+	}
 	for _, f := range strings.Split(*conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {

@@ -300,6 +300,7 @@ func TestBenchRefusesTokenFlagsAndBadInput(t *testing.T) {
 		{[]string{"--url", "127.0.0.1:1"}, "--url must be an http(s) URL"},
 		{[]string{"--url", "http://127.0.0.1:1", "--concurrency", "1,0"}, "not a positive number"},
 		{[]string{"--url", "http://127.0.0.1:1", "--issues", "0"}, "--issues and --commits at least 1"},
+		{[]string{"--url", "http://127.0.0.1:1", "--name", "ceiling"}, `--name "ceiling" is the bare-HTTP reference's`},
 		{[]string{"--url", "http://127.0.0.1:1", "--endpoints", "version,nope"}, `unknown endpoint "nope"`},
 	} {
 		var stdout, stderr bytes.Buffer
