@@ -266,3 +266,87 @@ func TestTeamAccessAgrees(t *testing.T) {
 		}
 	})
 }
+
+// TestTeamMoveKeepsMembership: a member of one team only is moved to
+// another team by two concurrent requests (removal from the first, add to
+// the second), each through its own store on one database as two servers
+// would. Whatever the interleaving, the user ends in the second team and
+// in the organization: the removal must not decide the user is teamless
+// on a snapshot that misses the add.
+func TestTeamMoveKeepsMembership(t *testing.T) {
+	for _, kind := range storetest.Backends {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			cfg := storetest.Database(t, kind)
+			var stores []*store.Store
+			for range 2 {
+				s, err := store.Open(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				if err := s.Migrate(ctx); err != nil {
+					t.Fatal(err)
+				}
+				stores = append(stores, s)
+			}
+			s := stores[0]
+			u := mkUsers(t, s, "ann", "mover")
+			ann, mover := u[0], u[1]
+			org, _ := newOrg(t, s, "acme", store.VisibilityPublic, ann)
+			var teams [2]*store.Team
+			for i, name := range []string{"a", "b"} {
+				teams[i] = &store.Team{OrgID: org.ID, Name: name, Authorize: store.AccessRead,
+					Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessRead}}}
+				if err := s.CreateTeam(ctx, teams[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.AddTeamMember(ctx, teams[0].ID, mover.ID); err != nil {
+				t.Fatal(err)
+			}
+			rounds := 200
+			if testing.Short() {
+				rounds = 40
+			}
+			for round := range rounds {
+				// The mover starts in team from only and goes to team to.
+				from, to := teams[round%2], teams[(round+1)%2]
+				if in, err := s.IsTeamMember(ctx, from.ID, mover.ID); err != nil || !in {
+					t.Fatalf("round %d: mover not in %s at the start (%v)", round, from.Name, err)
+				}
+				var wg sync.WaitGroup
+				var removeErr, addErr error
+				start := make(chan struct{})
+				wg.Add(2)
+				go func() {
+					defer wg.Done()
+					<-start
+					removeErr = stores[round%2].RemoveTeamMember(ctx, from.ID, mover.ID)
+				}()
+				go func() {
+					defer wg.Done()
+					<-start
+					addErr = stores[(round+1)%2].AddTeamMember(ctx, to.ID, mover.ID)
+				}()
+				close(start)
+				wg.Wait()
+				if removeErr != nil || addErr != nil {
+					t.Fatalf("round %d: remove %v, add %v", round, removeErr, addErr)
+				}
+				in, err := s.IsTeamMember(ctx, to.ID, mover.ID)
+				if err != nil || !in {
+					t.Fatalf("round %d: mover not in team %s (%v)", round, to.Name, err)
+				}
+				m, err := s.OrgMembership(ctx, org.ID, mover.ID)
+				if err != nil || !m.Member {
+					t.Fatalf("round %d: mover is in team %s but not a member of the organization (%+v, %v)", round, to.Name, m, err)
+				}
+				members, _, err := s.ListOrgMembers(ctx, store.OrgMemberListOptions{OrgID: org.ID, Visible: store.UserFilter{All: true}, Limit: 10})
+				if err != nil || len(members) != 2 {
+					t.Fatalf("round %d: %d organization members listed, want 2 (%v)", round, len(members), err)
+				}
+			}
+		})
+	}
+}
