@@ -11,6 +11,7 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/store"
+	"forge/services/store/migrations"
 	"forge/services/store/storetest"
 )
 
@@ -349,4 +350,66 @@ func TestTeamMoveKeepsMembership(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTeamUnitAdminIsNotRepoAdmin: a team below admin whose unit row
+// holds admin (as an earlier version stored units_map "admin") gives its
+// members write on that unit, never the repository's administration; the
+// migration step clamps such rows to write and leaves admin teams alone.
+func TestTeamUnitAdminIsNotRepoAdmin(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u := mkUsers(t, s, "ann", "dev", "boss")
+		ann, dev, boss := u[0], u[1], u[2]
+		org, _ := newOrg(t, s, "acme", store.VisibilityPublic, ann)
+		r := &store.Repository{OwnerID: org.ID, OwnerName: org.Name, Name: "priv", IsPrivate: true, DefaultBranch: "main"}
+		if err := s.CreateRepository(ctx, r, ann.ID); err != nil {
+			t.Fatal(err)
+		}
+		readers := &store.Team{OrgID: org.ID, Name: "readers", Authorize: store.AccessRead, IncludesAllRepositories: true,
+			Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessAdmin}, {Type: store.UnitTypeIssues, AccessMode: store.AccessRead}}}
+		admins := &store.Team{OrgID: org.ID, Name: "admins", Authorize: store.AccessAdmin, IncludesAllRepositories: true,
+			Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessAdmin}}}
+		for _, tm := range []*store.Team{readers, admins} {
+			if err := s.CreateTeam(ctx, tm); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.AddTeamMember(ctx, readers.ID, dev.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddTeamMember(ctx, admins.ID, boss.ID); err != nil {
+			t.Fatal(err)
+		}
+		checker := access.NewChecker(s)
+		check := func(when string) {
+			t.Helper()
+			for _, c := range []struct {
+				who  *store.User
+				want store.AccessMode
+			}{{dev, store.AccessWrite}, {boss, store.AccessOwner}} {
+				got, err := checker.Mode(ctx, r, &auth.Principal{User: c.who})
+				if err != nil || got != c.want {
+					t.Errorf("%s: %s's access %v (%v), want %v", when, c.who.Name, got, err, c.want)
+				}
+			}
+		}
+		check("before the migration")
+		if err := (migrations.History{}).Step0081_team_unit_modes(s.DB()); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			team *store.Team
+			want store.AccessMode
+		}{{readers, store.AccessWrite}, {admins, store.AccessAdmin}} {
+			got, err := s.TeamByID(ctx, c.team.ID)
+			if err != nil || got.UnitMode(store.UnitTypeCode) != c.want {
+				t.Errorf("%s's code unit after the migration: %+v %v, want %v", c.team.Name, got, err, c.want)
+			}
+		}
+		if got, _ := s.TeamByID(ctx, readers.ID); got.UnitMode(store.UnitTypeIssues) != store.AccessRead {
+			t.Errorf("issues unit changed: %v", got.UnitMode(store.UnitTypeIssues))
+		}
+		check("after the migration")
+	})
 }
