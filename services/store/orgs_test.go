@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -269,11 +270,14 @@ func TestTeamAccessAgrees(t *testing.T) {
 }
 
 // TestTeamMoveKeepsMembership: a member of one team only is moved to
-// another team by two concurrent requests (removal from the first, add to
-// the second), each through its own store on one database as two servers
-// would. Whatever the interleaving, the user ends in the second team and
-// in the organization: the removal must not decide the user is teamless
-// on a snapshot that misses the add.
+// another team by two concurrent requests (a drop from the first, an add
+// to the second), each through its own store on one database as two
+// servers would. The drop is a removal from the team, or the deletion of
+// the team; whatever the interleaving, the user ends in the second team
+// and in the organization: the drop must not decide the user is teamless
+// on a snapshot that misses the add. A removal from the organization
+// racing an add leaves the rows agreeing too: a member exactly when in a
+// team.
 func TestTeamMoveKeepsMembership(t *testing.T) {
 	for _, kind := range storetest.Backends {
 		t.Run(kind, func(t *testing.T) {
@@ -295,57 +299,98 @@ func TestTeamMoveKeepsMembership(t *testing.T) {
 			u := mkUsers(t, s, "ann", "mover")
 			ann, mover := u[0], u[1]
 			org, _ := newOrg(t, s, "acme", store.VisibilityPublic, ann)
-			var teams [2]*store.Team
-			for i, name := range []string{"a", "b"} {
-				teams[i] = &store.Team{OrgID: org.ID, Name: name, Authorize: store.AccessRead,
+			n := 0
+			newTeam := func() *store.Team {
+				t.Helper()
+				n++
+				tm := &store.Team{OrgID: org.ID, Name: fmt.Sprintf("t%d", n), Authorize: store.AccessRead,
 					Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessRead}}}
-				if err := s.CreateTeam(ctx, teams[i]); err != nil {
+				if err := s.CreateTeam(ctx, tm); err != nil {
 					t.Fatal(err)
 				}
+				return tm
 			}
-			if err := s.AddTeamMember(ctx, teams[0].ID, mover.ID); err != nil {
+			from := newTeam()
+			if err := s.AddTeamMember(ctx, from.ID, mover.ID); err != nil {
 				t.Fatal(err)
 			}
-			rounds := 200
-			if testing.Short() {
-				rounds = 40
-			}
-			for round := range rounds {
-				// The mover starts in team from only and goes to team to.
-				from, to := teams[round%2], teams[(round+1)%2]
-				if in, err := s.IsTeamMember(ctx, from.ID, mover.ID); err != nil || !in {
-					t.Fatalf("round %d: mover not in %s at the start (%v)", round, from.Name, err)
-				}
+			// race runs drop and add at once, through the two stores.
+			race := func(drop func(*store.Store) error, add func(*store.Store) error) (error, error) {
 				var wg sync.WaitGroup
-				var removeErr, addErr error
+				var dropErr, addErr error
 				start := make(chan struct{})
 				wg.Add(2)
-				go func() {
-					defer wg.Done()
-					<-start
-					removeErr = stores[round%2].RemoveTeamMember(ctx, from.ID, mover.ID)
-				}()
-				go func() {
-					defer wg.Done()
-					<-start
-					addErr = stores[(round+1)%2].AddTeamMember(ctx, to.ID, mover.ID)
-				}()
+				go func() { defer wg.Done(); <-start; dropErr = drop(stores[0]) }()
+				go func() { defer wg.Done(); <-start; addErr = add(stores[1]) }()
 				close(start)
 				wg.Wait()
-				if removeErr != nil || addErr != nil {
-					t.Fatalf("round %d: remove %v, add %v", round, removeErr, addErr)
+				return dropErr, addErr
+			}
+			rounds := 150
+			if testing.Short() {
+				rounds = 30
+			}
+			for round := range rounds {
+				to := newTeam()
+				deleteTeam := round%2 == 1
+				dropErr, addErr := race(func(st *store.Store) error {
+					if deleteTeam {
+						return st.DeleteTeam(ctx, from.ID)
+					}
+					return st.RemoveTeamMember(ctx, from.ID, mover.ID)
+				}, func(st *store.Store) error {
+					return st.AddTeamMember(ctx, to.ID, mover.ID)
+				})
+				if dropErr != nil || addErr != nil {
+					t.Fatalf("round %d (delete team %v): drop %v, add %v", round, deleteTeam, dropErr, addErr)
 				}
-				in, err := s.IsTeamMember(ctx, to.ID, mover.ID)
-				if err != nil || !in {
+				if in, err := s.IsTeamMember(ctx, to.ID, mover.ID); err != nil || !in {
 					t.Fatalf("round %d: mover not in team %s (%v)", round, to.Name, err)
 				}
 				m, err := s.OrgMembership(ctx, org.ID, mover.ID)
 				if err != nil || !m.Member {
-					t.Fatalf("round %d: mover is in team %s but not a member of the organization (%+v, %v)", round, to.Name, m, err)
+					t.Fatalf("round %d (delete team %v): mover is in team %s but not a member of the organization (%+v, %v)", round, deleteTeam, to.Name, m, err)
 				}
-				members, _, err := s.ListOrgMembers(ctx, store.OrgMemberListOptions{OrgID: org.ID, Visible: store.UserFilter{All: true}, Limit: 10})
-				if err != nil || len(members) != 2 {
-					t.Fatalf("round %d: %d organization members listed, want 2 (%v)", round, len(members), err)
+				if !deleteTeam {
+					if err := s.DeleteTeam(ctx, from.ID); err != nil {
+						t.Fatal(err)
+					}
+				}
+				from = to
+			}
+
+			// Removal from the organization against an add: either order
+			// is fine, as long as the rows agree.
+			for round := range rounds / 3 {
+				to := newTeam()
+				orgErr, addErr := race(func(st *store.Store) error {
+					return st.RemoveOrgMember(ctx, org.ID, mover.ID)
+				}, func(st *store.Store) error {
+					return st.AddTeamMember(ctx, to.ID, mover.ID)
+				})
+				if orgErr != nil && !errors.Is(orgErr, store.ErrNotFound) || addErr != nil {
+					t.Fatalf("round %d: remove from the organization %v, add %v", round, orgErr, addErr)
+				}
+				teams, _, err := s.ListTeams(ctx, store.TeamListOptions{MemberID: mover.ID, Limit: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := s.OrgMembership(ctx, org.ID, mover.ID)
+				if err != nil || m.Member != (len(teams) > 0) {
+					t.Fatalf("round %d: in %d teams, organization member %v (%v)", round, len(teams), m.Member, err)
+				}
+				if len(teams) == 0 {
+					if err := s.AddTeamMember(ctx, to.ID, mover.ID); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// Leave the mover in to only.
+				for _, tm := range teams {
+					if tm.ID != to.ID {
+						if err := s.RemoveTeamMember(ctx, tm.ID, mover.ID); err != nil {
+							t.Fatal(err)
+						}
+					}
 				}
 			}
 		})
