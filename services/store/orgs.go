@@ -695,9 +695,28 @@ func (s *Store) IsTeamMember(ctx context.Context, teamID, uid int64) (bool, erro
 // already a member). Returns ErrNotFound for an unknown team.
 func (s *Store) AddTeamMember(ctx context.Context, teamID, uid int64) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		// The team is locked: a team (or organization) deleted meanwhile
-		// is not found, rather than left with a member row.
 		var t Team
+		if err := tx.Where("id = ?", teamID).Take(&t).Error; err != nil {
+			return notFound(err)
+		}
+		// The user and the organization must exist and stay until the add
+		// commits: a deletion of either (which locks the account first)
+		// waits and then takes the new rows, or went first and the add
+		// finds nothing, rather than leaving rows of a deleted account.
+		// Accounts are locked before teams, as DeleteUser does.
+		q := tx.Model(&User{}).Where("id IN ?", []int64{uid, t.OrgID}).Order("id")
+		if s.postgres {
+			q = q.Clauses(clause.Locking{Strength: "KEY SHARE"})
+		}
+		var ids []int64
+		if err := q.Pluck("id", &ids).Error; err != nil {
+			return err
+		}
+		if len(ids) != 2 {
+			return ErrNotFound
+		}
+		// The team is locked: a team deleted meanwhile is not found,
+		// rather than left with a member row.
 		if err := s.forUpdate(tx).Where("id = ?", teamID).Take(&t).Error; err != nil {
 			return notFound(err)
 		}

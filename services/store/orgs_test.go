@@ -458,3 +458,84 @@ func TestTeamUnitAdminIsNotRepoAdmin(t *testing.T) {
 		check("after the migration")
 	})
 }
+
+// TestAddRacingAccountDeletion: adding a user to a team while the user,
+// or the organization, is deleted leaves no team or membership row of the
+// deleted account: the add either lands first (and the deletion takes its
+// rows) or finds the account gone.
+func TestAddRacingAccountDeletion(t *testing.T) {
+	for _, kind := range storetest.Backends {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			cfg := storetest.Database(t, kind)
+			var stores []*store.Store
+			for range 2 {
+				s, err := store.Open(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				if err := s.Migrate(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Own(ctx, *storetest.Owned); err != nil {
+					t.Fatal(err)
+				}
+				stores = append(stores, s)
+			}
+			s := stores[0]
+			ann := mkUsers(t, s, "ann")[0]
+			race := func(del, add func() error) (error, error) {
+				var wg sync.WaitGroup
+				var delErr, addErr error
+				start := make(chan struct{})
+				wg.Add(2)
+				go func() { defer wg.Done(); <-start; delErr = del() }()
+				go func() { defer wg.Done(); <-start; addErr = add() }()
+				close(start)
+				wg.Wait()
+				return delErr, addErr
+			}
+			rows := func(column string, id int64) int64 {
+				var n, total int64
+				for _, table := range []string{"team_users", "org_users"} {
+					s.DB().Table(table).Where(column+" = ?", id).Count(&n)
+					total += n
+				}
+				return total
+			}
+			rounds := 40
+			if testing.Short() {
+				rounds = 10
+			}
+			for round := range rounds {
+				org, _ := newOrg(t, s, fmt.Sprintf("org%d", round), store.VisibilityPublic, ann)
+				team := &store.Team{OrgID: org.ID, Name: "t", Authorize: store.AccessRead,
+					Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessRead}}}
+				if err := s.CreateTeam(ctx, team); err != nil {
+					t.Fatal(err)
+				}
+				u := mkUsers(t, s, fmt.Sprintf("u%d", round))[0]
+				if round%2 == 0 {
+					delErr, addErr := race(func() error { return stores[0].DeleteUser(ctx, u.Name, nil) },
+						func() error { return stores[1].AddTeamMember(ctx, team.ID, u.ID) })
+					if delErr != nil || addErr != nil && !errors.Is(addErr, store.ErrNotFound) {
+						t.Fatalf("round %d: delete user %v, add %v", round, delErr, addErr)
+					}
+					if n := rows("uid", u.ID); n != 0 {
+						t.Fatalf("round %d: %d team or membership rows of the deleted user", round, n)
+					}
+				} else {
+					delErr, addErr := race(func() error { return stores[0].DeleteOrganization(ctx, org.ID) },
+						func() error { return stores[1].AddTeamMember(ctx, team.ID, u.ID) })
+					if delErr != nil || addErr != nil && !errors.Is(addErr, store.ErrNotFound) {
+						t.Fatalf("round %d: delete organization %v, add %v", round, delErr, addErr)
+					}
+					if n := rows("org_id", org.ID); n != 0 {
+						t.Fatalf("round %d: %d team or membership rows of the deleted organization", round, n)
+					}
+				}
+			}
+		})
+	}
+}
