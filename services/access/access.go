@@ -222,7 +222,10 @@ func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.P
 		// Teams of the owning organization (none for an individual's
 		// repository). As in Gitea, a team with admin access or more
 		// (the Owners team) owns every repository it reaches; other
-		// teams give their mode per unit.
+		// teams give their mode per unit, at most write: repository
+		// admin comes from the team's own access only, so a unit row
+		// holding admin (stored by an older version) never makes its
+		// member the repository's administrator.
 		var grants []store.TeamGrant
 		if owner == nil || owner.Type == store.UserTypeOrganization {
 			if grants, err = c.store.TeamGrants(ctx, r.ID, r.OwnerID, viewer.User.ID); err != nil {
@@ -237,7 +240,7 @@ func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.P
 				m.units = map[int]store.AccessMode{}
 			}
 			for u, mode := range g.Units {
-				m.units[u] = max(m.units[u], mode)
+				m.units[u] = max(m.units[u], min(mode, store.AccessWrite))
 			}
 		}
 	}

@@ -53,13 +53,28 @@ func parseTeamMode(s string) store.AccessMode {
 // team gets admin on every unit (read on the external ones) and ignores
 // units_map; otherwise units_map wins over units, and with units_map the
 // team's access is the lowest access above none among its values.
-// changed is false when in carries nothing to apply.
+//
+// Unlike Gitea, a unit's mode above write is stored as write on a team
+// below admin: repository admin comes only from the team's permission
+// (admin), never from a unit, so units_map cannot make a team that reports
+// read or write the repositories' administrator (access.modes holds the
+// same ceiling). Repeated unit names count once and an unknown unit name
+// is a 422, so no team input reaches the database as a duplicate row or
+// an unbounded statement.
 func applyUnits(t *store.Team, in TeamInput, creating bool) error {
+	units, err := unitList(in.Units)
+	if err != nil {
+		return err
+	}
+	unitsMap, err := unitModes(in.UnitsMap)
+	if err != nil {
+		return err
+	}
 	mode := t.Authorize
 	if in.Permission != "" || creating {
 		mode = parseTeamMode(in.Permission)
-		if mode < store.AccessAdmin && len(in.UnitsMap) > 0 {
-			mode = minUnitMode(in.UnitsMap)
+		if mode < store.AccessAdmin && len(unitsMap) > 0 {
+			mode = minUnitMode(unitsMap)
 		}
 	}
 	t.Authorize = mode
@@ -75,19 +90,17 @@ func applyUnits(t *store.Team, in TeamInput, creating bool) error {
 		return nil
 	}
 	switch {
-	case len(in.UnitsMap) > 0:
+	case len(unitsMap) > 0:
 		t.Units = nil
-		for name, m := range in.UnitsMap {
-			if u := unitType(name); u != 0 {
-				t.Units = append(t.Units, store.TeamUnit{Type: u, AccessMode: parseTeamMode(m)})
+		for _, u := range store.AllUnitTypes() {
+			if m, ok := unitsMap[u]; ok {
+				t.Units = append(t.Units, store.TeamUnit{Type: u, AccessMode: m})
 			}
 		}
-	case len(in.Units) > 0:
+	case len(units) > 0:
 		t.Units = nil
-		for _, name := range in.Units {
-			if u := unitType(name); u != 0 {
-				t.Units = append(t.Units, store.TeamUnit{Type: u, AccessMode: mode})
-			}
+		for _, u := range units {
+			t.Units = append(t.Units, store.TeamUnit{Type: u, AccessMode: mode})
 		}
 	case creating:
 		// Gitea answers 500; forge a client error (README row 13).
@@ -96,16 +109,56 @@ func applyUnits(t *store.Team, in TeamInput, creating bool) error {
 	return nil
 }
 
+// unknownUnit refuses a unit name Gitea does not have (Gitea 1.22 skips
+// it in units and stores an invalid row for it in units_map). The name is
+// cut short in the message: it comes from the request, unbounded.
+func unknownUnit(field, name string) error {
+	return errs.Newf(errs.Invalid, "[%s]: unknown unit %.40q", field, name)
+}
+
+// unitList is units as unit types, each once, in the order given.
+func unitList(names []string) ([]int, error) {
+	var out []int
+	seen := map[int]bool{}
+	for _, name := range names {
+		u := unitType(name)
+		if u == 0 {
+			return nil, unknownUnit("Units", name)
+		}
+		if !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// unitModes is units_map by unit type, each mode at most write (see
+// applyUnits). A mode Gitea does not read is none.
+func unitModes(m map[string]string) (map[int]store.AccessMode, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	out := make(map[int]store.AccessMode, len(m))
+	for name, v := range m {
+		u := unitType(name)
+		if u == 0 {
+			return nil, unknownUnit("UnitsMap", name)
+		}
+		out[u] = min(parseTeamMode(v), store.AccessWrite)
+	}
+	return out, nil
+}
+
 // minUnitMode is the lowest access above none among m's values (the
 // external units, read-only by nature, do not count); none when all are
 // none.
-func minUnitMode(m map[string]string) store.AccessMode {
+func minUnitMode(m map[int]store.AccessMode) store.AccessMode {
 	out := store.AccessNone
-	for name, v := range m {
-		if u := unitType(name); u == store.UnitTypeExternalTracker || u == store.UnitTypeExternalWiki {
+	for u, mode := range m {
+		if u == store.UnitTypeExternalTracker || u == store.UnitTypeExternalWiki {
 			continue
 		}
-		mode := parseTeamMode(v)
 		if mode > store.AccessNone && (out == store.AccessNone || mode < out) {
 			out = mode
 		}

@@ -205,16 +205,52 @@ func (s *Store) replaceUnits(tx *gorm.DB, t *Team) error {
 }
 
 // addTeamMember adds uid to t (and to the organization), idempotently.
+// The membership row is written first and stays locked until the
+// transaction ends (joinOrg), so a concurrent removal waits for the team
+// row before it decides whether uid is left in no team.
 func (s *Store) addTeamMember(tx *gorm.DB, t *Team, uid int64) error {
+	if err := joinOrg(tx, t.OrgID, uid); err != nil {
+		return err
+	}
 	// ON CONFLICT DO NOTHING: a concurrent add of the same member is a
 	// no-op, not a failed (and, on PostgreSQL, aborted) transaction.
 	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&TeamUser{OrgID: t.OrgID, TeamID: t.ID, UID: uid}).Error; err != nil {
 		return err
 	}
-	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&OrgUser{OrgID: t.OrgID, UID: uid}).Error; err != nil {
-		return err
-	}
 	return recountTeam(tx, t.ID)
+}
+
+// joinOrg makes uid a member of the organization and holds its membership
+// row locked until the transaction ends: an upsert that updates the row
+// when it exists takes its lock (a DO NOTHING would not), and waits for a
+// concurrent removal of the row to finish, then inserts it again.
+//
+// Every path that adds or drops an organization membership locks that
+// row first (joinOrg, lockMembership, lockMemberships), and a drop
+// decides "in no team any more" with a statement run after it holds the
+// lock; so a drop cannot decide on a snapshot that misses the team row a
+// concurrent add is writing (PostgreSQL, READ COMMITTED). SQLite
+// serializes writing transactions (_txlock=immediate).
+func joinOrg(tx *gorm.DB, orgID, uid int64) error {
+	return tx.Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "uid"}, {Name: "org_id"}},
+		DoUpdates: clause.Assignments(map[string]any{"is_public": gorm.Expr("org_users.is_public")}),
+	}).Create(&OrgUser{OrgID: orgID, UID: uid}).Error
+}
+
+// lockMembership locks uid's membership row of the organization, if any,
+// until the transaction ends (see joinOrg).
+func (s *Store) lockMembership(tx *gorm.DB, orgID, uid int64) error {
+	var ids []int64
+	return s.forUpdate(tx.Model(&OrgUser{})).Where("org_id = ? AND uid = ?", orgID, uid).Pluck("id", &ids).Error
+}
+
+// lockMemberships locks the membership rows of the organization's users
+// that uids selects ("SELECT uid ..."), in uid order so that two lockers
+// cannot deadlock (see joinOrg).
+func (s *Store) lockMemberships(tx *gorm.DB, orgID int64, uids *gorm.DB) error {
+	var ids []int64
+	return s.forUpdate(tx.Model(&OrgUser{})).Where("org_id = ? AND uid IN (?)", orgID, uids).Order("uid").Pluck("id", &ids).Error
 }
 
 // recountTeam brings a team's counters in step with its rows.
@@ -390,6 +426,11 @@ func (s *Store) RemoveOrgMember(ctx context.Context, orgID, uid int64) error {
 			return err
 		}
 		if err := ensureNotLastOwner(tx, owners.ID, uid); err != nil {
+			return err
+		}
+		// Locked before the teams are read: an add waiting on it then
+		// finds the membership gone and joins again with its team.
+		if err := s.lockMembership(tx, orgID, uid); err != nil {
 			return err
 		}
 		var teams []int64
@@ -607,8 +648,14 @@ func (s *Store) DeleteTeam(ctx context.Context, id int64) error {
 		if t.IsOwnerTeam() {
 			return ErrOwnersTeam
 		}
-		var members []int64
-		if err := tx.Model(&TeamUser{}).Where("team_id = ?", id).Pluck("uid", &members).Error; err != nil {
+		members := tx.Model(&TeamUser{}).Select("uid").Where("team_id = ?", id)
+		if err := s.lockMemberships(tx, t.OrgID, members); err != nil {
+			return err
+		}
+		// The members in no other team leave the organization; decided
+		// after the locks, so a concurrent add to another team is seen.
+		elsewhere := tx.Model(&TeamUser{}).Select("uid").Where("org_id = ? AND team_id <> ?", t.OrgID, id)
+		if err := tx.Where("org_id = ? AND uid IN (?) AND uid NOT IN (?)", t.OrgID, members, elsewhere).Delete(&OrgUser{}).Error; err != nil {
 			return err
 		}
 		for _, m := range []any{&TeamUnit{}, &TeamRepo{}, &TeamUser{}} {
@@ -616,21 +663,16 @@ func (s *Store) DeleteTeam(ctx context.Context, id int64) error {
 				return err
 			}
 		}
-		if err := tx.Delete(&Team{}, id).Error; err != nil {
-			return err
-		}
-		return dropTeamless(tx, t.OrgID, members)
+		return tx.Delete(&Team{}, id).Error
 	})
 }
 
-// dropTeamless removes from the organization's members those of uids in
-// no team any more.
-func dropTeamless(tx *gorm.DB, orgID int64, uids []int64) error {
-	if len(uids) == 0 {
-		return nil
-	}
-	still := tx.Model(&TeamUser{}).Select("uid").Where("org_id = ?", orgID)
-	return tx.Where("org_id = ? AND uid IN ? AND uid NOT IN (?)", orgID, uids, still).Delete(&OrgUser{}).Error
+// dropIfTeamless removes uid from the organization's members when in no
+// team of it any more. The caller holds uid's membership lock, so this
+// statement sees every team row committed before it.
+func dropIfTeamless(tx *gorm.DB, orgID, uid int64) error {
+	still := tx.Model(&TeamUser{}).Select("uid").Where("org_id = ? AND uid = ?", orgID, uid)
+	return tx.Where("org_id = ? AND uid = ? AND uid NOT IN (?)", orgID, uid, still).Delete(&OrgUser{}).Error
 }
 
 // ListTeamMembers returns a page of a team's members that visible shows,
@@ -657,6 +699,27 @@ func (s *Store) AddTeamMember(ctx context.Context, teamID, uid int64) error {
 		if err := tx.Where("id = ?", teamID).Take(&t).Error; err != nil {
 			return notFound(err)
 		}
+		// The user and the organization must exist and stay until the add
+		// commits: a deletion of either (which locks the account first)
+		// waits and then takes the new rows, or went first and the add
+		// finds nothing, rather than leaving rows of a deleted account.
+		// Accounts are locked before teams, as DeleteUser does.
+		q := tx.Model(&User{}).Where("id IN ?", []int64{uid, t.OrgID}).Order("id")
+		if s.postgres {
+			q = q.Clauses(clause.Locking{Strength: "KEY SHARE"})
+		}
+		var ids []int64
+		if err := q.Pluck("id", &ids).Error; err != nil {
+			return err
+		}
+		if len(ids) != 2 {
+			return ErrNotFound
+		}
+		// The team is locked: a team deleted meanwhile is not found,
+		// rather than left with a member row.
+		if err := s.forUpdate(tx).Where("id = ?", teamID).Take(&t).Error; err != nil {
+			return notFound(err)
+		}
 		return s.addTeamMember(tx, &t, uid)
 	})
 }
@@ -678,6 +741,9 @@ func (s *Store) RemoveTeamMember(ctx context.Context, teamID, uid int64) error {
 				return err
 			}
 		}
+		if err := s.lockMembership(tx, t.OrgID, uid); err != nil {
+			return err
+		}
 		res := tx.Where("team_id = ? AND uid = ?", teamID, uid).Delete(&TeamUser{})
 		if res.Error != nil {
 			return res.Error
@@ -688,7 +754,7 @@ func (s *Store) RemoveTeamMember(ctx context.Context, teamID, uid int64) error {
 		if err := recountTeam(tx, teamID); err != nil {
 			return err
 		}
-		return dropTeamless(tx, t.OrgID, []int64{uid})
+		return dropIfTeamless(tx, t.OrgID, uid)
 	})
 }
 

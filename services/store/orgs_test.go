@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/store"
+	"forge/services/store/migrations"
 	"forge/services/store/storetest"
 )
 
@@ -265,4 +267,275 @@ func TestTeamAccessAgrees(t *testing.T) {
 			t.Errorf("owner's mode %v %v", m, err)
 		}
 	})
+}
+
+// TestTeamMoveKeepsMembership: a member of one team only is moved to
+// another team by two concurrent requests (a drop from the first, an add
+// to the second), each through its own store on one database as two
+// servers would. The drop is a removal from the team, or the deletion of
+// the team; whatever the interleaving, the user ends in the second team
+// and in the organization: the drop must not decide the user is teamless
+// on a snapshot that misses the add. A removal from the organization
+// racing an add leaves the rows agreeing too: a member exactly when in a
+// team.
+func TestTeamMoveKeepsMembership(t *testing.T) {
+	for _, kind := range storetest.Backends {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			cfg := storetest.Database(t, kind)
+			var stores []*store.Store
+			for range 2 {
+				s, err := store.Open(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				if err := s.Migrate(ctx); err != nil {
+					t.Fatal(err)
+				}
+				stores = append(stores, s)
+			}
+			s := stores[0]
+			u := mkUsers(t, s, "ann", "mover")
+			ann, mover := u[0], u[1]
+			org, _ := newOrg(t, s, "acme", store.VisibilityPublic, ann)
+			n := 0
+			newTeam := func() *store.Team {
+				t.Helper()
+				n++
+				tm := &store.Team{OrgID: org.ID, Name: fmt.Sprintf("t%d", n), Authorize: store.AccessRead,
+					Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessRead}}}
+				if err := s.CreateTeam(ctx, tm); err != nil {
+					t.Fatal(err)
+				}
+				return tm
+			}
+			from := newTeam()
+			if err := s.AddTeamMember(ctx, from.ID, mover.ID); err != nil {
+				t.Fatal(err)
+			}
+			// race runs drop and add at once, through the two stores.
+			race := func(drop func(*store.Store) error, add func(*store.Store) error) (error, error) {
+				var wg sync.WaitGroup
+				var dropErr, addErr error
+				start := make(chan struct{})
+				wg.Add(2)
+				go func() { defer wg.Done(); <-start; dropErr = drop(stores[0]) }()
+				go func() { defer wg.Done(); <-start; addErr = add(stores[1]) }()
+				close(start)
+				wg.Wait()
+				return dropErr, addErr
+			}
+			rounds := 150
+			if testing.Short() {
+				rounds = 30
+			}
+			for round := range rounds {
+				to := newTeam()
+				deleteTeam := round%2 == 1
+				dropErr, addErr := race(func(st *store.Store) error {
+					if deleteTeam {
+						return st.DeleteTeam(ctx, from.ID)
+					}
+					return st.RemoveTeamMember(ctx, from.ID, mover.ID)
+				}, func(st *store.Store) error {
+					return st.AddTeamMember(ctx, to.ID, mover.ID)
+				})
+				if dropErr != nil || addErr != nil {
+					t.Fatalf("round %d (delete team %v): drop %v, add %v", round, deleteTeam, dropErr, addErr)
+				}
+				if in, err := s.IsTeamMember(ctx, to.ID, mover.ID); err != nil || !in {
+					t.Fatalf("round %d: mover not in team %s (%v)", round, to.Name, err)
+				}
+				m, err := s.OrgMembership(ctx, org.ID, mover.ID)
+				if err != nil || !m.Member {
+					t.Fatalf("round %d (delete team %v): mover is in team %s but not a member of the organization (%+v, %v)", round, deleteTeam, to.Name, m, err)
+				}
+				if !deleteTeam {
+					if err := s.DeleteTeam(ctx, from.ID); err != nil {
+						t.Fatal(err)
+					}
+				}
+				from = to
+			}
+
+			// Removal from the organization against an add: either order
+			// is fine, as long as the rows agree.
+			for round := range rounds / 3 {
+				to := newTeam()
+				orgErr, addErr := race(func(st *store.Store) error {
+					return st.RemoveOrgMember(ctx, org.ID, mover.ID)
+				}, func(st *store.Store) error {
+					return st.AddTeamMember(ctx, to.ID, mover.ID)
+				})
+				if orgErr != nil && !errors.Is(orgErr, store.ErrNotFound) || addErr != nil {
+					t.Fatalf("round %d: remove from the organization %v, add %v", round, orgErr, addErr)
+				}
+				teams, _, err := s.ListTeams(ctx, store.TeamListOptions{MemberID: mover.ID, Limit: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := s.OrgMembership(ctx, org.ID, mover.ID)
+				if err != nil || m.Member != (len(teams) > 0) {
+					t.Fatalf("round %d: in %d teams, organization member %v (%v)", round, len(teams), m.Member, err)
+				}
+				if len(teams) == 0 {
+					if err := s.AddTeamMember(ctx, to.ID, mover.ID); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// Leave the mover in to only.
+				for _, tm := range teams {
+					if tm.ID != to.ID {
+						if err := s.RemoveTeamMember(ctx, tm.ID, mover.ID); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTeamUnitAdminIsNotRepoAdmin: a team below admin whose unit row
+// holds admin (as an earlier version stored units_map "admin") gives its
+// members write on that unit, never the repository's administration; the
+// migration step clamps such rows to write and leaves admin teams alone.
+func TestTeamUnitAdminIsNotRepoAdmin(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		u := mkUsers(t, s, "ann", "dev", "boss")
+		ann, dev, boss := u[0], u[1], u[2]
+		org, _ := newOrg(t, s, "acme", store.VisibilityPublic, ann)
+		r := &store.Repository{OwnerID: org.ID, OwnerName: org.Name, Name: "priv", IsPrivate: true, DefaultBranch: "main"}
+		if err := s.CreateRepository(ctx, r, ann.ID); err != nil {
+			t.Fatal(err)
+		}
+		readers := &store.Team{OrgID: org.ID, Name: "readers", Authorize: store.AccessRead, IncludesAllRepositories: true,
+			Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessAdmin}, {Type: store.UnitTypeIssues, AccessMode: store.AccessRead}}}
+		admins := &store.Team{OrgID: org.ID, Name: "admins", Authorize: store.AccessAdmin, IncludesAllRepositories: true,
+			Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessAdmin}}}
+		for _, tm := range []*store.Team{readers, admins} {
+			if err := s.CreateTeam(ctx, tm); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.AddTeamMember(ctx, readers.ID, dev.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddTeamMember(ctx, admins.ID, boss.ID); err != nil {
+			t.Fatal(err)
+		}
+		checker := access.NewChecker(s)
+		check := func(when string) {
+			t.Helper()
+			for _, c := range []struct {
+				who  *store.User
+				want store.AccessMode
+			}{{dev, store.AccessWrite}, {boss, store.AccessOwner}} {
+				got, err := checker.Mode(ctx, r, &auth.Principal{User: c.who})
+				if err != nil || got != c.want {
+					t.Errorf("%s: %s's access %v (%v), want %v", when, c.who.Name, got, err, c.want)
+				}
+			}
+		}
+		check("before the migration")
+		if err := (migrations.History{}).Step0081_team_unit_modes(s.DB()); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			team *store.Team
+			want store.AccessMode
+		}{{readers, store.AccessWrite}, {admins, store.AccessAdmin}} {
+			got, err := s.TeamByID(ctx, c.team.ID)
+			if err != nil || got.UnitMode(store.UnitTypeCode) != c.want {
+				t.Errorf("%s's code unit after the migration: %+v %v, want %v", c.team.Name, got, err, c.want)
+			}
+		}
+		if got, _ := s.TeamByID(ctx, readers.ID); got.UnitMode(store.UnitTypeIssues) != store.AccessRead {
+			t.Errorf("issues unit changed: %v", got.UnitMode(store.UnitTypeIssues))
+		}
+		check("after the migration")
+	})
+}
+
+// TestAddRacingAccountDeletion: adding a user to a team while the user,
+// or the organization, is deleted leaves no team or membership row of the
+// deleted account: the add either lands first (and the deletion takes its
+// rows) or finds the account gone.
+func TestAddRacingAccountDeletion(t *testing.T) {
+	for _, kind := range storetest.Backends {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			cfg := storetest.Database(t, kind)
+			var stores []*store.Store
+			for range 2 {
+				s, err := store.Open(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				if err := s.Migrate(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Own(ctx, *storetest.Owned); err != nil {
+					t.Fatal(err)
+				}
+				stores = append(stores, s)
+			}
+			s := stores[0]
+			ann := mkUsers(t, s, "ann")[0]
+			race := func(del, add func() error) (error, error) {
+				var wg sync.WaitGroup
+				var delErr, addErr error
+				start := make(chan struct{})
+				wg.Add(2)
+				go func() { defer wg.Done(); <-start; delErr = del() }()
+				go func() { defer wg.Done(); <-start; addErr = add() }()
+				close(start)
+				wg.Wait()
+				return delErr, addErr
+			}
+			rows := func(column string, id int64) int64 {
+				var n, total int64
+				for _, table := range []string{"team_users", "org_users"} {
+					s.DB().Table(table).Where(column+" = ?", id).Count(&n)
+					total += n
+				}
+				return total
+			}
+			rounds := 40
+			if testing.Short() {
+				rounds = 10
+			}
+			for round := range rounds {
+				org, _ := newOrg(t, s, fmt.Sprintf("org%d", round), store.VisibilityPublic, ann)
+				team := &store.Team{OrgID: org.ID, Name: "t", Authorize: store.AccessRead,
+					Units: []store.TeamUnit{{Type: store.UnitTypeCode, AccessMode: store.AccessRead}}}
+				if err := s.CreateTeam(ctx, team); err != nil {
+					t.Fatal(err)
+				}
+				u := mkUsers(t, s, fmt.Sprintf("u%d", round))[0]
+				if round%2 == 0 {
+					delErr, addErr := race(func() error { return stores[0].DeleteUser(ctx, u.Name, nil) },
+						func() error { return stores[1].AddTeamMember(ctx, team.ID, u.ID) })
+					if delErr != nil || addErr != nil && !errors.Is(addErr, store.ErrNotFound) {
+						t.Fatalf("round %d: delete user %v, add %v", round, delErr, addErr)
+					}
+					if n := rows("uid", u.ID); n != 0 {
+						t.Fatalf("round %d: %d team or membership rows of the deleted user", round, n)
+					}
+				} else {
+					delErr, addErr := race(func() error { return stores[0].DeleteOrganization(ctx, org.ID) },
+						func() error { return stores[1].AddTeamMember(ctx, team.ID, u.ID) })
+					if delErr != nil || addErr != nil && !errors.Is(addErr, store.ErrNotFound) {
+						t.Fatalf("round %d: delete organization %v, add %v", round, delErr, addErr)
+					}
+					if n := rows("org_id", org.ID); n != 0 {
+						t.Fatalf("round %d: %d team or membership rows of the deleted organization", round, n)
+					}
+				}
+			}
+		})
+	}
 }

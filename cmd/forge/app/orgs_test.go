@@ -2,9 +2,12 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"code.gitea.io/sdk/gitea"
@@ -154,6 +157,57 @@ func TestDisableRegularOrgCreation(t *testing.T) {
 		}
 		if _, _, err := admin.AdminCreateOrg("boss", gitea.CreateOrgOption{Name: "bosses"}); err != nil {
 			t.Fatalf("AdminCreateOrg: %v", err)
+		}
+	})
+}
+
+// TestTeamMoveTwoProcesses: a member of one team is moved to another by
+// two requests sent at once, the removal to one forge process and the add
+// to another on the same PostgreSQL database (one process on SQLite). He
+// ends in the second team and, as every team member, in the organization:
+// its member list shows him.
+func TestTeamMoveTwoProcesses(t *testing.T) {
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		tok := s.seedUser("boss", "boss-password", false)
+		s.seedUser("mover", "mover-password", false)
+		servers := []*testServer{s, s}
+		if s.Cfg.Database.Type == "postgres" {
+			servers[1] = startPeer(t, s)
+		}
+		auth := []string{"Authorization", "token " + tok, "Content-Type", jsonCT}
+		if r := s.do("POST", "/api/v1/orgs", `{"username":"acme"}`, auth...); r.Status != 201 {
+			t.Fatalf("create org: %d %s", r.Status, r.Body)
+		}
+		var teams [2]int64
+		for i, name := range []string{"a", "b"} {
+			r := s.do("POST", "/api/v1/orgs/acme/teams", `{"name":"`+name+`","permission":"read","units":["repo.code"]}`, auth...)
+			var team struct{ ID int64 }
+			if r.Status != 201 || json.Unmarshal(r.Body, &team) != nil {
+				t.Fatalf("create team %s: %d %s", name, r.Status, r.Body)
+			}
+			teams[i] = team.ID
+		}
+		member := func(team int64) string { return fmt.Sprintf("/api/v1/teams/%d/members/mover", team) }
+		if r := s.do("PUT", member(teams[0]), "", auth...); r.Status != 204 {
+			t.Fatalf("add to a: %d %s", r.Status, r.Body)
+		}
+		for round := range 100 {
+			from, to := teams[round%2], teams[(round+1)%2]
+			var wg sync.WaitGroup
+			var removed, added response
+			wg.Add(2)
+			go func() { defer wg.Done(); removed = servers[0].do("DELETE", member(from), "", auth...) }()
+			go func() { defer wg.Done(); added = servers[1].do("PUT", member(to), "", auth...) }()
+			wg.Wait()
+			if removed.Status != 204 || added.Status != 204 {
+				t.Fatalf("round %d: remove %d %s, add %d %s", round, removed.Status, removed.Body, added.Status, added.Body)
+			}
+			if r := s.do("GET", member(to), "", auth...); r.Status != 200 {
+				t.Fatalf("round %d: not in the new team: %d", round, r.Status)
+			}
+			if r := s.do("GET", "/api/v1/orgs/acme/members/mover", "", auth...); r.Status != 204 {
+				t.Fatalf("round %d: in the new team but not an organization member: %d", round, r.Status)
+			}
 		}
 	})
 }
