@@ -249,18 +249,18 @@ var Rules = map[string]Rule{
 			return &Object{User: u}, c.mayCreateIn(ctx, s.caller, u)
 		},
 	},
-	// relate-issue: the other issue (meta) readable in its own repository and unit.
+	// relate-issue: the URL's issue writable in its unit, the other issue (meta) readable in its own repository and unit.
 	"relate-issue": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
-			return c.relate(ctx, s, store.AccessRead, auth.WritesUndeclared)
+			return c.relate(ctx, s, store.AccessWrite, store.AccessRead, auth.WritesUndeclared)
 		},
 	},
-	// relate-issue-writable: the other issue (meta) writable in its own repository and unit.
+	// relate-issue-writable: the URL's issue readable in its unit, the other issue (meta) writable in its own repository and unit.
 	"relate-issue-writable": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
-			return c.relate(ctx, s, store.AccessWrite, auth.WritesIssues)
+			return c.relate(ctx, s, store.AccessRead, store.AccessWrite, auth.WritesIssues)
 		},
 	},
 }
@@ -412,18 +412,28 @@ func (c *Checker) self(ctx context.Context, s *subject, refusal string) (*Object
 }
 
 // relate loads the URL's issue and the other issue of a relation (the
-// request's meta) and applies mayRelate to the other one.
-func (c *Checker) relate(ctx context.Context, s *subject, need store.AccessMode, w auth.RepoWrite) (*Object, error) {
+// request's meta): the caller needs needURL on the URL's issue's own unit
+// (issues, or pull requests), else 404 as Gitea answers (the policy
+// already let them read the issues there), and mayRelate with
+// needOther on the other one.
+func (c *Checker) relate(ctx context.Context, s *subject, needURL, needOther store.AccessMode, w auth.RepoWrite) (*Object, error) {
 	is, err := c.issue(ctx, s, ErrRelatedIssueNotFound)
 	if err != nil {
 		return nil, err
+	}
+	unit := auth.UnitIssues
+	if is.IsPull {
+		unit = auth.UnitPulls
+	}
+	if s.repo.issueUnitMode(unit) < needURL {
+		return nil, errTargetNotFound
 	}
 	meta := s.req.Get(s.req.Descriptor().Fields().ByName("meta")).Message()
 	owner, name := stringField(meta, "owner"), stringField(meta, "repo")
 	if !SameRepo(s.repo, owner, name) && !c.crossRepoDeps {
 		return nil, errCrossRepo
 	}
-	r, related, err := c.mayRelate(ctx, s.repo, owner, name, intField(meta, "index"), need, w, s.caller)
+	r, related, err := c.mayRelate(ctx, s.repo, owner, name, intField(meta, "index"), needOther, w, s.caller)
 	if err != nil {
 		return nil, err
 	}
