@@ -98,7 +98,8 @@ func (s *Store) notificationsWhere(q *gorm.DB, f NotificationFilter) *gorm.DB {
 	}
 	visible := s.applyRepoFilter(s.db.Model(&Repository{}).Select("repositories.id"), f.Repos)
 	q = q.Where("notifications.repo_id IN (?)", visible)
-	// and the unit of the thread's subject (issues, or pull requests).
+	// The subject's unit too (issues, or pull requests): a team may give
+	// code only.
 	q = s.issueUnitCond(q, f.Repos, "notifications.repo_id", "notifications.source = "+strconv.Itoa(NotificationSourcePull))
 	// A thread about a deleted issue is gone too (a fan-out racing the
 	// delete may still write one).
