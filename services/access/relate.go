@@ -96,11 +96,33 @@ func (c *Checker) mayRelate(ctx context.Context, from *Repo, owner, name string,
 }
 
 // issueUnitMode is the caller's mode on unit u of r (issues or pull
-// requests) as an issue of that unit is checked: none when the unit is
-// off, unless the caller administers it (Authorize's rule).
+// requests), as issueUnit rules.
 func (r *Repo) issueUnitMode(u auth.Unit) store.AccessMode {
-	mode := r.UnitMode(u)
-	if !unitEnabled(r.Repository, u) && mode < store.AccessAdmin {
+	return issueUnit(r.Repository, u, r.UnitMode(u))
+}
+
+// IssueUnitMode is user's mode (nil: anonymous) on unit u of r, issues or
+// pull requests, for any account: the caller, or a notification's
+// recipient. The store applies the same rule in SQL to lists and to the
+// notification fan-out (services/store/units.go); TestUnitRuleAgrees
+// holds the two together.
+func (c *Checker) IssueUnitMode(ctx context.Context, r *store.Repository, user *store.User, u auth.Unit) (store.AccessMode, error) {
+	var viewer *auth.Principal
+	if user != nil {
+		viewer = &auth.Principal{User: user}
+	}
+	mode, err := c.UnitMode(ctx, r, viewer, u)
+	if err != nil {
+		return store.AccessNone, err
+	}
+	return issueUnit(r, u, mode), nil
+}
+
+// issueUnit is mode, the access a user's grants give to unit u of r, as
+// an issue of that unit is checked: none when the unit is off, unless
+// they administer it (Authorize's rule).
+func issueUnit(r *store.Repository, u auth.Unit, mode store.AccessMode) store.AccessMode {
+	if !unitEnabled(r, u) && mode < store.AccessAdmin {
 		return store.AccessNone
 	}
 	return mode

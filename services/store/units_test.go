@@ -15,8 +15,7 @@ import (
 // repositories whose unit a viewer reads (dependency lists, notification
 // lists) and the users who read a unit of a repository (the notification
 // fan-out) — agrees with services/access's rule for one user and one
-// repository (Checker.UnitMode, a unit switched off open only to who
-// administers it), for every user, repository and kind of issue of a
+// repository (Checker.IssueUnitMode), for every user, repository and kind of issue of a
 // world with a code-only team, an issues-only team, a pulls-only team on
 // one listed repository, an administrators' team, collaborators, a
 // restricted user, a site administrator and a stranger.
@@ -164,15 +163,11 @@ func TestUnitRuleAgrees(t *testing.T) {
 				if sj.issue.IsPull {
 					unit = auth.UnitPulls
 				}
-				mode, err := checker.UnitMode(ctx, sj.repo, viewer, unit)
+				mode, err := checker.IssueUnitMode(ctx, sj.repo, u, unit)
 				if err != nil {
 					t.Fatal(err)
 				}
-				on := sj.repo.HasIssues
-				if sj.issue.IsPull {
-					on = sj.repo.HasPullRequests
-				}
-				want := mode >= store.AccessRead && (on || mode >= store.AccessAdmin)
+				want := mode >= store.AccessRead
 				if listed[sj.issue.ID] != want {
 					t.Errorf("%s on %s: dependency list shows it %v, the rule says %v", u.Name, sj.issue.Title, listed[sj.issue.ID], want)
 				}
