@@ -412,14 +412,20 @@ func (c *Checker) self(ctx context.Context, s *subject, refusal string) (*Object
 }
 
 // relate loads the URL's issue and the other issue of a relation (the
-// request's meta): the caller needs needURL on the URL's issue's own unit
-// (issues, or pull requests), else 404 as Gitea answers (the policy
-// already let them read the issues there), and mayRelate with
-// needOther on the other one.
+// request's meta), in Gitea's order: the URL's issue (404), a
+// cross-repository link while those are off (400), needURL on the URL's
+// issue's own unit (issues, or pull requests; 404 without, as Gitea: the
+// policy already let the caller read the issues there), then mayRelate
+// with needOther on the other one.
 func (c *Checker) relate(ctx context.Context, s *subject, needURL, needOther store.AccessMode, w auth.RepoWrite) (*Object, error) {
 	is, err := c.issue(ctx, s, ErrRelatedIssueNotFound)
 	if err != nil {
 		return nil, err
+	}
+	meta := s.req.Get(s.req.Descriptor().Fields().ByName("meta")).Message()
+	owner, name := stringField(meta, "owner"), stringField(meta, "repo")
+	if !SameRepo(s.repo, owner, name) && !c.crossRepoDeps {
+		return nil, errCrossRepo
 	}
 	unit := auth.UnitIssues
 	if is.IsPull {
@@ -427,11 +433,6 @@ func (c *Checker) relate(ctx context.Context, s *subject, needURL, needOther sto
 	}
 	if s.repo.issueUnitMode(unit) < needURL {
 		return nil, errTargetNotFound
-	}
-	meta := s.req.Get(s.req.Descriptor().Fields().ByName("meta")).Message()
-	owner, name := stringField(meta, "owner"), stringField(meta, "repo")
-	if !SameRepo(s.repo, owner, name) && !c.crossRepoDeps {
-		return nil, errCrossRepo
 	}
 	r, related, err := c.mayRelate(ctx, s.repo, owner, name, intField(meta, "index"), needOther, w, s.caller)
 	if err != nil {
