@@ -612,6 +612,7 @@ func TestRelateIssues(t *testing.T) {
 		}
 		return r
 	}
+	const notFound = "The target couldn't be found."
 	for _, tc := range []struct {
 		c      *access.Checker
 		rule   string
@@ -630,10 +631,20 @@ func TestRelateIssues(t *testing.T) {
 		{cross, "relate-issue", "writer", "priv", meta("alice", "priv", 9), "issue does not exist"},
 		{cross, "relate-issue", "writer", "priv", meta("acme", "tool", 1), access.RelateDeniedMessage},
 		{cross, "relate-issue", "writer", "priv", meta("alice", "gone", 1), access.RelateDeniedMessage},
-		{cross, "relate-issue", "reader", "priv", meta("alice", "noiss", 1), access.RelateDeniedMessage},
-		{cross, "relate-issue", "reader", "priv", meta("alice", "noiss", 2), ""},
+		// The issue a request changes needs write on its unit: 404 (as
+		// Gitea) for the URL's (relate-issue) and the other
+		// (relate-issue-writable).
+		{cross, "relate-issue", "reader", "priv", meta("", "", 2), notFound},
+		{cross, "relate-issue-writable", "reader", "priv", meta("alice", "pub", 1), notFound},
+		{cross, "relate-issue-writable", "reader", "priv", meta("alice", "noiss", 2), notFound},
+		// reader reads noiss's pull requests, not its issues (off): an
+		// issue there, and a number that does not exist (it could be
+		// one), are refused alike.
+		{cross, "relate-issue-writable", "reader", "priv", meta("alice", "noiss", 1), access.RelateDeniedMessage},
+		{cross, "relate-issue-writable", "reader", "priv", meta("alice", "noiss", 9), access.RelateDeniedMessage},
 		{cross, "relate-issue", "repoadmin", "priv", meta("alice", "noiss", 1), ""},
-		{cross, "relate-issue-writable", "reader", "priv", meta("alice", "pub", 1), access.NeedWriteMessage},
+		{cross, "relate-issue", "repoadmin", "priv", meta("alice", "noiss", 2), ""},
+		{cross, "relate-issue", "repoadmin", "priv", meta("alice", "noiss", 9), "issue does not exist"},
 		{cross, "relate-issue-writable", "writer", "priv", meta("", "", 2), ""},
 		{cross, "relate-issue-writable", "root", "priv", meta("alice", "arch", 1), "<Repository 103:alice/arch> is archived"},
 		{cross, "relate-issue", "root", "priv", meta("alice", "arch", 1), ""},

@@ -33,18 +33,24 @@ func SameRepo(from *Repo, owner, name string) bool {
 // mayRelate is the rule for the second issue of a relation between
 // issues (dependencies and blocks): the issue numbered index in owner/name
 // (from, the repository the policy resolved, when both are empty). The
-// caller needs need (read, or write for the issue a request changes) on
-// that issue's own repository and unit (issues, or pull requests for a
-// pull request), and the read-only rule for w there. It returns the
-// repository and the issue.
+// caller needs read on that issue's own unit (issues, or pull requests
+// for a pull request) in its own repository — not just any unit: a team
+// may give code only — and need (write for the issue a request changes)
+// there, and the read-only rule for w. It returns the repository and the
+// issue.
 //
-// A repository the caller cannot read — hidden, private beyond a
-// public-only token, or missing, which cannot be told apart from hidden
-// without saying that it exists — is 403 (not 404): the caller may not
-// relate issues there, whether or not the issue exists. A missing issue
-// in a repository the caller reads is 404.
+// Nothing about the issue may leak to a caller who may not read it: a
+// repository the caller cannot read (hidden, private beyond a public-only
+// token, or missing), or whose issue units they may not read, is 403
+// RelateDeniedMessage (Gitea answers 404 both for missing issues and
+// unreadable ones; forge says "not permitted", and says it alike for an
+// issue that does not exist, so numbers cannot be probed). A missing
+// issue is 404 only to a caller who reads both units (who can list every
+// number anyway). An issue the caller reads but may not write, where the
+// request changes it, is 404 as in Gitea.
 func (c *Checker) mayRelate(ctx context.Context, from *Repo, owner, name string, index int64,
 	need store.AccessMode, w auth.RepoWrite, viewer *auth.Principal) (*Repo, *store.Issue, error) {
+	denied := errs.New(errs.PermissionDenied, RelateDeniedMessage)
 	r := from
 	if !SameRepo(from, owner, name) {
 		var err error
@@ -52,30 +58,72 @@ func (c *Checker) mayRelate(ctx context.Context, from *Repo, owner, name string,
 		if err != nil {
 			switch errs.KindOf(err) {
 			case errs.NotFound, errs.PermissionDenied:
-				return nil, nil, errs.New(errs.PermissionDenied, RelateDeniedMessage)
+				return nil, nil, denied
 			}
 			return nil, nil, err
 		}
 	}
+	issues, pulls := r.issueUnitMode(auth.UnitIssues), r.issueUnitMode(auth.UnitPulls)
+	if issues < store.AccessRead && pulls < store.AccessRead {
+		return nil, nil, denied
+	}
 	is, err := c.store.IssueByIndex(ctx, r.ID, index)
 	if errors.Is(err, store.ErrNotFound) {
+		if issues < store.AccessRead || pulls < store.AccessRead {
+			// The number might be one of the unit the caller may not
+			// read: answer as for it.
+			return nil, nil, denied
+		}
 		return nil, nil, errs.New(errs.NotFound, "issue does not exist")
 	}
 	if err != nil {
 		return nil, nil, errs.Wrap(err, "access")
 	}
-	unit := auth.UnitIssues
+	mode := issues
 	if is.IsPull {
-		unit = auth.UnitPulls
+		mode = pulls
 	}
-	if !unitEnabled(r.Repository, unit) && r.Mode < store.AccessAdmin {
-		return nil, nil, errs.New(errs.PermissionDenied, RelateDeniedMessage)
+	if mode < store.AccessRead {
+		return nil, nil, denied
 	}
-	if err := r.Require(need); err != nil {
-		return nil, nil, err
+	if mode < need {
+		return nil, nil, errTargetNotFound
 	}
 	if err := ReadOnly(r, w); err != nil {
 		return nil, nil, err
 	}
 	return r, is, nil
+}
+
+// issueUnitMode is the caller's mode on unit u of r (issues or pull
+// requests), as issueUnit rules.
+func (r *Repo) issueUnitMode(u auth.Unit) store.AccessMode {
+	return issueUnit(r.Repository, u, r.UnitMode(u))
+}
+
+// IssueUnitMode is user's mode (nil: anonymous) on unit u of r, issues or
+// pull requests, for any account: the caller, or a notification's
+// recipient. The store applies the same rule in SQL to lists and to the
+// notification fan-out (services/store/units.go); TestUnitRuleAgrees
+// holds the two together.
+func (c *Checker) IssueUnitMode(ctx context.Context, r *store.Repository, user *store.User, u auth.Unit) (store.AccessMode, error) {
+	var viewer *auth.Principal
+	if user != nil {
+		viewer = &auth.Principal{User: user}
+	}
+	mode, err := c.UnitMode(ctx, r, viewer, u)
+	if err != nil {
+		return store.AccessNone, err
+	}
+	return issueUnit(r, u, mode), nil
+}
+
+// issueUnit is mode, the access a user's grants give to unit u of r, as
+// an issue of that unit is checked: none when the unit is off, unless
+// they administer it (Authorize's rule).
+func issueUnit(r *store.Repository, u auth.Unit, mode store.AccessMode) store.AccessMode {
+	if !unitEnabled(r, u) && mode < store.AccessAdmin {
+		return store.AccessNone
+	}
+	return mode
 }

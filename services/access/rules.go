@@ -249,18 +249,18 @@ var Rules = map[string]Rule{
 			return &Object{User: u}, c.mayCreateIn(ctx, s.caller, u)
 		},
 	},
-	// relate-issue: the other issue (meta) readable in its own repository and unit.
+	// relate-issue: the URL's issue writable in its unit, the other issue (meta) readable in its own repository and unit.
 	"relate-issue": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
-			return c.relate(ctx, s, store.AccessRead, auth.WritesUndeclared)
+			return c.relate(ctx, s, store.AccessWrite, store.AccessRead, auth.WritesUndeclared)
 		},
 	},
-	// relate-issue-writable: the other issue (meta) writable in its own repository and unit.
+	// relate-issue-writable: the URL's issue readable in its unit, the other issue (meta) writable in its own repository and unit.
 	"relate-issue-writable": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
-			return c.relate(ctx, s, store.AccessWrite, auth.WritesIssues)
+			return c.relate(ctx, s, store.AccessRead, store.AccessWrite, auth.WritesIssues)
 		},
 	},
 }
@@ -412,8 +412,12 @@ func (c *Checker) self(ctx context.Context, s *subject, refusal string) (*Object
 }
 
 // relate loads the URL's issue and the other issue of a relation (the
-// request's meta) and applies mayRelate to the other one.
-func (c *Checker) relate(ctx context.Context, s *subject, need store.AccessMode, w auth.RepoWrite) (*Object, error) {
+// request's meta), in Gitea's order: the URL's issue (404), a
+// cross-repository link while those are off (400), needURL on the URL's
+// issue's own unit (issues, or pull requests; 404 without, as Gitea: the
+// policy already let the caller read the issues there), then mayRelate
+// with needOther on the other one.
+func (c *Checker) relate(ctx context.Context, s *subject, needURL, needOther store.AccessMode, w auth.RepoWrite) (*Object, error) {
 	is, err := c.issue(ctx, s, ErrRelatedIssueNotFound)
 	if err != nil {
 		return nil, err
@@ -423,7 +427,14 @@ func (c *Checker) relate(ctx context.Context, s *subject, need store.AccessMode,
 	if !SameRepo(s.repo, owner, name) && !c.crossRepoDeps {
 		return nil, errCrossRepo
 	}
-	r, related, err := c.mayRelate(ctx, s.repo, owner, name, intField(meta, "index"), need, w, s.caller)
+	unit := auth.UnitIssues
+	if is.IsPull {
+		unit = auth.UnitPulls
+	}
+	if s.repo.issueUnitMode(unit) < needURL {
+		return nil, errTargetNotFound
+	}
+	r, related, err := c.mayRelate(ctx, s.repo, owner, name, intField(meta, "index"), needOther, w, s.caller)
 	if err != nil {
 		return nil, err
 	}

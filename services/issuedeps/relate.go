@@ -11,10 +11,10 @@ import (
 
 // Link adds (add) or removes the relation rel between the URL's issue
 // and the other one (the request's meta), and returns the URL's issue.
-// The policy's rule loaded and checked both (on): the URL's issue with
-// write on its repository's issues, the other on its own repository and
-// unit, with read where it is the blocker (…/dependencies, rule
-// relate-issue) and write where its dependencies change (…/blocks,
+// The policy's rule loaded and checked both (on), each on its own unit
+// (issues, or pull requests) in its own repository: write on the issue
+// whose dependencies change, read on the blocker (the URL's issue changes
+// on …/dependencies, rule relate-issue; the other on …/blocks,
 // relate-issue-writable).
 func (s *Service) Link(ctx context.Context, rel Relation, add bool, on *access.Object) (*store.Issue, error) {
 	issue, related := on.Issue, on.Related

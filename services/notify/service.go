@@ -45,7 +45,9 @@ func NewService(st Store, now func() int64, maxAnswer int) *Service {
 }
 
 // mine is the filter of viewer's threads: their own, in repositories they
-// can still see (access.Filter, the list visibility rule).
+// can still see (access.Filter, the list visibility rule), about issues
+// whose unit they may still read (the store applies the unit rule to
+// every thread query).
 func mine(viewer *auth.Principal, visible store.RepoFilter) store.NotificationFilter {
 	return store.NotificationFilter{UserID: viewer.ID(), Repos: visible}
 }

@@ -12,8 +12,9 @@ import (
 
 // Thread returns t, the thread the policy's rule thread-owner-or-admin
 // loaded (missing is 404, another user's 403 unless viewer is a site
-// administrator), unless it is of a repository viewer can no longer see,
-// which is answered as missing.
+// administrator), unless it is of a repository viewer can no longer see
+// or about an issue whose unit (issues, or pull requests) they may no
+// longer read, which is answered as missing.
 func (s *Service) Thread(ctx context.Context, viewer *auth.Principal, t *store.NotificationThread) (*store.NotificationThread, error) {
 	id := t.ID
 	n, err := s.store.CountNotifications(ctx, store.NotificationFilter{UserID: t.UserID, ThreadID: id, Repos: access.Filter(viewer)})

@@ -145,7 +145,8 @@ type DependencyListOptions struct {
 	Blocks bool
 	// Visible leaves out issues whose repository the viewer may not read
 	// (RepoFilter), or whose unit (issues, or pull requests for a pull
-	// request) is off there unless the viewer administers it.
+	// request) they may not read there: not given (a team's code-only
+	// grant), or off and not administered by them (issueUnitCond).
 	Visible RepoFilter
 	Offset  int
 	Limit   int
@@ -164,11 +165,7 @@ func (s *Store) ListIssueDependencies(ctx context.Context, opts DependencyListOp
 		Joins("JOIN repositories ON repositories.id = issues.repo_id").
 		Where(own+" = ?", opts.IssueID)
 	q = s.applyRepoFilter(q, opts.Visible)
-	if !opts.Visible.ViewerIsAdmin {
-		admin := s.db.Model(&Collaboration{}).Select("repo_id").Where("user_id = ? AND mode >= ?", opts.Visible.ViewerID, AccessAdmin)
-		q = q.Where(`(CASE WHEN issues.is_pull THEN repositories.has_pull_requests ELSE repositories.has_issues END) = ?
- OR repositories.owner_id = ? OR repositories.id IN (?)`, true, opts.Visible.ViewerID, admin)
-	}
+	q = s.issueUnitCond(q, opts.Visible, "issues.repo_id", "issues.is_pull")
 	var out []Issue
 	if err := q.Order("issue_dependencies.id").Offset(opts.Offset).Limit(opts.Limit).Find(&out).Error; err != nil {
 		return nil, errs.Wrap(err, "list dependencies")

@@ -211,8 +211,8 @@ type IssueListOptions struct {
 	// RepoID: one repository. 0: every repository Repos shows (search).
 	RepoID int64
 	// Repos limits a search to the repositories the viewer may read; with
-	// it, issues need their repository's issues unit on and pull requests
-	// its pulls unit.
+	// it, issues need their repository's issues unit on and readable by
+	// the viewer, and pull requests its pulls unit (issueUnitCond).
 	Repos RepoFilter
 	// OwnerID keeps repositories of that owner (search).
 	OwnerID int64
@@ -250,6 +250,8 @@ func (s *Store) ListIssues(ctx context.Context, o IssueListOptions) ([]Issue, in
 		withPulls := repos.Session(&gorm.Session{}).Where("repositories.has_pull_requests = ?", true)
 		q = q.Where("((issues.is_pull = ? AND issues.repo_id IN (?)) OR (issues.is_pull = ? AND issues.repo_id IN (?)))",
 			false, withIssues, true, withPulls)
+		// And the caller may read that unit (a team may give code only).
+		q = s.issueUnitCond(q, o.Repos, "issues.repo_id", "issues.is_pull")
 	}
 	switch o.State {
 	case "closed":

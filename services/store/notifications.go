@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"sync"
 
 	"gorm.io/gorm"
@@ -68,7 +69,9 @@ type NotificationFilter struct {
 	// Since and Before bound updated_unix (inclusive); 0 is unbounded.
 	Since, Before int64
 	// Repos drops threads of repositories the user may no longer see
-	// (access.Filter of the user), so a lost access hides old titles.
+	// (access.Filter of the user), or whose subject's unit (issues, or
+	// pull requests) they may no longer read, so a lost access hides old
+	// titles.
 	Repos RepoFilter
 }
 
@@ -95,6 +98,9 @@ func (s *Store) notificationsWhere(q *gorm.DB, f NotificationFilter) *gorm.DB {
 	}
 	visible := s.applyRepoFilter(s.db.Model(&Repository{}).Select("repositories.id"), f.Repos)
 	q = q.Where("notifications.repo_id IN (?)", visible)
+	// The subject's unit too (issues, or pull requests): a team may give
+	// code only.
+	q = s.issueUnitCond(q, f.Repos, "notifications.repo_id", "notifications.source = "+strconv.Itoa(NotificationSourcePull))
 	// A thread about a deleted issue is gone too (a fan-out racing the
 	// delete may still write one).
 	return q.Where("(notifications.issue_id = 0 OR notifications.issue_id IN (?))", s.db.Model(&Issue{}).Select("issues.id"))
@@ -252,7 +258,9 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 // lock, so an activity is delivered exactly once.
 //
 // Who is concerned: the repository's watchers, the issue's poster,
-// commenters, assignees and the users its text mentions, never the actor. A thread already unread or
+// commenters, assignees and the users its text mentions, never the actor,
+// and only those who may read the issue's unit (issues, or pull requests;
+// unitReaderIDs). A thread already unread or
 // pinned keeps its status and the comment it pointed to (so the first
 // unread comment is not lost); a read one becomes unread at the new
 // comment; every one moves to the activity's time unless it is later
@@ -270,17 +278,25 @@ func (s *Store) FanOutActivity(ctx context.Context) (bool, error) {
 		}
 		found = true
 		var issue Issue
+		var repo Repository
 		err := tx.Select("id", "is_pull").Where("id = ?", a.IssueID).Take(&issue).Error
+		if err == nil {
+			err = tx.Where("id = ?", a.RepoID).Take(&repo).Error
+		}
 		switch {
 		case errors.Is(err, gorm.ErrRecordNotFound):
-			// The issue went before we got here: nothing to say.
+			// The issue or its repository went before we got here:
+			// nothing to say.
 		case err != nil:
 			return err
 		default:
-			source := NotificationSourceIssue
+			source, unit := NotificationSourceIssue, UnitTypeIssues
 			if issue.IsPull {
-				source = NotificationSourcePull
+				source, unit = NotificationSourcePull, UnitTypePullRequests
 			}
+			// Only users who may read the subject's unit get a thread
+			// (a watcher of the repository may read its code only);
+			// the lists check again when it is read.
 			// ORDER BY: concurrent fan-outs on one issue lock the
 			// threads in the same order (no deadlock). WHERE before ON
 			// CONFLICT also keeps SQLite's parser from reading ON as a
@@ -292,14 +308,14 @@ SELECT c.uid, ?, ?, ?, ?, ?, ?, ? FROM (
   UNION SELECT poster_id FROM comments WHERE issue_id = ? AND type = 0
   UNION SELECT assignee_id FROM issue_assignees WHERE issue_id = ?
   UNION SELECT user_id FROM issue_mentions WHERE issue_id = ?
-) c WHERE c.uid > 0 AND c.uid <> ?
+) c WHERE c.uid > 0 AND c.uid <> ? AND c.uid IN (?)
 ORDER BY c.uid
 ON CONFLICT (user_id, issue_id) DO UPDATE SET
   status = CASE WHEN notifications.status = ? THEN ? ELSE notifications.status END,
   comment_id = CASE WHEN notifications.status = ? THEN excluded.comment_id ELSE notifications.comment_id END,
   updated_unix = CASE WHEN excluded.updated_unix > notifications.updated_unix THEN excluded.updated_unix ELSE notifications.updated_unix END`,
 				a.RepoID, a.IssueID, a.CommentID, NotificationUnread, source, a.CreatedUnix, a.CreatedUnix,
-				a.RepoID, a.IssueID, a.IssueID, a.IssueID, a.IssueID, a.ActorID,
+				a.RepoID, a.IssueID, a.IssueID, a.IssueID, a.IssueID, a.ActorID, s.unitReaderIDs(&repo, unit),
 				NotificationRead, NotificationUnread, NotificationRead).Error
 			if err != nil {
 				return err

@@ -26,6 +26,12 @@ func newNotifyWorld(t *testing.T, s *store.Store, names ...string) *notifyWorld 
 	t.Helper()
 	ctx := context.Background()
 	w := &notifyWorld{s: s, repo: newRepo(t, s, "tracked"), users: map[string]*store.User{}}
+	// Threads are for readers of the issues and pull requests units,
+	// which must be on.
+	w.repo.HasIssues, w.repo.HasPullRequests = true, true
+	if err := s.DB().Model(w.repo).Select("has_issues", "has_pull_requests").Updates(w.repo).Error; err != nil {
+		t.Fatal(err)
+	}
 	for _, n := range names {
 		u := newUser(n, n+"@x.org", false)
 		if err := s.CreateUser(ctx, u); err != nil {

@@ -33,10 +33,13 @@ const (
 //
 // DependencyService links issues: an issue depends on (is blocked by)
 // others, possibly in other repositories ([service]
-// ALLOW_CROSS_REPOSITORY_DEPENDENCIES). The URL's issue is the resource
-// the policy declares; the other issue's repository is checked by
-// access.MayRelateIssue (403 when the caller may not read it, even when
-// the issue exists). An issue with open dependencies cannot be closed.
+// ALLOW_CROSS_REPOSITORY_DEPENDENCIES). The URL's repository is the
+// resource the policy declares (read on its issues); the rules
+// relate-issue and relate-issue-writable check both issues on their own
+// unit (issues, or pull requests): the one a request changes needs write
+// there (404 without, as Gitea), the other read (403 without, alike
+// whether or not the issue exists). An issue with open dependencies
+// cannot be closed.
 type DependencyServiceClient interface {
 	// ListIssueDependencies lists the issues {index} depends on, leaving out
 	// those the caller may not read
@@ -134,10 +137,13 @@ func (c *dependencyServiceClient) RemoveIssueBlocking(ctx context.Context, in *R
 //
 // DependencyService links issues: an issue depends on (is blocked by)
 // others, possibly in other repositories ([service]
-// ALLOW_CROSS_REPOSITORY_DEPENDENCIES). The URL's issue is the resource
-// the policy declares; the other issue's repository is checked by
-// access.MayRelateIssue (403 when the caller may not read it, even when
-// the issue exists). An issue with open dependencies cannot be closed.
+// ALLOW_CROSS_REPOSITORY_DEPENDENCIES). The URL's repository is the
+// resource the policy declares (read on its issues); the rules
+// relate-issue and relate-issue-writable check both issues on their own
+// unit (issues, or pull requests): the one a request changes needs write
+// there (404 without, as Gitea), the other read (403 without, alike
+// whether or not the issue exists). An issue with open dependencies
+// cannot be closed.
 type DependencyServiceServer interface {
 	// ListIssueDependencies lists the issues {index} depends on, leaving out
 	// those the caller may not read
