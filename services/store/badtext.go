@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
@@ -39,4 +40,12 @@ func translateBadText(db *gorm.DB) error {
 		}
 	}
 	return nil
+}
+
+// storableText is text read from git (a commit message), which may hold
+// any bytes, as a copy either database stores: invalid UTF-8 replaced by
+// U+FFFD, NUL characters dropped. Text from requests never needs it: the
+// request interceptor refuses both.
+func storableText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
