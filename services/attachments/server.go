@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -151,18 +152,23 @@ func (s *Server) get(ctx context.Context, p parent, id int64) (*attachmentsv1.At
 }
 
 // edit renames; an empty or missing name changes nothing. The new name
-// must pass the type list by its extension, as an upload's would.
-func (s *Server) edit(ctx context.Context, p parent, id int64, name *string, allowed string) (*attachmentsv1.Attachment, error) {
+// is cleaned as an upload's (baseName) and must pass the type list by its
+// extension, as an upload's would.
+func (s *Server) edit(ctx context.Context, p parent, id int64, newName *string, allowed string) (*attachmentsv1.Attachment, error) {
 	par, _, err := resolve(ctx, p)
 	if err != nil {
 		return nil, err
 	}
+	var name string
+	if newName != nil {
+		name = baseName(*newName)
+	}
 	a, err := s.st.AttachmentOf(ctx, par, id)
-	if err == nil && name != nil && *name != "" {
-		if err := checkType(allowed, *name, nil); err != nil {
+	if err == nil && name != "" {
+		if err := checkType(allowed, name, nil); err != nil {
 			return nil, err
 		}
-		a, err = s.st.RenameAttachment(ctx, par, id, *name)
+		a, err = s.st.RenameAttachment(ctx, par, id, name)
 	}
 	if err != nil {
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
@@ -213,14 +219,22 @@ func (s *Server) create(ctx context.Context, p parent, first uploadMsg, recv fun
 	return s.view(a), nil
 }
 
-// baseName keeps the last element of a file name a client sent with its
-// directories (as multipart's FileName does for REST uploads).
+// baseName is the one cleaning of an attachment's name, on upload and on
+// rename: the last element of a name a client sent with its directories
+// (as multipart's FileName does for REST uploads), without control
+// characters (a name is shown in lists and sent back in
+// Content-Disposition), trimmed.
 func baseName(name string) string {
-	name = strings.TrimSpace(name)
-	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		name = name[i+1:]
+	clean := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, name)
+	if i := strings.LastIndexAny(clean, `/\`); i >= 0 {
+		clean = clean[i+1:]
 	}
-	return name
+	return strings.TrimSpace(clean)
 }
 
 // first receives an upload's first message; a stream closed before it

@@ -34,7 +34,8 @@ func TestCheckType(t *testing.T) {
 }
 
 func TestBaseName(t *testing.T) {
-	for in, want := range map[string]string{"a.txt": "a.txt", "../../etc/passwd": "passwd", `C:\dir\x.zip`: "x.zip", " b.txt ": "b.txt", "dir/": ""} {
+	for in, want := range map[string]string{"a.txt": "a.txt", "../../etc/passwd": "passwd", `C:\dir\x.zip`: "x.zip", " b.txt ": "b.txt", "dir/": "",
+		"a\x1b[31m.txt": "a[31m.txt", "x\r\nSet-Cookie: y": "xSet-Cookie: y", "a/\tb\u0085.txt": "b.txt"} {
 		if got := baseName(in); got != want {
 			t.Errorf("baseName(%q) = %q, want %q", in, got, want)
 		}

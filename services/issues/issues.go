@@ -45,14 +45,10 @@ func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Princ
 	return &n.Issue, nil
 }
 
-// maxAssignees bounds the assignees of one request.
-const maxAssignees = 50
-
 // assignees resolves user names to ids of users who may be assigned in r.
+// Their number is bounded on the request (max_items, checked before the
+// handler).
 func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Principal, names []string) ([]int64, error) {
-	if len(names) > maxAssignees {
-		return nil, errs.Newf(errs.Invalid, "[Assignees]: at most %d assignees", maxAssignees)
-	}
 	var ids []int64
 	for _, name := range names {
 		name = strings.TrimSpace(name)

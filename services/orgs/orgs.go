@@ -3,7 +3,6 @@ package orgs
 import (
 	"context"
 	"errors"
-	"net/url"
 
 	"forge/services/access"
 	"forge/services/auth"
@@ -79,17 +78,12 @@ func parseVisibility(name string, unset store.Visibility) (store.Visibility, err
 	return v, nil
 }
 
-// checkContact checks the e-mail (when given) and the website (a URL).
+// checkContact checks the e-mail (when given). The website's form is
+// declared on the request (FORMAT_URL) and checked before the handler.
 func checkContact(in OrgInput) error {
 	if in.Email != "" {
 		if err := users.ValidateEmail(in.Email); err != nil {
 			return errs.New(errs.Invalid, err.Error())
-		}
-	}
-	if in.Website != "" {
-		u, err := url.Parse(in.Website)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return errs.New(errs.Invalid, "[Website]: Url")
 		}
 	}
 	return nil

@@ -147,14 +147,14 @@ func applyChanges(tx *gorm.DB, repoID, pusherID, now int64, updates []BranchUpda
 			}
 		case exists:
 			err := tx.Model(&Branch{}).Where("repo_id = ? AND name = ?", repoID, u.Name).Updates(map[string]any{
-				"commit_id": u.CommitID, "commit_message": u.CommitMessage, "commit_unix": u.CommitUnix,
+				"commit_id": u.CommitID, "commit_message": storableText(u.CommitMessage), "commit_unix": u.CommitUnix,
 				"pusher_id": pusherID, "updated_unix": now,
 			}).Error
 			if err != nil {
 				return changed, err
 			}
 		default:
-			b := Branch{RepoID: repoID, Name: u.Name, CommitID: u.CommitID, CommitMessage: u.CommitMessage,
+			b := Branch{RepoID: repoID, Name: u.Name, CommitID: u.CommitID, CommitMessage: storableText(u.CommitMessage),
 				CommitUnix: u.CommitUnix, PusherID: pusherID, CreatedUnix: now, UpdatedUnix: now}
 			if err := tx.Create(&b).Error; err != nil {
 				return changed, err

@@ -168,3 +168,33 @@ func TestRepositories(t *testing.T) {
 		}
 	})
 }
+
+// TestBranchCommitMessageIsStorable: a pushed commit's message may hold a
+// NUL byte or another encoding (git stores bytes); the recorded copy is
+// text either database takes (NUL dropped, invalid bytes replaced), so
+// recording the push never fails.
+func TestBranchCommitMessageIsStorable(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		r := newRepo(t, s, "repo")
+		var state []store.BranchUpdate
+		all := func(context.Context) ([]store.BranchUpdate, error) { return state, nil }
+		for _, u := range []store.BranchUpdate{
+			{Name: "main", CommitID: "a1", CommitMessage: "caf\xe9\x00 ok"}, // insert
+			{Name: "main", CommitID: "a2", CommitMessage: "na\xefve\x00"},   // update
+		} {
+			state = []store.BranchUpdate{u}
+			if err := s.SyncBranches(ctx, r.ID, 1, []store.BranchUpdate{u}, all); err != nil {
+				t.Fatalf("%s: %v", u.CommitID, err)
+			}
+			b, err := s.BranchByName(ctx, r.ID, "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"a1": "caf\uFFFD ok", "a2": "na\uFFFDve"}[u.CommitID]
+			if b.CommitMessage != want {
+				t.Fatalf("%s: stored %q, want %q", u.CommitID, b.CommitMessage, want)
+			}
+		}
+	})
+}

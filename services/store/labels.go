@@ -235,7 +235,9 @@ func (s *Store) EditIssueLabels(ctx context.Context, e IssueLabelEdit) ([]Label,
 	return out, nil
 }
 
-// MaxLabelsPerRequest bounds the labels one request may name.
+// MaxLabelsPerRequest bounds the labels one call may name, the store's own
+// guard of its queries. Requests declare the same bound on their label
+// lists (max_items: 100, "[Labels]: MaxSize"), checked before any handler.
 const MaxLabelsPerRequest = 100
 
 // labelNewIssue puts labels (ids of the repository's or orgID's labels;

@@ -58,7 +58,7 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 			}
 		}
 		for _, b := range n.Branches {
-			rec := Branch{RepoID: r.ID, Name: b.Name, CommitID: b.CommitID, CommitMessage: b.CommitMessage,
+			rec := Branch{RepoID: r.ID, Name: b.Name, CommitID: b.CommitID, CommitMessage: storableText(b.CommitMessage),
 				CommitUnix: b.CommitUnix, PusherID: n.PusherID, CreatedUnix: now, UpdatedUnix: now}
 			if err := tx.Create(&rec).Error; err != nil {
 				return err

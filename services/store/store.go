@@ -87,6 +87,9 @@ func Open(cfg config.Database) (*Store, error) {
 	switch cfg.Type {
 	case "postgres":
 		db, err = gorm.Open(postgres.Open(PostgresDSN(cfg)), gcfg)
+		if err == nil {
+			err = translateBadText(db)
+		}
 	case "sqlite3":
 		if dir := filepath.Dir(cfg.Path); dir != "" {
 			if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"forge/services/errs"
 	"forge/services/store"
 	"forge/services/store/storetest"
 )
@@ -247,4 +248,29 @@ func TestSQLitePathWithURICharacters(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
 		t.Fatalf("files beside the database's directory: %v", entries)
 	}
+}
+
+// TestNULInTextIsInvalid: PostgreSQL refuses a NUL character in text
+// (SQLSTATE 22021); the store answers errs.Invalid for it, a client's
+// 422 rather than a 500, whichever statement meets it. SQLite stores it.
+func TestNULInTextIsInvalid(t *testing.T) {
+	t.Run("postgres", func(t *testing.T) {
+		s := storetest.Open(t, "postgres")
+		ctx := context.Background()
+		var e *errs.Error
+		err := s.CreateUser(ctx, &store.User{Name: "nul", Email: "nul@example.org", FullName: "a\x00b", IsActive: true})
+		if !errors.As(err, &e) || e.Kind != errs.Invalid {
+			t.Fatalf("insert: %v, want errs.Invalid", err)
+		}
+		_, err = s.UserByName(ctx, "a\x00b")
+		if !errors.As(err, &e) || e.Kind != errs.Invalid {
+			t.Fatalf("query: %v, want errs.Invalid", err)
+		}
+	})
+	t.Run("sqlite3", func(t *testing.T) {
+		s := storetest.Open(t, "sqlite3")
+		if err := s.CreateUser(context.Background(), &store.User{Name: "nul", Email: "nul@example.org", FullName: "a\x00b", IsActive: true}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,18 +11,32 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	adminv1 "forge/gen/forge/admin/v1"
 	branchesv1 "forge/gen/forge/branches/v1"
 	contentsv1 "forge/gen/forge/contents/v1"
+	issuesv1 "forge/gen/forge/issues/v1"
+	labelsv1 "forge/gen/forge/labels/v1"
 	mirrorsv1 "forge/gen/forge/mirrors/v1"
+	orgsv1 "forge/gen/forge/orgs/v1"
 	releasesv1 "forge/gen/forge/releases/v1"
 	reposv1 "forge/gen/forge/repos/v1"
 	tokensv1 "forge/gen/forge/tokens/v1"
+	usersv1 "forge/gen/forge/users/v1"
 	"forge/services/errs"
 )
 
 func ptr(s string) *string { return &s }
+
+// units is a units map of n entries.
+func units(n int) map[string]string {
+	m := map[string]string{}
+	for i := 0; i < n; i++ {
+		m[fmt.Sprint("u", i)] = "read"
+	}
+	return m
+}
 
 func TestCheckMessages(t *testing.T) {
 	long := strings.Repeat("a", 101)
@@ -62,6 +77,29 @@ func TestCheckMessages(t *testing.T) {
 		{"password size", &adminv1.CreateUserRequest{Username: "u", Password: strings.Repeat("p", 256)}, "[Password]: MaxSize"},
 		{"edit password size", &adminv1.EditUserRequest{Password: strings.Repeat("p", 256)}, "[Password]: MaxSize"},
 		{"no rules", &reposv1.GetRepoRequest{}, ""},
+		{"list at its bound", &issuesv1.CreateIssueRequest{Title: "t", Assignees: make([]string, 50)}, ""},
+		{"list over its bound", &issuesv1.CreateIssueRequest{Title: "t", Assignees: make([]string, 51)}, "[Assignees]: MaxSize"},
+		{"int list over its bound", &issuesv1.CreateIssueRequest{Title: "t", Labels: make([]int64, 101)}, "[Labels]: MaxSize"},
+		{"map over its bound", &orgsv1.CreateTeamRequest{Name: "t", UnitsMap: units(11)}, "[UnitsMap]: MaxSize"},
+		{"map at its bound", &orgsv1.CreateTeamRequest{Name: "t", UnitsMap: units(10)}, ""},
+		{"NUL in a field without rules", &issuesv1.EditIssueRequest{State: ptr("a\x00b")}, "[State]: contains a NUL character"},
+		{"NUL in a field with rules", &issuesv1.CreateIssueRequest{Title: "a\x00"}, "[Title]: contains a NUL character"},
+		{"NUL in a path field", &reposv1.GetRepoRequest{Owner: "\x00"}, "[Owner]: contains a NUL character"},
+		{"NUL in a list", &issuesv1.CreateIssueRequest{Title: "t", Assignees: []string{"a", "b\x00"}}, "[Assignees]: contains a NUL character"},
+		{"NUL in a map key", &orgsv1.CreateTeamRequest{Name: "t", UnitsMap: map[string]string{"repo.code\x00": "read"}}, "[UnitsMap]: contains a NUL character"},
+		{"NUL in a map value", &orgsv1.CreateTeamRequest{Name: "t", UnitsMap: map[string]string{"repo.code": "read\x00"}}, "[UnitsMap]: contains a NUL character"},
+		{"NUL in a nested message", &reposv1.AdminCreateRepoRequest{Username: "u", Repository: &reposv1.CreateRepoOption{Name: "r", Description: "\x00"}}, "[Description]: contains a NUL character"},
+		{"NUL in a JSON value names the field", &labelsv1.AddIssueLabelsRequest{Labels: []*structpb.Value{structpb.NewNumberValue(1), structpb.NewStringValue("x\x00")}}, "[Labels]: contains a NUL character"},
+		{"NUL in an optional field", &usersv1.UpdateUserSettingsRequest{Location: ptr("\x00")}, "[Location]: contains a NUL character"},
+		{"invalid UTF-8", &issuesv1.CreateCommentRequest{Body: "\xff"}, "[Body]: is not valid UTF-8"},
+		{"other control characters pass", &issuesv1.CreateCommentRequest{Body: "a\tb\x01"}, ""},
+		{"website: http", &usersv1.UpdateUserSettingsRequest{Website: ptr("https://example.com/x")}, ""},
+		{"website: cleared", &usersv1.UpdateUserSettingsRequest{Website: ptr("")}, ""},
+		{"website: javascript", &usersv1.UpdateUserSettingsRequest{Website: ptr("javascript:alert(1)")}, "[Website]: Url"},
+		{"website: upper-case scheme", &usersv1.UpdateUserSettingsRequest{Website: ptr("JAVASCRIPT:alert(1)")}, "[Website]: Url"},
+		{"website: no host", &adminv1.EditUserRequest{Website: ptr("http://")}, "[Website]: Url"},
+		{"website: relative", &orgsv1.CreateOrgRequest{Username: "o", Website: "example.com"}, "[Website]: Url"},
+		{"website: repository", &reposv1.EditRepoRequest{Website: ptr("data:text/html,x")}, "[Website]: Url"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Check(tc.req)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -800,6 +801,61 @@ func TestAttachmentGRPC(t *testing.T) {
 		var view map[string]any
 		if err := json.Unmarshal(r.Body, &view); err != nil || view["download_count"] != float64(1) || view["uuid"] != a.GetUuid() {
 			t.Fatalf("REST view: %s", r.Body)
+		}
+	})
+}
+
+// TestAttachmentNameText: an upload's file name reaches the database like
+// any request text, through the upload stream's first message: a NUL in
+// it (the "name" query or the multipart file name) is refused on both
+// databases with the interceptor's message, and nothing is stored;
+// control characters and directories are dropped.
+func TestAttachmentNameText(t *testing.T) {
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		s.createRepo(t, aliceTok, "proj", true, false)
+		is, _, err := alice.CreateIssue("alice", "proj", gitea.CreateIssueOption{Title: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		assets := fmt.Sprintf("/api/v1/repos/alice/proj/issues/%d/assets", is.Index)
+		// A raw NUL in the part's header is a malformed body (422 too); an
+		// RFC 2231 file name (filename*=) decodes to one.
+		expectStatus(t, s.upload(aliceTok, assets, "a\x00b.txt", strings.NewReader("x")), http.StatusUnprocessableEntity)
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		part, err := mw.CreatePart(textproto.MIMEHeader{"Content-Disposition": {`form-data; name="attachment"; filename*=UTF-8''a%00b.txt`}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		part.Write([]byte("x"))
+		mw.Close()
+		req, _ := http.NewRequest("POST", s.URL+assets, &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Authorization", "token "+aliceTok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, r := range []response{
+			s.upload(aliceTok, assets+"?name=a%00b.txt", "x.txt", strings.NewReader("x")),
+			{Status: resp.StatusCode, Body: encoded},
+		} {
+			expectStatus(t, r, http.StatusUnprocessableEntity)
+			if !strings.Contains(string(r.Body), `"[Name]: contains a NUL character"`) {
+				t.Fatalf("NUL in a file name: %s", r.Body)
+			}
+		}
+		r := s.upload(aliceTok, assets+"?name=dir%2Fc%1B%5B0m.txt", "x.txt", strings.NewReader("x"))
+		expectStatus(t, r, http.StatusCreated)
+		if !strings.Contains(string(r.Body), `"name":"c[0m.txt"`) {
+			t.Fatalf("control characters in a file name: %s", r.Body)
+		}
+		if files := s.blobFiles(t); len(files) != 1 {
+			t.Fatalf("files after two refused uploads and one stored: %v", files)
 		}
 	})
 }

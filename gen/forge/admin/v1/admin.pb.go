@@ -850,7 +850,7 @@ const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"\x15_must_change_passwordB\r\n" +
 	"\v_restricted\">\n" +
 	"\x12CreateUserResponse\x12(\n" +
-	"\x04user\x18\x01 \x01(\v2\x14.forge.users.v1.UserR\x04user\"\xd1\a\n" +
+	"\x04user\x18\x01 \x01(\v2\x14.forge.users.v1.UserR\x04user\"\xdc\a\n" +
 	"\x0fEditUserRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x1b\n" +
 	"\tsource_id\x18\x02 \x01(\x03R\bsourceId\x12\x1d\n" +
@@ -859,8 +859,8 @@ const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"\x05email\x18\x04 \x01(\tH\x00R\x05email\x88\x01\x01\x12 \n" +
 	"\tfull_name\x18\x05 \x01(\tH\x01R\bfullName\x88\x01\x01\x12#\n" +
 	"\bpassword\x18\x06 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\bpassword\x125\n" +
-	"\x14must_change_password\x18\a \x01(\bH\x02R\x12mustChangePassword\x88\x01\x01\x12\x1d\n" +
-	"\awebsite\x18\b \x01(\tH\x03R\awebsite\x88\x01\x01\x12\x1f\n" +
+	"\x14must_change_password\x18\a \x01(\bH\x02R\x12mustChangePassword\x88\x01\x01\x12(\n" +
+	"\awebsite\x18\b \x01(\tB\t\x9a\xb5\x18\x05\x18\xff\x01 \x04H\x03R\awebsite\x88\x01\x01\x12\x1f\n" +
 	"\blocation\x18\t \x01(\tH\x04R\blocation\x88\x01\x01\x12%\n" +
 	"\vdescription\x18\n" +
 	" \x01(\tH\x05R\vdescription\x88\x01\x01\x12\x1b\n" +

@@ -1933,19 +1933,19 @@ const file_forge_labels_v1_labels_proto_rawDesc = "" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
 	"\x05index\x18\x03 \x01(\x03R\x05index\"I\n" +
 	"\x17ListIssueLabelsResponse\x12.\n" +
-	"\x06labels\x18\x01 \x03(\v2\x16.forge.labels.v1.LabelR\x06labels\"\x87\x01\n" +
+	"\x06labels\x18\x01 \x03(\v2\x16.forge.labels.v1.LabelR\x06labels\"\x8f\x01\n" +
 	"\x15AddIssueLabelsRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
-	"\x05index\x18\x03 \x01(\x03R\x05index\x12.\n" +
-	"\x06labels\x18\x04 \x03(\v2\x16.google.protobuf.ValueR\x06labels\"H\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\x126\n" +
+	"\x06labels\x18\x04 \x03(\v2\x16.google.protobuf.ValueB\x06\x9a\xb5\x18\x02(dR\x06labels\"H\n" +
 	"\x16AddIssueLabelsResponse\x12.\n" +
-	"\x06labels\x18\x01 \x03(\v2\x16.forge.labels.v1.LabelR\x06labels\"\x8b\x01\n" +
+	"\x06labels\x18\x01 \x03(\v2\x16.forge.labels.v1.LabelR\x06labels\"\x93\x01\n" +
 	"\x19ReplaceIssueLabelsRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
-	"\x05index\x18\x03 \x01(\x03R\x05index\x12.\n" +
-	"\x06labels\x18\x04 \x03(\v2\x16.google.protobuf.ValueR\x06labels\"L\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\x126\n" +
+	"\x06labels\x18\x04 \x03(\v2\x16.google.protobuf.ValueB\x06\x9a\xb5\x18\x02(dR\x06labels\"L\n" +
 	"\x1aReplaceIssueLabelsResponse\x12.\n" +
 	"\x06labels\x18\x01 \x03(\v2\x16.forge.labels.v1.LabelR\x06labels\"Y\n" +
 	"\x17ClearIssueLabelsRequest\x12\x14\n" +

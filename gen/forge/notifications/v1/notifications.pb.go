@@ -1061,7 +1061,7 @@ var File_forge_notifications_v1_notifications_proto protoreflect.FileDescriptor
 
 const file_forge_notifications_v1_notifications_proto_rawDesc = "" +
 	"\n" +
-	"*forge/notifications/v1/notifications.proto\x12\x16forge.notifications.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe7\x01\n" +
+	"*forge/notifications/v1/notifications.proto\x12\x16forge.notifications.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe7\x01\n" +
 	"\x13NotificationSubject\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12,\n" +
@@ -1080,11 +1080,11 @@ const file_forge_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x06pinned\x18\x05 \x01(\bR\x06pinned\x129\n" +
 	"\n" +
 	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x10\n" +
-	"\x03url\x18\a \x01(\tR\x03url\"\xcc\x01\n" +
+	"\x03url\x18\a \x01(\tR\x03url\"\xdc\x01\n" +
 	"\x18ListNotificationsRequest\x12\x10\n" +
-	"\x03all\x18\x01 \x01(\bR\x03all\x12\"\n" +
-	"\fstatus_types\x18\x02 \x03(\tR\fstatus-types\x12\"\n" +
-	"\fsubject_type\x18\x03 \x03(\tR\fsubject-type\x12\x14\n" +
+	"\x03all\x18\x01 \x01(\bR\x03all\x12*\n" +
+	"\fstatus_types\x18\x02 \x03(\tB\x06\x9a\xb5\x18\x02(\x14R\fstatus-types\x12*\n" +
+	"\fsubject_type\x18\x03 \x03(\tB\x06\x9a\xb5\x18\x02(\x14R\fsubject-type\x12\x14\n" +
 	"\x05since\x18\x04 \x01(\tR\x05since\x12\x16\n" +
 	"\x06before\x18\x05 \x01(\tR\x06before\x12\x12\n" +
 	"\x04page\x18\x06 \x01(\x05R\x04page\x12\x14\n" +
@@ -1092,12 +1092,12 @@ const file_forge_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x19ListNotificationsResponse\x12P\n" +
 	"\rnotifications\x18\x01 \x03(\v2*.forge.notifications.v1.NotificationThreadR\rnotifications\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount\"\x90\x01\n" +
+	"totalCount\"\x98\x01\n" +
 	"\x18ReadNotificationsRequest\x12 \n" +
 	"\flast_read_at\x18\x01 \x01(\tR\n" +
 	"lastReadAt\x12\x10\n" +
-	"\x03all\x18\x02 \x01(\bR\x03all\x12\"\n" +
-	"\fstatus_types\x18\x03 \x03(\tR\fstatus-types\x12\x1c\n" +
+	"\x03all\x18\x02 \x01(\bR\x03all\x12*\n" +
+	"\fstatus_types\x18\x03 \x03(\tB\x06\x9a\xb5\x18\x02(\x14R\fstatus-types\x12\x1c\n" +
 	"\tto_status\x18\x04 \x01(\tR\tto-status\"m\n" +
 	"\x19ReadNotificationsResponse\x12P\n" +
 	"\rnotifications\x18\x01 \x03(\v2*.forge.notifications.v1.NotificationThreadR\rnotifications\"\x1e\n" +
@@ -1112,13 +1112,13 @@ const file_forge_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1c\n" +
 	"\tto_status\x18\x02 \x01(\tR\tto-status\"X\n" +
 	"\x12ReadThreadResponse\x12B\n" +
-	"\x06thread\x18\x01 \x01(\v2*.forge.notifications.v1.NotificationThreadR\x06thread\"\xfa\x01\n" +
+	"\x06thread\x18\x01 \x01(\v2*.forge.notifications.v1.NotificationThreadR\x06thread\"\x8a\x02\n" +
 	"\x1cListRepoNotificationsRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x10\n" +
-	"\x03all\x18\x03 \x01(\bR\x03all\x12\"\n" +
-	"\fstatus_types\x18\x04 \x03(\tR\fstatus-types\x12\"\n" +
-	"\fsubject_type\x18\x05 \x03(\tR\fsubject-type\x12\x14\n" +
+	"\x03all\x18\x03 \x01(\bR\x03all\x12*\n" +
+	"\fstatus_types\x18\x04 \x03(\tB\x06\x9a\xb5\x18\x02(\x14R\fstatus-types\x12*\n" +
+	"\fsubject_type\x18\x05 \x03(\tB\x06\x9a\xb5\x18\x02(\x14R\fsubject-type\x12\x14\n" +
 	"\x05since\x18\x06 \x01(\tR\x05since\x12\x16\n" +
 	"\x06before\x18\a \x01(\tR\x06before\x12\x12\n" +
 	"\x04page\x18\b \x01(\x05R\x04page\x12\x14\n" +
@@ -1126,14 +1126,14 @@ const file_forge_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x1dListRepoNotificationsResponse\x12P\n" +
 	"\rnotifications\x18\x01 \x03(\v2*.forge.notifications.v1.NotificationThreadR\rnotifications\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount\"\xbe\x01\n" +
+	"totalCount\"\xc6\x01\n" +
 	"\x1cReadRepoNotificationsRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12 \n" +
 	"\flast_read_at\x18\x03 \x01(\tR\n" +
 	"lastReadAt\x12\x10\n" +
-	"\x03all\x18\x04 \x01(\bR\x03all\x12\"\n" +
-	"\fstatus_types\x18\x05 \x03(\tR\fstatus-types\x12\x1c\n" +
+	"\x03all\x18\x04 \x01(\bR\x03all\x12*\n" +
+	"\fstatus_types\x18\x05 \x03(\tB\x06\x9a\xb5\x18\x02(\x14R\fstatus-types\x12\x1c\n" +
 	"\tto_status\x18\x06 \x01(\tR\tto-status\"q\n" +
 	"\x1dReadRepoNotificationsResponse\x12P\n" +
 	"\rnotifications\x18\x01 \x03(\v2*.forge.notifications.v1.NotificationThreadR\rnotifications2\xc7\v\n" +

@@ -37,6 +37,10 @@ const (
 	// '.' between them: "[Field]: invalid user name "x" (letters, digits,
 	// and single '-', '_' or '.' between them)".
 	Format_FORMAT_USER_NAME Format = 3
+	// An absolute http:// or https:// URL with a host, as Gitea's Url
+	// binding: "[Field]: Url". Other schemes (javascript:, data:) are
+	// refused.
+	Format_FORMAT_URL Format = 4
 )
 
 // Enum value maps for Format.
@@ -46,12 +50,14 @@ var (
 		1: "FORMAT_REPO_NAME",
 		2: "FORMAT_GIT_REF_NAME",
 		3: "FORMAT_USER_NAME",
+		4: "FORMAT_URL",
 	}
 	Format_value = map[string]int32{
 		"FORMAT_UNSPECIFIED":  0,
 		"FORMAT_REPO_NAME":    1,
 		"FORMAT_GIT_REF_NAME": 2,
 		"FORMAT_USER_NAME":    3,
+		"FORMAT_URL":          4,
 	}
 )
 
@@ -82,6 +88,10 @@ func (Format) EnumDescriptor() ([]byte, []int) {
 	return file_forge_options_v1_validate_proto_rawDescGZIP(), []int{0}
 }
 
+// Every string in a request (nested messages, list and map entries
+// included) is also refused when it holds a NUL character or invalid
+// UTF-8: "[Field]: contains a NUL character". That needs no declaration.
+//
 // FieldRules are checked in this order; the first that fails is reported.
 // On a field with presence (proto3 optional) the rules apply only when the
 // field is set; a nested message is checked when it is set.
@@ -95,7 +105,11 @@ type FieldRules struct {
 	// At most this many characters (runes): "[Field]: MaxSize".
 	MaxLen int32 `protobuf:"varint,3,opt,name=max_len,json=maxLen,proto3" json:"max_len,omitempty"`
 	// A non-empty value must have this form.
-	Format        Format `protobuf:"varint,4,opt,name=format,proto3,enum=forge.options.v1.Format" json:"format,omitempty"`
+	Format Format `protobuf:"varint,4,opt,name=format,proto3,enum=forge.options.v1.Format" json:"format,omitempty"`
+	// On a repeated or map field: at most this many entries,
+	// "[Field]: MaxSize" (Gitea's binding answers the same for a slice).
+	// Every repeated and map field of a request declares one.
+	MaxItems      int32 `protobuf:"varint,5,opt,name=max_items,json=maxItems,proto3" json:"max_items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -158,6 +172,13 @@ func (x *FieldRules) GetFormat() Format {
 	return Format_FORMAT_UNSPECIFIED
 }
 
+func (x *FieldRules) GetMaxItems() int32 {
+	if x != nil {
+		return x.MaxItems
+	}
+	return 0
+}
+
 var file_forge_options_v1_validate_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
@@ -179,18 +200,21 @@ var File_forge_options_v1_validate_proto protoreflect.FileDescriptor
 
 const file_forge_options_v1_validate_proto_rawDesc = "" +
 	"\n" +
-	"\x1fforge/options/v1/validate.proto\x12\x10forge.options.v1\x1a google/protobuf/descriptor.proto\"\x87\x01\n" +
+	"\x1fforge/options/v1/validate.proto\x12\x10forge.options.v1\x1a google/protobuf/descriptor.proto\"\xa4\x01\n" +
 	"\n" +
 	"FieldRules\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\brequired\x18\x02 \x01(\bR\brequired\x12\x17\n" +
 	"\amax_len\x18\x03 \x01(\x05R\x06maxLen\x120\n" +
-	"\x06format\x18\x04 \x01(\x0e2\x18.forge.options.v1.FormatR\x06format*e\n" +
+	"\x06format\x18\x04 \x01(\x0e2\x18.forge.options.v1.FormatR\x06format\x12\x1b\n" +
+	"\tmax_items\x18\x05 \x01(\x05R\bmaxItems*u\n" +
 	"\x06Format\x12\x16\n" +
 	"\x12FORMAT_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10FORMAT_REPO_NAME\x10\x01\x12\x17\n" +
 	"\x13FORMAT_GIT_REF_NAME\x10\x02\x12\x14\n" +
-	"\x10FORMAT_USER_NAME\x10\x03:S\n" +
+	"\x10FORMAT_USER_NAME\x10\x03\x12\x0e\n" +
+	"\n" +
+	"FORMAT_URL\x10\x04:S\n" +
 	"\x05rules\x12\x1d.google.protobuf.FieldOptions\x18ӆ\x03 \x01(\v2\x1c.forge.options.v1.FieldRulesR\x05rulesB\xad\x01\n" +
 	"\x14com.forge.options.v1B\rValidateProtoP\x01Z$forge/gen/forge/options/v1;optionsv1\xa2\x02\x03FOX\xaa\x02\x10Forge.Options.V1\xca\x02\x10Forge\\Options\\V1\xe2\x02\x1cForge\\Options\\V1\\GPBMetadata\xea\x02\x12Forge::Options::V1b\x06proto3"
 

@@ -3873,26 +3873,26 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"visibility\x12@\n" +
 	"\x1drepo_admin_change_team_access\x18\n" +
 	" \x01(\bR\x19repoAdminChangeTeamAccess\x12\x1a\n" +
-	"\busername\x18\v \x01(\tR\busername\"\xdb\x02\n" +
+	"\busername\x18\v \x01(\tR\busername\"\xdd\x02\n" +
 	"\x0fCreateOrgOption\x120\n" +
 	"\busername\x18\x01 \x01(\tB\x14\x9a\xb5\x18\x10\n" +
 	"\bUserName\x10\x01\x18( \x03R\busername\x12#\n" +
 	"\tfull_name\x18\x02 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\bfullName\x12\x1d\n" +
 	"\x05email\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x05email\x12)\n" +
-	"\vdescription\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\vdescription\x12!\n" +
-	"\awebsite\x18\x05 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\awebsite\x12\"\n" +
+	"\vdescription\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\vdescription\x12#\n" +
+	"\awebsite\x18\x05 \x01(\tB\t\x9a\xb5\x18\x05\x18\xff\x01 \x04R\awebsite\x12\"\n" +
 	"\blocation\x18\x06 \x01(\tB\x06\x9a\xb5\x18\x02\x182R\blocation\x12\x1e\n" +
 	"\n" +
 	"visibility\x18\a \x01(\tR\n" +
 	"visibility\x12@\n" +
-	"\x1drepo_admin_change_team_access\x18\b \x01(\bR\x19repoAdminChangeTeamAccess\"\xdc\x02\n" +
+	"\x1drepo_admin_change_team_access\x18\b \x01(\bR\x19repoAdminChangeTeamAccess\"\xde\x02\n" +
 	"\x10CreateOrgRequest\x120\n" +
 	"\busername\x18\x01 \x01(\tB\x14\x9a\xb5\x18\x10\n" +
 	"\bUserName\x10\x01\x18( \x03R\busername\x12#\n" +
 	"\tfull_name\x18\x02 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\bfullName\x12\x1d\n" +
 	"\x05email\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x05email\x12)\n" +
-	"\vdescription\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\vdescription\x12!\n" +
-	"\awebsite\x18\x05 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\awebsite\x12\"\n" +
+	"\vdescription\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\vdescription\x12#\n" +
+	"\awebsite\x18\x05 \x01(\tB\t\x9a\xb5\x18\x05\x18\xff\x01 \x04R\awebsite\x12\"\n" +
 	"\blocation\x18\x06 \x01(\tB\x06\x9a\xb5\x18\x02\x182R\blocation\x12\x1e\n" +
 	"\n" +
 	"visibility\x18\a \x01(\tR\n" +
@@ -3915,13 +3915,13 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\rGetOrgRequest\x12\x10\n" +
 	"\x03org\x18\x01 \x01(\tR\x03org\"Q\n" +
 	"\x0eGetOrgResponse\x12?\n" +
-	"\forganization\x18\x01 \x01(\v2\x1b.forge.orgs.v1.OrganizationR\forganization\"\xe1\x02\n" +
+	"\forganization\x18\x01 \x01(\v2\x1b.forge.orgs.v1.OrganizationR\forganization\"\xe3\x02\n" +
 	"\x0eEditOrgRequest\x12\x10\n" +
 	"\x03org\x18\x01 \x01(\tR\x03org\x12#\n" +
 	"\tfull_name\x18\x02 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\bfullName\x12\x1d\n" +
 	"\x05email\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x05email\x12)\n" +
-	"\vdescription\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\vdescription\x12!\n" +
-	"\awebsite\x18\x05 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\awebsite\x12\"\n" +
+	"\vdescription\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\vdescription\x12#\n" +
+	"\awebsite\x18\x05 \x01(\tB\t\x9a\xb5\x18\x05\x18\xff\x01 \x04R\awebsite\x12\"\n" +
 	"\blocation\x18\x06 \x01(\tB\x06\x9a\xb5\x18\x02\x182R\blocation\x12\x1e\n" +
 	"\n" +
 	"visibility\x18\a \x01(\tR\n" +
@@ -4043,7 +4043,7 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12'\n" +
 	"\x04data\x18\x02 \x03(\v2\x13.forge.orgs.v1.TeamR\x04data\x12%\n" +
 	"\vtotal_count\x18\x03 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount\"\x99\x03\n" +
+	"totalCount\"\xa9\x03\n" +
 	"\x11CreateTeamRequest\x12\x10\n" +
 	"\x03org\x18\x01 \x01(\tR\x03org\x12\x1c\n" +
 	"\x04name\x18\x02 \x01(\tB\b\x9a\xb5\x18\x04\x10\x01\x18\x1eR\x04name\x12)\n" +
@@ -4051,9 +4051,11 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\x19includes_all_repositories\x18\x04 \x01(\bR\x17includesAllRepositories\x12\x1e\n" +
 	"\n" +
 	"permission\x18\x05 \x01(\tR\n" +
-	"permission\x12\x14\n" +
-	"\x05units\x18\x06 \x03(\tR\x05units\x12K\n" +
-	"\tunits_map\x18\a \x03(\v2..forge.orgs.v1.CreateTeamRequest.UnitsMapEntryR\bunitsMap\x12-\n" +
+	"permission\x12\x1c\n" +
+	"\x05units\x18\x06 \x03(\tB\x06\x9a\xb5\x18\x02(\n" +
+	"R\x05units\x12S\n" +
+	"\tunits_map\x18\a \x03(\v2..forge.orgs.v1.CreateTeamRequest.UnitsMapEntryB\x06\x9a\xb5\x18\x02(\n" +
+	"R\bunitsMap\x12-\n" +
 	"\x13can_create_org_repo\x18\b \x01(\bR\x10canCreateOrgRepo\x1a;\n" +
 	"\rUnitsMapEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
@@ -4063,7 +4065,7 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\x0eGetTeamRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\":\n" +
 	"\x0fGetTeamResponse\x12'\n" +
-	"\x04team\x18\x01 \x01(\v2\x13.forge.orgs.v1.TeamR\x04team\"\xf6\x03\n" +
+	"\x04team\x18\x01 \x01(\v2\x13.forge.orgs.v1.TeamR\x04team\"\x86\x04\n" +
 	"\x0fEditTeamRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12!\n" +
 	"\x04name\x18\x02 \x01(\tB\b\x9a\xb5\x18\x04\x10\x01\x18\x1eH\x00R\x04name\x88\x01\x01\x12.\n" +
@@ -4071,9 +4073,11 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\x19includes_all_repositories\x18\x04 \x01(\bH\x02R\x17includesAllRepositories\x88\x01\x01\x12\x1e\n" +
 	"\n" +
 	"permission\x18\x05 \x01(\tR\n" +
-	"permission\x12\x14\n" +
-	"\x05units\x18\x06 \x03(\tR\x05units\x12I\n" +
-	"\tunits_map\x18\a \x03(\v2,.forge.orgs.v1.EditTeamRequest.UnitsMapEntryR\bunitsMap\x122\n" +
+	"permission\x12\x1c\n" +
+	"\x05units\x18\x06 \x03(\tB\x06\x9a\xb5\x18\x02(\n" +
+	"R\x05units\x12Q\n" +
+	"\tunits_map\x18\a \x03(\v2,.forge.orgs.v1.EditTeamRequest.UnitsMapEntryB\x06\x9a\xb5\x18\x02(\n" +
+	"R\bunitsMap\x122\n" +
 	"\x13can_create_org_repo\x18\b \x01(\bH\x03R\x10canCreateOrgRepo\x88\x01\x01\x1a;\n" +
 	"\rUnitsMapEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +

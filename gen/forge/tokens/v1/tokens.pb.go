@@ -446,11 +446,11 @@ const file_forge_tokens_v1_tokens_proto_rawDesc = "" +
 	"\x18ListAccessTokensResponse\x124\n" +
 	"\x06tokens\x18\x01 \x03(\v2\x1c.forge.tokens.v1.AccessTokenR\x06tokens\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount\"j\n" +
+	"totalCount\"r\n" +
 	"\x18CreateAccessTokenRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
-	"\x04name\x18\x02 \x01(\tB\x06\x9a\xb5\x18\x02\x10\x01R\x04name\x12\x16\n" +
-	"\x06scopes\x18\x03 \x03(\tR\x06scopes\"O\n" +
+	"\x04name\x18\x02 \x01(\tB\x06\x9a\xb5\x18\x02\x10\x01R\x04name\x12\x1e\n" +
+	"\x06scopes\x18\x03 \x03(\tB\x06\x9a\xb5\x18\x02(2R\x06scopes\"O\n" +
 	"\x19CreateAccessTokenResponse\x122\n" +
 	"\x05token\x18\x01 \x01(\v2\x1c.forge.tokens.v1.AccessTokenR\x05token\"L\n" +
 	"\x18DeleteAccessTokenRequest\x12\x1a\n" +
