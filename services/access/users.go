@@ -74,8 +74,14 @@ func SeesUser(ctx context.Context, st interface {
 //     visibility alone: besides themself and the owners above, only the
 //     public and limited accounts collaborating on a repository they own
 //     or collaborate on, or members of one of their organizations.
+//   - A public-only token sees what an anonymous viewer sees, whoever its
+//     user is (site administrators and the token's own user included): the
+//     token reaches public accounts only, so nothing of a limited or
+//     private account (its repositories, teams, issues) is within reach.
 func UserFilter(viewer *auth.Principal) store.UserFilter {
 	switch {
+	case viewer.PublicOnly():
+		return UserFilter(nil)
 	case viewer.IsAdmin():
 		return store.UserFilter{All: true}
 	case viewer == nil:
@@ -84,6 +90,16 @@ func UserFilter(viewer *auth.Principal) store.UserFilter {
 		return store.UserFilter{ViewerID: viewer.ID(), Related: []store.Visibility{store.VisibilityPublic, store.VisibilityLimited}}
 	}
 	return store.UserFilter{ViewerID: viewer.ID(), Visibilities: []store.Visibility{store.VisibilityPublic, store.VisibilityLimited}}
+}
+
+// account is viewer without its token's public-only limit: what the
+// account itself sees. It only tells a 403 (beyond the token's reach) from
+// a 404 (unknown to the account); every answer's content follows viewer.
+func account(viewer *auth.Principal) *auth.Principal {
+	if !viewer.PublicOnly() {
+		return viewer
+	}
+	return &auth.Principal{User: viewer.User, Method: viewer.Method}
 }
 
 // DropHidden removes from m the accounts viewer may not see, for services
