@@ -750,3 +750,50 @@ func TestRestrictedFilter(t *testing.T) {
 		t.Errorf("an anonymous filter %+v", f)
 	}
 }
+
+// TestPublicOnlyFilters: a public-only token's account and repository
+// filters are an anonymous viewer's, for a site administrator too; the
+// repository filter keeps the token's user for public repositories.
+func TestPublicOnlyFilters(t *testing.T) {
+	w := newWorld()
+	anonymous := access.UserFilter(nil)
+	for _, u := range []*store.User{w.users["dev"], {ID: 91, IsAdmin: true}} {
+		p := &auth.Principal{User: u, Token: &store.AccessToken{ID: 1}, Scopes: mustScopes(t, "public-only", "read:repository")}
+		if f := access.UserFilter(p); f.All || f.ViewerID != 0 || len(f.Related) != 0 || len(f.Visibilities) != 1 || f.Visibilities[0] != anonymous.Visibilities[0] {
+			t.Errorf("user %d: public-only account filter %+v, want the anonymous %+v", u.ID, f, anonymous)
+		}
+		f := access.Filter(p)
+		if f.ViewerIsAdmin || !f.OnlyPublic || f.ViewerID != u.ID || f.Owners.ViewerID != 0 || f.Owners.All {
+			t.Errorf("user %d: public-only repository filter %+v", u.ID, f)
+		}
+	}
+}
+
+// TestSeesMembership: a concealed membership is seen by the
+// organization's members, the user and site administrators; a public one
+// by everyone.
+func TestSeesMembership(t *testing.T) {
+	w := newWorld()
+	concealed := store.OrgMembership{Member: true, Owner: true}
+	public := store.OrgMembership{Member: true, Owner: true, Public: true}
+	stranger := &access.Org{User: w.users["acme"]}
+	member := &access.Org{User: w.users["acme"], Membership: store.OrgMembership{Member: true}}
+	for _, tc := range []struct {
+		name   string
+		o      *access.Org
+		m      store.OrgMembership
+		viewer *auth.Principal
+		want   bool
+	}{
+		{"stranger, concealed", stranger, concealed, w.caller("stranger"), false},
+		{"anonymous, concealed", stranger, concealed, nil, false},
+		{"stranger, public", stranger, public, w.caller("stranger"), true},
+		{"member, concealed", member, concealed, w.caller("dev"), true},
+		{"the user, concealed", stranger, concealed, w.caller("boss"), true},
+		{"site admin, concealed", stranger, concealed, w.caller("root"), true},
+	} {
+		if got := access.SeesMembership(tc.o, w.users["boss"], tc.m, tc.viewer); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
