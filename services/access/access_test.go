@@ -751,20 +751,27 @@ func TestRestrictedFilter(t *testing.T) {
 	}
 }
 
-// TestPublicOnlyFilters: a public-only token's account and repository
-// filters are an anonymous viewer's, for a site administrator too; the
-// repository filter keeps the token's user for public repositories.
+// TestPublicOnlyFilters: a public-only token's account filter keeps, of
+// what its user sees, the public accounts, for a site administrator too;
+// its repository filter has no administrator's see-all and keeps the
+// token's user for public repositories.
 func TestPublicOnlyFilters(t *testing.T) {
 	w := newWorld()
-	anonymous := access.UserFilter(nil)
-	for _, u := range []*store.User{w.users["dev"], {ID: 91, IsAdmin: true}} {
+	limited := &store.User{ID: 92, Visibility: store.VisibilityLimited}
+	for _, u := range []*store.User{w.users["dev"], {ID: 91, IsAdmin: true}, w.users["rst"]} {
 		p := &auth.Principal{User: u, Token: &store.AccessToken{ID: 1}, Scopes: mustScopes(t, "public-only", "read:repository")}
-		if f := access.UserFilter(p); f.All || f.ViewerID != 0 || len(f.Related) != 0 || len(f.Visibilities) != 1 || f.Visibilities[0] != anonymous.Visibilities[0] {
-			t.Errorf("user %d: public-only account filter %+v, want the anonymous %+v", u.ID, f, anonymous)
+		f := access.UserFilter(p)
+		if visible, settled := f.Settled(limited); !f.OnlyPublic || visible || !settled {
+			t.Errorf("user %d: public-only account filter %+v shows a limited account", u.ID, f)
 		}
-		f := access.Filter(p)
-		if f.ViewerIsAdmin || !f.OnlyPublic || f.ViewerID != u.ID || f.Owners.ViewerID != 0 || f.Owners.All {
-			t.Errorf("user %d: public-only repository filter %+v", u.ID, f)
+		self := *u
+		self.Visibility = store.VisibilityLimited
+		if visible, settled := f.Settled(&self); visible || !settled {
+			t.Errorf("user %d: public-only account filter %+v shows the token's own limited account", u.ID, f)
+		}
+		rf := access.Filter(p)
+		if rf.ViewerIsAdmin || !rf.OnlyPublic || rf.ViewerID != u.ID || !rf.Owners.OnlyPublic {
+			t.Errorf("user %d: public-only repository filter %+v", u.ID, rf)
 		}
 	}
 }

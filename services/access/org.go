@@ -114,7 +114,7 @@ func (c *Checker) finishOrg(ctx context.Context, u *store.User, viewer *auth.Pri
 	// sees no organization that is not public (UserFilter), then gets
 	// Gitea's 403 on one its user sees, as on the organization routes of
 	// Gitea.
-	visible, err := SeesUser(ctx, c.store, u, account(viewer))
+	visible, err := seesUser(ctx, c.store, u, accountFilter(viewer))
 	if err != nil {
 		return nil, err
 	}
