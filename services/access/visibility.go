@@ -19,9 +19,9 @@ func restricted(viewer *auth.Principal) bool {
 // for restricted viewers), owned by the viewer, shared with them or
 // reached through one of their teams;
 // public-only tokens drop private repositories and, their owners being
-// filtered as for an anonymous viewer (UserFilter), the repositories of
-// accounts that are not public: a site administrator's public-only token
-// is no exception.
+// kept to public accounts (UserFilter), the repositories of accounts that
+// are not public: a site administrator's public-only token is no
+// exception.
 func Filter(viewer *auth.Principal) store.RepoFilter {
 	return store.RepoFilter{
 		ViewerID:      viewer.ID(),
