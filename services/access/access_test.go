@@ -761,3 +761,57 @@ func TestRestrictedFilter(t *testing.T) {
 		t.Errorf("an anonymous filter %+v", f)
 	}
 }
+
+// TestPublicOnlyFilters: a public-only token's account filter keeps, of
+// what its user sees, the public accounts, for a site administrator too;
+// its repository filter has no administrator's see-all and keeps the
+// token's user for public repositories.
+func TestPublicOnlyFilters(t *testing.T) {
+	w := newWorld()
+	limited := &store.User{ID: 92, Visibility: store.VisibilityLimited}
+	for _, u := range []*store.User{w.users["dev"], {ID: 91, IsAdmin: true}, w.users["rst"]} {
+		p := &auth.Principal{User: u, Token: &store.AccessToken{ID: 1}, Scopes: mustScopes(t, "public-only", "read:repository")}
+		f := access.UserFilter(p)
+		if visible, settled := f.Settled(limited); !f.OnlyPublic || visible || !settled {
+			t.Errorf("user %d: public-only account filter %+v shows a limited account", u.ID, f)
+		}
+		self := *u
+		self.Visibility = store.VisibilityLimited
+		if visible, settled := f.Settled(&self); visible || !settled {
+			t.Errorf("user %d: public-only account filter %+v shows the token's own limited account", u.ID, f)
+		}
+		rf := access.Filter(p)
+		if rf.ViewerIsAdmin || !rf.OnlyPublic || rf.ViewerID != u.ID || !rf.Owners.OnlyPublic {
+			t.Errorf("user %d: public-only repository filter %+v", u.ID, rf)
+		}
+	}
+}
+
+// TestSeesMembership: a concealed membership is seen by the
+// organization's members, the user and site administrators; a public one
+// by everyone.
+func TestSeesMembership(t *testing.T) {
+	w := newWorld()
+	concealed := store.OrgMembership{Member: true, Owner: true}
+	public := store.OrgMembership{Member: true, Owner: true, Public: true}
+	stranger := &access.Org{User: w.users["acme"]}
+	member := &access.Org{User: w.users["acme"], Membership: store.OrgMembership{Member: true}}
+	for _, tc := range []struct {
+		name   string
+		o      *access.Org
+		m      store.OrgMembership
+		viewer *auth.Principal
+		want   bool
+	}{
+		{"stranger, concealed", stranger, concealed, w.caller("stranger"), false},
+		{"anonymous, concealed", stranger, concealed, nil, false},
+		{"stranger, public", stranger, public, w.caller("stranger"), true},
+		{"member, concealed", member, concealed, w.caller("dev"), true},
+		{"the user, concealed", stranger, concealed, w.caller("boss"), true},
+		{"site admin, concealed", stranger, concealed, w.caller("root"), true},
+	} {
+		if got := access.SeesMembership(tc.o, w.users["boss"], tc.m, tc.viewer); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -110,7 +110,11 @@ func (c *Checker) ResolveOrg(ctx context.Context, name string, viewer *auth.Prin
 }
 
 func (c *Checker) finishOrg(ctx context.Context, u *store.User, viewer *auth.Principal) (*Org, error) {
-	visible, err := SeesUser(ctx, c.store, u, viewer)
+	// What the token's user sees decides 404; a public-only token, which
+	// sees no organization that is not public (UserFilter), then gets
+	// Gitea's 403 on one its user sees, as on the organization routes of
+	// Gitea.
+	visible, err := seesUser(ctx, c.store, u, accountFilter(viewer))
 	if err != nil {
 		return nil, err
 	}
@@ -228,4 +232,13 @@ func SeesAllMembers(o *Org, viewer *auth.Principal) bool { return o.IsMember(vie
 // where u's membership is public.
 func SeesAllMembershipsOf(u *store.User, viewer *auth.Principal) bool {
 	return viewer.IsAdmin() || viewer.ID() == u.ID
+}
+
+// SeesMembership is the filter of one membership, m being u's in o:
+// whether viewer may learn it. Public memberships are everyone's to see;
+// a concealed one only what the two list filters above show (members of o,
+// u themself, site administrators). Anyone else is answered as about a
+// non-member.
+func SeesMembership(o *Org, u *store.User, m store.OrgMembership, viewer *auth.Principal) bool {
+	return m.Public || SeesAllMembers(o, viewer) || SeesAllMembershipsOf(u, viewer)
 }

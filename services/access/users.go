@@ -47,10 +47,15 @@ func UserNotFound(name string) error {
 
 // SeesUser applies account visibility (UserFilter) to u, asking the store only
 // when a relation could still make u visible.
-func SeesUser(ctx context.Context, st interface {
+func SeesUser(ctx context.Context, st userVisible, u *store.User, viewer *auth.Principal) (bool, error) {
+	return seesUser(ctx, st, u, UserFilter(viewer))
+}
+
+type userVisible interface {
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
-}, u *store.User, viewer *auth.Principal) (bool, error) {
-	f := UserFilter(viewer)
+}
+
+func seesUser(ctx context.Context, st userVisible, u *store.User, f store.UserFilter) (bool, error) {
 	if visible, settled := f.Settled(u); settled {
 		return visible, nil
 	}
@@ -74,7 +79,20 @@ func SeesUser(ctx context.Context, st interface {
 //     visibility alone: besides themself and the owners above, only the
 //     public and limited accounts collaborating on a repository they own
 //     or collaborate on, or members of one of their organizations.
+//   - A public-only token sees, of what its user sees, the public
+//     accounts only (site administrators and the token's own user
+//     included): what an anonymous viewer sees, less for a restricted
+//     user. Nothing of a limited or private account (its repositories,
+//     teams, issues) is within the token's reach.
 func UserFilter(viewer *auth.Principal) store.UserFilter {
+	f := accountFilter(viewer)
+	f.OnlyPublic = viewer.PublicOnly()
+	return f
+}
+
+// accountFilter is UserFilter without the token's public-only limit:
+// what the token's user sees.
+func accountFilter(viewer *auth.Principal) store.UserFilter {
 	switch {
 	case viewer.IsAdmin():
 		return store.UserFilter{All: true}

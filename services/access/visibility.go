@@ -18,11 +18,14 @@ func restricted(viewer *auth.Principal) bool {
 // owner must be visible (users.Filter), and the repository public (not
 // for restricted viewers), owned by the viewer, shared with them or
 // reached through one of their teams;
-// public-only tokens drop private repositories.
+// public-only tokens drop private repositories and, their owners being
+// kept to public accounts (UserFilter), the repositories of accounts that
+// are not public: a site administrator's public-only token is no
+// exception.
 func Filter(viewer *auth.Principal) store.RepoFilter {
 	return store.RepoFilter{
 		ViewerID:      viewer.ID(),
-		ViewerIsAdmin: viewer.IsAdmin(),
+		ViewerIsAdmin: viewer.IsAdmin() && !viewer.PublicOnly(),
 		ExplicitOnly:  restricted(viewer),
 		OnlyPublic:    viewer.PublicOnly(),
 		Owners:        UserFilter(viewer),

@@ -48,13 +48,16 @@ func NewServer(s Store, r users.Renderer, limits paging.Limits, minPasswordLengt
 
 func (s *Server) ListUsers(ctx context.Context, req *adminv1.ListUsersRequest) (*adminv1.ListUsersResponse, error) {
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	viewer := auth.FromContext(ctx)
+	// Every account to a site administrator, but the public ones to a
+	// public-only token (access.UserFilter).
+	f := access.UserFilter(viewer)
 	found, total, err := s.store.ListUsers(ctx, store.ListUsersOptions{
-		SourceID: req.GetSourceId(), LoginName: req.GetLoginName(), Offset: page.Offset(), Limit: page.Size,
+		SourceID: req.GetSourceId(), LoginName: req.GetLoginName(), Visible: &f, Offset: page.Offset(), Limit: page.Size,
 	})
 	if err != nil {
 		return nil, errs.Wrap(err, "list users")
 	}
-	viewer := auth.FromContext(ctx)
 	out := &adminv1.ListUsersResponse{Users: make([]*usersv1.User, len(found)), TotalCount: total}
 	for i := range found {
 		out.Users[i] = s.render.User(&found[i], viewer)

@@ -26,12 +26,13 @@ func (s *Service) Members(ctx context.Context, viewer *auth.Principal, publicOnl
 }
 
 // IsMember succeeds when the user named name is a member (GET
-// /orgs/{org}/members/{username}). Members and site administrators learn
-// any membership; other callers their own and public ones (Gitea
-// redirects them to public_members instead).
+// /orgs/{org}/members/{username}) that viewer may learn of
+// (access.SeesMembership: members and site administrators learn any
+// membership; other callers their own and public ones; Gitea redirects
+// them to public_members instead).
 func (s *Service) IsMember(ctx context.Context, name string, viewer *auth.Principal) error {
 	return s.checkMember(ctx, name, viewer, func(o *access.Org, u *store.User, m store.OrgMembership) bool {
-		return m.Public || access.SeesAllMembers(o, viewer) || u.ID == viewer.ID()
+		return access.SeesMembership(o, u, m, viewer)
 	})
 }
 

@@ -130,12 +130,14 @@ func (s *Service) Delete(ctx context.Context) error {
 // List is a page of the organizations viewer sees (GET /orgs).
 func (s *Service) List(ctx context.Context, viewer *auth.Principal, offset, limit int) ([]store.User, int64, error) {
 	f := access.UserFilter(viewer)
-	return s.store.ListOrganizations(ctx, store.OrgListOptions{Visible: &f, OnlyPublic: viewer.PublicOnly(), Offset: offset, Limit: limit})
+	return s.store.ListOrganizations(ctx, store.OrgListOptions{Visible: &f, Offset: offset, Limit: limit})
 }
 
-// ListMine is a page of the caller's organizations (GET /user/orgs).
+// ListMine is a page of the caller's organizations (GET /user/orgs), of
+// those the caller sees (all of them, but for a public-only token).
 func (s *Service) ListMine(ctx context.Context, caller *auth.Principal, offset, limit int) ([]store.User, int64, error) {
-	return s.store.ListOrganizations(ctx, store.OrgListOptions{MemberID: caller.ID(), OnlyPublic: caller.PublicOnly(), Offset: offset, Limit: limit})
+	f := access.UserFilter(caller)
+	return s.store.ListOrganizations(ctx, store.OrgListOptions{MemberID: caller.ID(), Visible: &f, Offset: offset, Limit: limit})
 }
 
 // ListOfUser is a page of the organizations of the user named name (GET
@@ -150,7 +152,7 @@ func (s *Service) ListOfUser(ctx context.Context, name string, viewer *auth.Prin
 	f := access.UserFilter(viewer)
 	return s.store.ListOrganizations(ctx, store.OrgListOptions{
 		MemberID: u.ID, PublicMemberships: !access.SeesAllMembershipsOf(u, viewer),
-		Visible: &f, OnlyPublic: viewer.PublicOnly(), Offset: offset, Limit: limit,
+		Visible: &f, Offset: offset, Limit: limit,
 	})
 }
 
@@ -162,7 +164,9 @@ type Permissions struct {
 
 // UserPermissions is the permissions of the user named name in the
 // organization the call resolved, from the highest access among their
-// teams.
+// teams. A membership viewer may not learn of (access.SeesMembership: a
+// concealed one, to a caller who is neither a member, the user nor a site
+// administrator) is answered as a non-member's: all false.
 func (s *Service) UserPermissions(ctx context.Context, name string, viewer *auth.Principal) (Permissions, error) {
 	o, err := access.OrgFrom(ctx)
 	if err != nil {
@@ -171,6 +175,13 @@ func (s *Service) UserPermissions(ctx context.Context, name string, viewer *auth
 	u, err := access.VisibleUser(ctx, s.store, name, viewer)
 	if err != nil {
 		return Permissions{}, err
+	}
+	m, err := s.store.OrgMembership(ctx, o.ID, u.ID)
+	if err != nil {
+		return Permissions{}, err
+	}
+	if !access.SeesMembership(o, u, m, viewer) {
+		return Permissions{}, nil
 	}
 	teams, _, err := s.store.ListTeams(ctx, store.TeamListOptions{OrgID: o.ID, MemberID: u.ID, Limit: maxTeamsPerUser})
 	if err != nil {

@@ -247,9 +247,12 @@ func (s *Service) Teams(ctx context.Context, q string, includeDesc bool, offset,
 	return s.store.ListTeams(ctx, store.TeamListOptions{OrgID: o.ID, Keyword: strings.TrimSpace(q), IncludeDesc: includeDesc, Offset: offset, Limit: limit})
 }
 
-// MyTeams is a page of the caller's teams with their organizations.
+// MyTeams is a page of the caller's teams with their organizations, in
+// the organizations the caller sees (all of them, but for a public-only
+// token).
 func (s *Service) MyTeams(ctx context.Context, caller *auth.Principal, offset, limit int) ([]store.Team, map[int64]*store.User, int64, error) {
-	teams, total, err := s.store.ListTeams(ctx, store.TeamListOptions{MemberID: caller.ID(), Offset: offset, Limit: limit})
+	f := access.UserFilter(caller)
+	teams, total, err := s.store.ListTeams(ctx, store.TeamListOptions{MemberID: caller.ID(), Visible: &f, Offset: offset, Limit: limit})
 	if err != nil {
 		return nil, nil, 0, err
 	}

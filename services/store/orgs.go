@@ -302,10 +302,8 @@ type OrgListOptions struct {
 	PublicMemberships bool
 	// Visible, when non-nil, keeps the organizations it shows.
 	Visible *UserFilter
-	// OnlyPublic keeps public organizations (public-only tokens).
-	OnlyPublic bool
-	Offset     int
-	Limit      int
+	Offset  int
+	Limit   int
 }
 
 // ListOrganizations returns a page of organizations sorted by name and
@@ -323,9 +321,6 @@ func (s *Store) ListOrganizations(ctx context.Context, o OrgListOptions) ([]User
 		if ids := s.visibleUserIDs(*o.Visible); ids != nil {
 			q = q.Where("users.id IN (?)", ids)
 		}
-	}
-	if o.OnlyPublic {
-		q = q.Where("users.visibility = ?", VisibilityPublic)
 	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
@@ -531,6 +526,9 @@ type TeamListOptions struct {
 	OrgID int64 // 0: any
 	// MemberID keeps the teams uid is a member of; 0: any.
 	MemberID int64
+	// Visible, when non-nil, keeps the teams of the organizations it
+	// shows.
+	Visible *UserFilter
 	// Keyword is a case-insensitive substring of the name (and of the
 	// description with IncludeDesc).
 	Keyword     string
@@ -548,6 +546,11 @@ func (s *Store) ListTeams(ctx context.Context, o TeamListOptions) ([]Team, int64
 	}
 	if o.MemberID != 0 {
 		q = q.Where("teams.id IN (?)", s.db.Model(&TeamUser{}).Select("team_id").Where("uid = ?", o.MemberID))
+	}
+	if o.Visible != nil {
+		if ids := s.visibleUserIDs(*o.Visible); ids != nil {
+			q = q.Where("teams.org_id IN (?)", ids)
+		}
 	}
 	if o.Keyword != "" {
 		like := "%" + escapeLike(strings.ToLower(o.Keyword)) + "%"

@@ -28,12 +28,18 @@ type UserFilter struct {
 	// account collaborates on a repository the viewer owns or collaborates
 	// on (restricted viewers, who see nobody by visibility alone).
 	Related []Visibility
+	// OnlyPublic keeps, of the accounts the rest shows, the public ones
+	// (public-only tokens).
+	OnlyPublic bool
 }
 
 // Settled decides visibility without the database where it can: visible
 // is true when the filter alone shows u; settled is false when only a
 // relation (UserVisible) can still show it.
 func (f UserFilter) Settled(u *User) (visible, settled bool) {
+	if f.OnlyPublic && u.Visibility != VisibilityPublic {
+		return false, true
+	}
 	if f.All || (f.ViewerID != 0 && u.ID == f.ViewerID) || slices.Contains(f.Visibilities, u.Visibility) {
 		return true, true
 	}
@@ -43,7 +49,7 @@ func (f UserFilter) Settled(u *User) (visible, settled bool) {
 // visibleUserIDs is "SELECT id FROM users WHERE <visible>", or nil when
 // every account is visible.
 func (s *Store) visibleUserIDs(f UserFilter) *gorm.DB {
-	if f.All {
+	if f.All && !f.OnlyPublic {
 		return nil
 	}
 	return s.db.Model(&User{}).Select("users.id").Where(s.userVisibleCond(f))
@@ -51,6 +57,14 @@ func (s *Store) visibleUserIDs(f UserFilter) *gorm.DB {
 
 // userVisibleCond is the WHERE condition on the users table.
 func (s *Store) userVisibleCond(f UserFilter) *gorm.DB {
+	if f.OnlyPublic {
+		rest := f
+		rest.OnlyPublic = false
+		return s.db.Where("users.visibility = ?", VisibilityPublic).Where(s.userVisibleCond(rest))
+	}
+	if f.All {
+		return s.db.Where("1 = 1")
+	}
 	cond := s.db.Where("1 = 0")
 	if len(f.Visibilities) > 0 {
 		cond = cond.Or("users.visibility IN ?", f.Visibilities)
@@ -80,7 +94,7 @@ func (s *Store) userVisibleCond(f UserFilter) *gorm.DB {
 // UserVisible reports whether the account with id is visible under f,
 // relations included.
 func (s *Store) UserVisible(ctx context.Context, f UserFilter, id int64) (bool, error) {
-	if f.All {
+	if f.All && !f.OnlyPublic {
 		return true, nil
 	}
 	var n int64

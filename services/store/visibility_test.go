@@ -48,22 +48,38 @@ func TestUserVisibilityAgrees(t *testing.T) {
 			}
 		}
 
+		// A public-only token sees, of what its user sees, the public
+		// accounts: not its own private one, less than anonymous for a
+		// restricted user.
+		publicOnly, err := auth.ParseScopes([]string{"public-only", "read:user"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		cases := []struct {
-			viewer *store.User
-			want   string
+			viewer     *store.User
+			publicOnly bool
+			want       string
 		}{
-			{nil, "admin pub rst"},
-			{pub, "admin lim peer pub rst"},
-			{priv, "admin lim peer priv pub rst"},
-			{peer, "admin lim peer privowner pub rst"},
-			{rst, "peer privowner rst"},
-			{admin, "admin hiddenpeer lim peer priv privowner pub rst"},
+			{nil, false, "admin pub rst"},
+			{pub, false, "admin lim peer pub rst"},
+			{priv, false, "admin lim peer priv pub rst"},
+			{peer, false, "admin lim peer privowner pub rst"},
+			{rst, false, "peer privowner rst"},
+			{admin, false, "admin hiddenpeer lim peer priv privowner pub rst"},
+			{pub, true, "admin pub rst"},
+			{priv, true, "admin pub rst"},
+			{peer, true, "admin pub rst"},
+			{rst, true, "rst"},
+			{admin, true, "admin pub rst"},
 		}
 		for _, c := range cases {
 			var p *auth.Principal
 			name := "anonymous"
 			if c.viewer != nil {
 				p, name = &auth.Principal{User: c.viewer}, c.viewer.Name
+			}
+			if c.publicOnly {
+				p.Token, p.Scopes, name = &store.AccessToken{ID: 1}, publicOnly, name+" (public-only token)"
 			}
 			f := access.UserFilter(p)
 			listed, _, err := s.ListUsers(ctx, store.ListUsersOptions{Visible: &f, Limit: 50})

@@ -8,7 +8,7 @@ import (
 )
 
 // TestPublicOnlyToken: a public-only token cannot fetch a private
-// repository over git. (REST and gRPC refusals are cases in
+// repository over git, nor one of an organization that is not public. (REST and gRPC refusals are cases in
 // testdata/cases/permissions.yaml.)
 func TestPublicOnlyToken(t *testing.T) {
 	s := startServer(t, "sqlite3", nil)
@@ -20,6 +20,20 @@ func TestPublicOnlyToken(t *testing.T) {
 	}
 	// The full token still fetches.
 	gitCmd(t, t.TempDir(), "ls-remote", s.gitURL("alice", aliceTok, "alice", "private"))
+
+	// Nor a public repository of an organization that is not public: git
+	// meets the rule of the API (testdata/cases/publiconly.yaml).
+	for _, vis := range []string{"limited", "private"} {
+		org := "org-" + vis
+		expectStatus(t, s.do("POST", "/api/v1/orgs", `{"username":"`+org+`","visibility":"`+vis+`"}`,
+			"Authorization", "token "+aliceTok, "Content-Type", jsonCT), 201)
+		expectStatus(t, s.do("POST", "/api/v1/orgs/"+org+"/repos", `{"name":"open","auto_init":true}`,
+			"Authorization", "token "+aliceTok, "Content-Type", jsonCT), 201)
+		if out, err := gitTry(t.TempDir(), "ls-remote", s.gitURL("alice", pub, org, "open")); err == nil {
+			t.Errorf("public-only token fetched a public repository of a %s organization: %s", vis, out)
+		}
+		gitCmd(t, t.TempDir(), "ls-remote", s.gitURL("alice", aliceTok, org, "open"))
+	}
 }
 
 func TestGRPCReflection(t *testing.T) {
