@@ -167,60 +167,65 @@ func (s *Store) OpenBlobBySHA(ctx context.Context, path, sha string) (io.ReadClo
 	return s.openObject(ctx, path, strings.ToLower(sha), "blob")
 }
 
-// openObject starts `git cat-file --batch` for one object and returns a
-// reader over its content, streamed from the process.
+// openObject streams one object's content from a pooled cat-file
+// reader. The reader goes back to the pool when the content was read to
+// the end and closed; a partial read or a cancelled ctx discards it.
 func (s *Store) openObject(ctx context.Context, path, name, wantType string) (io.ReadCloser, int64, error) {
 	if err := s.checkRepo(path); err != nil {
 		return nil, 0, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	inv := invocation{gitDir: path, args: []string{"cat-file", "--batch"}, stdin: strings.NewReader(name + "\n")}
-	cmd, stderr, err := s.command(ctx, inv)
+	c, err := s.getReader(ctx, path)
 	if err != nil {
-		cancel()
 		return nil, 0, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		cancel()
-		return nil, 0, err
-	}
-	if err := cmd.Start(); err != nil {
-		cancel()
-		return nil, 0, s.wrapErr(ctx, inv, stderr, err)
-	}
-	br := bufio.NewReaderSize(stdout, 64<<10)
+	stop := context.AfterFunc(ctx, c.cancel)
 	fail := func(err error) (io.ReadCloser, int64, error) {
-		cancel()
-		cmd.Wait()
+		stop()
+		s.dropReader(c)
+		if ctxErr := ctx.Err(); ctxErr != nil && !isDomainErr(err) {
+			err = errors.Join(ctxErr, err)
+		}
 		return nil, 0, err
 	}
-	line, err := br.ReadString('\n')
-	if err != nil {
-		cancel()
-		return nil, 0, s.wrapErr(ctx, inv, stderr, errors.Join(err, cmd.Wait()))
+	if err := c.send("contents " + name); err != nil {
+		return fail(c.failed(err))
 	}
-	info := parseBatchHeader(strings.TrimSuffix(line, "\n"))
+	info, err := c.header()
+	if err != nil {
+		return fail(err)
+	}
+	var outcome error
 	switch {
 	case info.Type == "":
-		return fail(notFoundf("object %q", name))
+		outcome = notFoundf("object %q", name)
 	case info.Type != wantType:
-		return fail(invalidf("object %q is a %s, not a %s", name, info.Type, wantType))
+		outcome = invalidf("object %q is a %s, not a %s", name, info.Type, wantType)
+		if info.Size > smallObject {
+			return fail(outcome)
+		}
+		if _, err := c.out.Discard(int(info.Size) + 1); err != nil {
+			return fail(c.failed(err))
+		}
 	}
-	return &blobReader{r: io.LimitReader(br, info.Size), left: info.Size, cmd: cmd, cancel: cancel,
-		wait: func(err error) error { return s.wrapErr(ctx, inv, stderr, err) }}, info.Size, nil
+	if outcome != nil {
+		if !stop() {
+			return fail(outcome)
+		}
+		s.putReader(c)
+		return nil, 0, outcome
+	}
+	return &blobReader{s: s, c: c, stop: stop, r: io.LimitReader(c.out, info.Size), left: info.Size}, info.Size, nil
 }
 
-// blobReader reads one object from a running cat-file and reaps it on Close.
+// blobReader reads one object from a pooled cat-file reader.
 type blobReader struct {
-	r      io.Reader
-	left   int64
-	cmd    interface{ Wait() error }
-	cancel context.CancelFunc
-	wait   func(error) error
+	s    *Store
+	c    *catFile
+	stop func() bool
+	r    io.Reader
+	left int64
 
 	once sync.Once
-	err  error
 }
 
 func (b *blobReader) Read(p []byte) (int, error) {
@@ -232,21 +237,22 @@ func (b *blobReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close stops the process if the content was not read to the end, and
-// waits for it.
+// Close returns the reader to the pool if the content was read to the end
+// (and its terminating newline is there), and discards it otherwise.
 func (b *blobReader) Close() error {
 	b.once.Do(func() {
-		early := b.left > 0
-		if early {
-			b.cancel()
+		clean := b.stop() && b.left == 0
+		if clean {
+			nl, err := b.c.out.ReadByte()
+			clean = err == nil && nl == '\n'
 		}
-		err := b.cmd.Wait()
-		b.cancel()
-		if err != nil && !early {
-			b.err = b.wait(err)
+		if clean {
+			b.s.putReader(b.c)
+		} else {
+			b.s.dropReader(b.c)
 		}
 	})
-	return b.err
+	return nil
 }
 
 // LastCommitForPath returns the newest commit reachable from ref that

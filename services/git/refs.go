@@ -1,11 +1,7 @@
 package git
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -64,31 +60,15 @@ type objectInfo struct {
 	Size int64
 }
 
-// batchCheck looks up object names with one `git cat-file --batch-check`.
-// Names must not contain newlines.
+// batchCheck looks up object names in one exchange with a pooled
+// cat-file reader. Names must not contain newlines.
 func (s *Store) batchCheck(ctx context.Context, path string, names []string) ([]objectInfo, error) {
-	var in strings.Builder
-	for _, n := range names {
-		if strings.ContainsAny(n, "\n") {
-			return nil, invalidf("object name contains a newline")
-		}
-		in.WriteString(n)
-		in.WriteByte('\n')
-	}
-	out, err := s.outputIn(ctx, path, strings.NewReader(in.String()), nil,
-		"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
-	if err != nil {
-		return nil, err
-	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != len(names) {
-		return nil, fmt.Errorf("git cat-file: %d answers for %d names", len(lines), len(names))
-	}
-	infos := make([]objectInfo, len(names))
-	for i, line := range lines {
-		infos[i] = parseBatchHeader(line)
-	}
-	return infos, nil
+	var infos []objectInfo
+	err := s.withReader(ctx, path, func(c *catFile) (err error) {
+		infos, err = c.infos(names)
+		return err
+	})
+	return infos, err
 }
 
 // parseBatchHeader parses "<sha> <type> <size>"; anything else ("<name>
@@ -417,38 +397,13 @@ type batchObject struct {
 	Data []byte
 }
 
-// catFileBatch reads small objects (commits, tags) with one
-// `git cat-file --batch`. Names must not contain newlines.
+// catFileBatch reads small objects (commits, tags, trees) in one exchange
+// with a pooled cat-file reader. Names must not contain newlines.
 func (s *Store) catFileBatch(ctx context.Context, path string, names []string) ([]batchObject, error) {
-	var in strings.Builder
-	for _, n := range names {
-		if strings.ContainsAny(n, "\n") {
-			return nil, invalidf("object name contains a newline")
-		}
-		in.WriteString(n)
-		in.WriteByte('\n')
-	}
-	out, err := s.outputIn(ctx, path, strings.NewReader(in.String()), nil, "cat-file", "--batch")
-	if err != nil {
-		return nil, err
-	}
-	r := bufio.NewReader(bytes.NewReader(out))
-	objs := make([]batchObject, 0, len(names))
-	for range names {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, fmt.Errorf("git cat-file --batch: short output: %w", err)
-		}
-		info := parseBatchHeader(strings.TrimSuffix(line, "\n"))
-		if info.Type == "" {
-			objs = append(objs, batchObject{})
-			continue
-		}
-		data := make([]byte, info.Size+1) // content and a newline
-		if _, err := io.ReadFull(r, data); err != nil {
-			return nil, fmt.Errorf("git cat-file --batch: short object: %w", err)
-		}
-		objs = append(objs, batchObject{SHA: info.SHA, Type: info.Type, Data: data[:info.Size]})
-	}
-	return objs, nil
+	var objs []batchObject
+	err := s.withReader(ctx, path, func(c *catFile) (err error) {
+		objs, err = c.readObjects(names)
+		return err
+	})
+	return objs, err
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // internalDir is forge's own state under Root (hooks, HOME, scratch files).
@@ -73,6 +74,11 @@ type Store struct {
 	slots    chan struct{} // running git processes; nil: no cap (see LimitProcesses)
 
 	refLocks refLocks // see LockRef
+	// readers are the pooled cat-file processes (catfile.go); processes
+	// counts every git process started; cache holds immutable objects and
+	// results keyed by object id (cache.go).
+	readers   readerPool
+	processes atomic.Int64
 	// journalDir holds the ref journal (journal.go); realRoot is root with
 	// symlinks resolved, as the journal hook records repository paths.
 	journalDir string
@@ -252,6 +258,7 @@ func (s *Store) Delete(path string) error {
 		}
 		return err
 	}
+	s.forgetReaders(path)
 	return s.discard(path)
 }
 
@@ -274,6 +281,7 @@ func (s *Store) Rename(oldPath, newPath string) error {
 	if err := os.MkdirAll(filepath.Dir(newPath), 0o750); err != nil {
 		return err
 	}
+	s.forgetReaders(oldPath)
 	return os.Rename(oldPath, newPath)
 }
 
