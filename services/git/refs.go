@@ -137,9 +137,27 @@ func (s *Store) Resolve(ctx context.Context, path, ref string) (Revision, error)
 	if len(cands) == 0 {
 		return Revision{}, notFoundf("ref %q", ref)
 	}
-	names := make([]string, len(cands))
-	for i, c := range cands {
-		names[i] = c.expr + "^{commit}"
+	// Refs are read from disk (refsfile.go); the pooled reader only peels
+	// the objects they name and expands abbreviated shas.
+	var names []string
+	var kept []candidate
+	for _, c := range cands {
+		expr := c.expr
+		if c.kind != RefCommit || strings.HasPrefix(expr, "refs/") {
+			sha, err := s.readRef(path, c.expr)
+			if err != nil {
+				return Revision{}, err
+			}
+			if sha == "" {
+				continue
+			}
+			expr = sha
+		}
+		names = append(names, expr+"^{commit}")
+		kept = append(kept, c)
+	}
+	if len(names) == 0 {
+		return Revision{}, notFoundf("ref %q", ref)
 	}
 	infos, err := s.batchCheck(ctx, path, names)
 	if err != nil {
@@ -147,7 +165,7 @@ func (s *Store) Resolve(ctx context.Context, path, ref string) (Revision, error)
 	}
 	for i, info := range infos {
 		if info.Type == "commit" {
-			return Revision{SHA: info.SHA, Kind: cands[i].kind, Name: cands[i].name}, nil
+			return Revision{SHA: info.SHA, Kind: kept[i].kind, Name: kept[i].name}, nil
 		}
 	}
 	return Revision{}, notFoundf("ref %q", ref)
@@ -163,14 +181,7 @@ func (s *Store) ResolveRef(ctx context.Context, path, ref string) (string, error
 // not exist. It is an exact lookup whose cost does not depend on the
 // number of refs.
 func (s *Store) refSHA(ctx context.Context, path, fullName string) (string, error) {
-	out, err := s.output(ctx, path, "show-ref", "--verify", "--hash", fullName)
-	if err != nil {
-		if stderrContains(err, "not a valid ref") {
-			return "", nil
-		}
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
+	return s.readRef(path, fullName)
 }
 
 // DefaultBranch returns the branch HEAD points at (it may not exist yet in
@@ -179,11 +190,14 @@ func (s *Store) DefaultBranch(ctx context.Context, path string) (string, error) 
 	if err := s.checkRepo(path); err != nil {
 		return "", err
 	}
-	out, err := s.output(ctx, path, "symbolic-ref", "--quiet", "HEAD")
+	target, err := symbolicHead(path)
 	if err != nil {
+		return "", err
+	}
+	if target == "" {
 		return "", notFoundf("HEAD is not a symbolic ref")
 	}
-	name, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "refs/heads/")
+	name, ok := strings.CutPrefix(target, "refs/heads/")
 	if !ok {
 		return "", notFoundf("HEAD does not point at a branch")
 	}
@@ -290,11 +304,24 @@ func (s *Store) BranchesByName(ctx context.Context, path string, names []string)
 	if len(valid) == 0 {
 		return nil, nil
 	}
-	exprs := make([]string, len(valid))
-	for i, n := range valid {
-		exprs[i] = "refs/heads/" + n
+	// Heads are read from disk, their commits through the pooled reader
+	// (by id, so the object cache can answer).
+	var found []string
+	var shas []string
+	for _, n := range valid {
+		sha, err := s.readRef(path, "refs/heads/"+n)
+		if err != nil {
+			return nil, err
+		}
+		if sha != "" {
+			found = append(found, n)
+			shas = append(shas, sha)
+		}
 	}
-	objs, err := s.catFileBatch(ctx, path, exprs)
+	if len(shas) == 0 {
+		return nil, nil
+	}
+	objs, err := s.catFileBatch(ctx, path, shas)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +330,7 @@ func (s *Store) BranchesByName(ctx context.Context, path string, names []string)
 		if o.Type != "commit" {
 			continue
 		}
-		branches = append(branches, Branch{Name: valid[i], Commit: parseRawCommit(o.SHA, o.Data)})
+		branches = append(branches, Branch{Name: found[i], Commit: parseRawCommit(o.SHA, o.Data)})
 	}
 	return branches, nil
 }

@@ -77,8 +77,9 @@ type Store struct {
 	// readers are the pooled cat-file processes (catfile.go); processes
 	// counts every git process started; cache holds immutable objects and
 	// results keyed by object id (cache.go).
-	readers   readerPool
-	processes atomic.Int64
+	readers    readerPool
+	processes  atomic.Int64
+	packedRefs packedCache // parsed packed-refs files (refsfile.go)
 	// journalDir holds the ref journal (journal.go); realRoot is root with
 	// symlinks resolved, as the journal hook records repository paths.
 	journalDir string
