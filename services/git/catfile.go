@@ -30,6 +30,8 @@ const (
 	// smallObject is the largest object read into memory; bigger ones are
 	// streamed from the process.
 	smallObject = 1 << 20
+	// smallBlob is the largest blob kept in the object cache.
+	smallBlob = 64 << 10
 )
 
 // catFile is one running `git cat-file --batch-command --buffer`.

@@ -2,6 +2,7 @@ package git
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,22 +44,21 @@ func (s *Store) Stat(ctx context.Context, path, ref, filePath string) (Entry, er
 		return Entry{}, err
 	}
 	if p == "" {
-		infos, err := s.batchCheck(ctx, path, []string{commit + "^{tree}"})
+		tree, err := s.rootTree(ctx, path, commit)
 		if err != nil {
 			return Entry{}, err
 		}
-		return Entry{Type: EntryDir, Mode: "040000", SHA: infos[0].SHA}, nil
+		return Entry{Type: EntryDir, Mode: "040000", SHA: tree}, nil
 	}
-	out, err := s.output(ctx, path, "ls-tree", "-z", "--long", "--full-tree", commit, "--", p)
+	e, err := s.entryAt(ctx, path, commit, p)
 	if err != nil {
 		return Entry{}, err
 	}
-	for _, e := range parseLsTree(out, "") {
-		if e.Path == p {
-			return e, nil
-		}
+	es := []Entry{e}
+	if err := s.fillSizes(ctx, path, es); err != nil {
+		return Entry{}, err
 	}
-	return Entry{}, notFoundf("path %q", p)
+	return es[0], nil
 }
 
 // ReadDir lists the directory dirPath at ref ("" is the root) in git's tree
@@ -73,25 +73,28 @@ func (s *Store) ReadDir(ctx context.Context, path, ref, dirPath string) ([]Entry
 	if err != nil {
 		return nil, err
 	}
-	treeish := commit + "^{tree}"
-	if p != "" {
-		treeish = commit + ":" + p
-	}
-	out, err := s.output(ctx, path, "ls-tree", "-z", "--long", "--full-tree", treeish)
-	if err != nil {
-		// Tell a missing path from a file or submodule (error path only).
-		e, serr := s.Stat(ctx, path, commit, p)
-		switch {
-		case errors.Is(serr, ErrNotFound):
-			return nil, serr
-		case serr != nil:
-			return nil, errors.Join(err, serr)
-		case e.Type != EntryDir:
+	var tree string
+	if p == "" {
+		if tree, err = s.rootTree(ctx, path, commit); err != nil {
+			return nil, err
+		}
+	} else {
+		e, err := s.entryAt(ctx, path, commit, p)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type != EntryDir {
 			return nil, invalidf("path %q is not a directory", p)
 		}
+		tree = e.SHA
+	}
+	entries, err := s.readTree(ctx, path, tree, p)
+	if err != nil {
 		return nil, err
 	}
-	entries := parseLsTree(out, p)
+	if err := s.fillSizes(ctx, path, entries); err != nil {
+		return nil, err
+	}
 	if entries == nil {
 		entries = []Entry{}
 	}
@@ -147,15 +150,17 @@ func (s *Store) OpenBlob(ctx context.Context, path, ref, filePath string) (io.Re
 	if err != nil {
 		return nil, 0, err
 	}
-	name := commit + ":" + p
-	if strings.ContainsAny(p, "\n") { // cat-file reads names line by line
-		e, err := s.Stat(ctx, path, commit, p)
-		if err != nil {
-			return nil, 0, err
-		}
-		name = e.SHA
+	e, err := s.entryAt(ctx, path, commit, p)
+	if err != nil {
+		return nil, 0, err
 	}
-	return s.openObject(ctx, path, name, "blob")
+	switch e.Type {
+	case EntryDir:
+		return nil, 0, invalidf("object %q is a tree, not a blob", commit+":"+p)
+	case EntrySubmodule:
+		return nil, 0, notFoundf("object %q", commit+":"+p) // a gitlink's commit is not in this repository
+	}
+	return s.openObject(ctx, path, e.SHA, "blob")
 }
 
 // OpenBlobBySHA streams the blob with the given sha (for the git/blobs
@@ -173,6 +178,14 @@ func (s *Store) OpenBlobBySHA(ctx context.Context, path, sha string) (io.ReadClo
 func (s *Store) openObject(ctx context.Context, path, name, wantType string) (io.ReadCloser, int64, error) {
 	if err := s.checkRepo(path); err != nil {
 		return nil, 0, err
+	}
+	cacheable := immutableName(name)
+	if cacheable {
+		if v, ok := s.cache.get(s.cacheKey(path, "obj", name)); ok {
+			if o := v.(batchObject); o.Type == wantType {
+				return io.NopCloser(bytes.NewReader(o.Data)), int64(len(o.Data)), nil
+			}
+		}
 	}
 	c, err := s.getReader(ctx, path)
 	if err != nil {
@@ -213,6 +226,19 @@ func (s *Store) openObject(ctx context.Context, path, name, wantType string) (io
 		}
 		s.putReader(c)
 		return nil, 0, outcome
+	}
+	if cacheable && info.Size <= smallBlob {
+		data := make([]byte, info.Size+1) // content and a newline
+		if _, err := io.ReadFull(c.out, data); err != nil {
+			return fail(c.failed(err))
+		}
+		if !stop() {
+			return fail(ctx.Err())
+		}
+		s.putReader(c)
+		o := batchObject{SHA: info.SHA, Type: info.Type, Data: data[:info.Size]}
+		s.cache.add(s.cacheKey(path, "obj", name), o, info.Size)
+		return io.NopCloser(bytes.NewReader(o.Data)), info.Size, nil
 	}
 	return &blobReader{s: s, c: c, stop: stop, r: io.LimitReader(c.out, info.Size), left: info.Size}, info.Size, nil
 }

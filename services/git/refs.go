@@ -61,14 +61,48 @@ type objectInfo struct {
 }
 
 // batchCheck looks up object names in one exchange with a pooled
-// cat-file reader. Names must not contain newlines.
+// cat-file reader. Names must not contain newlines. Answers for full
+// object ids (optionally peeled, "<id>^{commit}") are cached.
 func (s *Store) batchCheck(ctx context.Context, path string, names []string) ([]objectInfo, error) {
-	var infos []objectInfo
+	infos := make([]objectInfo, len(names))
+	var ask []string
+	var at []int
+	for i, n := range names {
+		if immutableName(n) {
+			if v, ok := s.cache.get(s.cacheKey(path, "info", n)); ok {
+				infos[i] = v.(objectInfo)
+				continue
+			}
+		}
+		ask = append(ask, n)
+		at = append(at, i)
+	}
+	if len(ask) == 0 {
+		return infos, nil
+	}
+	var got []objectInfo
 	err := s.withReader(ctx, path, func(c *catFile) (err error) {
-		infos, err = c.infos(names)
+		got, err = c.infos(ask)
 		return err
 	})
-	return infos, err
+	if err != nil {
+		return nil, err
+	}
+	for j, info := range got {
+		infos[at[j]] = info
+		// Only found objects are cached: a missing one may come with a push.
+		if info.Type != "" && immutableName(ask[j]) {
+			s.cache.add(s.cacheKey(path, "info", ask[j]), info, 64)
+		}
+	}
+	return infos, nil
+}
+
+// immutableName reports whether an object name always means the same
+// object: a full object id, optionally peeled to a commit.
+func immutableName(n string) bool {
+	n = strings.TrimSuffix(n, "^{commit}")
+	return isObjectID(n) && (len(n) == 40 || len(n) == 64) && strings.ToLower(n) == n
 }
 
 // parseBatchHeader parses "<sha> <type> <size>"; anything else ("<name>
@@ -425,12 +459,38 @@ type batchObject struct {
 }
 
 // catFileBatch reads small objects (commits, tags, trees) in one exchange
-// with a pooled cat-file reader. Names must not contain newlines.
+// with a pooled cat-file reader. Names must not contain newlines. Objects
+// named by full id are cached.
 func (s *Store) catFileBatch(ctx context.Context, path string, names []string) ([]batchObject, error) {
-	var objs []batchObject
+	objs := make([]batchObject, len(names))
+	var ask []string
+	var at []int
+	for i, n := range names {
+		if immutableName(n) {
+			if v, ok := s.cache.get(s.cacheKey(path, "obj", n)); ok {
+				objs[i] = v.(batchObject)
+				continue
+			}
+		}
+		ask = append(ask, n)
+		at = append(at, i)
+	}
+	if len(ask) == 0 {
+		return objs, nil
+	}
+	var got []batchObject
 	err := s.withReader(ctx, path, func(c *catFile) (err error) {
-		objs, err = c.readObjects(names)
+		got, err = c.readObjects(ask)
 		return err
 	})
-	return objs, err
+	if err != nil {
+		return nil, err
+	}
+	for j, o := range got {
+		objs[at[j]] = o
+		if o.Type != "" && immutableName(ask[j]) {
+			s.cache.add(s.cacheKey(path, "obj", ask[j]), o, int64(len(o.Data)))
+		}
+	}
+	return objs, nil
 }

@@ -159,10 +159,7 @@ func (s *Store) readRef(path, name string) (string, error) {
 		return "", err
 	}
 	for depth := 0; depth <= maxSymrefDepth; depth++ {
-		if name != "HEAD" && !strings.HasPrefix(name, "refs/") {
-			return "", nil
-		}
-		if name != "HEAD" && !ValidRefName(strings.TrimPrefix(name, "refs/")) {
+		if name != "HEAD" && !safeRefPath(name) {
 			return "", nil
 		}
 		content, found, err := readLooseRef(dir, name)
@@ -197,6 +194,27 @@ func (s *Store) readRef(path, name string) (string, error) {
 		return "", nil // a broken ref reads as missing, as in git
 	}
 	return "", nil
+}
+
+// safeRefPath reports whether name is a ref under refs/ that can be read
+// as a file below the git dir: no empty, "." or ".." component, no
+// control characters. (A ref's full name may be longer than
+// ValidRefName's limit on branch and tag names.)
+func safeRefPath(name string) bool {
+	if !strings.HasPrefix(name, "refs/") {
+		return false
+	}
+	for _, comp := range strings.Split(name, "/") {
+		if comp == "" || comp == "." || comp == ".." {
+			return false
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] == 0x7f || name[i] == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // symbolicHead returns the full ref name HEAD points at, without a

@@ -79,7 +79,9 @@ type Store struct {
 	// results keyed by object id (cache.go).
 	readers    readerPool
 	processes  atomic.Int64
-	packedRefs packedCache // parsed packed-refs files (refsfile.go)
+	packedRefs packedCache  // parsed packed-refs files (refsfile.go)
+	cache      lruCache     // results keyed by object ids (cache.go)
+	repoEpoch  atomic.Int64 // bumped by Delete and Rename (cache.go)
 	// journalDir holds the ref journal (journal.go); realRoot is root with
 	// symlinks resolved, as the journal hook records repository paths.
 	journalDir string
@@ -260,6 +262,7 @@ func (s *Store) Delete(path string) error {
 		return err
 	}
 	s.forgetReaders(path)
+	s.repoEpoch.Add(1)
 	return s.discard(path)
 }
 
@@ -283,6 +286,7 @@ func (s *Store) Rename(oldPath, newPath string) error {
 		return err
 	}
 	s.forgetReaders(oldPath)
+	s.repoEpoch.Add(1)
 	return os.Rename(oldPath, newPath)
 }
 
