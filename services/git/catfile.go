@@ -45,6 +45,7 @@ type catFile struct {
 	out    *bufio.Reader
 	stderr *tailBuffer
 	used   time.Time
+	reused bool // handed out before: may have died while idle
 }
 
 // readerPool holds idle cat-file processes.
@@ -112,6 +113,7 @@ func (s *Store) getReader(ctx context.Context, path string) (*catFile, error) {
 			}
 			if os.SameFile(c.dirID, st) {
 				p.mu.Unlock()
+				c.reused = true
 				return c, nil
 			}
 			p.closeLocked(c) // the repository was deleted and recreated
@@ -327,23 +329,29 @@ func (c *catFile) failed(err error) error {
 // withReader runs fn on a pooled reader of path. The reader goes back to
 // the pool only if fn succeeded (or failed with a domain error after a
 // complete exchange) and ctx did not end meanwhile; a cancelled ctx kills
-// the process so fn returns at once.
+// the process so fn returns at once. A reader taken from the pool that
+// turns out broken (its process died while idle) is replaced once: reads
+// are idempotent.
 func (s *Store) withReader(ctx context.Context, path string, fn func(c *catFile) error) error {
-	c, err := s.getReader(ctx, path)
-	if err != nil {
-		return err
-	}
-	stop := context.AfterFunc(ctx, c.cancel)
-	err = fn(c)
-	if !stop() || (err != nil && !isDomainErr(err)) {
+	for attempt := 0; ; attempt++ {
+		c, err := s.getReader(ctx, path)
+		if err != nil {
+			return err
+		}
+		stop := context.AfterFunc(ctx, c.cancel)
+		err = fn(c)
+		if stop() && (err == nil || isDomainErr(err)) {
+			s.putReader(c)
+			return err
+		}
 		s.dropReader(c)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return errors.Join(ctxErr, err)
 		}
-		return err
+		if !c.reused || attempt > 0 {
+			return err
+		}
 	}
-	s.putReader(c)
-	return err
 }
 
 // isDomainErr reports whether err is one of the package's outcomes

@@ -187,11 +187,8 @@ func (s *Store) openObject(ctx context.Context, path, name, wantType string) (io
 			}
 		}
 	}
-	c, err := s.getReader(ctx, path)
-	if err != nil {
-		return nil, 0, err
-	}
-	stop := context.AfterFunc(ctx, c.cancel)
+	var c *catFile
+	var stop func() bool
 	fail := func(err error) (io.ReadCloser, int64, error) {
 		stop()
 		s.dropReader(c)
@@ -200,12 +197,27 @@ func (s *Store) openObject(ctx context.Context, path, name, wantType string) (io
 		}
 		return nil, 0, err
 	}
-	if err := c.send("contents " + name); err != nil {
-		return fail(c.failed(err))
-	}
-	info, err := c.header()
-	if err != nil {
-		return fail(err)
+	var info objectInfo
+	for attempt := 0; ; attempt++ {
+		var err error
+		if c, err = s.getReader(ctx, path); err != nil {
+			return nil, 0, err
+		}
+		stop = context.AfterFunc(ctx, c.cancel)
+		if err = c.send("contents " + name); err != nil {
+			err = c.failed(err)
+		} else {
+			info, err = c.header()
+		}
+		if err == nil {
+			break
+		}
+		// A pooled reader that died while idle is replaced once.
+		if !c.reused || attempt > 0 || ctx.Err() != nil {
+			return fail(err)
+		}
+		stop()
+		s.dropReader(c)
 	}
 	var outcome error
 	switch {
