@@ -270,8 +270,7 @@ func TestReadsStartNoProcessPerObject(t *testing.T) {
 	if one, ten := cold(1), cold(10); one != ten {
 		t.Fatalf("a cold page of 1 commit started %d processes, of 10: %d", one, ten)
 	}
-	before := s.ProcessesStarted()
-	for range 3 {
+	warm := func() {
 		if _, _, err := s.Log(ctx, path, LogOptions{Ref: "main", Limit: 10, Stats: true, Files: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -279,8 +278,18 @@ func TestReadsStartNoProcessPerObject(t *testing.T) {
 		if err != nil || len(entries) != 20 {
 			t.Fatal(len(entries), err)
 		}
+		names := make([]string, len(entries))
+		for i, e := range entries {
+			names[i] = e.Name
+		}
+		if last, err := s.LastCommitsForEntries(ctx, path, "main", "", names); err != nil || len(last) != 20 {
+			t.Fatal(len(last), err)
+		}
 		for _, e := range entries {
 			if _, err := s.Stat(ctx, path, "main", e.Path); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.LastCommitForPath(ctx, path, "main", e.Path); err != nil {
 				t.Fatal(err)
 			}
 			readAll(t)(s.OpenBlob(ctx, path, "main", e.Path))
@@ -292,6 +301,10 @@ func TestReadsStartNoProcessPerObject(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	warm()
+	before := s.ProcessesStarted()
+	warm()
+	warm()
 	// Only the pooled reader (started before) may have been used.
 	if n := s.ProcessesStarted() - before; n != 0 {
 		t.Fatalf("warm reads of 20 files and 10 commits started %d git processes, want 0", n)

@@ -305,6 +305,11 @@ func (s *Store) LastCommitForPath(ctx context.Context, path, ref, filePath strin
 	if err != nil || p == "" {
 		return commit, err
 	}
+	// History below a commit never changes: the answer is cached.
+	key := s.cacheKey(path, "last", commit+"\x00"+p)
+	if v, ok := s.cache.get(key); ok {
+		return v.(string), nil
+	}
 	out, err := s.output(ctx, path, "rev-list", "-1", commit, "--", p)
 	if err != nil {
 		return "", err
@@ -313,6 +318,7 @@ func (s *Store) LastCommitForPath(ctx context.Context, path, ref, filePath strin
 	if sha == "" {
 		return "", notFoundf("path %q", p)
 	}
+	s.cache.add(key, sha, int64(len(sha)))
 	return sha, nil
 }
 
@@ -337,6 +343,24 @@ func (s *Store) LastCommitsForEntries(ctx context.Context, path, ref, dirPath st
 	found := make(map[string]string, len(names))
 	if len(want) == 0 {
 		return found, nil
+	}
+	// History below a commit never changes: the answer is cached per
+	// commit, directory and names (callers get their own copy).
+	key := s.cacheKey(path, "lastdir", commit+"\x00"+dir+"\x00"+strings.Join(names, "\x00"))
+	if v, ok := s.cache.get(key); ok {
+		for k, sha := range v.(map[string]string) {
+			found[k] = sha
+		}
+		return found, nil
+	}
+	keep := func() {
+		m := make(map[string]string, len(found))
+		size := int64(0)
+		for k, sha := range found {
+			m[k] = sha
+			size += int64(len(k)+len(sha)) + 32
+		}
+		s.cache.add(key, m, size)
 	}
 	args := []string{"log", "--format=%x1e%H", "-z", "--name-only", "-c", "--no-renames", "--root", commit}
 	if dir != "" {
@@ -389,10 +413,12 @@ func (s *Store) LastCommitsForEntries(ctx context.Context, path, ref, dirPath st
 	if len(found) == len(want) {
 		cancel() // everything found: stop the walk early
 		cmd.Wait()
+		keep()
 		return found, nil
 	}
 	if err := cmd.Wait(); err != nil {
 		return nil, s.wrapErr(ctx, inv, stderr, err)
 	}
+	keep()
 	return found, nil
 }
