@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io/fs"
@@ -106,11 +105,11 @@ func sameStat(a, b fs.FileInfo) bool {
 
 func parsePackedRefs(b []byte) *packedRefs {
 	p := &packedRefs{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	sorted := true
-	for sc.Scan() {
-		line := sc.Text()
+	for len(b) > 0 {
+		var raw []byte
+		raw, b, _ = bytes.Cut(b, []byte("\n"))
+		line := string(bytes.TrimSuffix(raw, []byte("\r")))
 		if line == "" || line[0] == '#' || line[0] == '^' {
 			continue // header, or the peeled value of the previous tag
 		}
