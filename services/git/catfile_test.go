@@ -434,3 +434,33 @@ func (c *lruCache) reset() {
 	defer c.mu.Unlock()
 	c.items, c.ll, c.used = nil, nil, 0
 }
+
+// GetTag (refs from disk, objects through the pool) answers exactly what
+// for-each-ref does: annotated, signed, lightweight, nested and non-commit
+// tags.
+func TestGetTagMatchesForEachRef(t *testing.T) {
+	ctx := context.Background()
+	s, path, first := poolFixture(t, 1)
+	tree := gitCmd(t, path, "rev-parse", first+"^{tree}")
+	gitCmd(t, path, "tag", "light", first)
+	gitCmd(t, path, "tag", "-a", "-m", "annotated\n\nbody", "ann", first)
+	gitCmd(t, path, "tag", "-a", "-m", "nested", "nested", "ann")
+	gitCmd(t, path, "tag", "treetag", tree)
+	body := "object " + first + "\ntype commit\ntag signed\ntagger T <t@x> 1700000000 +0100\n\nsigned message\n" +
+		"-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----\n"
+	obj, err := gitCmdErr(t, path, strings.NewReader(body), "mktag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitCmd(t, path, "update-ref", "refs/tags/signed", obj)
+	all, err := s.tags(ctx, path, "refs/tags/")
+	if err != nil || len(all) != 5 {
+		t.Fatal(len(all), err)
+	}
+	for _, want := range all {
+		got, err := s.GetTag(ctx, path, want.Name)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("GetTag(%s):\n got %+v %v\nwant %+v", want.Name, got, err, want)
+		}
+	}
+}
