@@ -33,14 +33,18 @@ type packedRefs struct {
 }
 
 // packedCache keeps parsed packed-refs files by path, at most
-// maxPackedCached of them (the whole map is dropped when full: cheap and
-// bounded).
+// maxPackedCached of them and maxPackedBytes of file content in all (the
+// whole map is dropped when full: cheap and bounded).
 type packedCache struct {
-	mu sync.Mutex
-	m  map[string]*packedRefs
+	mu    sync.Mutex
+	m     map[string]*packedRefs
+	bytes int64
 }
 
-const maxPackedCached = 256
+const (
+	maxPackedCached = 256
+	maxPackedBytes  = 32 << 20
+)
 
 // readLooseRef reads <dir>/<name>. found is false if there is no such
 // file (or it is a directory: a ref "a" when "a/b" exists is missing).
@@ -85,10 +89,15 @@ func (s *Store) packed(dir string) (*packedRefs, error) {
 		if st2, err := os.Stat(file); err == nil && sameStat(st, st2) && int64(len(b)) == st.Size() {
 			p.stat = st
 			s.packedRefs.mu.Lock()
-			if s.packedRefs.m == nil || len(s.packedRefs.m) >= maxPackedCached {
-				s.packedRefs.m = map[string]*packedRefs{}
+			c := &s.packedRefs
+			if c.m == nil || len(c.m) >= maxPackedCached || c.bytes+st.Size() > maxPackedBytes {
+				c.m, c.bytes = map[string]*packedRefs{}, 0
 			}
-			s.packedRefs.m[file] = p
+			if old := c.m[file]; old != nil {
+				c.bytes -= old.stat.Size()
+			}
+			c.m[file] = p
+			c.bytes += st.Size()
 			s.packedRefs.mu.Unlock()
 		}
 		return p, nil
