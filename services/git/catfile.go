@@ -360,9 +360,9 @@ func isDomainErr(err error) bool {
 	return errors.Is(err, ErrNotFound) || errors.Is(err, ErrInvalid)
 }
 
-// readObjects reads the content of small objects by name in one exchange.
-// Missing names give a batchObject with Type "". Objects larger than
-// limit bytes are refused with ErrInvalid (callers stream those).
+// readObjects reads the content of objects by name in one exchange.
+// Missing names give a batchObject with Type "". Blobs larger than
+// smallObject bytes are refused with ErrInvalid (callers stream those).
 func (c *catFile) readObjects(names []string) ([]batchObject, error) {
 	cmds := make([]string, len(names))
 	for i, n := range names {
@@ -381,8 +381,10 @@ func (c *catFile) readObjects(names []string) ([]batchObject, error) {
 		if info.Type == "" {
 			continue
 		}
-		if info.Size > smallObject {
+		if info.Type == "blob" && info.Size > smallObject {
 			// Skip it to keep the stream in step; the caller streams it.
+			// (Trees, commits and tags are always read: a directory of
+			// many thousand entries is still a listing callers need.)
 			if _, err := c.out.Discard(int(info.Size) + 1); err != nil {
 				return nil, c.failed(err)
 			}
