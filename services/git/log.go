@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -55,7 +57,7 @@ func (s *Store) Log(ctx context.Context, path string, opts LogOptions) ([]Commit
 		return nil, 0, err
 	}
 	var commits []Commit
-	if p == "" && len(revs) == 1 && opts.Limit > 0 {
+	if p == "" && len(revs) == 1 && opts.Limit > 0 && !isShallow(path) {
 		// The common page: walked over cached objects (logwalk.go).
 		if commits, err = s.walkLog(ctx, path, revs[0], opts.Skip, opts.Limit); err != nil {
 			return nil, 0, err
@@ -295,4 +297,11 @@ func parseLog(r *bufio.Reader, files, stats bool) ([]Commit, error) {
 	}
 	finish()
 	return commits, nil
+}
+
+// isShallow reports whether the repository has grafted history (a
+// shallow clone's cut parents), which only git log knows to respect.
+func isShallow(path string) bool {
+	_, err := os.Stat(filepath.Join(path, "shallow"))
+	return err == nil
 }
