@@ -2,9 +2,11 @@ package git
 
 import (
 	"container/list"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Results keyed by object ids never change: a commit, tree or blob with a
@@ -13,11 +15,13 @@ import (
 // path below it. The Store keeps such results in one LRU cache bounded in
 // bytes (SetCacheSize; 64 MiB by default), shared by all repositories.
 //
-// Keys start with the repository's path and the Store's repository epoch:
-// an object id read in one repository says nothing about another (a
-// private repository's objects must not show through a public one), and
-// deleting or renaming any repository bumps the epoch, so a repository
-// recreated at the same path never sees its predecessor's entries.
+// Keys start with the Store's repository epoch, the repository's path and
+// the generation of the directory at that path: an object id read in one
+// repository says nothing about another (a private repository's objects
+// must not show through a public one); deleting or renaming any
+// repository bumps the epoch, and a repository deleted and recreated by
+// another forge process gets a new generation within identityCheck, so a
+// repository at the same path never sees its predecessor's entries.
 
 const defaultCacheBytes = 64 << 20
 
@@ -98,5 +102,53 @@ func (s *Store) cacheKey(path, kind, id string) string {
 	if err != nil {
 		dir = path
 	}
-	return strconv.FormatInt(s.repoEpoch.Load(), 10) + "\x00" + dir + "\x00" + kind + "\x00" + id
+	return strconv.FormatInt(s.repoEpoch.Load(), 10) + "\x00" + dir + "\x00" +
+		strconv.FormatInt(s.repoIDs.generation(dir), 10) + "\x00" + kind + "\x00" + id
+}
+
+// repoIdentities tells apart successive repositories at one path when
+// another forge process deleted and recreated it (Delete and Rename in
+// this process bump the epoch instead): each path gets a generation that
+// changes when the directory at the path is a different one. The
+// directory is looked at again at most once per identityCheck.
+type repoIdentities struct {
+	mu   sync.Mutex
+	m    map[string]*repoIdentity
+	next int64
+}
+
+type repoIdentity struct {
+	fi      os.FileInfo
+	gen     int64
+	checked time.Time
+}
+
+const maxIdentities = 4096
+
+// identityCheck is how often a repository directory's identity is looked
+// at again (a variable for tests).
+var identityCheck = time.Second
+
+func (r *repoIdentities) generation(dir string) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	id := r.m[dir]
+	if id != nil && now.Sub(id.checked) < identityCheck {
+		return id.gen
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return -1 // no repository: nothing is read, so nothing is cached under it
+	}
+	if id != nil && os.SameFile(id.fi, fi) {
+		id.checked = now
+		return id.gen
+	}
+	if r.m == nil || len(r.m) >= maxIdentities {
+		r.m = map[string]*repoIdentity{}
+	}
+	r.next++
+	r.m[dir] = &repoIdentity{fi: fi, gen: r.next, checked: now}
+	return r.next
 }

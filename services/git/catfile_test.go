@@ -464,3 +464,29 @@ func TestGetTagMatchesForEachRef(t *testing.T) {
 		}
 	}
 }
+
+// A repository deleted and recreated at the same path by another process
+// (no Delete in this Store) does not show its predecessor's cached objects.
+func TestCacheRepositoryRecreatedElsewhere(t *testing.T) {
+	defer func(d time.Duration) { identityCheck = d }(identityCheck)
+	identityCheck = 0
+	s, path, first := poolFixture(t, 1)
+	ctx := context.Background()
+	old := blobSHA(t, s, path, first, "f000")
+	if got := readAll(t)(s.OpenBlobBySHA(ctx, path, old)); got != "content 0\n" {
+		t.Fatal(got)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	gitCmd(t, filepath.Dir(path), "init", "--bare", "-q", "-b", "main", path)
+	if _, err := s.InitialCommit(ctx, path, "main", map[string][]byte{"g": []byte("new\n")}, testAuthor, "again"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.OpenBlobBySHA(ctx, path, old); !isErr(err, ErrNotFound) {
+		t.Fatalf("blob of the deleted repository: %v", err)
+	}
+	if _, err := s.Resolve(ctx, path, first); !isErr(err, ErrNotFound) {
+		t.Fatalf("commit of the deleted repository: %v", err)
+	}
+}

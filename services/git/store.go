@@ -82,6 +82,7 @@ type Store struct {
 	packedRefs packedCache  // parsed packed-refs files (refsfile.go)
 	cache      lruCache     // results keyed by object ids (cache.go)
 	repoEpoch  atomic.Int64 // bumped by Delete and Rename (cache.go)
+	repoIDs    repoIdentities
 	// journalDir holds the ref journal (journal.go); realRoot is root with
 	// symlinks resolved, as the journal hook records repository paths.
 	journalDir string
