@@ -2,6 +2,7 @@ package git
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,22 +44,21 @@ func (s *Store) Stat(ctx context.Context, path, ref, filePath string) (Entry, er
 		return Entry{}, err
 	}
 	if p == "" {
-		infos, err := s.batchCheck(ctx, path, []string{commit + "^{tree}"})
+		tree, err := s.rootTree(ctx, path, commit)
 		if err != nil {
 			return Entry{}, err
 		}
-		return Entry{Type: EntryDir, Mode: "040000", SHA: infos[0].SHA}, nil
+		return Entry{Type: EntryDir, Mode: "040000", SHA: tree}, nil
 	}
-	out, err := s.output(ctx, path, "ls-tree", "-z", "--long", "--full-tree", commit, "--", p)
+	e, err := s.entryAt(ctx, path, commit, p)
 	if err != nil {
 		return Entry{}, err
 	}
-	for _, e := range parseLsTree(out, "") {
-		if e.Path == p {
-			return e, nil
-		}
+	es := []Entry{e}
+	if err := s.fillSizes(ctx, path, es); err != nil {
+		return Entry{}, err
 	}
-	return Entry{}, notFoundf("path %q", p)
+	return es[0], nil
 }
 
 // ReadDir lists the directory dirPath at ref ("" is the root) in git's tree
@@ -73,25 +73,28 @@ func (s *Store) ReadDir(ctx context.Context, path, ref, dirPath string) ([]Entry
 	if err != nil {
 		return nil, err
 	}
-	treeish := commit + "^{tree}"
-	if p != "" {
-		treeish = commit + ":" + p
-	}
-	out, err := s.output(ctx, path, "ls-tree", "-z", "--long", "--full-tree", treeish)
-	if err != nil {
-		// Tell a missing path from a file or submodule (error path only).
-		e, serr := s.Stat(ctx, path, commit, p)
-		switch {
-		case errors.Is(serr, ErrNotFound):
-			return nil, serr
-		case serr != nil:
-			return nil, errors.Join(err, serr)
-		case e.Type != EntryDir:
+	var tree string
+	if p == "" {
+		if tree, err = s.rootTree(ctx, path, commit); err != nil {
+			return nil, err
+		}
+	} else {
+		e, err := s.entryAt(ctx, path, commit, p)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type != EntryDir {
 			return nil, invalidf("path %q is not a directory", p)
 		}
+		tree = e.SHA
+	}
+	entries, err := s.readTree(ctx, path, tree, p)
+	if err != nil {
 		return nil, err
 	}
-	entries := parseLsTree(out, p)
+	if err := s.fillSizes(ctx, path, entries); err != nil {
+		return nil, err
+	}
 	if entries == nil {
 		entries = []Entry{}
 	}
@@ -147,15 +150,17 @@ func (s *Store) OpenBlob(ctx context.Context, path, ref, filePath string) (io.Re
 	if err != nil {
 		return nil, 0, err
 	}
-	name := commit + ":" + p
-	if strings.ContainsAny(p, "\n") { // cat-file reads names line by line
-		e, err := s.Stat(ctx, path, commit, p)
-		if err != nil {
-			return nil, 0, err
-		}
-		name = e.SHA
+	e, err := s.entryAt(ctx, path, commit, p)
+	if err != nil {
+		return nil, 0, err
 	}
-	return s.openObject(ctx, path, name, "blob")
+	switch e.Type {
+	case EntryDir:
+		return nil, 0, invalidf("object %q is a tree, not a blob", commit+":"+p)
+	case EntrySubmodule:
+		return nil, 0, notFoundf("object %q", commit+":"+p) // a gitlink's commit is not in this repository
+	}
+	return s.openObject(ctx, path, e.SHA, "blob")
 }
 
 // OpenBlobBySHA streams the blob with the given sha (for the git/blobs
@@ -167,60 +172,98 @@ func (s *Store) OpenBlobBySHA(ctx context.Context, path, sha string) (io.ReadClo
 	return s.openObject(ctx, path, strings.ToLower(sha), "blob")
 }
 
-// openObject starts `git cat-file --batch` for one object and returns a
-// reader over its content, streamed from the process.
+// openObject streams one object's content from a pooled cat-file
+// reader. The reader goes back to the pool when the content was read to
+// the end and closed; a partial read or a cancelled ctx discards it.
 func (s *Store) openObject(ctx context.Context, path, name, wantType string) (io.ReadCloser, int64, error) {
 	if err := s.checkRepo(path); err != nil {
 		return nil, 0, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	inv := invocation{gitDir: path, args: []string{"cat-file", "--batch"}, stdin: strings.NewReader(name + "\n")}
-	cmd, stderr, err := s.command(ctx, inv)
-	if err != nil {
-		cancel()
-		return nil, 0, err
+	cacheable := immutableName(name)
+	if cacheable {
+		if v, ok := s.cache.get(s.cacheKey(path, "obj", name)); ok {
+			if o := v.(batchObject); o.Type == wantType {
+				return io.NopCloser(bytes.NewReader(o.Data)), int64(len(o.Data)), nil
+			}
+		}
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		cancel()
-		return nil, 0, err
-	}
-	if err := cmd.Start(); err != nil {
-		cancel()
-		return nil, 0, s.wrapErr(ctx, inv, stderr, err)
-	}
-	br := bufio.NewReaderSize(stdout, 64<<10)
+	var c *catFile
+	var stop func() bool
 	fail := func(err error) (io.ReadCloser, int64, error) {
-		cancel()
-		cmd.Wait()
+		stop()
+		s.dropReader(c)
+		if ctxErr := ctx.Err(); ctxErr != nil && !isDomainErr(err) {
+			err = errors.Join(ctxErr, err)
+		}
 		return nil, 0, err
 	}
-	line, err := br.ReadString('\n')
-	if err != nil {
-		cancel()
-		return nil, 0, s.wrapErr(ctx, inv, stderr, errors.Join(err, cmd.Wait()))
+	var info objectInfo
+	for attempt := 0; ; attempt++ {
+		var err error
+		if c, err = s.getReader(ctx, path); err != nil {
+			return nil, 0, err
+		}
+		stop = context.AfterFunc(ctx, c.cancel)
+		if err = c.send("contents " + name); err != nil {
+			err = c.failed(err)
+		} else {
+			info, err = c.header()
+		}
+		if err == nil {
+			break
+		}
+		// A pooled reader that died while idle is replaced once.
+		if !c.reused || attempt > 0 || ctx.Err() != nil {
+			return fail(err)
+		}
+		stop()
+		s.dropReader(c)
 	}
-	info := parseBatchHeader(strings.TrimSuffix(line, "\n"))
+	var outcome error
 	switch {
 	case info.Type == "":
-		return fail(notFoundf("object %q", name))
+		outcome = notFoundf("object %q", name)
 	case info.Type != wantType:
-		return fail(invalidf("object %q is a %s, not a %s", name, info.Type, wantType))
+		outcome = invalidf("object %q is a %s, not a %s", name, info.Type, wantType)
+		if info.Size > smallObject {
+			return fail(outcome)
+		}
+		if _, err := c.out.Discard(int(info.Size) + 1); err != nil {
+			return fail(c.failed(err))
+		}
 	}
-	return &blobReader{r: io.LimitReader(br, info.Size), left: info.Size, cmd: cmd, cancel: cancel,
-		wait: func(err error) error { return s.wrapErr(ctx, inv, stderr, err) }}, info.Size, nil
+	if outcome != nil {
+		if !stop() {
+			return fail(outcome)
+		}
+		s.putReader(c)
+		return nil, 0, outcome
+	}
+	if cacheable && info.Size <= smallBlob {
+		data := make([]byte, info.Size+1) // content and a newline
+		if _, err := io.ReadFull(c.out, data); err != nil {
+			return fail(c.failed(err))
+		}
+		if !stop() {
+			return fail(ctx.Err())
+		}
+		s.putReader(c)
+		o := batchObject{SHA: info.SHA, Type: info.Type, Data: data[:info.Size]}
+		s.cache.add(s.cacheKey(path, "obj", name), o, info.Size)
+		return io.NopCloser(bytes.NewReader(o.Data)), info.Size, nil
+	}
+	return &blobReader{s: s, c: c, stop: stop, r: io.LimitReader(c.out, info.Size), left: info.Size}, info.Size, nil
 }
 
-// blobReader reads one object from a running cat-file and reaps it on Close.
+// blobReader reads one object from a pooled cat-file reader.
 type blobReader struct {
-	r      io.Reader
-	left   int64
-	cmd    interface{ Wait() error }
-	cancel context.CancelFunc
-	wait   func(error) error
+	s    *Store
+	c    *catFile
+	stop func() bool
+	r    io.Reader
+	left int64
 
 	once sync.Once
-	err  error
 }
 
 func (b *blobReader) Read(p []byte) (int, error) {
@@ -232,21 +275,22 @@ func (b *blobReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close stops the process if the content was not read to the end, and
-// waits for it.
+// Close returns the reader to the pool if the content was read to the end
+// (and its terminating newline is there), and discards it otherwise.
 func (b *blobReader) Close() error {
 	b.once.Do(func() {
-		early := b.left > 0
-		if early {
-			b.cancel()
+		clean := b.stop() && b.left == 0
+		if clean {
+			nl, err := b.c.out.ReadByte()
+			clean = err == nil && nl == '\n'
 		}
-		err := b.cmd.Wait()
-		b.cancel()
-		if err != nil && !early {
-			b.err = b.wait(err)
+		if clean {
+			b.s.putReader(b.c)
+		} else {
+			b.s.dropReader(b.c)
 		}
 	})
-	return b.err
+	return nil
 }
 
 // LastCommitForPath returns the newest commit reachable from ref that
@@ -261,6 +305,11 @@ func (s *Store) LastCommitForPath(ctx context.Context, path, ref, filePath strin
 	if err != nil || p == "" {
 		return commit, err
 	}
+	// History below a commit never changes: the answer is cached.
+	key := s.cacheKey(path, "last", commit+"\x00"+p)
+	if v, ok := s.cache.get(key); ok {
+		return v.(string), nil
+	}
 	out, err := s.output(ctx, path, "rev-list", "-1", commit, "--", p)
 	if err != nil {
 		return "", err
@@ -269,6 +318,7 @@ func (s *Store) LastCommitForPath(ctx context.Context, path, ref, filePath strin
 	if sha == "" {
 		return "", notFoundf("path %q", p)
 	}
+	s.cache.add(key, sha, int64(len(sha)))
 	return sha, nil
 }
 
@@ -293,6 +343,24 @@ func (s *Store) LastCommitsForEntries(ctx context.Context, path, ref, dirPath st
 	found := make(map[string]string, len(names))
 	if len(want) == 0 {
 		return found, nil
+	}
+	// History below a commit never changes: the answer is cached per
+	// commit, directory and names (callers get their own copy).
+	key := s.cacheKey(path, "lastdir", commit+"\x00"+dir+"\x00"+strings.Join(names, "\x00"))
+	if v, ok := s.cache.get(key); ok {
+		for k, sha := range v.(map[string]string) {
+			found[k] = sha
+		}
+		return found, nil
+	}
+	keep := func() {
+		m := make(map[string]string, len(found))
+		size := int64(0)
+		for k, sha := range found {
+			m[k] = sha
+			size += int64(len(k)+len(sha)) + 32
+		}
+		s.cache.add(key, m, size)
 	}
 	args := []string{"log", "--format=%x1e%H", "-z", "--name-only", "-c", "--no-renames", "--root", commit}
 	if dir != "" {
@@ -345,10 +413,12 @@ func (s *Store) LastCommitsForEntries(ctx context.Context, path, ref, dirPath st
 	if len(found) == len(want) {
 		cancel() // everything found: stop the walk early
 		cmd.Wait()
+		keep()
 		return found, nil
 	}
 	if err := cmd.Wait(); err != nil {
 		return nil, s.wrapErr(ctx, inv, stderr, err)
 	}
+	keep()
 	return found, nil
 }

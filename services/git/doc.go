@@ -9,8 +9,32 @@
 // of a repository or the entries of a directory each costs a small fixed
 // number of git processes, never one per item.
 //
+// Reads start no process per request once warm (every git read of forge
+// goes through this package, and the pull-request work does too):
+//   - objects (blobs, trees, commits, tags) are read through long-lived
+//     `git cat-file --batch-command` processes pooled per repository
+//     (catfile.go; LimitReaders: at most 32, stopped after 30 s idle); a
+//     reader whose read was cancelled or left unfinished is discarded,
+//     objects over 1 MiB are streamed, and a repository that is deleted or
+//     renamed loses its readers;
+//   - refs are read from the loose ref files and packed-refs (refsfile.go),
+//     afresh on every call, so pushes, branch creation and deletes are
+//     seen at once;
+//   - results keyed by object ids (small objects, a commit's diff stats and
+//     files, the number of commits below a commit, the last commit that
+//     touched a path below a commit) are kept in one LRU cache bounded in
+//     bytes (cache.go; SetCacheSize, 64 MiB by default);
+//   - a page of history without a path filter is walked over those objects
+//     (logwalk.go), so its cost does not grow with the length of history;
+//     getting a branch or tag costs the same with 10 or 10,000 refs.
+//
+// Only work that is not a lookup of immutable data starts git: writes,
+// transfers, listing all tags, history filtered by path, and the first
+// computation of a cached result.
+//
 // LimitProcesses caps the processes running at once; beyond the cap an
-// operation fails with ErrBusy without starting git.
+// operation fails with ErrBusy without starting git. Pooled readers are
+// capped separately (an idle reader must not make other commands busy).
 //
 // It needs git 2.32 or newer (GIT_CONFIG_GLOBAL, --diff-merges).
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 )
 
 // LimitProcesses caps the git processes this Store runs at once at n
@@ -27,13 +28,14 @@ func (s *Store) Running() int { return len(s.slots) }
 // Start until Wait, so every git process, whoever starts it, counts.
 type limitedCmd struct {
 	*exec.Cmd
-	slots chan struct{}
-	once  sync.Once
-	held  bool
+	slots   chan struct{}
+	started *atomic.Int64 // the Store's process counter
+	once    sync.Once
+	held    bool
 }
 
 func (s *Store) newCmd(ctx context.Context, name string, args ...string) *limitedCmd {
-	return &limitedCmd{Cmd: exec.CommandContext(ctx, name, args...), slots: s.slots}
+	return &limitedCmd{Cmd: exec.CommandContext(ctx, name, args...), slots: s.slots, started: &s.processes}
 }
 
 // Start takes a slot (or fails with ErrBusy) and starts the process.
@@ -50,6 +52,7 @@ func (c *limitedCmd) Start() error {
 		c.release()
 		return err
 	}
+	c.started.Add(1)
 	return nil
 }
 

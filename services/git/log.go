@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -32,9 +34,13 @@ const (
 )
 
 // Log returns a page of commits reachable from opts.Ref (newest first, as
-// `git log`) and the total number of matching commits. It runs two git
-// processes per page whatever its size: `git log` (with --raw/--numstat when
-// files or stats are wanted) and `git rev-list --count`.
+// `git log`) and the total number of matching commits. A page without a
+// path filter or exclusions is walked over cached commit objects, its
+// diffs and total come from caches keyed by commit id (logwalk.go): no git
+// process once they are warm, at most two when cold (`git log --no-walk`
+// for the page's diffs, `git rev-list --count`). Other pages run `git
+// log` (with --raw/--numstat when files or stats are wanted) and a cached
+// `git rev-list --count`.
 func (s *Store) Log(ctx context.Context, path string, opts LogOptions) ([]Commit, int, error) {
 	if err := s.checkRepo(path); err != nil {
 		return nil, 0, err
@@ -50,28 +56,30 @@ func (s *Store) Log(ctx context.Context, path string, opts LogOptions) ([]Commit
 	if err != nil {
 		return nil, 0, err
 	}
-	args := []string{"log"}
-	if opts.Skip > 0 {
-		args = append(args, "--skip="+strconv.Itoa(opts.Skip))
+	var commits []Commit
+	if p == "" && len(revs) == 1 && opts.Limit > 0 && !isShallow(path) {
+		// The common page: walked over cached objects (logwalk.go).
+		if commits, err = s.walkLog(ctx, path, revs[0], opts.Skip, opts.Limit); err != nil {
+			return nil, 0, err
+		}
+		if err := s.fillDiffs(ctx, path, commits, opts.Files, opts.Stats, opts.NoRenames); err != nil {
+			return nil, 0, err
+		}
+	} else {
+		args := []string{"log"}
+		if opts.Skip > 0 {
+			args = append(args, "--skip="+strconv.Itoa(opts.Skip))
+		}
+		if opts.Limit > 0 {
+			args = append(args, "--max-count="+strconv.Itoa(opts.Limit))
+		}
+		if commits, err = s.logCommits(ctx, path, args, revs, p, opts.Files, opts.Stats, opts.NoRenames); err != nil {
+			return nil, 0, err
+		}
 	}
-	if opts.Limit > 0 {
-		args = append(args, "--max-count="+strconv.Itoa(opts.Limit))
-	}
-	commits, err := s.logCommits(ctx, path, args, revs, p, opts.Files, opts.Stats, opts.NoRenames)
+	total, err := s.countCommits(ctx, path, revs, p)
 	if err != nil {
 		return nil, 0, err
-	}
-	count := append([]string{"rev-list", "--count"}, revs...)
-	if p != "" {
-		count = append(count, "--", p)
-	}
-	out, err := s.output(ctx, path, count...)
-	if err != nil {
-		return nil, 0, err
-	}
-	total, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
-		return nil, 0, fmt.Errorf("git rev-list --count: %q", out)
 	}
 	return commits, total, nil
 }
@@ -86,12 +94,16 @@ func (s *Store) GetCommit(ctx context.Context, path, ref string) (Commit, error)
 	if err != nil {
 		return Commit{}, err
 	}
-	commits, err := s.logCommits(ctx, path, []string{"log", "--max-count=1"}, []string{sha}, "", true, true, false)
+	objs, err := s.catFileBatch(ctx, path, []string{sha})
 	if err != nil {
 		return Commit{}, err
 	}
-	if len(commits) != 1 {
+	if objs[0].Type != "commit" {
 		return Commit{}, notFoundf("commit %q", ref)
+	}
+	commits := []Commit{parseRawCommit(sha, objs[0].Data)}
+	if err := s.fillDiffs(ctx, path, commits, true, true, false); err != nil {
+		return Commit{}, err
 	}
 	return commits[0], nil
 }
@@ -285,4 +297,11 @@ func parseLog(r *bufio.Reader, files, stats bool) ([]Commit, error) {
 	}
 	finish()
 	return commits, nil
+}
+
+// isShallow reports whether the repository has grafted history (a
+// shallow clone's cut parents), which only git log knows to respect.
+func isShallow(path string) bool {
+	_, err := os.Stat(filepath.Join(path, "shallow"))
+	return err == nil
 }

@@ -1,11 +1,7 @@
 package git
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -64,31 +60,49 @@ type objectInfo struct {
 	Size int64
 }
 
-// batchCheck looks up object names with one `git cat-file --batch-check`.
-// Names must not contain newlines.
+// batchCheck looks up object names in one exchange with a pooled
+// cat-file reader. Names must not contain newlines. Answers for full
+// object ids (optionally peeled, "<id>^{commit}") are cached.
 func (s *Store) batchCheck(ctx context.Context, path string, names []string) ([]objectInfo, error) {
-	var in strings.Builder
-	for _, n := range names {
-		if strings.ContainsAny(n, "\n") {
-			return nil, invalidf("object name contains a newline")
+	infos := make([]objectInfo, len(names))
+	var ask []string
+	var at []int
+	for i, n := range names {
+		if immutableName(n) {
+			if v, ok := s.cache.get(s.cacheKey(path, "info", n)); ok {
+				infos[i] = v.(objectInfo)
+				continue
+			}
 		}
-		in.WriteString(n)
-		in.WriteByte('\n')
+		ask = append(ask, n)
+		at = append(at, i)
 	}
-	out, err := s.outputIn(ctx, path, strings.NewReader(in.String()), nil,
-		"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
+	if len(ask) == 0 {
+		return infos, nil
+	}
+	var got []objectInfo
+	err := s.withReader(ctx, path, func(c *catFile) (err error) {
+		got, err = c.infos(ask)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != len(names) {
-		return nil, fmt.Errorf("git cat-file: %d answers for %d names", len(lines), len(names))
-	}
-	infos := make([]objectInfo, len(names))
-	for i, line := range lines {
-		infos[i] = parseBatchHeader(line)
+	for j, info := range got {
+		infos[at[j]] = info
+		// Only found objects are cached: a missing one may come with a push.
+		if info.Type != "" && immutableName(ask[j]) {
+			s.cache.add(s.cacheKey(path, "info", ask[j]), info, 64)
+		}
 	}
 	return infos, nil
+}
+
+// immutableName reports whether an object name always means the same
+// object: a full object id, optionally peeled to a commit.
+func immutableName(n string) bool {
+	n = strings.TrimSuffix(n, "^{commit}")
+	return isObjectID(n) && (len(n) == 40 || len(n) == 64) && strings.ToLower(n) == n
 }
 
 // parseBatchHeader parses "<sha> <type> <size>"; anything else ("<name>
@@ -157,9 +171,27 @@ func (s *Store) Resolve(ctx context.Context, path, ref string) (Revision, error)
 	if len(cands) == 0 {
 		return Revision{}, notFoundf("ref %q", ref)
 	}
-	names := make([]string, len(cands))
-	for i, c := range cands {
-		names[i] = c.expr + "^{commit}"
+	// Refs are read from disk (refsfile.go); the pooled reader only peels
+	// the objects they name and expands abbreviated shas.
+	var names []string
+	var kept []candidate
+	for _, c := range cands {
+		expr := c.expr
+		if c.kind != RefCommit || strings.HasPrefix(expr, "refs/") {
+			sha, err := s.readRef(path, c.expr)
+			if err != nil {
+				return Revision{}, err
+			}
+			if sha == "" {
+				continue
+			}
+			expr = sha
+		}
+		names = append(names, expr+"^{commit}")
+		kept = append(kept, c)
+	}
+	if len(names) == 0 {
+		return Revision{}, notFoundf("ref %q", ref)
 	}
 	infos, err := s.batchCheck(ctx, path, names)
 	if err != nil {
@@ -167,7 +199,7 @@ func (s *Store) Resolve(ctx context.Context, path, ref string) (Revision, error)
 	}
 	for i, info := range infos {
 		if info.Type == "commit" {
-			return Revision{SHA: info.SHA, Kind: cands[i].kind, Name: cands[i].name}, nil
+			return Revision{SHA: info.SHA, Kind: kept[i].kind, Name: kept[i].name}, nil
 		}
 	}
 	return Revision{}, notFoundf("ref %q", ref)
@@ -183,14 +215,7 @@ func (s *Store) ResolveRef(ctx context.Context, path, ref string) (string, error
 // not exist. It is an exact lookup whose cost does not depend on the
 // number of refs.
 func (s *Store) refSHA(ctx context.Context, path, fullName string) (string, error) {
-	out, err := s.output(ctx, path, "show-ref", "--verify", "--hash", fullName)
-	if err != nil {
-		if stderrContains(err, "not a valid ref") {
-			return "", nil
-		}
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
+	return s.readRef(path, fullName)
 }
 
 // DefaultBranch returns the branch HEAD points at (it may not exist yet in
@@ -199,11 +224,14 @@ func (s *Store) DefaultBranch(ctx context.Context, path string) (string, error) 
 	if err := s.checkRepo(path); err != nil {
 		return "", err
 	}
-	out, err := s.output(ctx, path, "symbolic-ref", "--quiet", "HEAD")
+	target, err := symbolicHead(path)
 	if err != nil {
+		return "", err
+	}
+	if target == "" {
 		return "", notFoundf("HEAD is not a symbolic ref")
 	}
-	name, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "refs/heads/")
+	name, ok := strings.CutPrefix(target, "refs/heads/")
 	if !ok {
 		return "", notFoundf("HEAD does not point at a branch")
 	}
@@ -310,11 +338,24 @@ func (s *Store) BranchesByName(ctx context.Context, path string, names []string)
 	if len(valid) == 0 {
 		return nil, nil
 	}
-	exprs := make([]string, len(valid))
-	for i, n := range valid {
-		exprs[i] = "refs/heads/" + n
+	// Heads are read from disk, their commits through the pooled reader
+	// (by id, so the object cache can answer).
+	var found []string
+	var shas []string
+	for _, n := range valid {
+		sha, err := s.readRef(path, "refs/heads/"+n)
+		if err != nil {
+			return nil, err
+		}
+		if sha != "" {
+			found = append(found, n)
+			shas = append(shas, sha)
+		}
 	}
-	objs, err := s.catFileBatch(ctx, path, exprs)
+	if len(shas) == 0 {
+		return nil, nil
+	}
+	objs, err := s.catFileBatch(ctx, path, shas)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +364,7 @@ func (s *Store) BranchesByName(ctx context.Context, path string, names []string)
 		if o.Type != "commit" {
 			continue
 		}
-		branches = append(branches, Branch{Name: valid[i], Commit: parseRawCommit(o.SHA, o.Data)})
+		branches = append(branches, Branch{Name: found[i], Commit: parseRawCommit(o.SHA, o.Data)})
 	}
 	return branches, nil
 }
@@ -417,38 +458,39 @@ type batchObject struct {
 	Data []byte
 }
 
-// catFileBatch reads small objects (commits, tags) with one
-// `git cat-file --batch`. Names must not contain newlines.
+// catFileBatch reads small objects (commits, tags, trees) in one exchange
+// with a pooled cat-file reader. Names must not contain newlines. Objects
+// named by full id are cached.
 func (s *Store) catFileBatch(ctx context.Context, path string, names []string) ([]batchObject, error) {
-	var in strings.Builder
-	for _, n := range names {
-		if strings.ContainsAny(n, "\n") {
-			return nil, invalidf("object name contains a newline")
+	objs := make([]batchObject, len(names))
+	var ask []string
+	var at []int
+	for i, n := range names {
+		if immutableName(n) {
+			if v, ok := s.cache.get(s.cacheKey(path, "obj", n)); ok {
+				objs[i] = v.(batchObject)
+				continue
+			}
 		}
-		in.WriteString(n)
-		in.WriteByte('\n')
+		ask = append(ask, n)
+		at = append(at, i)
 	}
-	out, err := s.outputIn(ctx, path, strings.NewReader(in.String()), nil, "cat-file", "--batch")
+	if len(ask) == 0 {
+		return objs, nil
+	}
+	var got []batchObject
+	err := s.withReader(ctx, path, func(c *catFile) (err error) {
+		got, err = c.readObjects(ask)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	r := bufio.NewReader(bytes.NewReader(out))
-	objs := make([]batchObject, 0, len(names))
-	for range names {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, fmt.Errorf("git cat-file --batch: short output: %w", err)
+	for j, o := range got {
+		objs[at[j]] = o
+		if o.Type != "" && immutableName(ask[j]) {
+			s.cache.add(s.cacheKey(path, "obj", ask[j]), o, int64(len(o.Data)))
 		}
-		info := parseBatchHeader(strings.TrimSuffix(line, "\n"))
-		if info.Type == "" {
-			objs = append(objs, batchObject{})
-			continue
-		}
-		data := make([]byte, info.Size+1) // content and a newline
-		if _, err := io.ReadFull(r, data); err != nil {
-			return nil, fmt.Errorf("git cat-file --batch: short object: %w", err)
-		}
-		objs = append(objs, batchObject{SHA: info.SHA, Type: info.Type, Data: data[:info.Size]})
 	}
 	return objs, nil
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // internalDir is forge's own state under Root (hooks, HOME, scratch files).
@@ -73,6 +74,15 @@ type Store struct {
 	slots    chan struct{} // running git processes; nil: no cap (see LimitProcesses)
 
 	refLocks refLocks // see LockRef
+	// readers are the pooled cat-file processes (catfile.go); processes
+	// counts every git process started; cache holds immutable objects and
+	// results keyed by object id (cache.go).
+	readers    readerPool
+	processes  atomic.Int64
+	packedRefs packedCache  // parsed packed-refs files (refsfile.go)
+	cache      lruCache     // results keyed by object ids (cache.go)
+	repoEpoch  atomic.Int64 // bumped by Delete and Rename (cache.go)
+	repoIDs    repoIdentities
 	// journalDir holds the ref journal (journal.go); realRoot is root with
 	// symlinks resolved, as the journal hook records repository paths.
 	journalDir string
@@ -252,6 +262,8 @@ func (s *Store) Delete(path string) error {
 		}
 		return err
 	}
+	s.forgetReaders(path)
+	s.repoEpoch.Add(1)
 	return s.discard(path)
 }
 
@@ -274,6 +286,8 @@ func (s *Store) Rename(oldPath, newPath string) error {
 	if err := os.MkdirAll(filepath.Dir(newPath), 0o750); err != nil {
 		return err
 	}
+	s.forgetReaders(oldPath)
+	s.repoEpoch.Add(1)
 	return os.Rename(oldPath, newPath)
 }
 

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -38,22 +39,86 @@ func (s *Store) ListTags(ctx context.Context, path string) ([]Tag, error) {
 	return s.tags(ctx, path, "refs/tags/", "--sort=refname", "--sort=-creatordate")
 }
 
-// GetTag returns one tag or ErrNotFound.
+// GetTag returns one tag or ErrNotFound. The ref is read from disk and
+// the tag and commit objects through the pooled reader: no process.
 func (s *Store) GetTag(ctx context.Context, path, name string) (Tag, error) {
+	if err := s.checkRepo(path); err != nil {
+		return Tag{}, err
+	}
 	if !ValidRefName(name) {
 		return Tag{}, notFoundf("tag %q", name)
 	}
-	// An exact pattern makes for-each-ref look at that prefix only.
-	tags, err := s.tags(ctx, path, "refs/tags/"+name)
+	sha, err := s.readRef(path, "refs/tags/"+name)
 	if err != nil {
 		return Tag{}, err
 	}
-	for _, t := range tags {
-		if t.Name == name {
-			return t, nil
-		}
+	if sha == "" {
+		return Tag{}, notFoundf("tag %q", name)
 	}
-	return Tag{}, notFoundf("tag %q", name)
+	objs, err := s.catFileBatch(ctx, path, []string{sha})
+	if err != nil {
+		return Tag{}, err
+	}
+	t := Tag{Name: name}
+	switch o := objs[0]; o.Type {
+	case "tag":
+		t.TagSHA = sha
+		header, msg, _ := bytes.Cut(o.Data, []byte("\n\n"))
+		var target, targetType string
+		for _, line := range strings.Split(string(header), "\n") {
+			key, val, _ := strings.Cut(line, " ")
+			switch key {
+			case "object":
+				target = val
+			case "type":
+				targetType = val
+			case "tagger":
+				t.Tagger = parseIdent(val)
+			}
+		}
+		t.Message = string(msg[:signatureStart(msg)])
+		if targetType == "commit" {
+			t.CommitSHA = target
+			cs, err := s.catFileBatch(ctx, path, []string{target})
+			if err != nil {
+				return Tag{}, err
+			}
+			if cs[0].Type == "commit" {
+				t.CommitTime = parseRawCommit(target, cs[0].Data).Committer.When
+			}
+		}
+	case "commit":
+		c := parseRawCommit(sha, o.Data)
+		t.CommitSHA = sha
+		t.Message = c.Message
+		t.Tagger = c.Committer
+		t.CommitTime = c.Committer.When
+	case "":
+		return Tag{}, notFoundf("tag %q", name)
+	}
+	return t, nil
+}
+
+// signatureStart is where the signature block at the end of a tag message
+// begins (len(msg) if there is none): the last line that starts one, as
+// git finds it.
+func signatureStart(msg []byte) int {
+	start := len(msg)
+	for i := 0; i < len(msg); {
+		line := msg[i:]
+		for _, p := range []string{"-----BEGIN PGP SIGNATURE-----", "-----BEGIN PGP MESSAGE-----",
+			"-----BEGIN SSH SIGNATURE-----", "-----BEGIN SIGNED MESSAGE-----"} {
+			if bytes.HasPrefix(line, []byte(p)) {
+				start = i
+			}
+		}
+		nl := bytes.IndexByte(line, '\n')
+		if nl < 0 {
+			break
+		}
+		i += nl + 1
+	}
+	return start
 }
 
 func (s *Store) tags(ctx context.Context, path, pattern string, sort ...string) ([]Tag, error) {

@@ -76,3 +76,15 @@ func BenchmarkCodeGetContentsFile(b *testing.B) {
 func BenchmarkCodeListCommits50(b *testing.B) {
 	benchCode(b, "/api/v1/repos/alice/bench/commits?limit=50")
 }
+
+func BenchmarkCodeListCommits10(b *testing.B) {
+	benchCode(b, "/api/v1/repos/alice/bench/commits?limit=10")
+}
+
+func BenchmarkCodeListBranches(b *testing.B) {
+	benchCode(b, "/api/v1/repos/alice/bench/branches")
+}
+
+func BenchmarkCodeGetRawFile(b *testing.B) {
+	benchCode(b, "/api/v1/repos/alice/bench/raw/file3.txt")
+}

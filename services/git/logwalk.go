@@ -1,0 +1,176 @@
+package git
+
+import (
+	"container/heap"
+	"context"
+	"strconv"
+	"strings"
+)
+
+// A page of history without a path filter or exclusions is walked here,
+// over commit objects read through the pooled reader and the object
+// cache, in `git log`'s default order: the commit with the newest
+// committer date first, commits of equal date in the order they were
+// reached. Diff stats and changed files come from a cache keyed by commit
+// id; only commits never seen before cost one `git log --no-walk` for the
+// page. The total is cached per start commit (the commits reachable from
+// a commit never change).
+
+// walkItem is a commit waiting in the walk's queue.
+type walkItem struct {
+	c    Commit
+	date int64
+	seq  int
+}
+
+type walkQueue []walkItem
+
+func (q walkQueue) Len() int { return len(q) }
+func (q walkQueue) Less(i, j int) bool {
+	if q[i].date != q[j].date {
+		return q[i].date > q[j].date
+	}
+	return q[i].seq < q[j].seq
+}
+func (q walkQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *walkQueue) Push(x any)   { *q = append(*q, x.(walkItem)) }
+func (q *walkQueue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
+
+// walkLog returns commits skip..skip+limit reachable from start (a full
+// commit id) in git log's default order.
+func (s *Store) walkLog(ctx context.Context, path, start string, skip, limit int) ([]Commit, error) {
+	seen := map[string]bool{start: true}
+	q := &walkQueue{}
+	seq := 0
+	push := func(shas []string) error {
+		objs, err := s.catFileBatch(ctx, path, shas)
+		if err != nil {
+			return err
+		}
+		for i, o := range objs {
+			if o.Type != "commit" {
+				return notFoundf("commit %q", shas[i])
+			}
+			c := parseRawCommit(o.SHA, o.Data)
+			heap.Push(q, walkItem{c: c, date: c.Committer.When.Unix(), seq: seq})
+			seq++
+		}
+		return nil
+	}
+	if err := push([]string{start}); err != nil {
+		return nil, err
+	}
+	var out []Commit
+	for n := 0; q.Len() > 0 && len(out) < limit; n++ {
+		it := heap.Pop(q).(walkItem)
+		if n >= skip {
+			out = append(out, it.c)
+		}
+		var next []string
+		for _, p := range it.c.Parents {
+			if !seen[p] {
+				seen[p] = true
+				next = append(next, p)
+			}
+		}
+		if len(next) > 0 && len(out) < limit {
+			if err := push(next); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// commitDiff is what a commit changed against its first parent.
+type commitDiff struct {
+	Files []ChangedFile
+	Stats Stats
+}
+
+// fillDiffs sets Files and/or Stats of commits from the diff cache,
+// computing the missing ones with one `git log --no-walk`.
+func (s *Store) fillDiffs(ctx context.Context, path string, commits []Commit, files, stats, noRenames bool) error {
+	if !files && !stats {
+		return nil
+	}
+	kind := "diff"
+	if noRenames {
+		kind = "diff-norenames"
+	}
+	diffs := make([]*commitDiff, len(commits))
+	var missing []string
+	for i, c := range commits {
+		if v, ok := s.cache.get(s.cacheKey(path, kind, c.SHA)); ok {
+			diffs[i] = v.(*commitDiff)
+		} else {
+			missing = append(missing, c.SHA)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := s.logCommits(ctx, path, []string{"log", "--no-walk=unsorted"}, missing, "", true, true, noRenames)
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]*commitDiff, len(got))
+		for _, g := range got {
+			d := &commitDiff{Files: g.Files, Stats: *g.Stats}
+			byID[g.SHA] = d
+			size := int64(64)
+			for _, f := range d.Files {
+				size += int64(len(f.Filename)+len(f.PreviousFilename)) + 64
+			}
+			s.cache.add(s.cacheKey(path, kind, g.SHA), d, size)
+		}
+		for i, c := range commits {
+			if diffs[i] == nil {
+				if diffs[i] = byID[c.SHA]; diffs[i] == nil {
+					return &Error{Command: "log", Stderr: "no diff for commit " + c.SHA}
+				}
+			}
+		}
+	}
+	for i := range commits {
+		if files {
+			commits[i].Files = append([]ChangedFile{}, diffs[i].Files...)
+		}
+		if stats {
+			st := diffs[i].Stats
+			commits[i].Stats = &st
+		}
+	}
+	return nil
+}
+
+// countCommits is `git rev-list --count revs [-- p]`, cached when revs is
+// a single commit id.
+func (s *Store) countCommits(ctx context.Context, path string, revs []string, p string) (int, error) {
+	key := ""
+	if len(revs) == 1 && immutableName(revs[0]) {
+		key = s.cacheKey(path, "count", revs[0]+"\x00"+p)
+		if v, ok := s.cache.get(key); ok {
+			return v.(int), nil
+		}
+	}
+	count := append([]string{"rev-list", "--count"}, revs...)
+	if p != "" {
+		count = append(count, "--", p)
+	}
+	out, err := s.output(ctx, path, count...)
+	if err != nil {
+		return 0, err
+	}
+	total, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return 0, &Error{Command: "rev-list", Stderr: "bad count " + strconv.Quote(string(out))}
+	}
+	if key != "" {
+		s.cache.add(key, total, 8)
+	}
+	return total, nil
+}

@@ -1,0 +1,93 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// countGit puts a git in front of PATH that logs each start, and returns a
+// function reporting how many git processes started so far. It sees every
+// process, however the package starts it.
+func countGit(t *testing.T) func() int {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "starts")
+	script := fmt.Sprintf("#!/bin/sh\necho x >>'%s'\nexec '%s' \"$@\"\n", log, real)
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() int {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "x")
+	}
+}
+
+// Reading a repository's contents, branches and a page of commits again
+// and again starts no git process: objects come through pooled readers
+// and caches, refs from disk.
+func TestRepeatedReadsStartNoProcess(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	path := newRepo(t, s, "o", "r")
+	files := map[string][]byte{}
+	for i := range 10 {
+		files[fmt.Sprintf("f%d", i)] = []byte(fmt.Sprintf("%d\n", i))
+	}
+	if _, err := s.InitialCommit(ctx, path, "main", files, testAuthor, "init"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		e, err := s.Stat(ctx, path, "main", "f0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		commitFiles(t, s, path, "main", fmt.Sprintf("c%d", i), FileChange{Op: OpUpdate, Path: "f0", SHA: e.SHA, Content: []byte(fmt.Sprint(i))})
+	}
+	starts := countGit(t)
+	read := func() {
+		t.Helper()
+		if cs, total, err := s.Log(ctx, path, LogOptions{Ref: "main", Limit: 10, Stats: true, Files: true}); err != nil || len(cs) != 10 || total != 13 {
+			t.Fatal(len(cs), total, err)
+		}
+		entries, err := s.ReadDir(ctx, path, "main", "")
+		if err != nil || len(entries) != 10 {
+			t.Fatal(len(entries), err)
+		}
+		for _, e := range entries {
+			if _, err := s.Stat(ctx, path, "main", e.Path); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.LastCommitForPath(ctx, path, "main", e.Path); err != nil {
+				t.Fatal(err)
+			}
+			rc, _, err := s.OpenBlob(ctx, path, "main", e.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc.Close()
+		}
+		if bs, err := s.BranchesByName(ctx, path, []string{"main"}); err != nil || len(bs) != 1 {
+			t.Fatal(bs, err)
+		}
+		if _, err := s.GetCommit(ctx, path, "main"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	first := starts()
+	read()
+	read()
+	if n := starts() - first; n != 0 {
+		t.Fatalf("reading 10 files, 10 commits and a branch twice more started %d git processes, want 0 (the first pass started %d)", n, first)
+	}
+}
