@@ -14,21 +14,21 @@ type queue struct {
 	mu        sync.Mutex
 	n         int
 	delivered int
+	batches   int // calls that claimed
 	failing   bool
 }
 
-func (q *queue) FanOutActivity(context.Context) (bool, error) {
+func (q *queue) FanOutActivities(_ context.Context, max int) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.failing {
-		return false, errors.New("database down")
+		return 0, errors.New("database down")
 	}
-	if q.n == 0 {
-		return false, nil
-	}
-	q.n--
-	q.delivered++
-	return true, nil
+	n := min(q.n, max)
+	q.n -= n
+	q.delivered += n
+	q.batches++
+	return n, nil
 }
 
 func (q *queue) add(n int) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"gorm.io/gorm"
@@ -246,84 +247,220 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 }
 
 // The activity queue (table activities) is written by the issue writes in
-// their own transactions; FanOutActivity turns one row into notification
-// threads. The request that caused the activity pays one INSERT; the
-// fan-out is a few set-based statements whatever the number of watchers.
+// their own transactions; FanOutActivities turns rows into notification
+// threads, many at a time. The request that caused the activity pays one
+// INSERT; the fan-out is a few set-based statements per batch plus one per
+// issue in it, whatever the number of watchers, and one commit per batch:
+// one transaction per activity (a commit, an fsync on PostgreSQL, and the
+// SQLite write lock taken again each time) could not keep up with 50
+// concurrent writers (issue 16).
 
-// FanOutActivity claims the oldest activity, creates or revives the
-// threads of everyone it concerns and deletes it, in one transaction. It
-// reports false when the queue is empty. Several processes may call it at
-// once: on PostgreSQL a claimed row is locked and skipped by the others
-// (FOR UPDATE SKIP LOCKED), on SQLite the transaction holds the one write
-// lock, so an activity is delivered exactly once.
+// FanOutActivities claims up to max of the oldest activities, creates or
+// revives the threads of everyone they concern and deletes them, in one
+// transaction, and returns how many it claimed (0: the queue is empty, or
+// every row is claimed by another notifier). A crash before the commit
+// leaves the activities queued and writes nothing; threads are keyed by
+// (user, issue), so no thread is ever duplicated. Several processes may
+// call it at once: on PostgreSQL a claimed row is locked and skipped by
+// the others (FOR UPDATE SKIP LOCKED), on SQLite the transaction holds the
+// one write lock, so an activity is delivered exactly once.
 //
 // Who is concerned: the repository's watchers, the issue's poster,
 // commenters, assignees and the users its text mentions, never the actor,
 // and only those who may read the issue's unit (issues, or pull requests;
-// unitReaderIDs). A thread already unread or
-// pinned keeps its status and the comment it pointed to (so the first
-// unread comment is not lost); a read one becomes unread at the new
-// comment; every one moves to the activity's time unless it is later
-// already (two notifiers may finish one issue's activities out of order).
-func (s *Store) FanOutActivity(ctx context.Context) (bool, error) {
-	found := false
+// unitReaderIDs). A thread already unread or pinned keeps its status and
+// the comment it pointed to (so the first unread comment is not lost); a
+// read one becomes unread at the new comment; every one moves to the
+// activity's time unless it is later already (two notifiers may finish one
+// issue's activities out of order). The activities of one issue in a
+// batch are written as one, with the result of writing them one by one in
+// order (activityGroup).
+func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
+	claimed := 0
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		q := tx.Order("id").Limit(1)
+		q := tx.Order("id").Limit(max)
 		if s.postgres {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
 		}
-		var a Activity
-		if err := q.Find(&a).Error; err != nil || a.ID == 0 {
+		var acts []Activity
+		if err := q.Find(&acts).Error; err != nil || len(acts) == 0 {
 			return err
 		}
-		found = true
-		var issue Issue
-		var repo Repository
-		err := tx.Select("id", "is_pull").Where("id = ?", a.IssueID).Take(&issue).Error
-		if err == nil {
-			err = tx.Where("id = ?", a.RepoID).Take(&repo).Error
-		}
-		switch {
-		case errors.Is(err, gorm.ErrRecordNotFound):
-			// The issue or its repository went before we got here:
-			// nothing to say.
-		case err != nil:
+		claimed = len(acts)
+		groups, issueIDs, repoIDs := groupActivities(acts)
+		var issues []Issue
+		if err := tx.Select("id", "is_pull").Where("id IN ?", issueIDs).Find(&issues).Error; err != nil {
 			return err
-		default:
-			source, unit := NotificationSourceIssue, UnitTypeIssues
-			if issue.IsPull {
-				source, unit = NotificationSourcePull, UnitTypePullRequests
+		}
+		var repos []Repository
+		if err := tx.Where("id IN ?", repoIDs).Find(&repos).Error; err != nil {
+			return err
+		}
+		isPull := make(map[int64]bool, len(issues))
+		for _, is := range issues {
+			isPull[is.ID] = is.IsPull
+		}
+		repoByID := make(map[int64]*Repository, len(repos))
+		for i := range repos {
+			repoByID[repos[i].ID] = &repos[i]
+		}
+		// Groups go in issue order and each statement writes its threads
+		// in user order, so concurrent notifiers lock threads in the same
+		// order (no deadlock).
+		for _, g := range groups {
+			pull, found := isPull[g.issueID]
+			repo := repoByID[g.repoID]
+			if !found || repo == nil {
+				continue // the issue or its repository went: nothing to say
 			}
-			// Only users who may read the subject's unit get a thread
-			// (a watcher of the repository may read its code only);
-			// the lists check again when it is read.
-			// ORDER BY: concurrent fan-outs on one issue lock the
-			// threads in the same order (no deadlock). WHERE before ON
-			// CONFLICT also keeps SQLite's parser from reading ON as a
-			// join constraint.
-			err = tx.Exec(`INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
-SELECT c.uid, ?, ?, ?, ?, ?, ?, ? FROM (
+			if err := s.fanOutGroup(tx, repo, pull, g); err != nil {
+				return err
+			}
+		}
+		ids := make([]int64, len(acts))
+		for i := range acts {
+			ids[i] = acts[i].ID
+		}
+		return tx.Where("id IN ?", ids).Delete(&Activity{}).Error
+	})
+	return claimed, err
+}
+
+// activityGroup is the activities of one issue in a batch, oldest first.
+type activityGroup struct {
+	repoID, issueID int64
+	acts            []Activity
+}
+
+// groupActivities groups acts (oldest first) by issue, in issue order,
+// and lists the issues and repositories they name.
+func groupActivities(acts []Activity) (groups []*activityGroup, issueIDs, repoIDs []int64) {
+	type key struct{ repo, issue int64 }
+	byKey := map[key]*activityGroup{}
+	repoSeen := map[int64]bool{}
+	for _, a := range acts {
+		k := key{a.RepoID, a.IssueID}
+		g := byKey[k]
+		if g == nil {
+			g = &activityGroup{repoID: a.RepoID, issueID: a.IssueID}
+			byKey[k] = g
+			groups = append(groups, g)
+			issueIDs = append(issueIDs, a.IssueID)
+		}
+		g.acts = append(g.acts, a)
+		if !repoSeen[a.RepoID] {
+			repoSeen[a.RepoID] = true
+			repoIDs = append(repoIDs, a.RepoID)
+		}
+	}
+	slices.SortFunc(groups, func(a, b *activityGroup) int {
+		return cmp.Or(cmp.Compare(a.issueID, b.issueID), cmp.Compare(a.repoID, b.repoID))
+	})
+	return groups, issueIDs, repoIDs
+}
+
+// delivery is what a group's activities leave on one user's thread, as if
+// written one by one: the first activity the user did not do gives the
+// thread its comment (when it is new or read) and its creation time, the
+// latest one its update time.
+type delivery struct {
+	commentID, created, updated int64
+}
+
+// deliveries are g's delivery to users who did none of its activities
+// (all), and to each actor who did some (byActor; an actor who did them
+// all is absent: nothing to tell them).
+func (g *activityGroup) deliveries() (all delivery, byActor map[int64]delivery, actors []int64) {
+	byActor = map[int64]delivery{}
+	seen := map[int64]bool{}
+	for _, a := range g.acts {
+		if !seen[a.ActorID] {
+			seen[a.ActorID] = true
+			actors = append(actors, a.ActorID)
+		}
+	}
+	for i, a := range g.acts {
+		if i == 0 {
+			all = delivery{commentID: a.CommentID, created: a.CreatedUnix}
+		}
+		all.updated = max(all.updated, a.CreatedUnix)
+		for _, x := range actors {
+			if x == a.ActorID {
+				continue
+			}
+			d, ok := byActor[x]
+			if !ok {
+				d = delivery{commentID: a.CommentID, created: a.CreatedUnix}
+			}
+			d.updated = max(d.updated, a.CreatedUnix)
+			byActor[x] = d
+		}
+	}
+	return all, byActor, actors
+}
+
+// fanOutGroup writes the threads of g's activities on an issue of repo
+// (a pull request when pull) in one statement.
+func (s *Store) fanOutGroup(tx *gorm.DB, repo *Repository, pull bool, g *activityGroup) error {
+	source, unit := NotificationSourceIssue, UnitTypeIssues
+	if pull {
+		source, unit = NotificationSourcePull, UnitTypePullRequests
+	}
+	all, byActor, actors := g.deliveries()
+	// Each of comment_id, created_unix and updated_unix is the group's
+	// value, or an actor's own (CASE c.uid WHEN actor THEN ... ELSE ...).
+	var args []any
+	perUser := func(field func(delivery) int64, d delivery) string {
+		var b strings.Builder
+		for _, x := range actors {
+			if own, ok := byActor[x]; ok {
+				b.WriteString(" WHEN CAST(? AS BIGINT) THEN CAST(? AS BIGINT)")
+				args = append(args, x, field(own))
+			}
+		}
+		args = append(args, field(d))
+		if b.Len() == 0 {
+			return "CAST(? AS BIGINT)"
+		}
+		return "CASE c.uid" + b.String() + " ELSE CAST(? AS BIGINT) END"
+	}
+	args = append(args, g.repoID, g.issueID)
+	commentSQL := perUser(func(d delivery) int64 { return d.commentID }, all)
+	args = append(args, NotificationUnread, source)
+	updatedSQL := perUser(func(d delivery) int64 { return d.updated }, all)
+	createdSQL := perUser(func(d delivery) int64 { return d.created }, all)
+	// Actors who did every activity of the group hear nothing (0, never
+	// a user, keeps the list from being empty: NOT IN of nothing is
+	// NULL in SQL, which would keep no one).
+	silent := []int64{0}
+	for _, x := range actors {
+		if _, ok := byActor[x]; !ok {
+			silent = append(silent, x)
+		}
+	}
+	args = append(args, g.repoID, g.issueID, g.issueID, g.issueID, g.issueID, silent,
+		// Only users who may read the subject's unit get a thread (a
+		// watcher of the repository may read its code only); the lists
+		// check again when it is read.
+		s.unitReaderIDs(repo, unit),
+		NotificationRead, NotificationUnread, NotificationRead)
+	// ORDER BY: concurrent fan-outs on one issue lock the threads in the
+	// same order (no deadlock). WHERE before ON CONFLICT also keeps
+	// SQLite's parser from reading ON as a join constraint.
+	return tx.Exec(`INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
+SELECT c.uid, ?, ?, `+commentSQL+`, ?, ?, `+updatedSQL+`, `+createdSQL+` FROM (
   SELECT user_id AS uid FROM watches WHERE repo_id = ?
   UNION SELECT poster_id FROM issues WHERE id = ?
   UNION SELECT poster_id FROM comments WHERE issue_id = ? AND type = 0
   UNION SELECT assignee_id FROM issue_assignees WHERE issue_id = ?
   UNION SELECT user_id FROM issue_mentions WHERE issue_id = ?
-) c WHERE c.uid > 0 AND c.uid <> ? AND c.uid IN (?)
+) c WHERE c.uid > 0 AND c.uid NOT IN ? AND c.uid IN (?)
 ORDER BY c.uid
 ON CONFLICT (user_id, issue_id) DO UPDATE SET
   status = CASE WHEN notifications.status = ? THEN ? ELSE notifications.status END,
   comment_id = CASE WHEN notifications.status = ? THEN excluded.comment_id ELSE notifications.comment_id END,
   updated_unix = CASE WHEN excluded.updated_unix > notifications.updated_unix THEN excluded.updated_unix ELSE notifications.updated_unix END`,
-				a.RepoID, a.IssueID, a.CommentID, NotificationUnread, source, a.CreatedUnix, a.CreatedUnix,
-				a.RepoID, a.IssueID, a.IssueID, a.IssueID, a.IssueID, a.ActorID, s.unitReaderIDs(&repo, unit),
-				NotificationRead, NotificationUnread, NotificationRead).Error
-			if err != nil {
-				return err
-			}
-		}
-		return tx.Delete(&Activity{}, a.ID).Error
-	})
-	return found, err
+		args...).Error
 }
 
 // activityHooks are called after an activity row is inserted (see
