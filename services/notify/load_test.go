@@ -36,6 +36,8 @@ func BenchmarkFanOutLoad(b *testing.B) {
 				b.ReportMetric(r.drain.Seconds(), "drain-s")
 				b.ReportMetric(float64(r.writes)/r.wrote.Seconds(), "writes/s")
 				b.ReportMetric(float64(r.threads), "threads")
+				b.ReportMetric(float64(r.writes)/float64(r.batches), "activities/batch")
+				b.ReportMetric(float64(r.batchTime.Milliseconds())/float64(r.batches), "ms/batch")
 			}
 		})
 	}
@@ -47,6 +49,34 @@ type loadResult struct {
 	backlog int64         // activities queued when they stopped
 	drain   time.Duration // from then until the queue was empty
 	threads int64         // notification threads at the end
+	batches   int64         // fan-out transactions that claimed activities
+	batchTime time.Duration // their total time
+}
+
+// timedQueue counts and times the fan-out transactions.
+type timedQueue struct {
+	s       *store.Store
+	mu      sync.Mutex
+	batches int64
+	spent   time.Duration
+}
+
+func (q *timedQueue) FanOutActivities(ctx context.Context, max int) (int, error) {
+	start := time.Now()
+	n, err := q.s.FanOutActivities(ctx, max)
+	if n > 0 {
+		q.mu.Lock()
+		q.batches++
+		q.spent += time.Since(start)
+		q.mu.Unlock()
+	}
+	return n, err
+}
+
+func (q *timedQueue) stats() (int64, time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.batches, q.spent
 }
 
 // runLoad runs writers for d on s, on a repository that watchers users
@@ -69,7 +99,8 @@ func runLoad(tb testing.TB, s *store.Store, writers, watchers int, d time.Durati
 		posters[i] = loadUser(tb, s, fmt.Sprintf("writer%d", i))
 	}
 
-	w := notify.NewWorker(s, notify.PollInterval)
+	timed := &timedQueue{s: s}
+	w := notify.NewWorker(timed, notify.PollInterval)
 	s.OnActivity(w.Kick)
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -119,6 +150,7 @@ func runLoad(tb testing.TB, s *store.Store, writers, watchers int, d time.Durati
 		}
 	}
 	r.drain = time.Since(stopped)
+	r.batches, r.batchTime = timed.stats()
 	if err := s.DB().Model(&store.Notification{}).Count(&r.threads).Error; err != nil {
 		tb.Fatal(err)
 	}

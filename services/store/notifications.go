@@ -287,33 +287,42 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 			return err
 		}
 		claimed = len(acts)
-		groups, issueIDs, repoIDs := groupActivities(acts)
+		groups := groupActivities(acts)
+		issueIDs := make([]int64, 0, len(groups))
+		for _, g := range groups {
+			issueIDs = append(issueIDs, g.issueID)
+		}
 		var issues []Issue
-		if err := tx.Select("id", "is_pull").Where("id IN ?", issueIDs).Find(&issues).Error; err != nil {
+		if err := tx.Select("id", "repo_id", "is_pull").Where("id IN ?", issueIDs).Find(&issues).Error; err != nil {
 			return err
+		}
+		repoIDs := make([]int64, 0, len(issues))
+		for _, is := range issues {
+			repoIDs = append(repoIDs, is.RepoID)
 		}
 		var repos []Repository
 		if err := tx.Where("id IN ?", repoIDs).Find(&repos).Error; err != nil {
 			return err
 		}
-		isPull := make(map[int64]bool, len(issues))
-		for _, is := range issues {
-			isPull[is.ID] = is.IsPull
-		}
 		repoByID := make(map[int64]*Repository, len(repos))
 		for i := range repos {
 			repoByID[repos[i].ID] = &repos[i]
 		}
-		// Groups go in issue order and each statement writes its threads
-		// in user order, so concurrent notifiers lock threads in the same
-		// order (no deadlock).
+		issueByID := make(map[int64]*Issue, len(issues))
+		for i := range issues {
+			issueByID[issues[i].ID] = &issues[i]
+		}
+		// An issue or repository that went before we got here has nothing
+		// to say.
+		live := groups[:0]
 		for _, g := range groups {
-			pull, found := isPull[g.issueID]
-			repo := repoByID[g.repoID]
-			if !found || repo == nil {
-				continue // the issue or its repository went: nothing to say
+			if is := issueByID[g.issueID]; is != nil && repoByID[is.RepoID] != nil {
+				g.issue, g.repo = is, repoByID[is.RepoID]
+				live = append(live, g)
 			}
-			if err := s.fanOutGroup(tx, repo, pull, g); err != nil {
+		}
+		if len(live) > 0 {
+			if err := s.writeThreads(tx, live); err != nil {
 				return err
 			}
 		}
@@ -328,35 +337,27 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 
 // activityGroup is the activities of one issue in a batch, oldest first.
 type activityGroup struct {
-	repoID, issueID int64
-	acts            []Activity
+	issueID int64
+	acts    []Activity
+	issue   *Issue
+	repo    *Repository
 }
 
-// groupActivities groups acts (oldest first) by issue, in issue order,
-// and lists the issues and repositories they name.
-func groupActivities(acts []Activity) (groups []*activityGroup, issueIDs, repoIDs []int64) {
-	type key struct{ repo, issue int64 }
-	byKey := map[key]*activityGroup{}
-	repoSeen := map[int64]bool{}
+// groupActivities groups acts (oldest first) by issue, in issue order.
+func groupActivities(acts []Activity) []*activityGroup {
+	byIssue := map[int64]*activityGroup{}
+	var groups []*activityGroup
 	for _, a := range acts {
-		k := key{a.RepoID, a.IssueID}
-		g := byKey[k]
+		g := byIssue[a.IssueID]
 		if g == nil {
-			g = &activityGroup{repoID: a.RepoID, issueID: a.IssueID}
-			byKey[k] = g
+			g = &activityGroup{issueID: a.IssueID}
+			byIssue[a.IssueID] = g
 			groups = append(groups, g)
-			issueIDs = append(issueIDs, a.IssueID)
 		}
 		g.acts = append(g.acts, a)
-		if !repoSeen[a.RepoID] {
-			repoSeen[a.RepoID] = true
-			repoIDs = append(repoIDs, a.RepoID)
-		}
 	}
-	slices.SortFunc(groups, func(a, b *activityGroup) int {
-		return cmp.Or(cmp.Compare(a.issueID, b.issueID), cmp.Compare(a.repoID, b.repoID))
-	})
-	return groups, issueIDs, repoIDs
+	slices.SortFunc(groups, func(a, b *activityGroup) int { return cmp.Compare(a.issueID, b.issueID) })
+	return groups
 }
 
 // delivery is what a group's activities leave on one user's thread, as if
@@ -368,17 +369,16 @@ type delivery struct {
 }
 
 // deliveries are g's delivery to users who did none of its activities
-// (all), and to each actor who did some (byActor; an actor who did them
-// all is absent: nothing to tell them).
-func (g *activityGroup) deliveries() (all delivery, byActor map[int64]delivery, actors []int64) {
-	byActor = map[int64]delivery{}
-	seen := map[int64]bool{}
+// (all), and to each actor who did some but not all (byActor); silent
+// are the actors who did them all: nothing to tell them.
+func (g *activityGroup) deliveries() (all delivery, byActor map[int64]delivery, silent []int64) {
+	var actors []int64
 	for _, a := range g.acts {
-		if !seen[a.ActorID] {
-			seen[a.ActorID] = true
+		if !slices.Contains(actors, a.ActorID) {
 			actors = append(actors, a.ActorID)
 		}
 	}
+	byActor = map[int64]delivery{}
 	for i, a := range g.acts {
 		if i == 0 {
 			all = delivery{commentID: a.CommentID, created: a.CreatedUnix}
@@ -396,66 +396,86 @@ func (g *activityGroup) deliveries() (all delivery, byActor map[int64]delivery, 
 			byActor[x] = d
 		}
 	}
-	return all, byActor, actors
-}
-
-// fanOutGroup writes the threads of g's activities on an issue of repo
-// (a pull request when pull) in one statement.
-func (s *Store) fanOutGroup(tx *gorm.DB, repo *Repository, pull bool, g *activityGroup) error {
-	source, unit := NotificationSourceIssue, UnitTypeIssues
-	if pull {
-		source, unit = NotificationSourcePull, UnitTypePullRequests
-	}
-	all, byActor, actors := g.deliveries()
-	// Each of comment_id, created_unix and updated_unix is the group's
-	// value, or an actor's own (CASE c.uid WHEN actor THEN ... ELSE ...).
-	var args []any
-	perUser := func(field func(delivery) int64, d delivery) string {
-		var b strings.Builder
-		for _, x := range actors {
-			if own, ok := byActor[x]; ok {
-				b.WriteString(" WHEN CAST(? AS BIGINT) THEN CAST(? AS BIGINT)")
-				args = append(args, x, field(own))
-			}
-		}
-		args = append(args, field(d))
-		if b.Len() == 0 {
-			return "CAST(? AS BIGINT)"
-		}
-		return "CASE c.uid" + b.String() + " ELSE CAST(? AS BIGINT) END"
-	}
-	args = append(args, g.repoID, g.issueID)
-	commentSQL := perUser(func(d delivery) int64 { return d.commentID }, all)
-	args = append(args, NotificationUnread, source)
-	updatedSQL := perUser(func(d delivery) int64 { return d.updated }, all)
-	createdSQL := perUser(func(d delivery) int64 { return d.created }, all)
-	// Actors who did every activity of the group hear nothing (0, never
-	// a user, keeps the list from being empty: NOT IN of nothing is
-	// NULL in SQL, which would keep no one).
-	silent := []int64{0}
 	for _, x := range actors {
 		if _, ok := byActor[x]; !ok {
 			silent = append(silent, x)
 		}
 	}
-	args = append(args, g.repoID, g.issueID, g.issueID, g.issueID, g.issueID, silent,
-		// Only users who may read the subject's unit get a thread (a
-		// watcher of the repository may read its code only); the lists
-		// check again when it is read.
-		s.unitReaderIDs(repo, unit),
-		NotificationRead, NotificationUnread, NotificationRead)
-	// ORDER BY: concurrent fan-outs on one issue lock the threads in the
-	// same order (no deadlock). WHERE before ON CONFLICT also keeps
-	// SQLite's parser from reading ON as a join constraint.
-	return tx.Exec(`INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
-SELECT c.uid, ?, ?, `+commentSQL+`, ?, ?, `+updatedSQL+`, `+createdSQL+` FROM (
-  SELECT user_id AS uid FROM watches WHERE repo_id = ?
-  UNION SELECT poster_id FROM issues WHERE id = ?
-  UNION SELECT poster_id FROM comments WHERE issue_id = ? AND type = 0
-  UNION SELECT assignee_id FROM issue_assignees WHERE issue_id = ?
-  UNION SELECT user_id FROM issue_mentions WHERE issue_id = ?
-) c WHERE c.uid > 0 AND c.uid NOT IN ? AND c.uid IN (?)
-ORDER BY c.uid
+	return all, byActor, silent
+}
+
+// writeThreads creates or revives the threads of groups in one statement:
+// g is the groups' issues and what they tell users who did none of their
+// activities, o what they tell (or not, silent) their actors, c everyone
+// concerned by each issue.
+func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
+	const big = "CAST(? AS BIGINT)"
+	row := func(n int) string { return "(" + strings.TrimSuffix(strings.Repeat(big+", ", n), ", ") + ")" }
+	var gRows, oRows []string
+	var gArgs, oArgs []any
+	// The unit rule: users who may read the issues unit, or the pull
+	// requests one, of each repository (a watcher may read its code only);
+	// the lists check again when a thread is read.
+	type class struct {
+		repo *Repository
+		unit int
+	}
+	var classes []class
+	issuesOf := map[class][]int64{}
+	for _, g := range groups {
+		source, unit := NotificationSourceIssue, UnitTypeIssues
+		if g.issue.IsPull {
+			source, unit = NotificationSourcePull, UnitTypePullRequests
+		}
+		k := class{g.repo, unit}
+		if _, ok := issuesOf[k]; !ok {
+			classes = append(classes, k)
+		}
+		issuesOf[k] = append(issuesOf[k], g.issueID)
+		all, byActor, silent := g.deliveries()
+		gRows = append(gRows, row(6))
+		gArgs = append(gArgs, g.issueID, g.repo.ID, source, all.commentID, all.created, all.updated)
+		for x, d := range byActor {
+			oRows = append(oRows, row(6))
+			oArgs = append(oArgs, g.issueID, x, 0, d.commentID, d.created, d.updated)
+		}
+		for _, x := range silent {
+			oRows = append(oRows, row(6))
+			oArgs = append(oArgs, g.issueID, x, 1, 0, 0, 0)
+		}
+	}
+	if len(oRows) == 0 { // VALUES needs a row; issue 0 matches none
+		oRows = append(oRows, row(6))
+		oArgs = append(oArgs, 0, 0, 0, 0, 0, 0)
+	}
+	var readable []string
+	var readArgs []any
+	for _, k := range classes {
+		readable = append(readable, "(c.issue_id IN ? AND c.uid IN (?))")
+		readArgs = append(readArgs, issuesOf[k], s.unitReaderIDs(k.repo, k.unit))
+	}
+	args := append(gArgs, oArgs...)
+	args = append(args, NotificationUnread)
+	args = append(args, readArgs...)
+	args = append(args, NotificationRead, NotificationUnread, NotificationRead)
+	// ORDER BY: concurrent notifiers lock the threads in the same order
+	// (no deadlock). WHERE before ON CONFLICT also keeps SQLite's parser
+	// from reading ON as a join constraint.
+	return tx.Exec(`WITH g (issue_id, repo_id, source, comment_id, created_unix, updated_unix) AS (VALUES `+strings.Join(gRows, ", ")+`),
+o (issue_id, user_id, silent, comment_id, created_unix, updated_unix) AS (VALUES `+strings.Join(oRows, ", ")+`),
+c (issue_id, uid) AS (
+  SELECT g.issue_id, watches.user_id FROM g JOIN watches ON watches.repo_id = g.repo_id
+  UNION SELECT id, poster_id FROM issues WHERE id IN (SELECT issue_id FROM g)
+  UNION SELECT issue_id, poster_id FROM comments WHERE type = 0 AND issue_id IN (SELECT issue_id FROM g)
+  UNION SELECT issue_id, assignee_id FROM issue_assignees WHERE issue_id IN (SELECT issue_id FROM g)
+  UNION SELECT issue_id, user_id FROM issue_mentions WHERE issue_id IN (SELECT issue_id FROM g)
+)
+INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
+SELECT c.uid, g.repo_id, g.issue_id, COALESCE(o.comment_id, g.comment_id), ?, g.source,
+  COALESCE(o.updated_unix, g.updated_unix), COALESCE(o.created_unix, g.created_unix)
+FROM c JOIN g ON g.issue_id = c.issue_id LEFT JOIN o ON o.issue_id = c.issue_id AND o.user_id = c.uid
+WHERE c.uid > 0 AND COALESCE(o.silent, 0) = 0 AND (`+strings.Join(readable, " OR ")+`)
+ORDER BY g.issue_id, c.uid
 ON CONFLICT (user_id, issue_id) DO UPDATE SET
   status = CASE WHEN notifications.status = ? THEN ? ELSE notifications.status END,
   comment_id = CASE WHEN notifications.status = ? THEN excluded.comment_id ELSE notifications.comment_id END,
