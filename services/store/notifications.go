@@ -407,7 +407,7 @@ func (g *activityGroup) deliveries() (all delivery, byActor map[int64]delivery, 
 // writeThreads creates or revives the threads of groups in one statement:
 // g is the groups' issues and what they tell users who did none of their
 // activities, o what they tell (or not, silent) their actors, c everyone
-// concerned by each issue.
+// concerned by each issue (with g's columns, so no join back to g).
 func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
 	const big = "CAST(? AS BIGINT)"
 	row := func(n int) string { return "(" + strings.TrimSuffix(strings.Repeat(big+", ", n), ", ") + ")" }
@@ -463,19 +463,19 @@ func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
 	// from reading ON as a join constraint.
 	return tx.Exec(`WITH g (issue_id, repo_id, source, comment_id, created_unix, updated_unix) AS (VALUES `+strings.Join(gRows, ", ")+`),
 o (issue_id, user_id, silent, comment_id, created_unix, updated_unix) AS (VALUES `+strings.Join(oRows, ", ")+`),
-c (issue_id, uid) AS (
-  SELECT g.issue_id, watches.user_id FROM g JOIN watches ON watches.repo_id = g.repo_id
-  UNION SELECT id, poster_id FROM issues WHERE id IN (SELECT issue_id FROM g)
-  UNION SELECT issue_id, poster_id FROM comments WHERE type = 0 AND issue_id IN (SELECT issue_id FROM g)
-  UNION SELECT issue_id, assignee_id FROM issue_assignees WHERE issue_id IN (SELECT issue_id FROM g)
-  UNION SELECT issue_id, user_id FROM issue_mentions WHERE issue_id IN (SELECT issue_id FROM g)
+c (issue_id, repo_id, source, comment_id, created_unix, updated_unix, uid) AS (
+  SELECT g.*, watches.user_id FROM g JOIN watches ON watches.repo_id = g.repo_id
+  UNION SELECT g.*, issues.poster_id FROM g JOIN issues ON issues.id = g.issue_id
+  UNION SELECT g.*, comments.poster_id FROM g JOIN comments ON comments.issue_id = g.issue_id AND comments.type = 0
+  UNION SELECT g.*, issue_assignees.assignee_id FROM g JOIN issue_assignees ON issue_assignees.issue_id = g.issue_id
+  UNION SELECT g.*, issue_mentions.user_id FROM g JOIN issue_mentions ON issue_mentions.issue_id = g.issue_id
 )
 INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
-SELECT c.uid, g.repo_id, g.issue_id, COALESCE(o.comment_id, g.comment_id), ?, g.source,
-  COALESCE(o.updated_unix, g.updated_unix), COALESCE(o.created_unix, g.created_unix)
-FROM c JOIN g ON g.issue_id = c.issue_id LEFT JOIN o ON o.issue_id = c.issue_id AND o.user_id = c.uid
+SELECT c.uid, c.repo_id, c.issue_id, COALESCE(o.comment_id, c.comment_id), ?, c.source,
+  COALESCE(o.updated_unix, c.updated_unix), COALESCE(o.created_unix, c.created_unix)
+FROM c LEFT JOIN o ON o.issue_id = c.issue_id AND o.user_id = c.uid
 WHERE c.uid > 0 AND COALESCE(o.silent, 0) = 0 AND (`+strings.Join(readable, " OR ")+`)
-ORDER BY g.issue_id, c.uid
+ORDER BY c.issue_id, c.uid
 ON CONFLICT (user_id, issue_id) DO UPDATE SET
   status = CASE WHEN notifications.status = ? THEN ? ELSE notifications.status END,
   comment_id = CASE WHEN notifications.status = ? THEN excluded.comment_id ELSE notifications.comment_id END,
