@@ -16,6 +16,7 @@ import (
 
 var (
 	loadWriters  = flag.Int("load.writers", 50, "concurrent writers of BenchmarkFanOutLoad")
+	loadWorkers  = flag.Int("load.notifiers", 1, "notifiers of BenchmarkFanOutLoad (processes sharing the queue on PostgreSQL)")
 	loadDuration = flag.Duration("load.duration", 5*time.Second, "how long BenchmarkFanOutLoad's writers write")
 )
 
@@ -100,12 +101,15 @@ func runLoad(tb testing.TB, s *store.Store, writers, watchers int, d time.Durati
 	}
 
 	timed := &timedQueue{s: s}
-	w := notify.NewWorker(timed, notify.PollInterval)
-	s.OnActivity(w.Kick)
 	wctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { w.Run(wctx); close(done) }()
-	defer func() { stop(); <-done }()
+	var running sync.WaitGroup
+	defer func() { stop(); running.Wait() }()
+	for range *loadWorkers {
+		w := notify.NewWorker(timed, notify.PollInterval)
+		s.OnActivity(w.Kick)
+		running.Add(1)
+		go func() { defer running.Done(); w.Run(wctx) }()
+	}
 
 	var writes atomic.Int64
 	var failed atomic.Value
