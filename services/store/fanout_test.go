@@ -303,3 +303,55 @@ func TestActivityFanOutTwoProcesses(t *testing.T) {
 		}
 	}
 }
+
+// A user marking all their threads read while the notifier revives them
+// on many issues at once: both lock the user's threads in issue order, so
+// neither fails with a deadlock (PostgreSQL aborts one of two
+// transactions that wait for each other; the user would see a 500).
+func TestActivityFanOutWhileMarking(t *testing.T) {
+	s := storetest.Open(t, "postgres")
+	ctx := context.Background()
+	w := newNotifyWorld(t, s, "bob")
+	owner := w.users["owner"]
+	var issues []*store.Issue
+	for range 30 {
+		issues = append(issues, w.newIssue(t, "bob", false))
+	}
+	const rounds = 60
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed []error
+	fail := func(err error) { mu.Lock(); failed = append(failed, err); mu.Unlock() }
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for r := range rounds {
+			// Newest issue first, so the queue order is not the lock order.
+			for i := len(issues) - 1; i >= 0; i-- {
+				a := &store.Activity{Kind: store.ActivityCommented, RepoID: w.repo.ID, IssueID: issues[i].ID, ActorID: w.users["bob"].ID, CreatedUnix: int64(r + 1)}
+				if err := s.DB().Create(a).Error; err != nil {
+					fail(err)
+					return
+				}
+			}
+			if _, err := s.FanOutActivities(ctx, 200); err != nil {
+				fail(fmt.Errorf("fan-out: %w", err))
+				return
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		f := store.NotificationFilter{UserID: owner.ID, Repos: seenBy(owner, false)}
+		for r := range rounds {
+			if _, err := s.SetNotificationsStatus(ctx, f, store.NotificationRead, int64(r+1), 1); err != nil {
+				fail(fmt.Errorf("mark: %w", err))
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	if len(failed) > 0 {
+		t.Fatal(failed)
+	}
+}

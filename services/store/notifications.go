@@ -173,8 +173,19 @@ func (s *Store) SetNotificationStatus(ctx context.Context, id int64, status int,
 // concurrent request is changed once more, as Gitea does.
 func (s *Store) SetNotificationsStatus(ctx context.Context, f NotificationFilter, status int, now int64, limit int) ([]NotificationThread, error) {
 	var changed []Notification
-	err := s.notificationsWhere(s.db.WithContext(ctx).Model(&changed), f).
-		Clauses(clause.Returning{}).
+	q := s.db.WithContext(ctx).Model(&changed)
+	if s.postgres {
+		// The notifier revives a batch's threads in (issue, user) order
+		// (FanOutActivities); the user's threads are locked in issue
+		// order here too, so the two never wait for each other (a
+		// deadlock PostgreSQL would answer by failing one of them).
+		sel := s.notificationsWhere(s.db.Model(&Notification{}).Select("notifications.id"), f).
+			Order("notifications.issue_id").Clauses(clause.Locking{Strength: "UPDATE"})
+		q = q.Where("id IN (?)", sel)
+	} else {
+		q = s.notificationsWhere(q, f)
+	}
+	err := q.Clauses(clause.Returning{}).
 		Updates(map[string]any{"status": status, "updated_unix": now}).Error
 	if err != nil {
 		return nil, err
