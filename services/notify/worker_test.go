@@ -93,3 +93,17 @@ func TestWorker(t *testing.T) {
 	polled.mu.Unlock()
 	eventually(t, time.Second, "the poll after a failure", func() bool { n, d := polled.state(); return n == 0 && d == 1 })
 }
+
+// Drain claims Batch activities per transaction and stops at the first
+// short batch: a backlog costs one store call per Batch activities, not
+// one per activity.
+func TestDrainBatches(t *testing.T) {
+	q := &queue{n: 2*Batch + 50}
+	w := NewWorker(q, time.Hour)
+	if got := w.Drain(context.Background()); got != 2*Batch+50 {
+		t.Fatalf("drained %d", got)
+	}
+	if n, d := q.state(); n != 0 || d != 2*Batch+50 || q.batches != 3 {
+		t.Fatalf("queued %d, delivered %d in %d batches; want 0, %d in 3", n, d, q.batches, 2*Batch+50)
+	}
+}
