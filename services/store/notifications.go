@@ -260,9 +260,9 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 // The activity queue (table activities) is written by the issue writes in
 // their own transactions; FanOutActivities turns rows into notification
 // threads, many at a time. The request that caused the activity pays one
-// INSERT; the fan-out is a few set-based statements per batch plus one per
-// issue in it, whatever the number of watchers, and one commit per batch:
-// one transaction per activity (a commit, an fsync on PostgreSQL, and the
+// INSERT; the fan-out is five statements and one commit per batch,
+// whatever the number of activities, issues and watchers in it: one
+// transaction per activity (a commit, an fsync on PostgreSQL, and the
 // SQLite write lock taken again each time) could not keep up with 50
 // concurrent writers (issue 16).
 
@@ -271,7 +271,10 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 // transaction, and returns how many it claimed (0: the queue is empty, or
 // every row is claimed by another notifier). A crash before the commit
 // leaves the activities queued and writes nothing; threads are keyed by
-// (user, issue), so no thread is ever duplicated. Several processes may
+// (user, issue), so no thread is ever duplicated. Threads are locked in
+// (issue, user) order, as SetNotificationsStatus locks a user's, so two
+// notifiers, or a notifier and a user marking their threads read, never
+// wait for each other. Several processes may
 // call it at once: on PostgreSQL a claimed row is locked and skipped by
 // the others (FOR UPDATE SKIP LOCKED), on SQLite the transaction holds the
 // one write lock, so an activity is delivered exactly once.
