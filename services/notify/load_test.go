@@ -45,11 +45,11 @@ func BenchmarkFanOutLoad(b *testing.B) {
 }
 
 type loadResult struct {
-	writes  int64         // activities written
-	wrote   time.Duration // how long the writers wrote
-	backlog int64         // activities queued when they stopped
-	drain   time.Duration // from then until the queue was empty
-	threads int64         // notification threads at the end
+	writes    int64         // activities written
+	wrote     time.Duration // how long the writers wrote
+	backlog   int64         // activities queued when they stopped
+	drain     time.Duration // from then until the queue was empty
+	threads   int64         // notification threads at the end
 	batches   int64         // fan-out transactions that claimed activities
 	batchTime time.Duration // their total time
 }
