@@ -6,11 +6,12 @@ import (
 	"time"
 )
 
-// QueueStore is what the notifier needs: FanOutActivity claims one queued
-// activity, writes its threads and deletes it in one transaction, and
-// reports false when the queue is empty (store.Store.FanOutActivity).
+// QueueStore is what the notifier needs: FanOutActivities claims up to
+// max queued activities, writes their threads and deletes them in one
+// transaction, and returns how many it claimed, 0 when the queue is empty
+// (store.Store.FanOutActivities).
 type QueueStore interface {
-	FanOutActivity(ctx context.Context) (bool, error)
+	FanOutActivities(ctx context.Context, max int) (int, error)
 }
 
 // Worker is the notifier: it drains the activity queue (table activities,
@@ -28,6 +29,13 @@ type Worker struct {
 	kick  chan struct{}
 	log   *slog.Logger
 }
+
+// Batch is how many activities one fan-out transaction claims. A
+// transaction per activity could not keep up with 50 concurrent writers
+// (issue 16): a batch's cost is mostly fixed (its commit, its statements'
+// planning), so larger batches keep pace under load; this one still
+// holds the threads it revives for well under a second.
+const Batch = 500
 
 // PollInterval is how often the notifier looks for activity recorded by
 // other processes.
@@ -76,23 +84,24 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
-// Drain fans out queued activities until the queue is empty, ctx is done
-// or the store fails (logged; the activity stays queued for the next
-// round), and returns how many it delivered.
+// Drain fans out queued activities, Batch at a time, until a batch comes
+// back short (the queue is empty, or the rest is claimed by another
+// process), ctx is done or the store fails (logged; the batch stays queued
+// for the next round), and returns how many it delivered.
 func (w *Worker) Drain(ctx context.Context) int {
 	n := 0
 	for ctx.Err() == nil {
-		found, err := w.store.FanOutActivity(ctx)
+		got, err := w.store.FanOutActivities(ctx, Batch)
 		if err != nil {
 			if ctx.Err() == nil {
 				w.log.Error("notifications: fan-out failed", "err", err)
 			}
 			return n
 		}
-		if !found {
+		n += got
+		if got < Batch {
 			return n
 		}
-		n++
 	}
 	return n
 }

@@ -14,21 +14,21 @@ type queue struct {
 	mu        sync.Mutex
 	n         int
 	delivered int
+	batches   int // calls that claimed
 	failing   bool
 }
 
-func (q *queue) FanOutActivity(context.Context) (bool, error) {
+func (q *queue) FanOutActivities(_ context.Context, max int) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.failing {
-		return false, errors.New("database down")
+		return 0, errors.New("database down")
 	}
-	if q.n == 0 {
-		return false, nil
-	}
-	q.n--
-	q.delivered++
-	return true, nil
+	n := min(q.n, max)
+	q.n -= n
+	q.delivered += n
+	q.batches++
+	return n, nil
 }
 
 func (q *queue) add(n int) {
@@ -92,4 +92,18 @@ func TestWorker(t *testing.T) {
 	polled.failing = false
 	polled.mu.Unlock()
 	eventually(t, time.Second, "the poll after a failure", func() bool { n, d := polled.state(); return n == 0 && d == 1 })
+}
+
+// Drain claims Batch activities per transaction and stops at the first
+// short batch: a backlog costs one store call per Batch activities, not
+// one per activity.
+func TestDrainBatches(t *testing.T) {
+	q := &queue{n: 2*Batch + 50}
+	w := NewWorker(q, time.Hour)
+	if got := w.Drain(context.Background()); got != 2*Batch+50 {
+		t.Fatalf("drained %d", got)
+	}
+	if n, d := q.state(); n != 0 || d != 2*Batch+50 || q.batches != 3 {
+		t.Fatalf("queued %d, delivered %d in %d batches; want 0, %d in 3", n, d, q.batches, 2*Batch+50)
+	}
 }

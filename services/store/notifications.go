@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"gorm.io/gorm"
@@ -172,8 +173,19 @@ func (s *Store) SetNotificationStatus(ctx context.Context, id int64, status int,
 // concurrent request is changed once more, as Gitea does.
 func (s *Store) SetNotificationsStatus(ctx context.Context, f NotificationFilter, status int, now int64, limit int) ([]NotificationThread, error) {
 	var changed []Notification
-	err := s.notificationsWhere(s.db.WithContext(ctx).Model(&changed), f).
-		Clauses(clause.Returning{}).
+	q := s.db.WithContext(ctx).Model(&changed)
+	if s.postgres {
+		// The notifier revives a batch's threads in (issue, user) order
+		// (FanOutActivities); the user's threads are locked in issue
+		// order here too, so the two never wait for each other (a
+		// deadlock PostgreSQL would answer by failing one of them).
+		sel := s.notificationsWhere(s.db.Model(&Notification{}).Select("notifications.id"), f).
+			Order("notifications.issue_id").Clauses(clause.Locking{Strength: "UPDATE"})
+		q = q.Where("id IN (?)", sel)
+	} else {
+		q = s.notificationsWhere(q, f)
+	}
+	err := q.Clauses(clause.Returning{}).
 		Updates(map[string]any{"status": status, "updated_unix": now}).Error
 	if err != nil {
 		return nil, err
@@ -246,84 +258,243 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 }
 
 // The activity queue (table activities) is written by the issue writes in
-// their own transactions; FanOutActivity turns one row into notification
-// threads. The request that caused the activity pays one INSERT; the
-// fan-out is a few set-based statements whatever the number of watchers.
+// their own transactions; FanOutActivities turns rows into notification
+// threads, many at a time. The request that caused the activity pays one
+// INSERT; the fan-out is five statements and one commit per batch,
+// whatever the number of activities, issues and watchers in it: one
+// transaction per activity (a commit, an fsync on PostgreSQL, and the
+// SQLite write lock taken again each time) could not keep up with 50
+// concurrent writers (issue 16).
 
-// FanOutActivity claims the oldest activity, creates or revives the
-// threads of everyone it concerns and deletes it, in one transaction. It
-// reports false when the queue is empty. Several processes may call it at
-// once: on PostgreSQL a claimed row is locked and skipped by the others
-// (FOR UPDATE SKIP LOCKED), on SQLite the transaction holds the one write
-// lock, so an activity is delivered exactly once.
+// FanOutActivities claims up to max of the oldest activities, creates or
+// revives the threads of everyone they concern and deletes them, in one
+// transaction, and returns how many it claimed (0: the queue is empty, or
+// every row is claimed by another notifier). A crash before the commit
+// leaves the activities queued and writes nothing; threads are keyed by
+// (user, issue), so no thread is ever duplicated. Threads are locked in
+// (issue, user) order, as SetNotificationsStatus locks a user's, so two
+// notifiers, or a notifier and a user marking their threads read, never
+// wait for each other. Several processes may
+// call it at once: on PostgreSQL a claimed row is locked and skipped by
+// the others (FOR UPDATE SKIP LOCKED), on SQLite the transaction holds the
+// one write lock, so an activity is delivered exactly once.
 //
 // Who is concerned: the repository's watchers, the issue's poster,
 // commenters, assignees and the users its text mentions, never the actor,
 // and only those who may read the issue's unit (issues, or pull requests;
-// unitReaderIDs). A thread already unread or
-// pinned keeps its status and the comment it pointed to (so the first
-// unread comment is not lost); a read one becomes unread at the new
-// comment; every one moves to the activity's time unless it is later
-// already (two notifiers may finish one issue's activities out of order).
-func (s *Store) FanOutActivity(ctx context.Context) (bool, error) {
-	found := false
+// unitReaderIDs). A thread already unread or pinned keeps its status and
+// the comment it pointed to (so the first unread comment is not lost); a
+// read one becomes unread at the new comment; every one moves to the
+// activity's time unless it is later already (two notifiers may finish one
+// issue's activities out of order). The activities of one issue in a
+// batch are written as one, with the result of writing them one by one in
+// order (activityGroup).
+func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
+	claimed := 0
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		q := tx.Order("id").Limit(1)
+		q := tx.Order("id").Limit(max)
 		if s.postgres {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
 		}
-		var a Activity
-		if err := q.Find(&a).Error; err != nil || a.ID == 0 {
+		var acts []Activity
+		if err := q.Find(&acts).Error; err != nil || len(acts) == 0 {
 			return err
 		}
-		found = true
-		var issue Issue
-		var repo Repository
-		err := tx.Select("id", "is_pull").Where("id = ?", a.IssueID).Take(&issue).Error
-		if err == nil {
-			err = tx.Where("id = ?", a.RepoID).Take(&repo).Error
+		claimed = len(acts)
+		groups := groupActivities(acts)
+		issueIDs := make([]int64, 0, len(groups))
+		for _, g := range groups {
+			issueIDs = append(issueIDs, g.issueID)
 		}
-		switch {
-		case errors.Is(err, gorm.ErrRecordNotFound):
-			// The issue or its repository went before we got here:
-			// nothing to say.
-		case err != nil:
+		var issues []Issue
+		if err := tx.Select("id", "repo_id", "is_pull").Where("id IN ?", issueIDs).Find(&issues).Error; err != nil {
 			return err
-		default:
-			source, unit := NotificationSourceIssue, UnitTypeIssues
-			if issue.IsPull {
-				source, unit = NotificationSourcePull, UnitTypePullRequests
+		}
+		repoIDs := make([]int64, 0, len(issues))
+		for _, is := range issues {
+			repoIDs = append(repoIDs, is.RepoID)
+		}
+		var repos []Repository
+		if err := tx.Where("id IN ?", repoIDs).Find(&repos).Error; err != nil {
+			return err
+		}
+		repoByID := make(map[int64]*Repository, len(repos))
+		for i := range repos {
+			repoByID[repos[i].ID] = &repos[i]
+		}
+		issueByID := make(map[int64]*Issue, len(issues))
+		for i := range issues {
+			issueByID[issues[i].ID] = &issues[i]
+		}
+		// An issue or repository that went before we got here has nothing
+		// to say.
+		live := groups[:0]
+		for _, g := range groups {
+			if is := issueByID[g.issueID]; is != nil && repoByID[is.RepoID] != nil {
+				g.issue, g.repo = is, repoByID[is.RepoID]
+				live = append(live, g)
 			}
-			// Only users who may read the subject's unit get a thread
-			// (a watcher of the repository may read its code only);
-			// the lists check again when it is read.
-			// ORDER BY: concurrent fan-outs on one issue lock the
-			// threads in the same order (no deadlock). WHERE before ON
-			// CONFLICT also keeps SQLite's parser from reading ON as a
-			// join constraint.
-			err = tx.Exec(`INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
-SELECT c.uid, ?, ?, ?, ?, ?, ?, ? FROM (
-  SELECT user_id AS uid FROM watches WHERE repo_id = ?
-  UNION SELECT poster_id FROM issues WHERE id = ?
-  UNION SELECT poster_id FROM comments WHERE issue_id = ? AND type = 0
-  UNION SELECT assignee_id FROM issue_assignees WHERE issue_id = ?
-  UNION SELECT user_id FROM issue_mentions WHERE issue_id = ?
-) c WHERE c.uid > 0 AND c.uid <> ? AND c.uid IN (?)
-ORDER BY c.uid
+		}
+		if len(live) > 0 {
+			if err := s.writeThreads(tx, live); err != nil {
+				return err
+			}
+		}
+		ids := make([]int64, len(acts))
+		for i := range acts {
+			ids[i] = acts[i].ID
+		}
+		return tx.Where("id IN ?", ids).Delete(&Activity{}).Error
+	})
+	return claimed, err
+}
+
+// activityGroup is the activities of one issue in a batch, oldest first.
+type activityGroup struct {
+	issueID int64
+	acts    []Activity
+	issue   *Issue
+	repo    *Repository
+}
+
+// groupActivities groups acts (oldest first) by issue, in issue order.
+func groupActivities(acts []Activity) []*activityGroup {
+	byIssue := map[int64]*activityGroup{}
+	var groups []*activityGroup
+	for _, a := range acts {
+		g := byIssue[a.IssueID]
+		if g == nil {
+			g = &activityGroup{issueID: a.IssueID}
+			byIssue[a.IssueID] = g
+			groups = append(groups, g)
+		}
+		g.acts = append(g.acts, a)
+	}
+	slices.SortFunc(groups, func(a, b *activityGroup) int { return cmp.Compare(a.issueID, b.issueID) })
+	return groups
+}
+
+// delivery is what a group's activities leave on one user's thread, as if
+// written one by one: the first activity the user did not do gives the
+// thread its comment (when it is new or read) and its creation time, the
+// latest one its update time.
+type delivery struct {
+	commentID, created, updated int64
+}
+
+// deliveries are g's delivery to users who did none of its activities
+// (all), and to each actor who did some but not all (byActor); silent
+// are the actors who did them all: nothing to tell them.
+func (g *activityGroup) deliveries() (all delivery, byActor map[int64]delivery, silent []int64) {
+	var actors []int64
+	for _, a := range g.acts {
+		if !slices.Contains(actors, a.ActorID) {
+			actors = append(actors, a.ActorID)
+		}
+	}
+	byActor = map[int64]delivery{}
+	for i, a := range g.acts {
+		if i == 0 {
+			all = delivery{commentID: a.CommentID, created: a.CreatedUnix}
+		}
+		all.updated = max(all.updated, a.CreatedUnix)
+		for _, x := range actors {
+			if x == a.ActorID {
+				continue
+			}
+			d, ok := byActor[x]
+			if !ok {
+				d = delivery{commentID: a.CommentID, created: a.CreatedUnix}
+			}
+			d.updated = max(d.updated, a.CreatedUnix)
+			byActor[x] = d
+		}
+	}
+	for _, x := range actors {
+		if _, ok := byActor[x]; !ok {
+			silent = append(silent, x)
+		}
+	}
+	return all, byActor, silent
+}
+
+// writeThreads creates or revives the threads of groups in one statement:
+// g is the groups' issues and what they tell users who did none of their
+// activities, o what they tell (or not, silent) their actors, c everyone
+// concerned by each issue (with g's columns, so no join back to g).
+func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
+	const big = "CAST(? AS BIGINT)"
+	row := func(n int) string { return "(" + strings.TrimSuffix(strings.Repeat(big+", ", n), ", ") + ")" }
+	var gRows, oRows []string
+	var gArgs, oArgs []any
+	// The unit rule: users who may read the issues unit, or the pull
+	// requests one, of each repository (a watcher may read its code only);
+	// the lists check again when a thread is read.
+	type class struct {
+		repo *Repository
+		unit int
+	}
+	var classes []class
+	issuesOf := map[class][]int64{}
+	for _, g := range groups {
+		source, unit := NotificationSourceIssue, UnitTypeIssues
+		if g.issue.IsPull {
+			source, unit = NotificationSourcePull, UnitTypePullRequests
+		}
+		k := class{g.repo, unit}
+		if _, ok := issuesOf[k]; !ok {
+			classes = append(classes, k)
+		}
+		issuesOf[k] = append(issuesOf[k], g.issueID)
+		all, byActor, silent := g.deliveries()
+		gRows = append(gRows, row(6))
+		gArgs = append(gArgs, g.issueID, g.repo.ID, source, all.commentID, all.created, all.updated)
+		for x, d := range byActor {
+			oRows = append(oRows, row(6))
+			oArgs = append(oArgs, g.issueID, x, 0, d.commentID, d.created, d.updated)
+		}
+		for _, x := range silent {
+			oRows = append(oRows, row(6))
+			oArgs = append(oArgs, g.issueID, x, 1, 0, 0, 0)
+		}
+	}
+	if len(oRows) == 0 { // VALUES needs a row; issue 0 matches none
+		oRows = append(oRows, row(6))
+		oArgs = append(oArgs, 0, 0, 0, 0, 0, 0)
+	}
+	var readable []string
+	var readArgs []any
+	for _, k := range classes {
+		readable = append(readable, "(c.issue_id IN ? AND c.uid IN (?))")
+		readArgs = append(readArgs, issuesOf[k], s.unitReaderIDs(k.repo, k.unit))
+	}
+	args := append(gArgs, oArgs...)
+	args = append(args, NotificationUnread)
+	args = append(args, readArgs...)
+	args = append(args, NotificationRead, NotificationUnread, NotificationRead)
+	// ORDER BY: concurrent notifiers lock the threads in the same order
+	// (no deadlock). WHERE before ON CONFLICT also keeps SQLite's parser
+	// from reading ON as a join constraint.
+	return tx.Exec(`WITH g (issue_id, repo_id, source, comment_id, created_unix, updated_unix) AS (VALUES `+strings.Join(gRows, ", ")+`),
+o (issue_id, user_id, silent, comment_id, created_unix, updated_unix) AS (VALUES `+strings.Join(oRows, ", ")+`),
+c (issue_id, repo_id, source, comment_id, created_unix, updated_unix, uid) AS (
+  SELECT g.*, watches.user_id FROM g JOIN watches ON watches.repo_id = g.repo_id
+  UNION SELECT g.*, issues.poster_id FROM g JOIN issues ON issues.id = g.issue_id
+  UNION SELECT g.*, comments.poster_id FROM g JOIN comments ON comments.issue_id = g.issue_id AND comments.type = 0
+  UNION SELECT g.*, issue_assignees.assignee_id FROM g JOIN issue_assignees ON issue_assignees.issue_id = g.issue_id
+  UNION SELECT g.*, issue_mentions.user_id FROM g JOIN issue_mentions ON issue_mentions.issue_id = g.issue_id
+)
+INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
+SELECT c.uid, c.repo_id, c.issue_id, COALESCE(o.comment_id, c.comment_id), ?, c.source,
+  COALESCE(o.updated_unix, c.updated_unix), COALESCE(o.created_unix, c.created_unix)
+FROM c LEFT JOIN o ON o.issue_id = c.issue_id AND o.user_id = c.uid
+WHERE c.uid > 0 AND COALESCE(o.silent, 0) = 0 AND (`+strings.Join(readable, " OR ")+`)
+ORDER BY c.issue_id, c.uid
 ON CONFLICT (user_id, issue_id) DO UPDATE SET
   status = CASE WHEN notifications.status = ? THEN ? ELSE notifications.status END,
   comment_id = CASE WHEN notifications.status = ? THEN excluded.comment_id ELSE notifications.comment_id END,
   updated_unix = CASE WHEN excluded.updated_unix > notifications.updated_unix THEN excluded.updated_unix ELSE notifications.updated_unix END`,
-				a.RepoID, a.IssueID, a.CommentID, NotificationUnread, source, a.CreatedUnix, a.CreatedUnix,
-				a.RepoID, a.IssueID, a.IssueID, a.IssueID, a.IssueID, a.ActorID, s.unitReaderIDs(&repo, unit),
-				NotificationRead, NotificationUnread, NotificationRead).Error
-			if err != nil {
-				return err
-			}
-		}
-		return tx.Delete(&Activity{}, a.ID).Error
-	})
-	return found, err
+		args...).Error
 }
 
 // activityHooks are called after an activity row is inserted (see

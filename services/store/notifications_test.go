@@ -70,11 +70,11 @@ func (w *notifyWorld) activity(t *testing.T, issue *store.Issue, kind, actor str
 func (w *notifyWorld) drain(t testing.TB) {
 	t.Helper()
 	for {
-		found, err := w.s.FanOutActivity(context.Background())
+		n, err := w.s.FanOutActivities(context.Background(), 100)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !found {
+		if n == 0 {
 			return
 		}
 	}
@@ -315,16 +315,17 @@ func TestActivityFanOutConcurrent(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for {
-					found, err := s.FanOutActivity(ctx)
+					// Small batches, so the notifiers meet.
+					n, err := s.FanOutActivities(ctx, 3)
 					mu.Lock()
 					if err != nil {
 						errs = append(errs, err)
 					}
-					if found && err == nil {
-						claimed++
+					if err == nil {
+						claimed += n
 					}
 					mu.Unlock()
-					if !found || err != nil {
+					if n == 0 || err != nil {
 						return
 					}
 				}
@@ -380,8 +381,8 @@ func BenchmarkActivityFanOut(b *testing.B) {
 				if err := s.DB().Create(a).Error; err != nil {
 					b.Fatal(err)
 				}
-				if found, err := s.FanOutActivity(ctx); err != nil || !found {
-					b.Fatal(found, err)
+				if n, err := s.FanOutActivities(ctx, 1); err != nil || n != 1 {
+					b.Fatal(n, err)
 				}
 			}
 			b.StopTimer()

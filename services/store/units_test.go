@@ -127,11 +127,11 @@ func TestUnitRuleAgrees(t *testing.T) {
 			}
 		}
 		for {
-			found, err := s.FanOutActivity(ctx)
+			n, err := s.FanOutActivities(ctx, 100)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !found {
+			if n == 0 {
 				break
 			}
 		}

@@ -100,9 +100,9 @@ func writeSampleRows(t *testing.T, s *store.Store) {
 	must(s.CreateRelease(ctx, &store.Release{RepoID: repo.ID, PublisherID: alice.ID, TagName: "v1.0.0", Target: "main",
 		Title: "First", Sha1: strings.Repeat("ab", 20)}))
 	for {
-		found, err := s.FanOutActivity(ctx)
+		n, err := s.FanOutActivities(ctx, 100)
 		must(err)
-		if !found {
+		if n == 0 {
 			break
 		}
 	}
