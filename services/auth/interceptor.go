@@ -29,6 +29,9 @@ const OTPInvalidMessage = "invalid provided OTP"
 // Store is what authentication reads.
 type Store interface {
 	AccessTokenByHash(ctx context.Context, hash string) (*store.AccessToken, *store.User, error)
+	// AuthGeneration changes with every commit that may change what a
+	// token authenticates as (see principalCache).
+	AuthGeneration(ctx context.Context) (int64, error)
 	UserByName(ctx context.Context, name string) (*store.User, error)
 	// ClaimTOTPStep records a TOTP time step as used; false when it (or a
 	// later one) already was.
@@ -54,6 +57,7 @@ type Authenticator struct {
 	cfg               *config.Config
 	resources         ResourceAuthorizer // resolves Policy.Resource (access.Checker)
 	proxyKey          string             // lower-case metadata key of the reverse-proxy header
+	principals        principalCache     // what tokens authenticate as (cache.go)
 	mustChangeMessage string
 }
 
@@ -297,6 +301,15 @@ func (a *Authenticator) byToken(ctx context.Context, plain string, method Method
 		return nil, errBadToken
 	}
 	hash := HashToken(plain)
+	// The generation is read first: what is loaded after it is at least as
+	// new as it (see principalCache).
+	gen, err := a.store.AuthGeneration(ctx)
+	if err != nil {
+		return nil, errs.Wrap(err, "read authentication generation")
+	}
+	if p := a.principals.get(gen, hash, method); p != nil {
+		return p, nil
+	}
 	tok, u, err := a.store.AccessTokenByHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errBadToken
@@ -311,6 +324,7 @@ func (a *Authenticator) byToken(ctx context.Context, plain string, method Method
 	if err != nil {
 		return nil, errs.Wrap(err, fmt.Sprintf("token %d: stored scope", tok.ID))
 	}
+	a.principals.put(gen, hash, tok, u, scopes)
 	return &Principal{User: u, Method: method, Token: tok, Scopes: scopes}, nil
 }
 

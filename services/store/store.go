@@ -58,6 +58,7 @@ type Store struct {
 	postgres bool
 	hotMu    sync.Mutex
 	authStmt *sql.Stmt // see hot.go
+	genStmt  *sql.Stmt
 	users    userCache
 	owned    *Owned // see Own
 	activity activityHooks
@@ -148,6 +149,7 @@ func (s *Store) Close() error {
 	}
 	if s.authStmt != nil {
 		s.authStmt.Close()
+		s.genStmt.Close()
 	}
 	return sqlDB.Close()
 }
