@@ -245,7 +245,7 @@ func (a *Authenticator) authenticate(ctx context.Context, spendOTP bool) (*Princ
 		}
 		return ""
 	}
-	p, err := a.identify(ctx, first(MDAuthorization), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
+	p, err := a.identify(ctx, first(MDAuthorization), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), first(MDRemoteAddr))
 	if err != nil || p == nil {
 		return nil, err
 	}
@@ -263,8 +263,9 @@ func (a *Authenticator) authenticate(ctx context.Context, spendOTP bool) (*Princ
 func (a *Authenticator) PasswordHashPeak() int { return a.hashes.Peak() }
 
 // identify tries the methods in Gitea's order: token header, query token,
-// Basic, reverse proxy.
-func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, otp otpCode, proxyUser string, remote net.IP) (*Principal, error) {
+// Basic, reverse proxy. The client address (remoteAddr, from the gateway)
+// is parsed only by the methods that use it, not for every token call.
+func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, otp otpCode, proxyUser, remoteAddr string) (*Principal, error) {
 	cred, err := ParseAuthorization(authz)
 	if err != nil {
 		return nil, errs.New(errs.Unauthenticated, err.Error())
@@ -273,7 +274,7 @@ func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, 
 	case SchemeToken:
 		return a.byToken(ctx, cred.Token, MethodToken)
 	case SchemeBasic:
-		return a.byBasic(ctx, cred.User, cred.Pass, otp, remote)
+		return a.byBasic(ctx, cred.User, cred.Pass, otp, remoteIP(ctx, remoteAddr))
 	}
 	if queryToken != "" {
 		if a.cfg.Security.DisableQueryAuthToken {
@@ -281,7 +282,10 @@ func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, 
 		}
 		return a.byToken(ctx, queryToken, MethodToken)
 	}
-	if proxyUser != "" && a.cfg.Service.EnableReverseProxyAuthAPI && remote != nil && a.cfg.Security.Trusted(remote) {
+	if proxyUser == "" || !a.cfg.Service.EnableReverseProxyAuthAPI {
+		return nil, nil
+	}
+	if remote := remoteIP(ctx, remoteAddr); remote != nil && a.cfg.Security.Trusted(remote) {
 		u, err := a.store.UserByName(ctx, proxyUser)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && u.Type != store.UserTypeIndividual) {
 			return nil, errs.Newf(errs.Unauthenticated, "user does not exist [name: %s]", proxyUser)
