@@ -119,6 +119,12 @@ func (c *cpuTimer) report(b *testing.B) {
 
 func benchHandler(b *testing.B, kind, path string, withToken bool) {
 	s := startServer(b, kind, nil)
+	if path == "/api/v1/repos/root/bench" {
+		r := s.do("POST", "/api/v1/user/repos", `{"name":"bench","private":true}`, "Authorization", "token "+s.AdminToken, "Content-Type", jsonCT)
+		if r.Status != 201 {
+			b.Fatalf("create repository: %d %s", r.Status, r.Body)
+		}
+	}
 	h := s.App.Handler()
 	cpu := startCPU(b)
 	for i := 0; i < b.N; i++ {
@@ -141,6 +147,7 @@ func BenchmarkHandler(b *testing.B) {
 		b.Run(kind+"/version-anonymous", func(b *testing.B) { benchHandler(b, kind, "/api/v1/version", false) })
 		b.Run(kind+"/version-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/version", true) })
 		b.Run(kind+"/user-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/user", true) })
+		b.Run(kind+"/repo-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench", true) })
 	}
 }
 
