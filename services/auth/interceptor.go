@@ -29,6 +29,9 @@ const OTPInvalidMessage = "invalid provided OTP"
 // Store is what authentication reads.
 type Store interface {
 	AccessTokenByHash(ctx context.Context, hash string) (*store.AccessToken, *store.User, error)
+	// AuthGeneration changes with every commit that may change what a
+	// token authenticates as (see principalCache).
+	AuthGeneration(ctx context.Context) (int64, error)
 	UserByName(ctx context.Context, name string) (*store.User, error)
 	// ClaimTOTPStep records a TOTP time step as used; false when it (or a
 	// later one) already was.
@@ -54,6 +57,7 @@ type Authenticator struct {
 	cfg               *config.Config
 	resources         ResourceAuthorizer // resolves Policy.Resource (access.Checker)
 	proxyKey          string             // lower-case metadata key of the reverse-proxy header
+	principals        principalCache     // what tokens authenticate as (cache.go)
 	mustChangeMessage string
 }
 
@@ -241,7 +245,7 @@ func (a *Authenticator) authenticate(ctx context.Context, spendOTP bool) (*Princ
 		}
 		return ""
 	}
-	p, err := a.identify(ctx, first(MDAuthorization), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), remoteIP(ctx, first(MDRemoteAddr)))
+	p, err := a.identify(ctx, first(MDAuthorization), first(MDQueryToken), otpCode{first(MDOTP), spendOTP}, first(a.proxyKey), first(MDRemoteAddr))
 	if err != nil || p == nil {
 		return nil, err
 	}
@@ -259,8 +263,9 @@ func (a *Authenticator) authenticate(ctx context.Context, spendOTP bool) (*Princ
 func (a *Authenticator) PasswordHashPeak() int { return a.hashes.Peak() }
 
 // identify tries the methods in Gitea's order: token header, query token,
-// Basic, reverse proxy.
-func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, otp otpCode, proxyUser string, remote net.IP) (*Principal, error) {
+// Basic, reverse proxy. The client address (remoteAddr, from the gateway)
+// is parsed only by the methods that use it, not for every token call.
+func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, otp otpCode, proxyUser, remoteAddr string) (*Principal, error) {
 	cred, err := ParseAuthorization(authz)
 	if err != nil {
 		return nil, errs.New(errs.Unauthenticated, err.Error())
@@ -269,7 +274,7 @@ func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, 
 	case SchemeToken:
 		return a.byToken(ctx, cred.Token, MethodToken)
 	case SchemeBasic:
-		return a.byBasic(ctx, cred.User, cred.Pass, otp, remote)
+		return a.byBasic(ctx, cred.User, cred.Pass, otp, remoteIP(ctx, remoteAddr))
 	}
 	if queryToken != "" {
 		if a.cfg.Security.DisableQueryAuthToken {
@@ -277,7 +282,10 @@ func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, 
 		}
 		return a.byToken(ctx, queryToken, MethodToken)
 	}
-	if proxyUser != "" && a.cfg.Service.EnableReverseProxyAuthAPI && remote != nil && a.cfg.Security.Trusted(remote) {
+	if proxyUser == "" || !a.cfg.Service.EnableReverseProxyAuthAPI {
+		return nil, nil
+	}
+	if remote := remoteIP(ctx, remoteAddr); remote != nil && a.cfg.Security.Trusted(remote) {
 		u, err := a.store.UserByName(ctx, proxyUser)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && u.Type != store.UserTypeIndividual) {
 			return nil, errs.Newf(errs.Unauthenticated, "user does not exist [name: %s]", proxyUser)
@@ -297,6 +305,15 @@ func (a *Authenticator) byToken(ctx context.Context, plain string, method Method
 		return nil, errBadToken
 	}
 	hash := HashToken(plain)
+	// The generation is read first: what is loaded after it is at least as
+	// new as it (see principalCache).
+	gen, err := a.store.AuthGeneration(ctx)
+	if err != nil {
+		return nil, errs.Wrap(err, "read authentication generation")
+	}
+	if p := a.principals.get(gen, hash, method); p != nil {
+		return p, nil
+	}
 	tok, u, err := a.store.AccessTokenByHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errBadToken
@@ -311,6 +328,7 @@ func (a *Authenticator) byToken(ctx context.Context, plain string, method Method
 	if err != nil {
 		return nil, errs.Wrap(err, fmt.Sprintf("token %d: stored scope", tok.ID))
 	}
+	a.principals.put(gen, hash, tok, u, scopes)
 	return &Principal{User: u, Method: method, Token: tok, Scopes: scopes}, nil
 }
 

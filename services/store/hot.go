@@ -18,6 +18,10 @@ const authQuery = `SELECT t.id, t.uid, t.name, t.token_hash, t.token_last_eight,
  t.created_unix, t.updated_unix, t.last_used_unix, u.version
  FROM access_tokens t JOIN users u ON u.id = t.uid WHERE t.token_hash = ?`
 
+// generationQuery reads the authentication generation (migration 0092):
+// a short statement, as the pure-Go SQLite driver parses it on every run.
+const generationQuery = `SELECT value FROM auth_generation WHERE id = 1`
+
 func (s *Store) prepareHot(ctx context.Context) error {
 	sqlDB, err := s.db.DB()
 	if err != nil {
@@ -31,29 +35,54 @@ func (s *Store) prepareHot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	gen, err := sqlDB.PrepareContext(ctx, generationQuery)
+	if err != nil {
+		stmt.Close()
+		return err
+	}
 	s.hotMu.Lock()
-	s.authStmt = stmt
+	s.authStmt, s.genStmt = stmt, gen
 	s.hotMu.Unlock()
 	return nil
 }
 
-func (s *Store) authStatement(ctx context.Context) (*sql.Stmt, error) {
+func (s *Store) hotStatements(ctx context.Context) (auth, gen *sql.Stmt, err error) {
 	s.hotMu.Lock()
-	stmt := s.authStmt
+	auth, gen = s.authStmt, s.genStmt
 	s.hotMu.Unlock()
-	if stmt != nil {
-		return stmt, nil
+	if auth != nil {
+		return auth, gen, nil
 	}
 	if err := s.prepareHot(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.authStmt, nil
+	s.hotMu.Lock()
+	defer s.hotMu.Unlock()
+	return s.authStmt, s.genStmt, nil
+}
+
+// AuthGeneration is the authentication generation: a number the database
+// bumps in the same transaction as any change to a user row or the
+// deletion of a token (migration 0092's triggers), whichever process
+// makes it. A cache of what tokens authenticate as is valid while this
+// number is unchanged: read it before each use, and before loading what
+// is cached under it.
+func (s *Store) AuthGeneration(ctx context.Context) (int64, error) {
+	_, stmt, err := s.hotStatements(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var v int64
+	if err := stmt.QueryRowContext(ctx).Scan(&v); err != nil {
+		return 0, err
+	}
+	return v, nil
 }
 
 // AccessTokenByHash finds a token by the SHA-256 of its value, with its
 // owner. Returns ErrNotFound for unknown tokens.
 func (s *Store) AccessTokenByHash(ctx context.Context, hash string) (*AccessToken, *User, error) {
-	stmt, err := s.authStatement(ctx)
+	stmt, _, err := s.hotStatements(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

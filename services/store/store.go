@@ -58,6 +58,7 @@ type Store struct {
 	postgres bool
 	hotMu    sync.Mutex
 	authStmt *sql.Stmt // see hot.go
+	genStmt  *sql.Stmt
 	users    userCache
 	owned    *Owned // see Own
 	activity activityHooks
@@ -74,7 +75,11 @@ func Open(cfg config.Database) (*Store, error) {
 		// No PrepareStmt: gorm's statement cache can deadlock the pool
 		// (go-gorm/gorm#7465; TestPoolExhaustionDoesNotStall). pgx keeps
 		// its own per-connection cache of prepared statements, and the
-		// hottest query (authentication) is prepared by hand (hot.go).
+		// hottest queries (authentication) are prepared by hand (hot.go).
+		// On SQLite a prepared statement would save gorm's statement
+		// building only: the pure-Go driver (glebarez/go-sqlite) parses
+		// the SQL again on every run of a prepared statement, which is
+		// why the per-request authentication query is kept short.
 		PrepareStmt:            false,
 		SkipDefaultTransaction: true, // single statements need no transaction
 		TranslateError:         true,
@@ -148,6 +153,7 @@ func (s *Store) Close() error {
 	}
 	if s.authStmt != nil {
 		s.authStmt.Close()
+		s.genStmt.Close()
 	}
 	return sqlDB.Close()
 }

@@ -1,12 +1,19 @@
 package app_test
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"syscall"
 	"testing"
+	"time"
+
+	"google.golang.org/grpc/metadata"
 
 	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/store/storetest"
 )
 
 // Round trips of the hottest authenticated call, on SQLite, over real
@@ -80,4 +87,86 @@ func BenchmarkRoundTripBareHTTP(b *testing.B) {
 	go srv.Serve(ln)
 	defer srv.Close()
 	benchGet(b, benchClient(), "http://"+ln.Addr().String()+"/api/v1/user", "")
+}
+
+// In-process costs of one API call, without sockets: the whole handler
+// (gateway, in-process channel, interceptor chain, service) and the
+// interceptor's authentication alone. Serial; besides ns/op (wall time,
+// which other load on the machine inflates) each reports cpu-ns/op, the
+// process's CPU time per call (on PostgreSQL the server's share is not
+// in it):
+//
+//	go test -run '^$' -bench 'Handler|Authorize' -benchmem ./cmd/forge/app/
+
+// cpuTimer measures the process's CPU time (user and system).
+type cpuTimer struct{ start time.Duration }
+
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func startCPU(b *testing.B) *cpuTimer {
+	b.ReportAllocs()
+	b.ResetTimer()
+	return &cpuTimer{start: cpuNow()}
+}
+
+func (c *cpuTimer) report(b *testing.B) {
+	b.ReportMetric(float64(cpuNow()-c.start)/float64(b.N), "cpu-ns/op")
+}
+
+func benchHandler(b *testing.B, kind, path string, withToken bool) {
+	s := startServer(b, kind, nil)
+	if path == "/api/v1/repos/root/bench" {
+		r := s.do("POST", "/api/v1/user/repos", `{"name":"bench","private":true}`, "Authorization", "token "+s.AdminToken, "Content-Type", jsonCT)
+		if r.Status != 201 {
+			b.Fatalf("create repository: %d %s", r.Status, r.Body)
+		}
+	}
+	h := s.App.Handler()
+	cpu := startCPU(b)
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest("GET", path, nil)
+		req.RemoteAddr = "127.0.0.1:1234"
+		if withToken {
+			req.Header.Set("Authorization", "token "+s.AdminToken)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+	cpu.report(b)
+}
+
+func BenchmarkHandler(b *testing.B) {
+	for _, kind := range storetest.Backends {
+		b.Run(kind+"/version-anonymous", func(b *testing.B) { benchHandler(b, kind, "/api/v1/version", false) })
+		b.Run(kind+"/version-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/version", true) })
+		b.Run(kind+"/user-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/user", true) })
+		b.Run(kind+"/repo-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench", true) })
+	}
+}
+
+// BenchmarkAuthorizeToken is the interceptor's check of a token-authenticated
+// call (authentication, policy, scopes), without the transport.
+func BenchmarkAuthorizeToken(b *testing.B) {
+	for _, kind := range storetest.Backends {
+		b.Run(kind, func(b *testing.B) {
+			s := startServer(b, kind, nil)
+			authn := s.App.Authenticator()
+			ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "token "+s.AdminToken))
+			req := &usersv1.GetAuthenticatedUserRequest{}
+			cpu := startCPU(b)
+			for i := 0; i < b.N; i++ {
+				if _, _, err := authn.Authorize(ctx, usersv1.UserService_GetAuthenticatedUser_FullMethodName, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu.report(b)
+		})
+	}
 }
