@@ -23,7 +23,7 @@ import (
 // account, with two assignees, two labels and an attachment; issue 1 also
 // carries all n labels, n assignees, n attachments and n comments, each
 // comment by another account with an attachment.
-func seedQueryWorld(t *testing.T, s *testServer, owner string, n int) {
+func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	t.Helper()
 	ctx := context.Background()
 	st := s.App.Store
@@ -146,4 +146,21 @@ func TestListQueriesConstant(t *testing.T) {
 			})
 		}
 	})
+}
+
+// BenchmarkRoundTripRESTIssuesPage is GET .../issues?limit=50 of a page
+// of 50 issues with their posters, assignees, labels and attachments, as
+// a signed-in viewer, on SQLite (see BenchmarkRoundTripBareHTTP for the
+// ceiling):
+//
+//	go test -run '^$' -bench RoundTripRESTIssuesPage -benchmem ./cmd/forge/app/
+func BenchmarkRoundTripRESTIssuesPage(b *testing.B) {
+	s := startServer(b, "sqlite3", nil)
+	viewer := s.seedUser("viewer", "viewer-password-1", false)
+	seedQueryWorld(b, s, "own", 50)
+	time.Sleep(2 * time.Second) // the notifier fans the seeded activity out
+	b.ResetTimer()
+	before := s.App.Store.QueryCount()
+	benchGet(b, benchClient(), s.URL+"/api/v1/repos/own/list/issues?state=all&limit=50", viewer)
+	b.ReportMetric(float64(s.App.Store.QueryCount()-before)/float64(b.N), "queries/op")
 }
