@@ -22,7 +22,8 @@ import (
 // labels and comments all number n, each issue posted by another private
 // account, with two assignees, two labels and an attachment; issue 1 also
 // carries all n labels, n assignees, n attachments and n comments, each
-// comment by another account with an attachment.
+// comment by another account with an attachment, and depends on n issues,
+// each in another repository.
 func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	t.Helper()
 	ctx := context.Background()
@@ -70,6 +71,21 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	}
 	for i := 1; i < n; i++ {
 		attach(store.Attachment{IssueID: first.ID}, fmt.Sprintf("issue-0-%d.txt", i))
+	}
+	// Issue 1 depends on n issues, each in another repository of owner.
+	for i := 0; i < n; i++ {
+		other := &store.Repository{OwnerID: repo.OwnerID, OwnerName: owner, Name: fmt.Sprintf("dep-%d", i),
+			IsEmpty: true, DefaultBranch: "main", HasIssues: true, HasPullRequests: true}
+		if err := st.CreateRepository(ctx, other, 0); err != nil {
+			t.Fatal(err)
+		}
+		dep := &store.NewIssue{Issue: store.Issue{RepoID: other.ID, PosterID: people[i], Title: "dependency"}}
+		if err := st.CreateIssue(ctx, dep); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddIssueDependency(ctx, first.ID, dep.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i := 0; i < n; i++ {
 		c := &store.Comment{RepoID: repo.ID, IssueID: first.ID, PosterID: people[i], Content: fmt.Sprintf("comment %d", i)}
@@ -123,12 +139,13 @@ func TestListQueriesConstant(t *testing.T) {
 			items      bool // the answer is a list of n items
 		}{
 			{"issues", "/api/v1/repos/%s/list/issues?state=all&limit=50", true},
-			{"search", "/api/v1/repos/issues/search?state=all&limit=50&owner=%s", true},
+			{"search", "/api/v1/repos/issues/search?state=all&limit=50&q=issue&owner=%s", true},
 			{"labels", "/api/v1/repos/%s/list/labels?limit=50", true},
 			{"issue", "/api/v1/repos/%s/list/issues/1", false},
 			{"issue-comments", "/api/v1/repos/%s/list/issues/1/comments", true},
 			{"repo-comments", "/api/v1/repos/%s/list/issues/comments?limit=50", true},
 			{"repo", "/api/v1/repos/%s/list", false},
+			{"dependencies", "/api/v1/repos/%s/list/issues/1/dependencies?limit=50", true},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				var counts []int64
