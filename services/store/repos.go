@@ -270,6 +270,23 @@ func (s *Store) CollaboratorMode(ctx context.Context, repoID, userID int64) (Acc
 	return c.Mode, nil
 }
 
+// CollaboratorModes is CollaboratorMode for several repositories at once;
+// those userID does not collaborate on are absent.
+func (s *Store) CollaboratorModes(ctx context.Context, repoIDs []int64, userID int64) (map[int64]AccessMode, error) {
+	out := map[int64]AccessMode{}
+	if len(repoIDs) == 0 {
+		return out, nil
+	}
+	var rows []Collaboration
+	if err := s.db.WithContext(ctx).Where("repo_id IN ? AND user_id = ?", uniqueIDs(repoIDs), userID).Find(&rows).Error; err != nil {
+		return nil, errs.Wrap(err, "collaborator modes")
+	}
+	for _, c := range rows {
+		out[c.RepoID] = c.Mode
+	}
+	return out, nil
+}
+
 // SetCollaborator adds a collaborator or changes their mode.
 func (s *Store) SetCollaborator(ctx context.Context, repoID, userID int64, mode AccessMode) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
