@@ -23,7 +23,7 @@ import (
 // account, with two assignees, two labels and an attachment; issue 1 also
 // carries all n labels, n assignees, n attachments and n comments, each
 // comment by another account with an attachment, and depends on n issues,
-// each in another repository.
+// each in another repository of owner, who watches them all.
 func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	t.Helper()
 	ctx := context.Background()
@@ -76,7 +76,7 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	for i := 0; i < n; i++ {
 		other := &store.Repository{OwnerID: repo.OwnerID, OwnerName: owner, Name: fmt.Sprintf("dep-%d", i),
 			IsEmpty: true, DefaultBranch: "main", HasIssues: true, HasPullRequests: true}
-		if err := st.CreateRepository(ctx, other, 0); err != nil {
+		if err := st.CreateRepository(ctx, other, repo.OwnerID); err != nil { // watched by owner
 			t.Fatal(err)
 		}
 		dep := &store.NewIssue{Issue: store.Issue{RepoID: other.ID, PosterID: people[i], Title: "dependency"}}
@@ -147,13 +147,14 @@ func TestListQueriesConstant(t *testing.T) {
 			{"repo", "/api/v1/repos/%s/list", false},
 			{"dependencies", "/api/v1/repos/%s/list/issues/1/dependencies?limit=50", true},
 			{"user-repos", "/api/v1/users/%s/repos?limit=50", true},
+			{"subscriptions", "/api/v1/users/%s/subscriptions?limit=50", true},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				var counts []int64
 				for _, n := range sizes {
 					q, items := queriesOf(t, s, viewer, fmt.Sprintf(c.path, fmt.Sprintf("own%d", n)))
 					want := n
-					if c.name == "user-repos" {
+					if c.name == "user-repos" || c.name == "subscriptions" {
 						want = min(n+1, 50)
 					}
 					if c.items && items != want {
