@@ -246,7 +246,8 @@ func (s *Store) keywordCond(keyword string, topicOnly bool) *gorm.DB {
 // UsersByID loads users by id (for rendering owners of many repositories).
 func (s *Store) UsersByID(ctx context.Context, ids []int64) (map[int64]*User, error) {
 	var users []User
-	if err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&users).Error; err != nil {
+	// A page names the same people many times (posters, assignees).
+	if err := s.db.WithContext(ctx).Where("id IN ?", uniqueIDs(ids)).Find(&users).Error; err != nil {
 		return nil, err
 	}
 	out := make(map[int64]*User, len(users))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 
@@ -171,19 +173,45 @@ func TestListQueriesConstant(t *testing.T) {
 	})
 }
 
-// BenchmarkRoundTripRESTIssuesPage is GET .../issues?limit=50 of a page
-// of 50 issues with their posters, assignees, labels and attachments, as
-// a signed-in viewer, on SQLite (see BenchmarkRoundTripBareHTTP for the
-// ceiling):
+// BenchmarkRoundTripRESTLists reads pages of 50 over REST as a signed-in
+// viewer on SQLite, from parallel clients: the issues page (posters,
+// assignees, labels, attachments), the labels page, the owner's
+// repositories and one issue; each beside its ceiling, a bare net/http
+// handler answering the same bytes:
 //
-//	go test -run '^$' -bench RoundTripRESTIssuesPage -benchmem ./cmd/forge/app/
-func BenchmarkRoundTripRESTIssuesPage(b *testing.B) {
+//	go test -run '^$' -bench RoundTripRESTLists -benchmem ./cmd/forge/app/
+func BenchmarkRoundTripRESTLists(b *testing.B) {
 	s := startServer(b, "sqlite3", nil)
 	viewer := s.seedUser("viewer", "viewer-password-1", false)
 	seedQueryWorld(b, s, "own", 50)
-	time.Sleep(2 * time.Second) // the notifier fans the seeded activity out
-	b.ResetTimer()
-	before := s.App.Store.QueryCount()
-	benchGet(b, benchClient(), s.URL+"/api/v1/repos/own/list/issues?state=all&limit=50", viewer)
-	b.ReportMetric(float64(s.App.Store.QueryCount()-before)/float64(b.N), "queries/op")
+	waitFor(b, time.Minute, "the activity queue to drain", func() bool {
+		var queued int64
+		return s.App.Store.DB().Model(&store.Activity{}).Count(&queued).Error == nil && queued == 0
+	})
+	for _, c := range []struct{ name, path string }{
+		{"issues", "/api/v1/repos/own/list/issues?state=all&limit=50"},
+		{"labels", "/api/v1/repos/own/list/labels?limit=50"},
+		{"user-repos", "/api/v1/users/own/repos?limit=50"},
+		{"issue", "/api/v1/repos/own/list/issues/2"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			before := s.App.Store.QueryCount()
+			benchGet(b, benchClient(), s.URL+c.path, viewer)
+			b.ReportMetric(float64(s.App.Store.QueryCount()-before)/float64(b.N), "queries/op")
+		})
+		b.Run(c.name+"-bare", func(b *testing.B) {
+			body := s.do("GET", c.path, "", "Authorization", "token "+viewer).Body
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json;charset=utf-8")
+				w.Write(body)
+			})}
+			go srv.Serve(ln)
+			defer srv.Close()
+			benchGet(b, benchClient(), "http://"+ln.Addr().String()+c.path, "")
+		})
+	}
 }
