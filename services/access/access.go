@@ -20,6 +20,10 @@ type Store interface {
 	RepositoryByID(ctx context.Context, id int64) (*store.Repository, error)
 	UserByID(ctx context.Context, id int64) (*store.User, error)
 	CollaboratorMode(ctx context.Context, repoID, userID int64) (store.AccessMode, error)
+	// CollaboratorModes and TeamGrantsOf read them for a page of
+	// repositories at once (Checker.Modes).
+	CollaboratorModes(ctx context.Context, repoIDs []int64, userID int64) (map[int64]store.AccessMode, error)
+	TeamGrantsOf(ctx context.Context, repoIDs []int64, uid int64) (map[int64][]store.TeamGrant, error)
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
 	// IssueByIndex, CommentByID and NotificationByID load the objects of
 	// the rules (store.ErrNotFound when missing).
@@ -209,32 +213,77 @@ func unitType(u auth.Unit) int {
 // modes computes a caller's access to r; owner, when known, spares the
 // team lookup for repositories of individuals.
 func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.Principal, owner *store.User) (modes, error) {
+	if viewer == nil || viewer.IsAdmin() || viewer.User.ID == r.OwnerID {
+		return combineModes(r, viewer, store.AccessNone, nil), nil
+	}
+	collab, err := c.store.CollaboratorMode(ctx, r.ID, viewer.User.ID)
+	if err != nil {
+		return modes{}, errs.Wrap(err, "access")
+	}
+	// Teams of the owning organization (none for an individual's
+	// repository).
+	var grants []store.TeamGrant
+	if owner == nil || owner.Type == store.UserTypeOrganization {
+		if grants, err = c.store.TeamGrants(ctx, r.ID, r.OwnerID, viewer.User.ID); err != nil {
+			return modes{}, err
+		}
+	}
+	return combineModes(r, viewer, collab, grants), nil
+}
+
+// Modes is Mode for every repository of a page (repository lists), in a
+// constant number of queries: viewer's collaborations and team grants on
+// all of them are read at once.
+func (c *Checker) Modes(ctx context.Context, repos []store.Repository, viewer *auth.Principal) (map[int64]store.AccessMode, error) {
+	out := make(map[int64]store.AccessMode, len(repos))
+	var ask []int64
+	for i := range repos {
+		r := &repos[i]
+		if viewer == nil || viewer.IsAdmin() || viewer.User.ID == r.OwnerID {
+			out[r.ID] = combineModes(r, viewer, store.AccessNone, nil).any()
+		} else {
+			ask = append(ask, r.ID)
+		}
+	}
+	if len(ask) == 0 {
+		return out, nil
+	}
+	collabs, err := c.store.CollaboratorModes(ctx, ask, viewer.User.ID)
+	if err != nil {
+		return nil, errs.Wrap(err, "access")
+	}
+	grants, err := c.store.TeamGrantsOf(ctx, ask, viewer.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range repos {
+		r := &repos[i]
+		if _, done := out[r.ID]; !done {
+			out[r.ID] = combineModes(r, viewer, collabs[r.ID], grants[r.ID]).any()
+		}
+	}
+	return out, nil
+}
+
+// combineModes is the rule: site administrators and the owner own r;
+// others get their collaboration's mode, and what the teams of r's
+// organization reaching r give them. As in Gitea, a team with admin
+// access or more (the Owners team) owns every repository it reaches;
+// other teams give their mode per unit, at most write: repository admin
+// comes from the team's own access only, so a unit row holding admin
+// (stored by an older version) never makes its member the repository's
+// administrator. A public repository is readable by everyone but
+// restricted users.
+func combineModes(r *store.Repository, viewer *auth.Principal, collab store.AccessMode, grants []store.TeamGrant) modes {
 	var m modes
 	if viewer != nil {
 		if viewer.IsAdmin() || viewer.User.ID == r.OwnerID {
-			return modes{base: store.AccessOwner}, nil
+			return modes{base: store.AccessOwner}
 		}
-		mode, err := c.store.CollaboratorMode(ctx, r.ID, viewer.User.ID)
-		if err != nil {
-			return m, errs.Wrap(err, "access")
-		}
-		m.base = mode
-		// Teams of the owning organization (none for an individual's
-		// repository). As in Gitea, a team with admin access or more
-		// (the Owners team) owns every repository it reaches; other
-		// teams give their mode per unit, at most write: repository
-		// admin comes from the team's own access only, so a unit row
-		// holding admin (stored by an older version) never makes its
-		// member the repository's administrator.
-		var grants []store.TeamGrant
-		if owner == nil || owner.Type == store.UserTypeOrganization {
-			if grants, err = c.store.TeamGrants(ctx, r.ID, r.OwnerID, viewer.User.ID); err != nil {
-				return m, err
-			}
-		}
+		m.base = collab
 		for _, g := range grants {
 			if g.Authorize >= store.AccessAdmin {
-				return modes{base: store.AccessOwner}, nil
+				return modes{base: store.AccessOwner}
 			}
 			if m.units == nil {
 				m.units = map[int]store.AccessMode{}
@@ -247,7 +296,7 @@ func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.P
 	if !r.IsPrivate && !restricted(viewer) {
 		m.base = max(m.base, store.AccessRead)
 	}
-	return m, nil
+	return m
 }
 
 // CanWrite reports whether the caller may write the repository's content:

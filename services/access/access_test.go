@@ -91,6 +91,14 @@ func (w *world) UserVisible(_ context.Context, f store.UserFilter, id int64) (bo
 	return w.related[[2]int64{f.ViewerID, id}], nil
 }
 
+func (w *world) VisibleUserIDs(_ context.Context, f store.UserFilter, ids []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	for _, id := range ids {
+		out[id] = w.related[[2]int64{f.ViewerID, id}]
+	}
+	return out, nil
+}
+
 const (
 	idRoot = iota + 1
 	idAlice

@@ -106,25 +106,41 @@ func accountFilter(viewer *auth.Principal) store.UserFilter {
 
 // DropHidden removes from m the accounts viewer may not see, for services
 // that embed accounts found by other means (release publishers, commit
-// authors), so they show no account the viewer could not look up.
-func DropHidden[K comparable](ctx context.Context, st interface {
-	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
-}, viewer *auth.Principal, m map[K]*store.User) error {
-	seen := map[int64]bool{}
+// authors, issue posters), so they show no account the viewer could not
+// look up. The accounts the rule cannot settle alone are checked in one
+// query, however many there are (lists stay at a constant number of
+// queries per page).
+func DropHidden[K comparable](ctx context.Context, st VisibleAmong, viewer *auth.Principal, m map[K]*store.User) error {
+	f := UserFilter(viewer)
+	var ask []int64
 	for k, u := range m {
-		visible, known := seen[u.ID]
-		if !known {
-			var err error
-			if visible, err = SeesUser(ctx, st, u, viewer); err != nil {
-				return err
-			}
-			seen[u.ID] = visible
+		visible, settled := f.Settled(u)
+		switch {
+		case !settled:
+			ask = append(ask, u.ID)
+		case !visible:
+			delete(m, k)
 		}
-		if !visible {
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	visible, err := st.VisibleUserIDs(ctx, f, ask)
+	if err != nil {
+		return errs.Wrap(err, "access")
+	}
+	for k, u := range m {
+		if _, settled := f.Settled(u); !settled && !visible[u.ID] {
 			delete(m, k)
 		}
 	}
 	return nil
+}
+
+// VisibleAmong is what DropHidden reads: the visibility rule (UserFilter)
+// applied by the store to many accounts at once.
+type VisibleAmong interface {
+	VisibleUserIDs(ctx context.Context, f store.UserFilter, ids []int64) (map[int64]bool, error)
 }
 
 // notFoundOr is notFound for store.ErrNotFound, and err as an internal

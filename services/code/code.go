@@ -38,6 +38,8 @@ type Store interface {
 	UserByName(ctx context.Context, name string) (*store.User, error)
 	// UserVisible applies account visibility (users.Filter) to one account.
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+	// VisibleUserIDs applies it to the commit authors at once.
+	access.VisibleAmong
 }
 
 // Deps are the collaborators of the three services.

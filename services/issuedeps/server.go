@@ -2,7 +2,6 @@ package issuedeps
 
 import (
 	"context"
-	"errors"
 
 	issuesv1 "forge/gen/forge/issues/v1"
 	"forge/services/access"
@@ -61,20 +60,19 @@ func (s *Server) list(ctx context.Context, rel Relation, req listRequest) ([]*is
 func (s *Server) renderList(ctx context.Context, viewer *auth.Principal, from *access.Repo, list []store.Issue) ([]*issuesv1.Issue, error) {
 	type ref struct{ owner, name string }
 	refs := map[int64]ref{from.ID: {from.Owner.Name, from.Name}}
+	var others []int64
 	for i := range list {
-		id := list[i].RepoID
-		if _, ok := refs[id]; ok {
-			continue
+		if _, ok := refs[list[i].RepoID]; !ok {
+			others = append(others, list[i].RepoID)
 		}
-		r, err := s.store.RepositoryByID(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			// Deleted meanwhile: the issue is rendered without names.
-			refs[id] = ref{}
-			continue
-		}
-		if err != nil {
-			return nil, errs.Wrap(err, "load repository")
-		}
+	}
+	// One query for the page's other repositories; one deleted meanwhile
+	// is absent, and its issues are rendered without names.
+	repos, err := s.store.RepositoriesByID(ctx, others)
+	if err != nil {
+		return nil, errs.Wrap(err, "load repositories")
+	}
+	for id, r := range repos {
 		refs[id] = ref{r.OwnerName, r.Name}
 	}
 	return s.render.Issues(ctx, viewer, list, func(id int64) (string, string) { return refs[id].owner, refs[id].name })

@@ -21,9 +21,9 @@ type Store interface {
 	// ListIssueDependencies returns a page of related issues the viewer
 	// may read (opts.Visible).
 	ListIssueDependencies(ctx context.Context, opts store.DependencyListOptions) ([]store.Issue, error)
-	// RepositoryByID names the repositories of listed issues;
-	// store.ErrNotFound when gone.
-	RepositoryByID(ctx context.Context, id int64) (*store.Repository, error)
+	// RepositoriesByID names the repositories of listed issues; those
+	// gone are absent.
+	RepositoriesByID(ctx context.Context, ids []int64) (map[int64]*store.Repository, error)
 }
 
 // Relation says which way a request links issues.

@@ -14,6 +14,8 @@ import (
 type Store interface {
 	// UserByName returns store.ErrNotFound for an unknown name.
 	access.VisibilityStore
+	// VisibleUserIDs applies account visibility to a page's people at once.
+	access.VisibleAmong
 	// UsersByID loads the users among ids; unknown ids are absent.
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
 	// RepositoriesByID loads the repositories among ids.

@@ -37,7 +37,8 @@ type Store interface {
 	UpdateRelease(ctx context.Context, repoID, id int64, change func(r *store.Release) error) (*store.Release, error)
 	DeleteRelease(ctx context.Context, repoID, id int64) error
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
-	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+	// VisibleUserIDs applies account visibility to the publishers.
+	access.VisibleAmong
 	// AttachmentsOf returns the assets of releases (column "release_id"),
 	// oldest first, by release id.
 	AttachmentsOf(ctx context.Context, repoID int64, column string, ids []int64) (map[int64][]store.Attachment, error)

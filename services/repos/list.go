@@ -27,25 +27,41 @@ func (s *Service) List(ctx context.Context, opts store.RepoListOptions, viewer *
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list repositories")
 	}
+	// One query per relation for the whole page: owners, the viewer's
+	// modes, release counts and mirror records.
+	owners := make([]int64, len(found))
 	ids := make([]int64, len(found))
+	var mirrors []int64
 	for i := range found {
-		ids[i] = found[i].OwnerID
+		owners[i], ids[i] = found[i].OwnerID, found[i].ID
+		if found[i].IsMirror {
+			mirrors = append(mirrors, found[i].ID)
+		}
 	}
-	owners, err := s.store.UsersByID(ctx, ids)
+	users, err := s.store.UsersByID(ctx, owners)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "load owners")
 	}
+	modes, err := s.access.Modes(ctx, found, viewer)
+	if err != nil {
+		return nil, 0, err
+	}
+	releases, err := s.store.CountReleasesOf(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	mirrored, err := s.store.MirrorsOf(ctx, mirrors)
+	if err != nil {
+		return nil, 0, err
+	}
 	out := make([]Details, 0, len(found))
 	for i := range found {
-		mode, err := s.access.Mode(ctx, &found[i], viewer)
-		if err != nil {
-			return nil, 0, err
-		}
-		d, err := s.Details(ctx, &access.Repo{Repository: &found[i], Owner: owners[found[i].OwnerID], Mode: mode})
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, d)
+		r := &found[i]
+		out = append(out, Details{
+			Repo:     &access.Repo{Repository: r, Owner: users[r.OwnerID], Mode: modes[r.ID]},
+			Releases: releases[r.ID],
+			Mirror:   mirrored[r.ID],
+		})
 	}
 	return out, total, nil
 }

@@ -22,6 +22,10 @@ type Store interface {
 
 	// CountReleases is the number of published releases of a repository.
 	CountReleases(ctx context.Context, repoID int64) (int64, error)
+	// CountReleasesOf and MirrorsOf read them for a page of repositories
+	// at once; repositories without any are absent.
+	CountReleasesOf(ctx context.Context, repoIDs []int64) (map[int64]int64, error)
+	MirrorsOf(ctx context.Context, repoIDs []int64) (map[int64]*store.Mirror, error)
 	// MirrorByRepoID returns store.ErrNotFound when the repository is not
 	// a pull mirror.
 	MirrorByRepoID(ctx context.Context, repoID int64) (*store.Mirror, error)

@@ -299,16 +299,53 @@ func (s *Store) ListIssues(ctx context.Context, o IssueListOptions) ([]Issue, in
 	if o.Before != 0 {
 		q = q.Where("issues.updated_unix <= ?", o.Before)
 	}
-	var total int64
-	if err := q.Count(&total).Error; err != nil {
-		return nil, 0, errs.Wrap(err, "count issues")
+	total, counted, err := s.countFromCounters(ctx, o)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !counted {
+		if err := q.Count(&total).Error; err != nil {
+			return nil, 0, errs.Wrap(err, "count issues")
+		}
 	}
 	out := []Issue{}
-	err := q.Order("issues.created_unix DESC").Order("issues.id DESC").Offset(o.Offset).Limit(o.Limit).Find(&out).Error
+	err = q.Order("issues.created_unix DESC").Order("issues.id DESC").Offset(o.Offset).Limit(o.Limit).Find(&out).Error
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list issues")
 	}
 	return out, total, nil
+}
+
+// countFromCounters answers ListIssues' total from the repository's
+// counters (moved in the transaction of every issue write) when o filters
+// by nothing else than repository, state and kind: counting the rows
+// would cost as much as the repository has issues (idx_issues_repo_*
+// serve the page itself). counted is false when o needs the rows counted.
+func (s *Store) countFromCounters(ctx context.Context, o IssueListOptions) (total int64, counted bool, err error) {
+	if o.RepoID == 0 || o.Keyword != "" || o.PosterID != 0 || o.AssigneeID != 0 || o.MentionedID != 0 ||
+		len(o.LabelNames) > 0 || o.Since != 0 || o.Before != 0 {
+		return 0, false, nil
+	}
+	var r Repository
+	err = s.db.WithContext(ctx).Select("num_issues", "num_closed_issues", "num_pulls", "num_closed_pulls").
+		Where("id = ?", o.RepoID).Take(&r).Error
+	if err != nil {
+		return 0, false, errs.Wrap(notFound(err), "count issues")
+	}
+	var all, closed int
+	if o.IsPull == nil || !*o.IsPull {
+		all, closed = all+r.NumIssues, closed+r.NumClosedIssues
+	}
+	if o.IsPull == nil || *o.IsPull {
+		all, closed = all+r.NumPulls, closed+r.NumClosedPulls
+	}
+	switch o.State {
+	case "closed":
+		return int64(closed), true, nil
+	case "all":
+		return int64(all), true, nil
+	}
+	return int64(all - closed), true, nil
 }
 
 // IssueEdit is what UpdateIssue's change sees and may change: the issue

@@ -331,3 +331,50 @@ func TestMentionedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestListIssuesTotalFromCounters: a repository's unfiltered issue list
+// takes its total from the repository's counters (not a count of the
+// rows); the total is still the number of issues the list holds, by
+// state and kind, after creations, closes, reopens and deletes.
+func TestListIssuesTotalFromCounters(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "counted")
+		newRepo(t, s, "beside") // another repository's issues count not
+		for i := range 7 {
+			n := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: fmt.Sprint("i", i),
+				IsPull: i%3 == 0, IsClosed: i%2 == 0}}
+			if err := s.CreateIssue(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setClosed := func(index int64, closed bool) {
+			if _, err := s.UpdateIssue(ctx, repo.ID, index, repo.OwnerID, func(e *store.IssueEdit) error {
+				e.IsClosed = closed
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setClosed(2, true)
+		setClosed(3, false)
+		if err := s.DeleteIssue(ctx, repo.ID, 5); err != nil {
+			t.Fatal(err)
+		}
+		yes, no := true, false
+		for _, state := range []string{"", "open", "closed", "all"} {
+			for _, pull := range []*bool{nil, &yes, &no} {
+				list, total, err := s.ListIssues(ctx, store.IssueListOptions{RepoID: repo.ID, State: state, IsPull: pull, Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if total != int64(len(list)) {
+					t.Errorf("state %q pull %v: total %d, the list holds %d", state, pull, total, len(list))
+				}
+				if state == "all" && pull == nil && total != 6 {
+					t.Errorf("all issues and pulls: %d, want 6", total)
+				}
+			}
+		}
+	})
+}

@@ -42,6 +42,23 @@ func (s *Store) MirrorByRepoID(ctx context.Context, repoID int64) (*Mirror, erro
 	return &m, nil
 }
 
+// MirrorsOf is MirrorByRepoID for several repositories at once; those
+// without a mirror record are absent.
+func (s *Store) MirrorsOf(ctx context.Context, repoIDs []int64) (map[int64]*Mirror, error) {
+	out := map[int64]*Mirror{}
+	if len(repoIDs) == 0 {
+		return out, nil
+	}
+	var rows []Mirror
+	if err := s.db.WithContext(ctx).Where("repo_id IN ?", uniqueIDs(repoIDs)).Find(&rows).Error; err != nil {
+		return nil, errs.Wrap(err, "load mirrors")
+	}
+	for i := range rows {
+		out[rows[i].RepoID] = &rows[i]
+	}
+	return out, nil
+}
+
 // SetMirrorInterval changes how often a mirror is synced (0: never
 // automatically) and schedules the next sync one interval from now.
 // Returns ErrNotFound when the repository is not a mirror.

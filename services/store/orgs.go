@@ -871,3 +871,52 @@ func (s *Store) teamRepoIDs(uid int64) (explicit, allOwners *gorm.DB) {
 	allOwners = s.db.Model(&Team{}).Select("org_id").Where("includes_all_repositories = ? AND id IN (?)", true, mine)
 	return explicit, allOwners
 }
+
+// TeamGrantsOf is TeamGrants for several repositories at once (a page of
+// a repository list), in two queries; repositories uid's teams do not
+// reach are absent.
+func (s *Store) TeamGrantsOf(ctx context.Context, repoIDs []int64, uid int64) (map[int64][]TeamGrant, error) {
+	out := map[int64][]TeamGrant{}
+	if len(repoIDs) == 0 {
+		return out, nil
+	}
+	db := s.db.WithContext(ctx)
+	type row struct {
+		RepoID int64
+		Team   `gorm:"embedded"`
+	}
+	var rows []row
+	err := db.Table("teams").Select("repositories.id AS repo_id, teams.*").
+		Joins("JOIN repositories ON repositories.owner_id = teams.org_id").
+		Where("repositories.id IN ?", uniqueIDs(repoIDs)).
+		Where("teams.id IN (?)", s.db.Model(&TeamUser{}).Select("team_id").Where("uid = ?", uid)).
+		Where("(teams.includes_all_repositories = ? OR teams.id IN (SELECT team_id FROM team_repos WHERE team_repos.repo_id = repositories.id))", true).
+		Scan(&rows).Error
+	if err != nil {
+		return nil, errs.Wrap(err, "team grants")
+	}
+	if len(rows) == 0 {
+		return out, nil
+	}
+	teams := map[int64]*Team{}
+	var ptrs []*Team
+	for i := range rows {
+		if teams[rows[i].ID] == nil {
+			t := rows[i].Team
+			teams[t.ID] = &t
+			ptrs = append(ptrs, &t)
+		}
+	}
+	if err := s.loadUnits(db, ptrs); err != nil {
+		return nil, errs.Wrap(err, "team units")
+	}
+	for _, r := range rows {
+		t := teams[r.ID]
+		g := TeamGrant{Authorize: t.Authorize, Units: map[int]AccessMode{}}
+		for _, u := range t.Units {
+			g.Units[u.Type] = u.AccessMode
+		}
+		out[r.RepoID] = append(out[r.RepoID], g)
+	}
+	return out, nil
+}

@@ -266,6 +266,34 @@ func TestTeamAccessAgrees(t *testing.T) {
 		if m, err := checker.Mode(ctx, repos[1], &auth.Principal{User: ann}); err != nil || m != store.AccessOwner {
 			t.Errorf("owner's mode %v %v", m, err)
 		}
+		// A page's modes, read at once (repository lists), are the modes
+		// one by one, for every kind of viewer: collaborator, team member
+		// (explicit, all repositories, Owners), restricted, site
+		// administrator, anonymous.
+		collab := mkUsers(t, s, "collab")[0]
+		must(s.SetCollaborator(ctx, repos[1].ID, collab.ID, store.AccessWrite))
+		must(s.SetCollaborator(ctx, repos[0].ID, dev.ID, store.AccessAdmin))
+		rst := mkUsers(t, s, "rst")[0]
+		rst.Restricted = true
+		must(s.AddTeamMember(ctx, readers.ID, rst.ID))
+		admin := mkUsers(t, s, "site")[0]
+		admin.IsAdmin = true
+		page := []store.Repository{*repos[0], *repos[1], *repos[2]}
+		for _, v := range []*store.User{ann, dev, all, stranger, collab, rst, admin, nil} {
+			var p *auth.Principal
+			if v != nil {
+				p = &auth.Principal{User: v}
+			}
+			got, err := checker.Modes(ctx, page, p)
+			must(err)
+			for _, r := range repos {
+				one, err := checker.Mode(ctx, r, p)
+				must(err)
+				if got[r.ID] != one {
+					t.Errorf("%v on %s: page mode %v, one by one %v", v, r.Name, got[r.ID], one)
+				}
+			}
+		}
 	})
 }
 

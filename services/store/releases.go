@@ -196,3 +196,26 @@ func (s *Store) CountReleases(ctx context.Context, repoID int64) (int64, error) 
 		Where("repo_id = ? AND is_tag = ? AND is_draft = ?", repoID, false, false).Count(&n).Error
 	return n, err
 }
+
+// CountReleasesOf is CountReleases for several repositories at once;
+// those without releases are absent.
+func (s *Store) CountReleasesOf(ctx context.Context, repoIDs []int64) (map[int64]int64, error) {
+	out := map[int64]int64{}
+	if len(repoIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		RepoID int64
+		N      int64
+	}
+	err := s.db.WithContext(ctx).Model(&Release{}).Select("repo_id, count(*) AS n").
+		Where("repo_id IN ? AND is_tag = ? AND is_draft = ?", uniqueIDs(repoIDs), false, false).
+		Group("repo_id").Scan(&rows).Error
+	if err != nil {
+		return nil, errs.Wrap(err, "count releases")
+	}
+	for _, r := range rows {
+		out[r.RepoID] = r.N
+	}
+	return out, nil
+}

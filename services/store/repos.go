@@ -246,7 +246,8 @@ func (s *Store) keywordCond(keyword string, topicOnly bool) *gorm.DB {
 // UsersByID loads users by id (for rendering owners of many repositories).
 func (s *Store) UsersByID(ctx context.Context, ids []int64) (map[int64]*User, error) {
 	var users []User
-	if err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&users).Error; err != nil {
+	// A page names the same people many times (posters, assignees).
+	if err := s.db.WithContext(ctx).Where("id IN ?", uniqueIDs(ids)).Find(&users).Error; err != nil {
 		return nil, err
 	}
 	out := make(map[int64]*User, len(users))
@@ -268,6 +269,23 @@ func (s *Store) CollaboratorMode(ctx context.Context, repoID, userID int64) (Acc
 		return AccessNone, errs.Wrap(err, "collaborator mode")
 	}
 	return c.Mode, nil
+}
+
+// CollaboratorModes is CollaboratorMode for several repositories at once;
+// those userID does not collaborate on are absent.
+func (s *Store) CollaboratorModes(ctx context.Context, repoIDs []int64, userID int64) (map[int64]AccessMode, error) {
+	out := map[int64]AccessMode{}
+	if len(repoIDs) == 0 {
+		return out, nil
+	}
+	var rows []Collaboration
+	if err := s.db.WithContext(ctx).Where("repo_id IN ? AND user_id = ?", uniqueIDs(repoIDs), userID).Find(&rows).Error; err != nil {
+		return nil, errs.Wrap(err, "collaborator modes")
+	}
+	for _, c := range rows {
+		out[c.RepoID] = c.Mode
+	}
+	return out, nil
 }
 
 // SetCollaborator adds a collaborator or changes their mode.

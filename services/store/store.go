@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -62,6 +63,7 @@ type Store struct {
 	users    userCache
 	owned    *Owned // see Own
 	activity activityHooks
+	queries  *atomic.Int64 // see querycount.go
 }
 
 // sqliteURIPath escapes what a file: URI's path must not hold as is.
@@ -132,7 +134,11 @@ func Open(cfg config.Database) (*Store, error) {
 	sqlDB.SetMaxOpenConns(open)
 	sqlDB.SetMaxIdleConns(idle)
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
-	return &Store{db: db, postgres: cfg.Type == "postgres"}, nil
+	queries := new(atomic.Int64)
+	if err := countQueries(db, queries); err != nil {
+		return nil, err
+	}
+	return &Store{db: db, postgres: cfg.Type == "postgres", queries: queries}, nil
 }
 
 // PostgresDSN builds a libpq key/value connection string from Gitea's keys.

@@ -102,6 +102,32 @@ func (s *Store) UserVisible(ctx context.Context, f UserFilter, id int64) (bool, 
 	return n > 0, err
 }
 
+// VisibleUserIDs reports which of the accounts ids are visible under f,
+// relations included, in one query for any number of ids (lists that
+// embed their posters ask once per page).
+func (s *Store) VisibleUserIDs(ctx context.Context, f UserFilter, ids []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if f.All && !f.OnlyPublic {
+		for _, id := range ids {
+			out[id] = true
+		}
+		return out, nil
+	}
+	var found []int64
+	err := s.db.WithContext(ctx).Model(&User{}).Where("users.id IN ?", uniqueIDs(ids)).Where(s.userVisibleCond(f)).
+		Pluck("users.id", &found).Error
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range found {
+		out[id] = true
+	}
+	return out, nil
+}
+
 // RepoFilter says which repositories a viewer may list. services/access
 // builds it (access.Filter) from the same rule as Checker.Mode.
 type RepoFilter struct {

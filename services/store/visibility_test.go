@@ -114,6 +114,39 @@ func TestUserVisibilityAgrees(t *testing.T) {
 			if got := strings.Join(single, " "); got != c.want {
 				t.Errorf("%s sees one by one %q, want %q", name, got, c.want)
 			}
+			// The batched readings (lists' posters) agree too.
+			ids := make([]int64, len(all))
+			for i, u := range all {
+				ids[i] = u.ID
+			}
+			visible, err := s.VisibleUserIDs(ctx, f, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := map[int64]*store.User{}
+			for _, u := range all {
+				kept[u.ID] = u
+			}
+			if err := access.DropHidden(ctx, s, p, kept); err != nil {
+				t.Fatal(err)
+			}
+			var batch, dropped []string
+			for _, u := range all {
+				if visible[u.ID] {
+					batch = append(batch, u.Name)
+				}
+				if kept[u.ID] != nil {
+					dropped = append(dropped, u.Name)
+				}
+			}
+			sort.Strings(batch)
+			sort.Strings(dropped)
+			if got := strings.Join(batch, " "); got != c.want {
+				t.Errorf("%s sees at once %q, want %q", name, got, c.want)
+			}
+			if got := strings.Join(dropped, " "); got != c.want {
+				t.Errorf("DropHidden keeps for %s %q, want %q", name, got, c.want)
+			}
 		}
 	})
 }

@@ -40,7 +40,8 @@ type Store interface {
 // Access gives a caller's mode on listed repositories (access.Checker);
 // the repository a method acts on is resolved by the auth interceptor.
 type Access interface {
-	Mode(ctx context.Context, r *store.Repository, viewer *auth.Principal) (store.AccessMode, error)
+	// Modes reads them for the whole page at once.
+	Modes(ctx context.Context, repos []store.Repository, viewer *auth.Principal) (map[int64]store.AccessMode, error)
 }
 
 // Server implements watchv1.WatchServiceServer.
@@ -170,6 +171,10 @@ func (s *Server) watched(ctx context.Context, watcher *store.User, viewer *auth.
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "load owners")
 	}
+	modes, err := s.access.Modes(ctx, list, viewer)
+	if err != nil {
+		return nil, 0, err
+	}
 	out := make([]*reposv1.Repository, 0, len(list))
 	for i := range list {
 		r := &list[i]
@@ -177,11 +182,7 @@ func (s *Server) watched(ctx context.Context, watcher *store.User, viewer *auth.
 		if owner == nil {
 			continue
 		}
-		mode, err := s.access.Mode(ctx, r, viewer)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, s.repos.Repository(&access.Repo{Repository: r, Owner: owner, Mode: mode}, viewer))
+		out = append(out, s.repos.Repository(&access.Repo{Repository: r, Owner: owner, Mode: modes[r.ID]}, viewer))
 	}
 	return out, total, nil
 }

@@ -282,7 +282,7 @@ func uploadPackRequest(t *testing.T, s *testServer, repo, first string) (net.Con
 }
 
 // waitFor polls cond for up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {

@@ -59,7 +59,7 @@ func lsRemote(t *testing.T, url string) map[string]string {
 }
 
 // repoRecord loads owner/name from the store.
-func (s *testServer) repoRecord(t *testing.T, owner, name string) *store.Repository {
+func (s *testServer) repoRecord(t testing.TB, owner, name string) *store.Repository {
 	t.Helper()
 	ctx := context.Background()
 	u, err := s.App.Store.UserByName(ctx, owner)

@@ -10,7 +10,7 @@ import (
 
 // createRepo makes a repository owned by the token's user through the API
 // (POST /user/repos) and fails the test otherwise.
-func (s *testServer) createRepo(t *testing.T, token, name string, autoInit, private bool) {
+func (s *testServer) createRepo(t testing.TB, token, name string, autoInit, private bool) {
 	t.Helper()
 	body := `{"name":"` + name + `","auto_init":` + boolText(autoInit) + `,"private":` + boolText(private) + `}`
 	r := s.do("POST", "/api/v1/user/repos", body, "Authorization", "token "+token, "Content-Type", jsonCT)

@@ -1,0 +1,42 @@
+package store
+
+import (
+	"sync/atomic"
+
+	"gorm.io/gorm"
+)
+
+// The store counts the statements it sends through gorm: one atomic add
+// per statement, cheap enough to keep on in production, where it can back
+// a metric. Tests read it around a request to hold lists to a constant
+// number of queries per page (cmd/forge/app TestListQueriesConstant).
+
+// countQueries registers the counter on every kind of statement gorm
+// runs (finds, scans, raw statements, writes).
+func countQueries(db *gorm.DB, n *atomic.Int64) error {
+	inc := func(db *gorm.DB) {
+		// A subquery is built by running the callbacks dry: no statement.
+		if !db.DryRun {
+			n.Add(1)
+		}
+	}
+	cb := db.Callback()
+	for _, err := range []error{
+		cb.Query().Before("gorm:query").Register("forge:count", inc),
+		cb.Row().Before("gorm:row").Register("forge:count", inc),
+		cb.Raw().Before("gorm:raw").Register("forge:count", inc),
+		cb.Create().Before("gorm:create").Register("forge:count", inc),
+		cb.Update().Before("gorm:update").Register("forge:count", inc),
+		cb.Delete().Before("gorm:delete").Register("forge:count", inc),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// QueryCount is how many statements the store has sent through gorm since
+// it was opened (the prepared authentication lookup, hot.go, is not
+// among them).
+func (s *Store) QueryCount() int64 { return s.queries.Load() }
