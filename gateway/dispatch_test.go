@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -173,5 +174,29 @@ func TestRoutingCostIsFlat(t *testing.T) {
 	first, last := allocs("/api/v1/version"), allocs("/attachments/some-uuid")
 	if first > last+20 {
 		t.Errorf("GET /api/v1/version: %.0f allocations, GET /attachments/{uuid}: %.0f", first, last)
+	}
+}
+
+// TestDispatchOffWithUnknownHandler: a handler whose pattern is not in
+// the route table could take precedence over a known route, so the mux
+// routes everything, and the handler is reached.
+func TestDispatchOffWithUnknownHandler(t *testing.T) {
+	opts := withServices(Options{RootURL: "http://forge.test/"})
+	opts.Services = append(opts.Services, func(_ context.Context, mux *runtime.ServeMux, _ grpc.ClientConnInterface) error {
+		return mux.HandlePath(http.MethodGet, "/api/v1/{anything}", func(w http.ResponseWriter, _ *http.Request, p map[string]string) {
+			w.Write([]byte("extra " + p["anything"]))
+		})
+	})
+	h, err := NewHandler(opts, &recordingConn{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.(*gateway).dispatch != nil {
+		t.Fatal("dispatching with a handler it does not know")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/version", nil))
+	if rec.Code != http.StatusOK || rec.Body.String() != "extra version" {
+		t.Errorf("%d %s", rec.Code, rec.Body)
 	}
 }
