@@ -143,10 +143,9 @@ const (
 
 // metadata passes what the services need from the HTTP request itself.
 func (g *gateway) metadata(ctx context.Context, r *http.Request) metadata.MD {
-	// The keys are lower case already, as metadata.Pairs would make them.
-	md := metadata.MD{auth.MDRemoteAddr: {r.RemoteAddr}}
+	md := metadata.Pairs(auth.MDRemoteAddr, r.RemoteAddr)
 	if tok, _ := ctx.Value(queryTokenKey).(string); tok != "" {
-		md[auth.MDQueryToken] = []string{tok}
+		md.Set(auth.MDQueryToken, tok)
 	}
 	return md
 }
