@@ -54,8 +54,11 @@ type gateway struct {
 	swaggerURL string
 	json       *giteajson.Marshaler
 	mux        *runtime.ServeMux
-	proxyKey   string
-	routes     routeTable
+	// dispatch finds the mux's handler for a request without the mux's
+	// scan; nil: the mux routes everything.
+	dispatch *dispatcher
+	proxyKey string
+	routes   routeTable
 	// success is each routed method's success status, declared in its
 	// proto (successStatuses).
 	success map[string]int
@@ -85,8 +88,10 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 	if g.noLink, err = noLinkHeaders(routes); err != nil {
 		return nil, err
 	}
+	handlers := &capture{}
 	g.mux = runtime.NewServeMux(
-		runtime.WithMiddlewares(g.guard),
+		runtime.WithMiddlewares(g.guard, handlers.middleware),
+		runtime.WithUnescapingMode(muxUnescaping),
 		runtime.WithMarshalerOption("application/json", g.json),
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rejectBody{g.json, "[]: Unsupported Content-Type"}),
 		runtime.WithMarshalerOption(mimeMissing, rejectBody{g.json, "[]: Empty Content-Type"}),
@@ -113,6 +118,7 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 	if err := g.registerAttachments(cc); err != nil {
 		return nil, err
 	}
+	g.dispatch = newDispatcher(g.mux, handlers, routes)
 	return g, nil
 }
 

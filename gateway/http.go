@@ -94,7 +94,17 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	r = g.limitBody(w, r)
-	g.mux.ServeHTTP(&responseWriter{ResponseWriter: w}, r)
+	rw := &responseWriter{ResponseWriter: w}
+	if g.dispatch != nil {
+		if rt, params, ok := g.dispatch.match(r); ok {
+			// What the mux would do with its handler, middlewares included.
+			if g.admit(rw, r, rt.grpc, true) {
+				rt.handler(rw, r, params)
+			}
+			return
+		}
+	}
+	g.mux.ServeHTTP(rw, r)
 }
 
 // responseWriter drops the body grpc-gateway writes after a 204.

@@ -32,31 +32,39 @@ func (g *gateway) guard(next runtime.HandlerFunc) runtime.HandlerFunc {
 		if pat, ok := runtime.HTTPPattern(r.Context()); ok {
 			method, routed = g.routes.lookup(r.Method, pat.String())
 		}
-		// The preflight exists so that a body is never read for a caller
-		// the interceptor would refuse; without a body the interceptor
-		// gives the same answer, so bodiless requests (most reads) skip it.
-		if g.opts.Preflight != nil && r.ContentLength != 0 && routed {
-			if err := g.opts.Preflight(method, g.credentials(r)); err != nil {
-				g.writeServiceError(w, err)
-				return
-			}
+		if g.admit(w, r, method, routed) {
+			next(w, r, params)
 		}
-		max := g.opts.MaxBodySize
-		if routed && isUpload(method) {
-			// An attachment upload streams a file that may be far larger
-			// than an API body; it gets its own limit, and its read
-			// deadline bounds silence rather than the whole transfer.
-			max = g.uploadLimit()
-			if lb, ok := r.Context().Value(bodyKey{}).(*limitedBody); ok {
-				lb.forUpload(max)
-			}
-		}
-		if max > 0 && r.ContentLength > max {
-			g.writeError(w, http.StatusRequestEntityTooLarge, tooLargeMessage(max))
-			return
-		}
-		next(w, r, params)
 	}
+}
+
+// admit is the guard's check of a request routed to the gRPC method
+// (routed: the method is known); false: it has answered.
+func (g *gateway) admit(w http.ResponseWriter, r *http.Request, method string, routed bool) bool {
+	// The preflight exists so that a body is never read for a caller
+	// the interceptor would refuse; without a body the interceptor
+	// gives the same answer, so bodiless requests (most reads) skip it.
+	if g.opts.Preflight != nil && r.ContentLength != 0 && routed {
+		if err := g.opts.Preflight(method, g.credentials(r)); err != nil {
+			g.writeServiceError(w, err)
+			return false
+		}
+	}
+	max := g.opts.MaxBodySize
+	if routed && isUpload(method) {
+		// An attachment upload streams a file that may be far larger
+		// than an API body; it gets its own limit, and its read
+		// deadline bounds silence rather than the whole transfer.
+		max = g.uploadLimit()
+		if lb, ok := r.Context().Value(bodyKey{}).(*limitedBody); ok {
+			lb.forUpload(max)
+		}
+	}
+	if max > 0 && r.ContentLength > max {
+		g.writeError(w, http.StatusRequestEntityTooLarge, tooLargeMessage(max))
+		return false
+	}
+	return true
 }
 
 // uploadLimit is the body limit of attachment uploads: the largest file
