@@ -21,6 +21,10 @@ type Store interface {
 	UserByID(ctx context.Context, id int64) (*store.User, error)
 	CollaboratorMode(ctx context.Context, repoID, userID int64) (store.AccessMode, error)
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+	// AuthGeneration and RepositoryCounters serve the cache of resolved
+	// repositories (cache.go).
+	AuthGeneration(ctx context.Context) (store.Generation, error)
+	RepositoryCounters(ctx context.Context, r *store.Repository) error
 	// IssueByIndex, CommentByID and NotificationByID load the objects of
 	// the rules (store.ErrNotFound when missing).
 	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
@@ -38,6 +42,8 @@ type Checker struct {
 	noRegularOrgs bool
 	// crossRepoDeps is [service] ALLOW_CROSS_REPOSITORY_DEPENDENCIES.
 	crossRepoDeps bool
+	// cache holds the rows resolving reads (cache.go).
+	cache resolved
 }
 
 func NewChecker(s Store) *Checker { return &Checker{store: s, maxCreation: -1} }
@@ -76,30 +82,36 @@ const ReasonRepoNotFound = "REPO_NOT_FOUND"
 // owner or repository, and one the viewer may not read, are NotFound; a
 // public-only token on a private repository is PermissionDenied.
 func (c *Checker) Resolve(ctx context.Context, owner, name string, viewer *auth.Principal) (*Repo, error) {
-	o, err := VisibleUser(ctx, c.store, owner, viewer)
+	// The owner's visibility is judged before the repository's absence
+	// is told: a hidden owner is an unknown one (VisibleUser).
+	o, r, ownerMissing, err := c.lookupByName(ctx, owner, name)
+	if ownerMissing && errors.Is(err, store.ErrNotFound) {
+		return nil, UserNotFound(owner)
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, errs.Wrap(err, "access")
+	}
+	if o == nil {
+		// The repository is missing: load the owner alone to tell a
+		// hidden owner from a missing repository.
+		if _, err := VisibleUser(ctx, c.store, owner, viewer); err != nil {
+			return nil, err
+		}
+		return nil, ErrRepoNotFound
+	}
+	visible, err := SeesUser(ctx, c.store, o, viewer)
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.store.RepositoryByName(ctx, o.ID, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrRepoNotFound
-	}
-	if err != nil {
-		return nil, errs.Wrap(err, "access")
+	if !visible {
+		return nil, UserNotFound(owner)
 	}
 	return c.finish(ctx, r, o, viewer)
 }
 
 // ResolveByID is Resolve for GET /repositories/{id}.
 func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Principal) (*Repo, error) {
-	r, err := c.store.RepositoryByID(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrRepoNotFound
-	}
-	if err != nil {
-		return nil, errs.Wrap(err, "access")
-	}
-	o, err := c.store.UserByID(ctx, r.OwnerID)
+	o, r, err := c.lookupByID(ctx, id)
 	if err != nil {
 		return nil, notFoundOr(err, ErrRepoNotFound)
 	}

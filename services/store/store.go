@@ -59,6 +59,7 @@ type Store struct {
 	hotMu    sync.Mutex
 	authStmt *sql.Stmt // see hot.go
 	genStmt  *sql.Stmt
+	cntStmt  *sql.Stmt
 	users    userCache
 	owned    *Owned // see Own
 	activity activityHooks
@@ -154,6 +155,7 @@ func (s *Store) Close() error {
 	if s.authStmt != nil {
 		s.authStmt.Close()
 		s.genStmt.Close()
+		s.cntStmt.Close()
 	}
 	return sqlDB.Close()
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -119,10 +120,14 @@ func (c *cpuTimer) report(b *testing.B) {
 
 func benchHandler(b *testing.B, kind, path string, withToken bool) {
 	s := startServer(b, kind, nil)
-	if path == "/api/v1/repos/root/bench" {
-		r := s.do("POST", "/api/v1/user/repos", `{"name":"bench","private":true}`, "Authorization", "token "+s.AdminToken, "Content-Type", jsonCT)
-		if r.Status != 201 {
-			b.Fatalf("create repository: %d %s", r.Status, r.Body)
+	if strings.HasPrefix(path, "/api/v1/repos/root/") {
+		// bench is private (the token's owner reads it), pub public (for
+		// anonymous reads).
+		for _, body := range []string{`{"name":"bench","private":true}`, `{"name":"pub"}`} {
+			r := s.do("POST", "/api/v1/user/repos", body, "Authorization", "token "+s.AdminToken, "Content-Type", jsonCT)
+			if r.Status != 201 {
+				b.Fatalf("create repository: %d %s", r.Status, r.Body)
+			}
 		}
 	}
 	h := s.App.Handler()
@@ -148,6 +153,9 @@ func BenchmarkHandler(b *testing.B) {
 		b.Run(kind+"/version-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/version", true) })
 		b.Run(kind+"/user-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/user", true) })
 		b.Run(kind+"/repo-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench", true) })
+		b.Run(kind+"/repo-anonymous", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/pub", false) })
+		b.Run(kind+"/labels-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench/labels", true) })
+		b.Run(kind+"/issues-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench/issues", true) })
 	}
 }
 
