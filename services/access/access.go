@@ -84,7 +84,7 @@ const ReasonRepoNotFound = "REPO_NOT_FOUND"
 func (c *Checker) Resolve(ctx context.Context, owner, name string, viewer *auth.Principal) (*Repo, error) {
 	// The owner's visibility is judged before the repository's absence
 	// is told: a hidden owner is an unknown one (VisibleUser).
-	o, r, ownerMissing, err := c.lookupByName(ctx, owner, name)
+	gen, o, r, ownerMissing, err := c.lookupByName(ctx, owner, name)
 	if ownerMissing && errors.Is(err, store.ErrNotFound) {
 		return nil, UserNotFound(owner)
 	}
@@ -106,12 +106,12 @@ func (c *Checker) Resolve(ctx context.Context, owner, name string, viewer *auth.
 	if !visible {
 		return nil, UserNotFound(owner)
 	}
-	return c.finish(ctx, r, o, viewer)
+	return c.finish(ctx, &gen, r, o, viewer)
 }
 
 // ResolveByID is Resolve for GET /repositories/{id}.
 func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Principal) (*Repo, error) {
-	o, r, err := c.lookupByID(ctx, id)
+	gen, o, r, err := c.lookupByID(ctx, id)
 	if err != nil {
 		return nil, notFoundOr(err, ErrRepoNotFound)
 	}
@@ -122,11 +122,13 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 	if !visible {
 		return nil, ErrRepoNotFound
 	}
-	return c.finish(ctx, r, o, viewer)
+	return c.finish(ctx, &gen, r, o, viewer)
 }
 
-func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User, viewer *auth.Principal) (*Repo, error) {
-	m, err := c.modes(ctx, r, viewer, o)
+// finish computes viewer's access to r, from the cache at gen (see
+// grantsOf).
+func (c *Checker) finish(ctx context.Context, gen *store.Generation, r *store.Repository, o *store.User, viewer *auth.Principal) (*Repo, error) {
+	m, err := c.modes(ctx, gen, r, viewer, o)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +152,7 @@ func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User
 // else read on public repositories, except restricted users, who read
 // only what is shared with them (Filter is the same rule for lists).
 func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Principal) (store.AccessMode, error) {
-	m, err := c.modes(ctx, r, viewer, nil)
+	m, err := c.modes(ctx, nil, r, viewer, nil)
 	if err != nil {
 		return store.AccessNone, err
 	}
@@ -160,7 +162,7 @@ func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Pr
 // UnitMode is viewer's access to unit u of r (Mode narrowed to the unit:
 // a team may give write on code and read on issues).
 func (c *Checker) UnitMode(ctx context.Context, r *store.Repository, viewer *auth.Principal, u auth.Unit) (store.AccessMode, error) {
-	m, err := c.modes(ctx, r, viewer, nil)
+	m, err := c.modes(ctx, nil, r, viewer, nil)
 	if err != nil {
 		return store.AccessNone, err
 	}
@@ -219,18 +221,19 @@ func unitType(u auth.Unit) int {
 }
 
 // modes computes a caller's access to r; owner, when known, spares the
-// team lookup for repositories of individuals.
-func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.Principal, owner *store.User) (modes, error) {
+// team lookup for repositories of individuals; gen, when known, lets the
+// cache answer (grantsOf).
+func (c *Checker) modes(ctx context.Context, gen *store.Generation, r *store.Repository, viewer *auth.Principal, owner *store.User) (modes, error) {
 	var m modes
 	if viewer != nil {
 		if viewer.IsAdmin() || viewer.User.ID == r.OwnerID {
 			return modes{base: store.AccessOwner}, nil
 		}
-		mode, err := c.store.CollaboratorMode(ctx, r.ID, viewer.User.ID)
+		read, err := c.grantsOf(ctx, gen, r, viewer.User.ID, owner == nil || owner.Type == store.UserTypeOrganization)
 		if err != nil {
-			return m, errs.Wrap(err, "access")
+			return m, err
 		}
-		m.base = mode
+		m.base = read.collab
 		// Teams of the owning organization (none for an individual's
 		// repository). As in Gitea, a team with admin access or more
 		// (the Owners team) owns every repository it reaches; other
@@ -238,13 +241,7 @@ func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.P
 		// admin comes from the team's own access only, so a unit row
 		// holding admin (stored by an older version) never makes its
 		// member the repository's administrator.
-		var grants []store.TeamGrant
-		if owner == nil || owner.Type == store.UserTypeOrganization {
-			if grants, err = c.store.TeamGrants(ctx, r.ID, r.OwnerID, viewer.User.ID); err != nil {
-				return m, err
-			}
-		}
-		for _, g := range grants {
+		for _, g := range read.grants {
 			if g.Authorize >= store.AccessAdmin {
 				return modes{base: store.AccessOwner}, nil
 			}

@@ -191,6 +191,53 @@ func TestResolveCacheInvalidation(t *testing.T) {
 				expectStatus(t, get(p, reader), 404)
 			}
 		})
+		t.Run("collaborator changed by another process", func(t *testing.T) {
+			ownerDo(t, "POST", "/api/v1/user/repos", `{"name":"shared","private":true}`, 201)
+			path := "/api/v1/repos/rowner/shared"
+			ownerDo(t, "PUT", path+"/collaborators/reader", `{"permission":"read"}`, 204)
+			id := seen(t, path, owner, 200).ID
+			r, err := other.UserByName(ctx, "reader")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 2; i++ {
+				expectStatus(t, get(path+"/labels", reader), 200)
+			}
+			expectStatus(t, s.do("POST", path+"/labels", `{"name":"x","color":"#00aabb"}`, "Authorization", "token "+reader, "Content-Type", jsonCT), 403)
+			if err := other.SetCollaborator(ctx, id, r.ID, store.AccessWrite); err != nil {
+				t.Fatal(err)
+			}
+			expectStatus(t, s.do("POST", path+"/labels", `{"name":"x","color":"#00aabb"}`, "Authorization", "token "+reader, "Content-Type", jsonCT), 201)
+			if err := other.DeleteCollaborator(ctx, id, r.ID); err != nil {
+				t.Fatal(err)
+			}
+			expectStatus(t, get(path+"/labels", reader), 404)
+		})
+		t.Run("team changed", func(t *testing.T) {
+			ownerDo(t, "POST", "/api/v1/orgs", `{"username":"rorg"}`, 201)
+			ownerDo(t, "POST", "/api/v1/orgs/rorg/repos", `{"name":"tr","private":true}`, 201)
+			r := s.do("POST", "/api/v1/orgs/rorg/teams", `{"name":"readers","permission":"read","units_map":{"repo.code":"read","repo.issues":"read"}}`,
+				"Authorization", "token "+owner, "Content-Type", jsonCT)
+			expectStatus(t, r, 201)
+			var team struct{ ID int64 }
+			r.json(t, &team)
+			teamPath := "/api/v1/teams/" + strconv.FormatInt(team.ID, 10)
+			ownerDo(t, "PUT", teamPath+"/members/reader", "", 204)
+			ownerDo(t, "PUT", teamPath+"/repos/rorg/tr", "", 204)
+			issues := "/api/v1/repos/rorg/tr/issues"
+			for i := 0; i < 2; i++ {
+				expectStatus(t, get(issues, reader), 200)
+			}
+			ownerDo(t, "PATCH", teamPath, `{"name":"readers","units_map":{"repo.code":"read"}}`, 200)
+			if r := get(issues, reader); r.Status == 200 {
+				t.Fatalf("issues after the team lost them: %d %s", r.Status, r.Body)
+			}
+			for i := 0; i < 2; i++ {
+				expectStatus(t, get("/api/v1/repos/rorg/tr", reader), 200)
+			}
+			ownerDo(t, "DELETE", teamPath+"/members/reader", "", 204)
+			expectStatus(t, get("/api/v1/repos/rorg/tr", reader), 404)
+		})
 		t.Run("counters are fresh", func(t *testing.T) {
 			// The issue and watch writes do not invalidate the cache: the
 			// counters are read afresh on every request.

@@ -9,11 +9,13 @@ import (
 // Step0093_resource_generation adds the resource generation, a second
 // column of auth_generation's one row, which the database bumps, by
 // triggers, in the transaction of any change to a repository row that can
-// alter what resolving it answers: every column but the counters the
-// issue, watch, star and fork writes move (which would otherwise empty the
-// caches on every new issue), and every deletion. The owner's row is
-// covered by the authentication generation already (user updates and
-// deletions). Reading both in one statement (store.AuthGeneration) keeps
+// alter what resolving it answers (every column but the counters the
+// issue, watch, star and fork writes move, which would otherwise empty the
+// caches on every new issue; every deletion) and of any change to what a
+// caller's access to a repository is computed from: collaborations and
+// the teams of organizations (teams, team_users, team_units, team_repos).
+// The owner's row is covered by the authentication generation already
+// (user updates and deletions). Reading both in one statement (store.AuthGeneration) keeps
 // a request at one counter read; caches of resolved repositories are
 // valid while both are unchanged (access.Checker).
 func (History) Step0093_resource_generation(tx *gorm.DB) error {
@@ -38,6 +40,7 @@ func (History) Step0093_resource_generation(tx *gorm.DB) error {
 	}
 	when := strings.Join(changed, " OR ")
 	stmts := []string{`ALTER TABLE auth_generation ADD COLUMN resource_value bigint NOT NULL DEFAULT 0`}
+	grants := []string{"collaborations", "teams", "team_users", "team_units", "team_repos"}
 	if tx.Dialector.Name() == "postgres" {
 		stmts = append(stmts,
 			`CREATE FUNCTION bump_resource_generation() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -47,8 +50,17 @@ func (History) Step0093_resource_generation(tx *gorm.DB) error {
 			`CREATE TRIGGER repositories_resource_generation_delete AFTER DELETE ON repositories
 			FOR EACH STATEMENT EXECUTE FUNCTION bump_resource_generation()`,
 		)
+		for _, t := range grants {
+			stmts = append(stmts, `CREATE TRIGGER `+t+`_resource_generation AFTER INSERT OR UPDATE OR DELETE ON `+t+`
+			FOR EACH STATEMENT EXECUTE FUNCTION bump_resource_generation()`)
+		}
 	} else {
 		const bump = `BEGIN UPDATE auth_generation SET resource_value = resource_value + 1 WHERE id = 1; END`
+		for _, t := range grants {
+			for _, op := range []string{"INSERT", "UPDATE", "DELETE"} {
+				stmts = append(stmts, `CREATE TRIGGER `+t+`_resource_generation_`+strings.ToLower(op)+` AFTER `+op+` ON `+t+` FOR EACH ROW `+bump)
+			}
+		}
 		stmts = append(stmts,
 			`CREATE TRIGGER repositories_resource_generation_update AFTER UPDATE ON repositories FOR EACH ROW
 			WHEN `+when+` `+bump,
