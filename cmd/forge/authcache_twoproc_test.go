@@ -49,7 +49,8 @@ func TestAuthChangesSeenByOtherServeProcess(t *testing.T) {
 		}
 	}
 
-	// A removed collaborator (permissions are not cached).
+	// A removed collaborator (permissions are cached with the resolved
+	// repository).
 	expect(a, "POST", "/api/v1/user/repos", cr.token, `{"name":"sec","private":true}`, 201)
 	expect(a, "PUT", "/api/v1/repos/alice/sec/collaborators/carol", cr.token, `{"permission":"read"}`, 204)
 	warm("/api/v1/repos/alice/sec", carol, 200)

@@ -12,7 +12,8 @@ import (
 
 // TestResourceGeneration: the resource generation moves with every change
 // to a repository row that resolving it can show (name, owner, visibility,
-// units, settings) and with its deletion, in the change's own transaction,
+// units, settings), with its deletion and with collaborations, in the
+// change's own transaction,
 // and stays put for the counters the issue and watch writes move, which
 // would otherwise empty the cache of resolved repositories on every new
 // issue.
@@ -59,6 +60,8 @@ func TestResourceGeneration(t *testing.T) {
 		step("issue counters", false, func() error {
 			return s.DB().Exec("UPDATE repositories SET num_issues = num_issues + 1, num_closed_issues = num_closed_issues + 1, num_pulls = num_pulls + 1, num_stars = num_stars + 1, num_forks = num_forks + 1 WHERE id = ?", r.ID).Error
 		})
+		step("collaborator added", true, func() error { return s.SetCollaborator(ctx, r.ID, bob.ID, store.AccessRead) })
+		step("collaborator removed", true, func() error { return s.DeleteCollaborator(ctx, r.ID, bob.ID) })
 		step("made private", true, update(func(r *store.Repository) { r.IsPrivate = true }))
 		step("renamed", true, update(func(r *store.Repository) { r.Name = "renamed" }))
 		step("issues on", true, update(func(r *store.Repository) { r.HasIssues = !r.HasIssues }))
