@@ -24,12 +24,12 @@ import (
 // deletion: the owner), to a repository row (renames, transfers,
 // visibility, units, settings, deletion), to a collaboration or to the
 // teams (their access, units, members and repositories), whichever
-// process commits it,
-// so a call that starts after such a change has committed resolves on
-// the new state, in every process. The repository counters the issue,
-// watch, star and fork writes move do not move the generation; a cached
-// row's counters are reloaded on every use. Missing repositories are not
-// cached.
+// process commits it, so a call that starts after such a change has
+// committed resolves on the new state, in every process. The repository
+// counters the issue, watch, star and fork writes move do not move the
+// generation; a cached row's counters are reloaded on every use. Missing
+// repositories are not cached. Resolve called by a handler (outside the
+// interceptor's check) reads the generation afresh.
 type resolved struct {
 	mu     sync.RWMutex
 	gen    store.Generation
