@@ -12,7 +12,8 @@ import (
 // on one PostgreSQL database, each with its cache of what tokens
 // authenticate as (warmed on both). A collaborator removed, a token
 // revoked, a user deactivated through process A: the very next request on
-// process B is refused.
+// process B is refused. A repository made private, renamed or deleted
+// through A is seen so by the next request on B, anonymous or not.
 func TestAuthChangesSeenByOtherServeProcess(t *testing.T) {
 	cr := newCrashRig(t, "postgres")
 	newUser := func(name string, admin bool) string {
@@ -48,12 +49,45 @@ func TestAuthChangesSeenByOtherServeProcess(t *testing.T) {
 		}
 	}
 
-	// A removed collaborator (permissions are not cached).
+	// A removed collaborator (permissions are cached with the resolved
+	// repository).
 	expect(a, "POST", "/api/v1/user/repos", cr.token, `{"name":"sec","private":true}`, 201)
 	expect(a, "PUT", "/api/v1/repos/alice/sec/collaborators/carol", cr.token, `{"permission":"read"}`, 204)
 	warm("/api/v1/repos/alice/sec", carol, 200)
 	expect(a, "DELETE", "/api/v1/repos/alice/sec/collaborators/carol", cr.token, "", 204)
 	expect(b, "GET", "/api/v1/repos/alice/sec", carol, "", 404)
+
+	// A repository made private, renamed, deleted through A: the next
+	// anonymous request on B (resolved repositories are cached, for
+	// anonymous callers too) no longer finds it.
+	anon := func(p *serveProc, path string, want int) {
+		t.Helper()
+		resp, err := http.Get(p.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("anonymous GET %s on %s: %d, want %d", path, p.base, resp.StatusCode, want)
+		}
+	}
+	warmAnon := func(path string) {
+		t.Helper()
+		for _, p := range []*serveProc{a, b, a, b} {
+			anon(p, path, 200)
+		}
+	}
+	expect(a, "POST", "/api/v1/user/repos", cr.token, `{"name":"pub"}`, 201)
+	warmAnon("/api/v1/repos/alice/pub")
+	expect(a, "PATCH", "/api/v1/repos/alice/pub", cr.token, `{"private":true}`, 200)
+	anon(b, "/api/v1/repos/alice/pub", 404)
+	expect(a, "PATCH", "/api/v1/repos/alice/pub", cr.token, `{"private":false}`, 200)
+	warmAnon("/api/v1/repos/alice/pub")
+	expect(a, "PATCH", "/api/v1/repos/alice/pub", cr.token, `{"name":"moved"}`, 200)
+	anon(b, "/api/v1/repos/alice/pub", 404)
+	warmAnon("/api/v1/repos/alice/moved")
+	expect(a, "DELETE", "/api/v1/repos/alice/moved", cr.token, "", 204)
+	anon(b, "/api/v1/repos/alice/moved", 404)
 
 	// A revoked token.
 	warm("/api/v1/user", dave, 200)

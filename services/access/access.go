@@ -25,6 +25,10 @@ type Store interface {
 	CollaboratorModes(ctx context.Context, repoIDs []int64, userID int64) (map[int64]store.AccessMode, error)
 	TeamGrantsOf(ctx context.Context, repoIDs []int64, uid int64) (map[int64][]store.TeamGrant, error)
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
+	// AuthGeneration and RepositoryCounters serve the cache of resolved
+	// repositories (cache.go).
+	AuthGeneration(ctx context.Context) (store.Generation, error)
+	RepositoryCounters(ctx context.Context, r *store.Repository) error
 	// IssueByIndex, CommentByID and NotificationByID load the objects of
 	// the rules (store.ErrNotFound when missing).
 	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
@@ -42,6 +46,8 @@ type Checker struct {
 	noRegularOrgs bool
 	// crossRepoDeps is [service] ALLOW_CROSS_REPOSITORY_DEPENDENCIES.
 	crossRepoDeps bool
+	// cache holds the rows resolving reads (cache.go).
+	cache resolved
 }
 
 func NewChecker(s Store) *Checker { return &Checker{store: s, maxCreation: -1} }
@@ -80,30 +86,36 @@ const ReasonRepoNotFound = "REPO_NOT_FOUND"
 // owner or repository, and one the viewer may not read, are NotFound; a
 // public-only token on a private repository is PermissionDenied.
 func (c *Checker) Resolve(ctx context.Context, owner, name string, viewer *auth.Principal) (*Repo, error) {
-	o, err := VisibleUser(ctx, c.store, owner, viewer)
+	// The owner's visibility is judged before the repository's absence
+	// is told: a hidden owner is an unknown one (VisibleUser).
+	gen, o, r, ownerMissing, err := c.lookupByName(ctx, owner, name)
+	if ownerMissing && errors.Is(err, store.ErrNotFound) {
+		return nil, UserNotFound(owner)
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, errs.Wrap(err, "access")
+	}
+	if o == nil {
+		// The repository is missing: load the owner alone to tell a
+		// hidden owner from a missing repository.
+		if _, err := VisibleUser(ctx, c.store, owner, viewer); err != nil {
+			return nil, err
+		}
+		return nil, ErrRepoNotFound
+	}
+	visible, err := SeesUser(ctx, c.store, o, viewer)
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.store.RepositoryByName(ctx, o.ID, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrRepoNotFound
+	if !visible {
+		return nil, UserNotFound(owner)
 	}
-	if err != nil {
-		return nil, errs.Wrap(err, "access")
-	}
-	return c.finish(ctx, r, o, viewer)
+	return c.finish(ctx, &gen, r, o, viewer)
 }
 
 // ResolveByID is Resolve for GET /repositories/{id}.
 func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Principal) (*Repo, error) {
-	r, err := c.store.RepositoryByID(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrRepoNotFound
-	}
-	if err != nil {
-		return nil, errs.Wrap(err, "access")
-	}
-	o, err := c.store.UserByID(ctx, r.OwnerID)
+	gen, o, r, err := c.lookupByID(ctx, id)
 	if err != nil {
 		return nil, notFoundOr(err, ErrRepoNotFound)
 	}
@@ -114,11 +126,13 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 	if !visible {
 		return nil, ErrRepoNotFound
 	}
-	return c.finish(ctx, r, o, viewer)
+	return c.finish(ctx, &gen, r, o, viewer)
 }
 
-func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User, viewer *auth.Principal) (*Repo, error) {
-	m, err := c.modes(ctx, r, viewer, o)
+// finish computes viewer's access to r, from the cache at gen (see
+// grantsOf).
+func (c *Checker) finish(ctx context.Context, gen *store.Generation, r *store.Repository, o *store.User, viewer *auth.Principal) (*Repo, error) {
+	m, err := c.modes(ctx, gen, r, viewer, o)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +156,7 @@ func (c *Checker) finish(ctx context.Context, r *store.Repository, o *store.User
 // else read on public repositories, except restricted users, who read
 // only what is shared with them (Filter is the same rule for lists).
 func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Principal) (store.AccessMode, error) {
-	m, err := c.modes(ctx, r, viewer, nil)
+	m, err := c.modes(ctx, nil, r, viewer, nil)
 	if err != nil {
 		return store.AccessNone, err
 	}
@@ -152,7 +166,7 @@ func (c *Checker) Mode(ctx context.Context, r *store.Repository, viewer *auth.Pr
 // UnitMode is viewer's access to unit u of r (Mode narrowed to the unit:
 // a team may give write on code and read on issues).
 func (c *Checker) UnitMode(ctx context.Context, r *store.Repository, viewer *auth.Principal, u auth.Unit) (store.AccessMode, error) {
-	m, err := c.modes(ctx, r, viewer, nil)
+	m, err := c.modes(ctx, nil, r, viewer, nil)
 	if err != nil {
 		return store.AccessNone, err
 	}
@@ -211,24 +225,19 @@ func unitType(u auth.Unit) int {
 }
 
 // modes computes a caller's access to r; owner, when known, spares the
-// team lookup for repositories of individuals.
-func (c *Checker) modes(ctx context.Context, r *store.Repository, viewer *auth.Principal, owner *store.User) (modes, error) {
+// team lookup for repositories of individuals; gen, when known, lets the
+// cache answer (grantsOf).
+func (c *Checker) modes(ctx context.Context, gen *store.Generation, r *store.Repository, viewer *auth.Principal, owner *store.User) (modes, error) {
 	if viewer == nil || viewer.IsAdmin() || viewer.User.ID == r.OwnerID {
 		return combineModes(r, viewer, store.AccessNone, nil), nil
 	}
-	collab, err := c.store.CollaboratorMode(ctx, r.ID, viewer.User.ID)
-	if err != nil {
-		return modes{}, errs.Wrap(err, "access")
-	}
 	// Teams of the owning organization (none for an individual's
 	// repository).
-	var grants []store.TeamGrant
-	if owner == nil || owner.Type == store.UserTypeOrganization {
-		if grants, err = c.store.TeamGrants(ctx, r.ID, r.OwnerID, viewer.User.ID); err != nil {
-			return modes{}, err
-		}
+	read, err := c.grantsOf(ctx, gen, r, viewer.User.ID, owner == nil || owner.Type == store.UserTypeOrganization)
+	if err != nil {
+		return modes{}, err
 	}
-	return combineModes(r, viewer, collab, grants), nil
+	return combineModes(r, viewer, read.collab, read.grants), nil
 }
 
 // Modes is Mode for every repository of a page (repository lists), in a

@@ -2,6 +2,7 @@ package access_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	issuesv1 "forge/gen/forge/issues/v1"
@@ -28,6 +29,23 @@ type world struct {
 	inTeam  map[[2]int64]bool
 	// related are the (viewer, user) pairs a relation makes visible.
 	related map[[2]int64]bool
+	// gen moves on every read: the maps change without telling, so
+	// the checker's cache must never serve from them.
+	gen atomic.Int64
+}
+
+func (w *world) AuthGeneration(context.Context) (store.Generation, error) {
+	return store.Generation{Resource: w.gen.Add(1)}, nil
+}
+
+func (w *world) RepositoryCounters(_ context.Context, r *store.Repository) error {
+	got, err := w.RepositoryByID(context.Background(), r.ID)
+	if err != nil {
+		return err
+	}
+	r.NumWatches, r.NumStars, r.NumForks = got.NumWatches, got.NumStars, got.NumForks
+	r.NumIssues, r.NumClosedIssues, r.NumPulls, r.NumClosedPulls = got.NumIssues, got.NumClosedIssues, got.NumPulls, got.NumClosedPulls
+	return nil
 }
 
 func (w *world) UserByName(_ context.Context, name string) (*store.User, error) {

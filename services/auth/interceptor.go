@@ -31,7 +31,7 @@ type Store interface {
 	AccessTokenByHash(ctx context.Context, hash string) (*store.AccessToken, *store.User, error)
 	// AuthGeneration changes with every commit that may change what a
 	// token authenticates as (see principalCache).
-	AuthGeneration(ctx context.Context) (int64, error)
+	AuthGeneration(ctx context.Context) (store.Generation, error)
 	UserByName(ctx context.Context, name string) (*store.User, error)
 	// ClaimTOTPStep records a TOTP time step as used; false when it (or a
 	// later one) already was.
@@ -167,6 +167,8 @@ func (a *Authenticator) Authorize(ctx context.Context, method string, req any) (
 	if !ok {
 		return nil, nil, errs.Newf(errs.PermissionDenied, "method %s has no access policy", method)
 	}
+	ctx, slot := withGenerationSlot(ctx)
+	defer slot.close()
 	p, err := a.authenticate(ctx, !pol.CallerUnused)
 	if err != nil {
 		return nil, nil, err
@@ -307,10 +309,11 @@ func (a *Authenticator) byToken(ctx context.Context, plain string, method Method
 	hash := HashToken(plain)
 	// The generation is read first: what is loaded after it is at least as
 	// new as it (see principalCache).
-	gen, err := a.store.AuthGeneration(ctx)
+	g, err := CurrentGeneration(ctx, a.store)
 	if err != nil {
 		return nil, errs.Wrap(err, "read authentication generation")
 	}
+	gen := g.Auth
 	if p := a.principals.get(gen, hash, method); p != nil {
 		return p, nil
 	}

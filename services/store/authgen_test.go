@@ -22,7 +22,7 @@ func TestAuthGeneration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return g
+			return g.Auth
 		}
 		step := func(what string, moves bool, change func() error) {
 			t.Helper()

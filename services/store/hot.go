@@ -18,71 +18,103 @@ const authQuery = `SELECT t.id, t.uid, t.name, t.token_hash, t.token_last_eight,
  t.created_unix, t.updated_unix, t.last_used_unix, u.version
  FROM access_tokens t JOIN users u ON u.id = t.uid WHERE t.token_hash = ?`
 
-// generationQuery reads the authentication generation (migration 0092):
-// a short statement, as the pure-Go SQLite driver parses it on every run.
-const generationQuery = `SELECT value FROM auth_generation WHERE id = 1`
+// generationQuery reads the authentication generation (migration 0092)
+// and the resource generation (0093) in one statement: a short one, as the
+// pure-Go SQLite driver parses it on every run.
+const generationQuery = `SELECT value, resource_value FROM auth_generation WHERE id = 1`
+
+// countersQuery reads the repository counters the resource generation
+// does not follow (migration 0093): the issue, watch, star and fork
+// writes move them without invalidating anything.
+const countersQuery = `SELECT num_watches, num_stars, num_forks, num_issues, num_closed_issues,
+ num_pulls, num_closed_pulls FROM repositories WHERE id = ?`
 
 func (s *Store) prepareHot(ctx context.Context) error {
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
 	}
-	q := authQuery
-	if s.postgres {
-		q = strings.Replace(q, "?", "$1", 1)
-	}
-	stmt, err := sqlDB.PrepareContext(ctx, q)
-	if err != nil {
-		return err
-	}
-	gen, err := sqlDB.PrepareContext(ctx, generationQuery)
-	if err != nil {
-		stmt.Close()
-		return err
+	var stmts [3]*sql.Stmt
+	for i, q := range []string{authQuery, generationQuery, countersQuery} {
+		if s.postgres {
+			q = strings.Replace(q, "?", "$1", 1)
+		}
+		if stmts[i], err = sqlDB.PrepareContext(ctx, q); err != nil {
+			for _, st := range stmts[:i] {
+				st.Close()
+			}
+			return err
+		}
 	}
 	s.hotMu.Lock()
-	s.authStmt, s.genStmt = stmt, gen
+	s.authStmt, s.genStmt, s.cntStmt = stmts[0], stmts[1], stmts[2]
 	s.hotMu.Unlock()
 	return nil
 }
 
-func (s *Store) hotStatements(ctx context.Context) (auth, gen *sql.Stmt, err error) {
+func (s *Store) hotStatements(ctx context.Context) (auth, gen, counters *sql.Stmt, err error) {
 	s.hotMu.Lock()
-	auth, gen = s.authStmt, s.genStmt
+	auth, gen, counters = s.authStmt, s.genStmt, s.cntStmt
 	s.hotMu.Unlock()
 	if auth != nil {
-		return auth, gen, nil
+		return auth, gen, counters, nil
 	}
 	if err := s.prepareHot(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	s.hotMu.Lock()
 	defer s.hotMu.Unlock()
-	return s.authStmt, s.genStmt, nil
+	return s.authStmt, s.genStmt, s.cntStmt, nil
 }
 
-// AuthGeneration is the authentication generation: a number the database
-// bumps in the same transaction as any change to a user row or the
-// deletion of a token (migration 0092's triggers), whichever process
-// makes it. A cache of what tokens authenticate as is valid while this
-// number is unchanged: read it before each use, and before loading what
-// is cached under it.
-func (s *Store) AuthGeneration(ctx context.Context) (int64, error) {
-	_, stmt, err := s.hotStatements(ctx)
+// Generation is what caches of database state check before each use: two
+// numbers the database itself bumps, by triggers, in the transaction of
+// the changes they follow, whichever process makes them.
+type Generation struct {
+	// Auth moves with any change to a user row and the deletion of a
+	// token (migration 0092): what tokens authenticate as, and the
+	// owners of repositories.
+	Auth int64
+	// Resource moves with any change to a repository row but its
+	// counters, and its deletion (migration 0093).
+	Resource int64
+}
+
+// AuthGeneration reads both generations in one statement. A cache is
+// valid while the generation it follows is unchanged: read it before each
+// use, and before loading what is cached under it.
+func (s *Store) AuthGeneration(ctx context.Context) (Generation, error) {
+	_, stmt, _, err := s.hotStatements(ctx)
 	if err != nil {
-		return 0, err
+		return Generation{}, err
 	}
-	var v int64
-	if err := stmt.QueryRowContext(ctx).Scan(&v); err != nil {
-		return 0, err
+	var g Generation
+	if err := stmt.QueryRowContext(ctx).Scan(&g.Auth, &g.Resource); err != nil {
+		return Generation{}, err
 	}
-	return v, nil
+	return g, nil
+}
+
+// RepositoryCounters loads r's counters (NumWatches, NumStars, NumForks
+// and the issue and pull counts) from the database, for a row served from
+// a cache that the counters' writes do not invalidate.
+func (s *Store) RepositoryCounters(ctx context.Context, r *Repository) error {
+	_, _, stmt, err := s.hotStatements(ctx)
+	if err != nil {
+		return err
+	}
+	err = stmt.QueryRowContext(ctx, r.ID).Scan(&r.NumWatches, &r.NumStars, &r.NumForks,
+		&r.NumIssues, &r.NumClosedIssues, &r.NumPulls, &r.NumClosedPulls)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
 }
 
 // AccessTokenByHash finds a token by the SHA-256 of its value, with its
 // owner. Returns ErrNotFound for unknown tokens.
 func (s *Store) AccessTokenByHash(ctx context.Context, hash string) (*AccessToken, *User, error) {
-	stmt, _, err := s.hotStatements(ctx)
+	stmt, _, _, err := s.hotStatements(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

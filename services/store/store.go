@@ -60,6 +60,7 @@ type Store struct {
 	hotMu    sync.Mutex
 	authStmt *sql.Stmt // see hot.go
 	genStmt  *sql.Stmt
+	cntStmt  *sql.Stmt
 	users    userCache
 	owned    *Owned // see Own
 	activity activityHooks
@@ -160,6 +161,7 @@ func (s *Store) Close() error {
 	if s.authStmt != nil {
 		s.authStmt.Close()
 		s.genStmt.Close()
+		s.cntStmt.Close()
 	}
 	return sqlDB.Close()
 }

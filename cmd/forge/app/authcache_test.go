@@ -14,8 +14,9 @@ import (
 // for, and expect the very next request to be judged on the new state:
 // through the API, and through a second store on the same database (what
 // the forge command line or another forge process does), on SQLite and
-// PostgreSQL. Permissions (collaborators, teams) are not cached; the
-// collaborator case guards that.
+// PostgreSQL. Permissions (collaborators, teams) are cached with the
+// resolved repositories (resolvecache_test.go); the collaborator case
+// guards them here too.
 
 func basicAuth(user, pass string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -117,12 +118,30 @@ func (c *cpuTimer) report(b *testing.B) {
 	b.ReportMetric(float64(cpuNow()-c.start)/float64(b.N), "cpu-ns/op")
 }
 
-func benchHandler(b *testing.B, kind, path string, withToken bool) {
+// benchHandler serves GET path, anonymously (as ""), as the site
+// administrator root ("root") or as a collaborator with read access on
+// root's repositories ("collab").
+func benchHandler(b *testing.B, kind, path, as string) {
 	s := startServer(b, kind, nil)
-	if path == "/api/v1/repos/root/bench" {
-		r := s.do("POST", "/api/v1/user/repos", `{"name":"bench","private":true}`, "Authorization", "token "+s.AdminToken, "Content-Type", jsonCT)
-		if r.Status != 201 {
-			b.Fatalf("create repository: %d %s", r.Status, r.Body)
+	token := s.AdminToken
+	if strings.HasPrefix(path, "/api/v1/repos/root/") {
+		// bench is private (the token's owner reads it), pub public (for
+		// anonymous reads).
+		for _, body := range []string{`{"name":"bench","private":true}`, `{"name":"pub"}`} {
+			r := s.do("POST", "/api/v1/user/repos", body, "Authorization", "token "+s.AdminToken, "Content-Type", jsonCT)
+			if r.Status != 201 {
+				b.Fatalf("create repository: %d %s", r.Status, r.Body)
+			}
+		}
+	}
+	if as == "collab" {
+		token = s.seedUser("collab", "collab-password-1", false)
+		for _, repo := range []string{"bench", "pub"} {
+			r := s.do("PUT", "/api/v1/repos/root/"+repo+"/collaborators/collab", `{"permission":"read"}`,
+				"Authorization", "token "+s.AdminToken, "Content-Type", jsonCT)
+			if r.Status != 204 {
+				b.Fatalf("add collaborator: %d %s", r.Status, r.Body)
+			}
 		}
 	}
 	h := s.App.Handler()
@@ -130,8 +149,8 @@ func benchHandler(b *testing.B, kind, path string, withToken bool) {
 	for i := 0; i < b.N; i++ {
 		req := httptest.NewRequest("GET", path, nil)
 		req.RemoteAddr = "127.0.0.1:1234"
-		if withToken {
-			req.Header.Set("Authorization", "token "+s.AdminToken)
+		if as != "" {
+			req.Header.Set("Authorization", "token "+token)
 		}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
@@ -144,10 +163,14 @@ func benchHandler(b *testing.B, kind, path string, withToken bool) {
 
 func BenchmarkHandler(b *testing.B) {
 	for _, kind := range storetest.Backends {
-		b.Run(kind+"/version-anonymous", func(b *testing.B) { benchHandler(b, kind, "/api/v1/version", false) })
-		b.Run(kind+"/version-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/version", true) })
-		b.Run(kind+"/user-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/user", true) })
-		b.Run(kind+"/repo-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench", true) })
+		b.Run(kind+"/version-anonymous", func(b *testing.B) { benchHandler(b, kind, "/api/v1/version", "") })
+		b.Run(kind+"/version-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/version", "root") })
+		b.Run(kind+"/user-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/user", "root") })
+		b.Run(kind+"/repo-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench", "root") })
+		b.Run(kind+"/repo-collab", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench", "collab") })
+		b.Run(kind+"/repo-anonymous", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/pub", "") })
+		b.Run(kind+"/labels-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench/labels", "root") })
+		b.Run(kind+"/issues-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench/issues", "root") })
 	}
 }
 
