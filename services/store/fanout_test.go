@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -353,5 +354,67 @@ func TestActivityFanOutWhileMarking(t *testing.T) {
 	wg.Wait()
 	if len(failed) > 0 {
 		t.Fatal(failed)
+	}
+}
+
+// A user deleted while a batch names them keeps no thread: the deletion
+// locks the account first and removes the user's threads before the
+// account; a fan-out that read the watch before the deletion committed
+// must wait for it and then leave the user out, or the thread it wrote
+// would outlive the user (PostgreSQL; SQLite has one writer at a time).
+func TestActivityFanOutRacingUserDeletion(t *testing.T) {
+	s := storetest.Open(t, "postgres")
+	ctx := context.Background()
+	w := newNotifyWorld(t, s, "bob", "carol")
+	bob := w.users["bob"]
+	if _, err := s.Watch(ctx, bob.ID, w.repo.ID); err != nil {
+		t.Fatal(err)
+	}
+	issue := w.newIssue(t, "carol", false)
+	w.queue(t, issue, store.ActivityCommented, "carol", w.comment(t, issue, "carol"), 100)
+
+	// The deletion, held open after it removed bob's threads (as
+	// DeleteUser does: account locked, owned rows, then the account).
+	del := s.DB().Begin()
+	defer del.Rollback()
+	for _, q := range []string{
+		"SELECT id FROM users WHERE id = ? FOR UPDATE",
+		"DELETE FROM notifications WHERE user_id = ?",
+	} {
+		if err := del.Exec(q, bob.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.FanOutActivities(ctx, 10)
+		done <- err
+	}()
+	// Give the fan-out time to reach bob's row (it must wait there).
+	select {
+	case err := <-done:
+		done <- err
+	case <-time.After(500 * time.Millisecond):
+	}
+	for _, q := range []string{
+		"DELETE FROM watches WHERE user_id = ?",
+		"DELETE FROM users WHERE id = ?",
+	} {
+		if err := del.Exec(q, bob.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := del.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var orphans int64
+	if err := s.DB().Model(&store.Notification{}).Where("user_id = ?", bob.ID).Count(&orphans).Error; err != nil {
+		t.Fatal(err)
+	}
+	if orphans != 0 {
+		t.Errorf("%d notification threads outlived their deleted user", orphans)
 	}
 }

@@ -472,6 +472,15 @@ func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
 	args = append(args, NotificationUnread)
 	args = append(args, readArgs...)
 	args = append(args, NotificationRead, NotificationUnread, NotificationRead)
+	// A recipient's account is held (FOR KEY SHARE) until the threads
+	// commit: a deletion of that user, which locks the account before it
+	// removes the user's threads, either finishes first (and the join
+	// leaves the user out) or waits for this batch (and removes its
+	// thread). SQLite has one writer at a time.
+	lockUsers := ""
+	if s.postgres {
+		lockUsers = " FOR KEY SHARE OF users"
+	}
 	// ORDER BY: concurrent notifiers lock the threads in the same order
 	// (no deadlock). WHERE before ON CONFLICT also keeps SQLite's parser
 	// from reading ON as a join constraint.
@@ -487,9 +496,9 @@ c (issue_id, repo_id, source, comment_id, created_unix, updated_unix, uid) AS (
 INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
 SELECT c.uid, c.repo_id, c.issue_id, COALESCE(o.comment_id, c.comment_id), ?, c.source,
   COALESCE(o.updated_unix, c.updated_unix), COALESCE(o.created_unix, c.created_unix)
-FROM c LEFT JOIN o ON o.issue_id = c.issue_id AND o.user_id = c.uid
+FROM c JOIN users ON users.id = c.uid LEFT JOIN o ON o.issue_id = c.issue_id AND o.user_id = c.uid
 WHERE c.uid > 0 AND COALESCE(o.silent, 0) = 0 AND (`+strings.Join(readable, " OR ")+`)
-ORDER BY c.issue_id, c.uid
+ORDER BY c.issue_id, c.uid`+lockUsers+`
 ON CONFLICT (user_id, issue_id) DO UPDATE SET
   status = CASE WHEN notifications.status = ? THEN ? ELSE notifications.status END,
   comment_id = CASE WHEN notifications.status = ? THEN excluded.comment_id ELSE notifications.comment_id END,
