@@ -58,6 +58,17 @@ type serveProc struct {
 // startServe starts `forge serve` and waits until it answers.
 func startServe(t *testing.T, c *cli, extraEnv ...string) *serveProc {
 	t.Helper()
+	p, err := launchServe(t, c, extraEnv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// launchServe starts `forge serve` and waits until it answers; an error
+// (with the log) if it exits first or does not answer within a minute.
+func launchServe(t *testing.T, c *cli, extraEnv ...string) (*serveProc, error) {
+	t.Helper()
 	cmd := exec.Command(c.bin, "serve")
 	cmd.Dir, cmd.Env = c.dir, append(append([]string{}, c.env...), extraEnv...)
 	p := &serveProc{cmd: cmd, log: &bytes.Buffer{}, done: make(chan struct{})}
@@ -80,16 +91,16 @@ func startServe(t *testing.T, c *cli, extraEnv ...string) *serveProc {
 		if resp, err := http.Get(p.base + "/api/v1/version"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return p
+				return p, nil
 			}
 		}
 		select {
 		case <-p.done:
-			t.Fatalf("forge serve exited; log:\n%s", p.log)
+			return nil, fmt.Errorf("forge serve exited; log:\n%s", p.log)
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("forge serve did not answer; log:\n%s", p.log)
+			return nil, fmt.Errorf("forge serve did not answer; log:\n%s", p.log)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
