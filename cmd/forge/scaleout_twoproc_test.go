@@ -316,6 +316,26 @@ func TestScaleOutTwoServeProcesses(t *testing.T) {
 		}
 	}
 
+	// A private repository deleted and recreated public through A, at
+	// once: B, which has read (and cached) the old one's file, serves
+	// nothing of it through the new one. Before, B's git cache kept the
+	// old repository's objects for up to a second (or for as long as the
+	// new directory reused the old one's inode).
+	{
+		expect(a, "POST", "/api/v1/user/repos", alice, `{"name":"reborn","private":true,"auto_init":true}`, 201)
+		var file struct{ Commit struct{ SHA string } }
+		json.Unmarshal(expect(a, "POST", "/api/v1/repos/alice/reborn/contents/secret.txt", alice,
+			`{"content":"c2VjcmV0Cg==","message":"secret"}`, 201), &file)
+		old := "/api/v1/repos/alice/reborn/contents/secret.txt?ref=" + file.Commit.SHA
+		expect(b, "GET", old, alice, "", 200)
+		expect(a, "DELETE", "/api/v1/repos/alice/reborn", alice, "", 204)
+		expect(a, "POST", "/api/v1/user/repos", alice, `{"name":"reborn","auto_init":true}`, 201)
+		if code, body := anonCall(b, old); code != 404 {
+			t.Fatalf("B serves the deleted repository's file to anyone: %d %.300s", code, body)
+		}
+		same("/api/v1/repos/alice/reborn/contents", alice)
+	}
+
 	// Access changes through one, refused by the other.
 	{
 		warm := func(path, token string, want int) {
@@ -390,6 +410,17 @@ func serveOnFreshPorts(t *testing.T, c *cli) *serveProc {
 			t.Fatal(err)
 		}
 	}
+}
+
+// anonCall sends a GET without credentials.
+func anonCall(p *serveProc, path string) (int, []byte) {
+	resp, err := http.Get(p.base + path)
+	if err != nil {
+		return 0, []byte(err.Error())
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, body
 }
 
 // basicCall sends a request signed in with a password.

@@ -78,6 +78,9 @@ func (d *Deps) resolve(ctx context.Context) (*repo, error) {
 	if err != nil {
 		return nil, errs.Wrap(err, "repository path")
 	}
+	// The path may hold a newer repository than the git cache last saw
+	// there (another process deleted and recreated it).
+	d.Git.Identify(path, r.ID)
 	return &repo{Repo: r, path: path, caller: caller}, nil
 }
 

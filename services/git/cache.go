@@ -20,8 +20,9 @@ import (
 // repository says nothing about another (a private repository's objects
 // must not show through a public one); deleting or renaming any
 // repository bumps the epoch, and a repository deleted and recreated by
-// another forge process gets a new generation within identityCheck, so a
-// repository at the same path never sees its predecessor's entries.
+// another forge process gets a new generation at the first request that
+// names its database id (Identify), so a repository at the same path
+// never sees its predecessor's entries.
 
 const defaultCacheBytes = 64 << 20
 
@@ -109,8 +110,12 @@ func (s *Store) cacheKey(path, kind, id string) string {
 // repoIdentities tells apart successive repositories at one path when
 // another forge process deleted and recreated it (Delete and Rename in
 // this process bump the epoch instead): each path gets a generation that
-// changes when the directory at the path is a different one. The
-// directory is looked at again at most once per identityCheck.
+// changes when the repository at the path is a different one. Two signs
+// tell: the database id the request layer names with Identify, on every
+// request, which changes with any recreation; and, for callers that name
+// none, the directory itself (a new inode), looked at again at most once
+// per identityCheck (a directory can reuse the inode of a deleted one, so
+// that alone is not enough).
 type repoIdentities struct {
 	mu   sync.Mutex
 	m    map[string]*repoIdentity
@@ -121,6 +126,36 @@ type repoIdentity struct {
 	fi      os.FileInfo
 	gen     int64
 	checked time.Time
+	repoID  int64 // the last id named by Identify; 0: none since the generation began
+}
+
+// Identify tells the Store that the repository at path is the one the
+// database knows by repoID, as read for the current request. When the
+// path last held another repository (deleted and recreated by another
+// process: a new id), results cached for it are not used again; calls
+// made for requests that name repoID afterwards see only this one's.
+func (s *Store) Identify(path string, repoID int64) {
+	dir, err := filepath.Abs(path)
+	if err != nil {
+		dir = path
+	}
+	s.repoIDs.identify(dir, repoID)
+}
+
+func (r *repoIdentities) identify(dir string, repoID int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id := r.m[dir]; id != nil && id.repoID == repoID {
+		return
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		delete(r.m, dir) // nothing there: generation looks again
+		return
+	}
+	// A generation begun without an id may hold another repository's
+	// results: a new one starts.
+	r.start(dir, fi, time.Now()).repoID = repoID
 }
 
 const maxIdentities = 4096
@@ -145,10 +180,16 @@ func (r *repoIdentities) generation(dir string) int64 {
 		id.checked = now
 		return id.gen
 	}
+	return r.start(dir, fi, now).gen
+}
+
+// start begins a new generation for the directory fi at dir.
+func (r *repoIdentities) start(dir string, fi os.FileInfo, now time.Time) *repoIdentity {
 	if r.m == nil || len(r.m) >= maxIdentities {
 		r.m = map[string]*repoIdentity{}
 	}
 	r.next++
-	r.m[dir] = &repoIdentity{fi: fi, gen: r.next, checked: now}
-	return r.next
+	id := &repoIdentity{fi: fi, gen: r.next, checked: now}
+	r.m[dir] = id
+	return id
 }

@@ -490,3 +490,39 @@ func TestCacheRepositoryRecreatedElsewhere(t *testing.T) {
 		t.Fatalf("commit of the deleted repository: %v", err)
 	}
 }
+
+// The same, inside identityCheck and whatever inode the new directory
+// gets: the request layer names the database id of the repository it
+// resolved (Identify), and a new id leaves the old results unused.
+func TestCacheRepositoryRecreatedElsewhereIdentified(t *testing.T) {
+	defer func(d time.Duration) { identityCheck = d }(identityCheck)
+	identityCheck = time.Hour
+	s, path, first := poolFixture(t, 1)
+	ctx := context.Background()
+	s.Identify(path, 1)
+	old := blobSHA(t, s, path, first, "f000")
+	if got := readAll(t)(s.OpenBlobBySHA(ctx, path, old)); got != "content 0\n" {
+		t.Fatal(got)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	gitCmd(t, filepath.Dir(path), "init", "--bare", "-q", "-b", "main", path)
+	if _, err := s.InitialCommit(ctx, path, "main", map[string][]byte{"g": []byte("new\n")}, testAuthor, "again"); err != nil {
+		t.Fatal(err)
+	}
+	s.Identify(path, 2)
+	if _, _, err := s.OpenBlobBySHA(ctx, path, old); !isErr(err, ErrNotFound) {
+		t.Fatalf("blob of the deleted repository: %v", err)
+	}
+	if _, err := s.Resolve(ctx, path, first); !isErr(err, ErrNotFound) {
+		t.Fatalf("commit of the deleted repository: %v", err)
+	}
+	// The same id again keeps the generation (and what is cached).
+	dir, _ := filepath.Abs(path)
+	gen := s.repoIDs.generation(dir)
+	s.Identify(path, 2)
+	if again := s.repoIDs.generation(dir); again != gen {
+		t.Fatalf("generation %d, then %d for the same repository", gen, again)
+	}
+}

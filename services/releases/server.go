@@ -48,6 +48,8 @@ type Store interface {
 // sentinels (ErrNotFound, ErrInvalid, ErrAlreadyExists, ErrConflict).
 type Git interface {
 	RepoPath(owner, name string) (string, error)
+	// Identify names the database repository at path (see git.Store).
+	Identify(path string, repoID int64)
 	IsEmpty(ctx context.Context, path string) (bool, error)
 	ResolveRef(ctx context.Context, path, ref string) (string, error)
 	ListTags(ctx context.Context, path string) ([]git.Tag, error)
@@ -93,6 +95,7 @@ func (s *Server) resolve(ctx context.Context) (*repo, error) {
 	if err != nil {
 		return nil, gitErr(err)
 	}
+	s.git.Identify(path, r.ID)
 	return &repo{Repo: r, viewer: auth.FromContext(ctx), path: path}, nil
 }
 
