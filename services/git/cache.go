@@ -133,29 +133,35 @@ type repoIdentity struct {
 // database knows by repoID, as read for the current request. When the
 // path last held another repository (deleted and recreated by another
 // process: a new id), results cached for it are not used again; calls
-// made for requests that name repoID afterwards see only this one's.
+// made for requests that name repoID afterwards see only this one's, and
+// idle cat-file readers started in the old one (which keep its packs
+// open, and pass the inode check when the inode was reused) are stopped.
 func (s *Store) Identify(path string, repoID int64) {
 	dir, err := filepath.Abs(path)
 	if err != nil {
 		dir = path
 	}
-	s.repoIDs.identify(dir, repoID)
+	if s.repoIDs.identify(dir, repoID) {
+		s.forgetReaders(dir)
+	}
 }
 
-func (r *repoIdentities) identify(dir string, repoID int64) {
+// identify reports whether a new generation began.
+func (r *repoIdentities) identify(dir string, repoID int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if id := r.m[dir]; id != nil && id.repoID == repoID {
-		return
+		return false
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
 		delete(r.m, dir) // nothing there: generation looks again
-		return
+		return false
 	}
 	// A generation begun without an id may hold another repository's
 	// results: a new one starts.
 	r.start(dir, fi, time.Now()).repoID = repoID
+	return true
 }
 
 const maxIdentities = 4096

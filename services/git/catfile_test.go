@@ -526,3 +526,42 @@ func TestCacheRepositoryRecreatedElsewhereIdentified(t *testing.T) {
 		t.Fatalf("generation %d, then %d for the same repository", gen, again)
 	}
 }
+
+// A pooled cat-file reader keeps the packs of the repository it started
+// in open: when another process recreated the repository and the new
+// directory reused the old one's inode (simulated here), only the new
+// database id tells, and the reader is not used again.
+func TestReadersOfRepositoryRecreatedElsewhere(t *testing.T) {
+	defer func(d time.Duration) { identityCheck = d }(identityCheck)
+	identityCheck = time.Hour
+	s, path, first := poolFixture(t, 1)
+	ctx := context.Background()
+	gitCmd(t, path, "repack", "-a", "-d", "-q")
+	s.Identify(path, 1)
+	old := blobSHA(t, s, path, first, "f000")
+	if got := readAll(t)(s.OpenBlobBySHA(ctx, path, old)); got != "content 0\n" {
+		t.Fatal(got)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	gitCmd(t, filepath.Dir(path), "init", "--bare", "-q", "-b", "main", path)
+	dir, _ := filepath.Abs(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.readers.mu.Lock()
+	pooled := len(s.readers.idle[dir])
+	for _, c := range s.readers.idle[dir] {
+		c.dirID = fi // as if the new directory had the old inode
+	}
+	s.readers.mu.Unlock()
+	if pooled == 0 {
+		t.Fatal("no pooled reader")
+	}
+	s.Identify(path, 2)
+	if _, _, err := s.OpenBlobBySHA(ctx, path, old); !isErr(err, ErrNotFound) {
+		t.Fatalf("blob of the deleted repository: %v", err)
+	}
+}
