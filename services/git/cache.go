@@ -134,34 +134,31 @@ type repoIdentity struct {
 // path last held another repository (deleted and recreated by another
 // process: a new id), results cached for it are not used again; calls
 // made for requests that name repoID afterwards see only this one's, and
-// idle cat-file readers started in the old one (which keep its packs
-// open, and pass the inode check when the inode was reused) are stopped.
+// cat-file readers started in the old one (which keep its packs open,
+// and pass the inode check when the inode was reused) are not reused
+// (getReader compares generations).
 func (s *Store) Identify(path string, repoID int64) {
 	dir, err := filepath.Abs(path)
 	if err != nil {
 		dir = path
 	}
-	if s.repoIDs.identify(dir, repoID) {
-		s.forgetReaders(dir)
-	}
+	s.repoIDs.identify(dir, repoID)
 }
 
-// identify reports whether a new generation began.
-func (r *repoIdentities) identify(dir string, repoID int64) bool {
+func (r *repoIdentities) identify(dir string, repoID int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if id := r.m[dir]; id != nil && id.repoID == repoID {
-		return false
+		return
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
 		delete(r.m, dir) // nothing there: generation looks again
-		return false
+		return
 	}
 	// A generation begun without an id may hold another repository's
 	// results: a new one starts.
 	r.start(dir, fi, time.Now()).repoID = repoID
-	return true
 }
 
 const maxIdentities = 4096

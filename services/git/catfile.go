@@ -38,6 +38,7 @@ const (
 type catFile struct {
 	dir    string      // absolute git dir (the pool key)
 	dirID  os.FileInfo // identity of dir when started: a recreated repository gets new readers
+	gen    int64       // the cache generation of dir when started (see repoIdentities)
 	cmd    *limitedCmd
 	cancel context.CancelFunc
 	stdin  *bufio.Writer
@@ -97,6 +98,10 @@ func (s *Store) getReader(ctx context.Context, path string) (*catFile, error) {
 	if err != nil {
 		return nil, notFoundf("repository %s", filepath.Base(path))
 	}
+	// A reader started in another generation of dir may have served a
+	// repository another process has since replaced (keeping its packs
+	// open), even when the new directory reused the old inode.
+	gen := s.repoIDs.generation(dir)
 	p := &s.readers
 	max, _ := p.limits()
 	for {
@@ -111,7 +116,7 @@ func (s *Store) getReader(ctx context.Context, path string) (*catFile, error) {
 			if len(p.idle[dir]) == 0 {
 				delete(p.idle, dir)
 			}
-			if os.SameFile(c.dirID, st) {
+			if os.SameFile(c.dirID, st) && c.gen == gen {
 				p.mu.Unlock()
 				c.reused = true
 				return c, nil
@@ -128,6 +133,9 @@ func (s *Store) getReader(ctx context.Context, path string) (*catFile, error) {
 			p.open++
 			p.mu.Unlock()
 			c, err := s.startReader(dir, st)
+			if err == nil {
+				c.gen = gen
+			}
 			if err != nil {
 				p.mu.Lock()
 				p.open--

@@ -542,6 +542,20 @@ func TestReadersOfRepositoryRecreatedElsewhere(t *testing.T) {
 	if got := readAll(t)(s.OpenBlobBySHA(ctx, path, old)); got != "content 0\n" {
 		t.Fatal(got)
 	}
+	// Two readers that have opened the packs: one idle in the pool, one
+	// in use while the repository is replaced (returned afterwards).
+	busy, err := s.getReader(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle, err := s.getReader(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if infos, err := idle.infos([]string{old}); err != nil || infos[0].Type != "blob" {
+		t.Fatal(infos, err)
+	}
+	s.putReader(idle)
 	if err := os.RemoveAll(path); err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +567,7 @@ func TestReadersOfRepositoryRecreatedElsewhere(t *testing.T) {
 	}
 	s.readers.mu.Lock()
 	pooled := len(s.readers.idle[dir])
-	for _, c := range s.readers.idle[dir] {
+	for _, c := range append(s.readers.idle[dir], busy) {
 		c.dirID = fi // as if the new directory had the old inode
 	}
 	s.readers.mu.Unlock()
@@ -561,6 +575,7 @@ func TestReadersOfRepositoryRecreatedElsewhere(t *testing.T) {
 		t.Fatal("no pooled reader")
 	}
 	s.Identify(path, 2)
+	s.putReader(busy)
 	if _, _, err := s.OpenBlobBySHA(ctx, path, old); !isErr(err, ErrNotFound) {
 		t.Fatalf("blob of the deleted repository: %v", err)
 	}
