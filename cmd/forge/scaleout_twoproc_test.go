@@ -27,7 +27,8 @@ import (
 // processes answers the same bytes (bodies compared raw, nothing
 // normalised; headers such as Date are not compared); a change committed
 // through one process (push, token revocation, collaborator and team
-// membership) is what the other's next request sees; the notification
+// membership, a repository deleted and recreated) is what the other's
+// next request sees; the notification
 // fan-out, run by both processes' notifiers, writes one thread per issue
 // and watcher.
 func TestScaleOutTwoServeProcesses(t *testing.T) {
