@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/config"
 	"forge/services/store/storetest"
 )
 
@@ -216,5 +217,31 @@ func BenchmarkAuthorizeToken(b *testing.B) {
 			}
 			cpu.report(b)
 		})
+	}
+}
+
+// BenchmarkColdStart is app.New and Serve on an empty data directory
+// (SQLite) up to the first 200 of /api/healthz, in process, so a CPU
+// profile shows what start-up spends (the binary's own figure is
+// cmd/forge TestColdStart).
+func BenchmarkColdStart(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		cfg := config.Default()
+		cfg.Server.AppDataPath = b.TempDir()
+		cfg.Repository.Root = cfg.Server.AppDataPath + "/repositories"
+		cfg.Security.SecretKey = "test-secret-key"
+		b.StartTimer()
+		s := serveConfig(b, cfg, nil)
+		for {
+			resp, err := http.Get(s.URL + "/api/healthz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					break
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 }
