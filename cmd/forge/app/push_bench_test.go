@@ -81,7 +81,7 @@ func benchPush(b *testing.B, kind string, branches int) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("update-ref: %v\n%s", err, out)
 	}
-	git("push", "-q", "origin", "--all")
+	git("-c", "http.postBuffer=104857600", "push", "-q", "origin", "--all") // one request: no rewind on a retry
 	if r := s.do("GET", "/api/v1/repos/root/many/branches?limit=1", "", "Authorization", "token "+s.AdminToken); r.Status != 200 {
 		b.Fatalf("branches: %d %s", r.Status, r.Body)
 	}
