@@ -49,8 +49,11 @@
 // brought in step by reading just those refs (BranchesByName, from the
 // ref files), and the reconciler re-reads only journaled refs. What still
 // grows with the number of refs is git's own: the ref advertisement the
-// client asks for and receive-pack's connectivity check (`--not --all`).
-// cmd/forge/app BenchmarkPush measures it with 10 and 10,000 branches.
+// client asks for and receive-pack's connectivity check (`--not --all`),
+// which reads every loose ref file; so after each push HousekeepLater
+// packs the refs it left loose (and runs `git gc --auto`) in the
+// background, one run per repository at a time. cmd/forge/app
+// BenchmarkPush measures a push with 10 and 10,000 branches.
 //
 // The package knows nothing about HTTP authentication, permissions or the
 // database. The smart HTTP entry points (AdvertiseRefs, UploadPack,
