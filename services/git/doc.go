@@ -43,6 +43,18 @@
 // reference-transaction hook journals every ref move (journal.go) so the
 // database's records of refs can be reconciled after a crash.
 //
+// A push costs forge work proportional to the refs it changed, not to the
+// refs the repository holds: receive-pack's post-receive hook hands over
+// git's own list of updated refs (ReceivePack), the branch records are
+// brought in step by reading just those refs (BranchesByName, from the
+// ref files), and the reconciler re-reads only journaled refs. What still
+// grows with the number of refs is git's own: the ref advertisement the
+// client asks for and receive-pack's connectivity check (`--not --all`),
+// which reads every loose ref file; so after each push HousekeepLater
+// packs the refs it left loose (and runs `git gc --auto`) in the
+// background, one run per repository at a time. cmd/forge/app
+// BenchmarkPush measures a push with 10 and 10,000 branches.
+//
 // The package knows nothing about HTTP authentication, permissions or the
 // database. The smart HTTP entry points (AdvertiseRefs, UploadPack,
 // ReceivePack) take an io.Reader and an io.Writer so the HTTP layer can

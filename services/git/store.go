@@ -87,6 +87,7 @@ type Store struct {
 	// symlinks resolved, as the journal hook records repository paths.
 	journalDir string
 	realRoot   string
+	housekeep  housekeeping // background Housekeep after pushes (housekeep.go)
 }
 
 // New returns a Store rooted at root, creating root and forge's internal
@@ -323,9 +324,9 @@ func (s *Store) IsEmpty(ctx context.Context, path string) (bool, error) {
 
 // Housekeep runs `git gc --auto` in the foreground and packs loose refs.
 // ReceivePack disables git's automatic gc (which would detach into the
-// background), so a scheduler should call this periodically or after
-// pushes. Packed refs keep git's per-push connectivity check cheap in
-// repositories with many branches.
+// background); the push path calls HousekeepLater instead. Packed refs
+// keep git's per-push connectivity check cheap in repositories with many
+// branches.
 func (s *Store) Housekeep(ctx context.Context, path string) error {
 	if err := s.checkRepo(path); err != nil {
 		return err

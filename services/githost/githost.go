@@ -115,5 +115,8 @@ func (ss *Session) Run(ctx context.Context, body io.Reader, w io.Writer, gitProt
 		// reconciler (woken by Apply) records them once the database answers.
 		slog.Error("record pushed branches", "repo", ss.repo.ID, "err", err)
 	}
+	// Off the request: pack the refs the push left loose (and gc), so the
+	// next push's connectivity check stays cheap with many branches.
+	ss.svc.git.HousekeepLater(ss.path)
 	return nil
 }

@@ -2,6 +2,7 @@ package issues
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,8 +29,9 @@ type NewIssue struct {
 // Create opens an issue in r posted by caller. Assignees and labels come
 // from writers only: the policy declares them writer fields, cleared for
 // others as Gitea drops them silently. Each assignee must exist (422) and
-// be able to write the repository (422).
-func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Principal, in NewIssue) (*store.Issue, error) {
+// be able to write the repository (422). It returns what was stored:
+// the issue with its number, and its assignees' ids in order, once each.
+func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Principal, in NewIssue) (*store.NewIssue, error) {
 	n := &store.NewIssue{Issue: store.Issue{
 		RepoID: r.ID, PosterID: caller.ID(), Title: strings.TrimSpace(in.Title), Content: in.Body, IsClosed: in.Closed,
 	}}
@@ -42,7 +44,7 @@ func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Princ
 	if err := s.store.CreateIssue(ctx, n); err != nil {
 		return nil, errs.Replace(err, store.ErrNotFound, errIssueNotFound)
 	}
-	return &n.Issue, nil
+	return n, nil
 }
 
 // assignees resolves user names to ids of users who may be assigned in r.
@@ -69,7 +71,9 @@ func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Pr
 		if !ok {
 			return nil, errs.Newf(errs.Invalid, "user does not have access to repo [user_id: %d, repo_name: %s]", u.ID, r.Name)
 		}
-		ids = append(ids, u.ID)
+		if !slices.Contains(ids, u.ID) { // named twice: assigned once
+			ids = append(ids, u.ID)
+		}
 	}
 	return ids, nil
 }

@@ -115,14 +115,19 @@ func (s *Server) CreateIssue(ctx context.Context, req *issuesv1.CreateIssueReque
 	if a := req.GetAssignee(); a != "" {
 		names = append([]string{a}, names...)
 	}
-	is, err := s.svc.Create(ctx, r, auth.FromContext(ctx), NewIssue{
+	n, err := s.svc.Create(ctx, r, auth.FromContext(ctx), NewIssue{
 		Title: req.GetTitle(), Body: req.GetBody(), Assignees: names, Closed: req.GetClosed(),
 		Labels: req.GetLabels(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.one(ctx, r, is)
+	var out *issuesv1.Issue
+	if len(n.LabelIDs) == 0 {
+		out, err = s.view.created(ctx, auth.FromContext(ctx), &n.Issue, n.AssigneeIDs, ref(r))
+	} else {
+		out, err = s.one(ctx, r, &n.Issue)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -99,6 +99,20 @@ func (v view) issues(ctx context.Context, viewer *auth.Principal, list []store.I
 	return out, nil
 }
 
+// created renders an issue that was just created without labels: it has
+// no attachments yet and its assignees are the ones it was created with
+// (ids in assignment order, without repeats), so only the people are
+// read, not the three lists issues reads for a page.
+func (v view) created(ctx context.Context, viewer *auth.Principal, is *store.Issue, assignees []int64, r repoRef) (*issuesv1.Issue, error) {
+	found, err := v.people(ctx, viewer, append([]int64{is.PosterID}, assignees...))
+	if err != nil {
+		return nil, err
+	}
+	out := v.issue(is, r, found, assignees, nil)
+	out.Assets = attachments.Views(v.root, nil)
+	return out, nil
+}
+
 func (v view) issue(is *store.Issue, r repoRef, people map[int64]*store.User, assignees []int64, labels []store.Label) *issuesv1.Issue {
 	kind := "/issues/"
 	if is.IsPull {

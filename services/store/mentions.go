@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"forge/services/errs"
 )
@@ -36,21 +35,18 @@ func mentionedNames(text string) []string {
 }
 
 // addMentions records the existing users text mentions on the issue, in
-// tx (duplicates are ignored).
+// tx (duplicates are ignored), with one statement whatever the number of
+// names: the lookup of the users and the inserts are one INSERT … SELECT.
 func addMentions(tx *gorm.DB, repoID, issueID int64, text string) error {
 	names := mentionedNames(text)
 	if len(names) == 0 {
 		return nil
 	}
-	var ids []int64
-	if err := tx.Model(&User{}).Where("lower_name IN ?", names).Pluck("id", &ids).Error; err != nil {
-		return errs.Wrap(err, "find mentioned users")
-	}
-	for _, id := range ids {
-		m := IssueMention{RepoID: repoID, IssueID: issueID, UserID: id}
-		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&m).Error; err != nil {
-			return errs.Wrap(err, "record mention")
-		}
+	err := tx.Exec(`INSERT INTO issue_mentions (repo_id, issue_id, user_id)
+SELECT ?, ?, id FROM users WHERE lower_name IN ?
+ON CONFLICT DO NOTHING`, repoID, issueID, names).Error
+	if err != nil {
+		return errs.Wrap(err, "record mention")
 	}
 	return nil
 }

@@ -260,6 +260,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	defer cancel()
 	srv.Shutdown(shutdown)
 	a.grpc.GracefulStop()
+	a.Git.StopHousekeeping() // no git left running in the data directory
 	stopSched()
 	<-schedDone
 	<-sweepDone

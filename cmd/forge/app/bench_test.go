@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	usersv1 "forge/gen/forge/users/v1"
+	"forge/services/config"
 	"forge/services/store/storetest"
 )
 
@@ -171,7 +172,32 @@ func BenchmarkHandler(b *testing.B) {
 		b.Run(kind+"/repo-anonymous", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/pub", "") })
 		b.Run(kind+"/labels-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench/labels", "root") })
 		b.Run(kind+"/issues-token", func(b *testing.B) { benchHandler(b, kind, "/api/v1/repos/root/bench/issues", "root") })
+		b.Run(kind+"/create-issue-token", func(b *testing.B) { benchCreateIssue(b, kind) })
 	}
+}
+
+// benchCreateIssue serves POST /repos/root/bench/issues as root, one new
+// issue per iteration (with a mention, so the body is parsed as in use).
+func benchCreateIssue(b *testing.B, kind string) {
+	s := startServer(b, kind, nil)
+	if r := s.do("POST", "/api/v1/user/repos", `{"name":"bench"}`, "Authorization", "token "+s.AdminToken, "Content-Type", jsonCT); r.Status != 201 {
+		b.Fatalf("create repository: %d %s", r.Status, r.Body)
+	}
+	h := s.App.Handler()
+	body := `{"title":"a bug","body":"It breaks when @root opens it.\n\nSteps: open, click."}`
+	cpu := startCPU(b)
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest("POST", "/api/v1/repos/root/bench/issues", strings.NewReader(body))
+		req.RemoteAddr = "127.0.0.1:1234"
+		req.Header.Set("Authorization", "token "+s.AdminToken)
+		req.Header.Set("Content-Type", jsonCT)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 201 {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+	cpu.report(b)
 }
 
 // BenchmarkAuthorizeToken is the interceptor's check of a token-authenticated
@@ -191,5 +217,31 @@ func BenchmarkAuthorizeToken(b *testing.B) {
 			}
 			cpu.report(b)
 		})
+	}
+}
+
+// BenchmarkColdStart is app.New and Serve on an empty data directory
+// (SQLite) up to the first 200 of /api/healthz, in process, so a CPU
+// profile shows what start-up spends (the binary's own figure is
+// cmd/forge TestColdStart).
+func BenchmarkColdStart(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		cfg := config.Default()
+		cfg.Server.AppDataPath = b.TempDir()
+		cfg.Repository.Root = cfg.Server.AppDataPath + "/repositories"
+		cfg.Security.SecretKey = "test-secret-key"
+		b.StartTimer()
+		s := serveConfig(b, cfg, nil)
+		for {
+			resp, err := http.Get(s.URL + "/api/healthz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					break
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 }
