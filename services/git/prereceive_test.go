@@ -50,3 +50,40 @@ func TestPushRefusesOverlongRefNames(t *testing.T) {
 		t.Fatalf("refs after an accepted push: %q", refs)
 	}
 }
+
+// A pushed branch or tag name that is not UTF-8 text (git allows any
+// byte beyond ASCII) is refused by the pre-receive hook: no record could
+// hold it on PostgreSQL. A UTF-8 name beyond ASCII is accepted.
+func TestPushRefusesRefNamesThatAreNotUTF8(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	path := newRepo(t, s, "O", "R")
+	if _, err := s.InitialCommit(ctx, path, "main", map[string][]byte{"README.md": []byte("# r\n")}, testAuthor, "Initial commit"); err != nil {
+		t.Fatal(err)
+	}
+	_, base := startGitServer(t, s)
+	work := filepath.Join(t.TempDir(), "work")
+	gitCmd(t, "", "clone", "--quiet", base+"/o/r.git", work)
+
+	bad := "latin1-caf\xe9"
+	gitCmd(t, work, "branch", bad)
+	gitCmd(t, work, "tag", "t-\xff")
+	if out, err := gitCmdErr(t, work, nil, "push", "origin", bad); err == nil {
+		t.Fatalf("push of a branch name that is not UTF-8 succeeded: %s", out)
+	} else if !strings.Contains(err.Error(), "not UTF-8") {
+		t.Errorf("refusal does not say why: %v", err)
+	}
+	if _, err := gitCmdErr(t, work, nil, "push", "origin", "t-\xff"); err == nil {
+		t.Fatal("push of a tag name that is not UTF-8 succeeded")
+	}
+	if refs := gitCmd(t, path, "for-each-ref", "--format=%(refname)"); refs != "refs/heads/main" {
+		t.Fatalf("refs after refused pushes: %q", refs)
+	}
+
+	good := "café/ß"
+	gitCmd(t, work, "branch", good)
+	gitCmd(t, work, "push", "--quiet", "origin", good)
+	if refs := gitCmd(t, path, "for-each-ref", "--format=%(refname)"); !strings.Contains(refs, "refs/heads/"+good) {
+		t.Fatalf("refs after an accepted push: %q", refs)
+	}
+}

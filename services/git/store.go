@@ -36,6 +36,9 @@ exec cat >"$` + pushLogEnv + `"
 // counts bytes; nothing is spawned.
 const preReceiveHook = `#!/bin/sh
 # Installed by forge: refuses ref names forge cannot record.
+# Bytes, not characters, whatever the server's locale.
+LC_ALL=C
+export LC_ALL
 status=0
 while read -r old new ref; do
 	case "$ref" in
@@ -45,6 +48,17 @@ while read -r old new ref; do
 			echo "forge: ref name longer than ` + maxRefNameBytesText + ` bytes refused: $ref" | cut -c1-200 >&2
 			status=1
 		fi
+		# git allows any byte beyond ASCII; a record holds only text.
+		# Only such names pay for the check (iconv is in Debian's
+		# essential libc-bin).
+		case "$n" in
+		*[!\ -~]*)
+			if ! printf '%s' "$n" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; then
+				echo "forge: ref name that is not UTF-8 refused" >&2
+				status=1
+			fi
+			;;
+		esac
 		;;
 	esac
 done
