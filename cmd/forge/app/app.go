@@ -238,7 +238,9 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(httpLn) }()
 	go func() { errc <- a.grpc.Serve(grpcLn) }()
-	schedCtx, stopSched := context.WithCancel(ctx)
+	// Background work's statements are not a request's
+	// (Store.QueryCount).
+	schedCtx, stopSched := context.WithCancel(store.Background(ctx))
 	schedDone := make(chan struct{})
 	go func() { a.Mirrors.RunScheduler(schedCtx, time.Minute); close(schedDone) }()
 	sweepDone := make(chan struct{})
