@@ -11,15 +11,7 @@ import (
 // by the pre-receive hook; the other refs of the push are refused with it
 // (git's all-or-nothing pre-receive), and a name at the limit is accepted.
 func TestPushRefusesOverlongRefNames(t *testing.T) {
-	ctx := context.Background()
-	s := newTestStore(t)
-	path := newRepo(t, s, "O", "R")
-	if _, err := s.InitialCommit(ctx, path, "main", map[string][]byte{"README.md": []byte("# r\n")}, testAuthor, "Initial commit"); err != nil {
-		t.Fatal(err)
-	}
-	_, base := startGitServer(t, s)
-	work := filepath.Join(t.TempDir(), "work")
-	gitCmd(t, "", "clone", "--quiet", base+"/o/r.git", work)
+	path, work := pushFixture(t)
 
 	// Names of several components: one file name may not exceed 255 bytes.
 	seg := strings.Repeat("b", 100)
@@ -55,15 +47,7 @@ func TestPushRefusesOverlongRefNames(t *testing.T) {
 // byte beyond ASCII) is refused by the pre-receive hook: no record could
 // hold it on PostgreSQL. A UTF-8 name beyond ASCII is accepted.
 func TestPushRefusesRefNamesThatAreNotUTF8(t *testing.T) {
-	ctx := context.Background()
-	s := newTestStore(t)
-	path := newRepo(t, s, "O", "R")
-	if _, err := s.InitialCommit(ctx, path, "main", map[string][]byte{"README.md": []byte("# r\n")}, testAuthor, "Initial commit"); err != nil {
-		t.Fatal(err)
-	}
-	_, base := startGitServer(t, s)
-	work := filepath.Join(t.TempDir(), "work")
-	gitCmd(t, "", "clone", "--quiet", base+"/o/r.git", work)
+	path, work := pushFixture(t)
 
 	bad := "latin1-caf\xe9"
 	gitCmd(t, work, "branch", bad)
@@ -86,4 +70,19 @@ func TestPushRefusesRefNamesThatAreNotUTF8(t *testing.T) {
 	if refs := gitCmd(t, path, "for-each-ref", "--format=%(refname)"); !strings.Contains(refs, "refs/heads/"+good) {
 		t.Fatalf("refs after an accepted push: %q", refs)
 	}
+}
+
+// pushFixture is a served repository with one commit on main (its path)
+// and a clone of it to push from (work).
+func pushFixture(t *testing.T) (path, work string) {
+	t.Helper()
+	s := newTestStore(t)
+	path = newRepo(t, s, "O", "R")
+	if _, err := s.InitialCommit(context.Background(), path, "main", map[string][]byte{"README.md": []byte("# r\n")}, testAuthor, "Initial commit"); err != nil {
+		t.Fatal(err)
+	}
+	_, base := startGitServer(t, s)
+	work = filepath.Join(t.TempDir(), "work")
+	gitCmd(t, "", "clone", "--quiet", base+"/o/r.git", work)
+	return path, work
 }
