@@ -245,13 +245,45 @@ func (s *Store) keywordCond(keyword string, topicOnly bool) *gorm.DB {
 
 // UsersByID loads users by id (for rendering owners of many repositories).
 func (s *Store) UsersByID(ctx context.Context, ids []int64) (map[int64]*User, error) {
-	var users []User
-	// A page names the same people many times (posters, assignees).
-	if err := s.db.WithContext(ctx).Where("id IN ?", uniqueIDs(ids)).Find(&users).Error; err != nil {
+	// A page names the same people many times (posters, assignees). Their
+	// rows come from the user cache while their version is current (the
+	// version moves with every update, in any process): reading two
+	// integer columns costs a fraction of reading whole rows.
+	ids = uniqueIDs(ids)
+	out := make(map[int64]*User, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.db.WithContext(ctx).Table("users").Select("id, version").Where("id IN ?", ids).Rows()
+	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]*User, len(users))
+	defer rows.Close()
+	var missing []int64
+	for rows.Next() {
+		var id, version int64
+		if err := rows.Scan(&id, &version); err != nil {
+			return nil, err
+		}
+		if u, ok := s.users.get(id, version); ok {
+			out[id] = u
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	var users []User
+	if err := s.db.WithContext(ctx).Where("id IN ?", missing).Find(&users).Error; err != nil {
+		return nil, err
+	}
 	for i := range users {
+		s.users.put(&users[i])
 		out[users[i].ID] = &users[i]
 	}
 	return out, nil

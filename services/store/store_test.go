@@ -218,6 +218,21 @@ func TestAuthLookupSeesChanges(t *testing.T) {
 			if err != nil || owner.IsAdmin || owner.FullName != "A" {
 				t.Fatalf("change by another process not seen: %+v %v", owner, err)
 			}
+			// Pages read people through the same cache (UsersByID).
+			people, err := a.UsersByID(ctx, []int64{u.ID, u.ID})
+			if err != nil || len(people) != 1 || people[u.ID].FullName != "A" {
+				t.Fatalf("users by id: %+v %v", people, err)
+			}
+			people[u.ID].FullName = "changed by a caller"
+			if people, _ = a.UsersByID(ctx, []int64{u.ID}); people[u.ID].FullName != "A" {
+				t.Fatal("cached row was changed through a returned pointer")
+			}
+			if _, err := b.UpdateUser(ctx, "alice", func(u *store.User) error { u.FullName = "B"; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if people, err = a.UsersByID(ctx, []int64{u.ID}); err != nil || people[u.ID].FullName != "B" {
+				t.Fatalf("users by id after a change by another process: %+v %v", people[u.ID], err)
+			}
 			if err := b.DeleteUser(ctx, "alice", nil); err != nil {
 				t.Fatal(err)
 			}
