@@ -245,20 +245,32 @@ func (s *Store) keywordCond(keyword string, topicOnly bool) *gorm.DB {
 
 // UsersByID loads users by id (for rendering owners of many repositories).
 func (s *Store) UsersByID(ctx context.Context, ids []int64) (map[int64]*User, error) {
-	// A page names the same people many times (posters, assignees). Their
-	// rows come from the user cache while their version is current (the
-	// version moves with every update, in any process): reading two
-	// integer columns costs a fraction of reading whole rows.
+	// A page names the same people many times (posters, assignees).
 	ids = uniqueIDs(ids)
 	out := make(map[int64]*User, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.db.WithContext(ctx).Table("users").Select("id, version").Where("id IN ?", ids).Rows()
+	users, err := s.cachedUsers(ctx, s.db.WithContext(ctx).Table("users").Where("id IN ?", ids))
+	for _, u := range users {
+		out[u.ID] = u
+	}
+	return out, err
+}
+
+// cachedUsers loads the users q selects (a query on the users table).
+// It reads only their ids and row versions, and takes each row from the
+// user cache while its version is current (the version moves with every
+// update, in any process): for the handful of people a page names, two
+// integer columns cost a fraction of whole rows. Rows not cached, or
+// cached at an older version, are loaded in one more statement.
+func (s *Store) cachedUsers(ctx context.Context, q *gorm.DB) ([]*User, error) {
+	rows, err := q.Select("users.id, users.version").Rows()
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	var out []*User
 	var missing []int64
 	for rows.Next() {
 		var id, version int64
@@ -266,7 +278,7 @@ func (s *Store) UsersByID(ctx context.Context, ids []int64) (map[int64]*User, er
 			return nil, err
 		}
 		if u, ok := s.users.get(id, version); ok {
-			out[id] = u
+			out = append(out, u)
 		} else {
 			missing = append(missing, id)
 		}
@@ -278,13 +290,13 @@ func (s *Store) UsersByID(ctx context.Context, ids []int64) (map[int64]*User, er
 	if len(missing) == 0 {
 		return out, nil
 	}
-	var users []User
-	if err := s.db.WithContext(ctx).Where("id IN ?", missing).Find(&users).Error; err != nil {
+	var loaded []User
+	if err := s.db.WithContext(ctx).Where("id IN ?", missing).Find(&loaded).Error; err != nil {
 		return nil, err
 	}
-	for i := range users {
-		s.users.put(&users[i])
-		out[users[i].ID] = &users[i]
+	for i := range loaded {
+		s.users.put(&loaded[i])
+		out = append(out, &loaded[i])
 	}
 	return out, nil
 }

@@ -233,6 +233,16 @@ func TestAuthLookupSeesChanges(t *testing.T) {
 			if people, err = a.UsersByID(ctx, []int64{u.ID}); err != nil || people[u.ID].FullName != "B" {
 				t.Fatalf("users by id after a change by another process: %+v %v", people[u.ID], err)
 			}
+			// Commit authors too (UsersByEmails), by their new address.
+			if byMail, err := a.UsersByEmails(ctx, []string{"A@X.org"}); err != nil || byMail["a@x.org"].FullName != "B" {
+				t.Fatalf("users by e-mail: %+v %v", byMail, err)
+			}
+			if _, err := b.UpdateUser(ctx, "alice", func(u *store.User) error { e := "new@x.org"; u.Email = e; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if byMail, err := a.UsersByEmails(ctx, []string{"a@x.org", "new@x.org"}); err != nil || len(byMail) != 1 || byMail["new@x.org"] == nil {
+				t.Fatalf("users by e-mail after a change by another process: %+v %v", byMail, err)
+			}
 			if err := b.DeleteUser(ctx, "alice", nil); err != nil {
 				t.Fatal(err)
 			}

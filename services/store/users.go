@@ -284,15 +284,15 @@ func (s *Store) UsersByEmails(ctx context.Context, emails []string) (map[string]
 	for i, e := range emails {
 		lower[i] = strings.ToLower(e)
 	}
-	var users []User
-	err := s.db.WithContext(ctx).Where("lower_email IN ? AND type = ?", lower, UserTypeIndividual).Find(&users).Error
+	users, err := s.cachedUsers(ctx, s.db.WithContext(ctx).Table("users").
+		Where("lower_email IN ? AND type = ?", lower, UserTypeIndividual))
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]*User, len(users))
-	for i := range users {
-		if users[i].LowerEmail != nil {
-			out[*users[i].LowerEmail] = &users[i]
+	for _, u := range users {
+		if u.LowerEmail != nil {
+			out[*u.LowerEmail] = u
 		}
 	}
 	return out, nil
