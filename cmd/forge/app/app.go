@@ -190,6 +190,7 @@ func (a *App) build() error {
 	reflection.Register(a.grpc)
 
 	inproc := new(inprocgrpc.Channel).
+		WithCloner(shallowCloner{}).
 		WithServerUnaryInterceptor(chainUnary(unary)).
 		WithServerStreamInterceptor(chainStream(stream))
 	register(inproc)

@@ -52,6 +52,7 @@ func benchCode(b *testing.B, path string) {
 	url := s.URL + path
 	c := benchClient()
 	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			req, _ := http.NewRequest("GET", url, nil)
 			req.Header.Set("Authorization", "token "+tok)
