@@ -15,6 +15,7 @@ package code
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	"forge/services/access"
 	"forge/services/auth"
@@ -76,6 +77,13 @@ func (d *Deps) resolve(ctx context.Context) (*repo, error) {
 	}
 	path, err := d.Git.RepoPath(r.Owner.Name, r.Name)
 	if err != nil {
+		return nil, errs.Wrap(err, "repository path")
+	}
+	// Absolute once here: the git layer makes every path it is given
+	// absolute (cache keys, reader pool, ref files), several times a
+	// request, and for a relative one (a relative storage root) each time
+	// costs a working-directory lookup.
+	if path, err = filepath.Abs(path); err != nil {
 		return nil, errs.Wrap(err, "repository path")
 	}
 	// The path may hold a newer repository than the git cache last saw

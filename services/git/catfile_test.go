@@ -453,7 +453,7 @@ func TestGetTagMatchesForEachRef(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitCmd(t, path, "update-ref", "refs/tags/signed", obj)
-	all, err := s.tags(ctx, path, "refs/tags/")
+	all, err := forEachRefTags(ctx, s, path)
 	if err != nil || len(all) != 5 {
 		t.Fatal(len(all), err)
 	}

@@ -34,13 +34,14 @@ const (
 )
 
 // Log returns a page of commits reachable from opts.Ref (newest first, as
-// `git log`) and the total number of matching commits. A page without a
-// path filter or exclusions is walked over cached commit objects, its
-// diffs and total come from caches keyed by commit id (logwalk.go): no git
-// process once they are warm, at most two when cold (`git log --no-walk`
-// for the page's diffs, `git rev-list --count`). Other pages run `git
-// log` (with --raw/--numstat when files or stats are wanted) and a cached
-// `git rev-list --count`.
+// `git log`) and the total number of matching commits. A page without
+// exclusions is walked over cached commit objects (and, with a path
+// filter, trees), its diffs and total come from caches keyed by commit id
+// (logwalk.go): no git process once they are warm, at most two when cold
+// (`git log --no-walk` for the page's diffs, `git rev-list --count`
+// without a path). Other pages (exclusions, shallow repositories) run
+// `git log` (with --raw/--numstat when files or stats are wanted) and a
+// cached `git rev-list --count`.
 func (s *Store) Log(ctx context.Context, path string, opts LogOptions) ([]Commit, int, error) {
 	if err := s.checkRepo(path); err != nil {
 		return nil, 0, err
@@ -57,6 +58,17 @@ func (s *Store) Log(ctx context.Context, path string, opts LogOptions) ([]Commit
 		return nil, 0, err
 	}
 	var commits []Commit
+	if p != "" && len(revs) == 1 && !isShallow(path) {
+		// A path's history: walked and counted over cached objects.
+		commits, total, err := s.pathHistory(ctx, path, revs[0], p, opts.Skip, opts.Limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := s.fillDiffs(ctx, path, commits, opts.Files, opts.Stats, opts.NoRenames); err != nil {
+			return nil, 0, err
+		}
+		return commits, total, nil
+	}
 	if p == "" && len(revs) == 1 && opts.Limit > 0 && !isShallow(path) {
 		// The common page: walked over cached objects (logwalk.go).
 		if commits, err = s.walkLog(ctx, path, revs[0], opts.Skip, opts.Limit); err != nil {

@@ -174,3 +174,152 @@ func (s *Store) countCommits(ctx context.Context, path string, revs []string, p 
 	}
 	return total, nil
 }
+
+// A page of history filtered by a path is walked the same way, with git's
+// default history simplification (what `git log -- <path>` and `git
+// rev-list --count -- <path>` do without --full-history): a commit whose
+// entry at the path equals that of one of its parents (the first such
+// parent, in order) is TREESAME and hidden, and only that parent is
+// followed; a commit that differs from all its parents is shown and all of
+// them are followed; a root commit is shown if the path exists in it.
+// Entries are compared by mode and object id, found by reading trees
+// through the object cache. The walk goes to the root to count the
+// matching commits; the total is cached per start commit and path, after
+// which a page stops at its last commit.
+
+// pathHistory returns commits skip..skip+limit (limit <= 0: all) of the
+// history of p (cleaned, not "") reachable from start (a full commit id),
+// and how many commits that history has.
+func (s *Store) pathHistory(ctx context.Context, path, start, p string, skip, limit int) ([]Commit, int, error) {
+	countKey := s.cacheKey(path, "count", start+"\x00"+p)
+	total, counted := 0, false
+	if v, ok := s.cache.get(countKey); ok {
+		total, counted = v.(int), true
+	}
+	w := pathWalk{s: s, ctx: ctx, repo: path, p: strings.Split(p, "/"), entries: map[string]string{}}
+	seen := map[string]bool{start: true}
+	q := &walkQueue{}
+	seq := 0
+	push := func(shas []string) error {
+		objs, err := s.catFileBatch(ctx, path, shas)
+		if err != nil {
+			return err
+		}
+		for i, o := range objs {
+			if o.Type != "commit" {
+				return notFoundf("commit %q", shas[i])
+			}
+			c := parseRawCommit(o.SHA, o.Data)
+			heap.Push(q, walkItem{c: c, date: c.Committer.When.Unix(), seq: seq})
+			seq++
+		}
+		return nil
+	}
+	if err := push([]string{start}); err != nil {
+		return nil, 0, err
+	}
+	var out []Commit
+	shown := 0
+	for q.Len() > 0 {
+		if counted && limit > 0 && len(out) >= limit {
+			break
+		}
+		it := heap.Pop(q).(walkItem)
+		follow, show, err := w.simplify(&it.c)
+		if err != nil {
+			return nil, 0, err
+		}
+		if show {
+			if shown >= skip && (limit <= 0 || len(out) < limit) {
+				out = append(out, it.c)
+			}
+			shown++
+		}
+		var next []string
+		for _, parent := range follow {
+			if !seen[parent] {
+				seen[parent] = true
+				next = append(next, parent)
+			}
+		}
+		if len(next) > 0 {
+			if err := push(next); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	if !counted {
+		total = shown
+		s.cache.add(countKey, total, 8)
+	}
+	return out, total, nil
+}
+
+// pathWalk finds the entry at one path in the commits of a walk, each
+// commit's once.
+type pathWalk struct {
+	s       *Store
+	ctx     context.Context
+	repo    string
+	p       []string          // the path's components
+	entries map[string]string // commit id -> "<mode> <id>" at the path, "" if none
+}
+
+// simplify decides whether c is shown and which of its parents the walk
+// follows (see pathHistory).
+func (w *pathWalk) simplify(c *Commit) (follow []string, show bool, err error) {
+	mine, err := w.entryOf(c.SHA, c.Tree)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(c.Parents) == 0 {
+		return nil, mine != "", nil
+	}
+	for _, parent := range c.Parents {
+		theirs, err := w.entryOf(parent, "")
+		if err != nil {
+			return nil, false, err
+		}
+		if theirs == mine {
+			return []string{parent}, false, nil
+		}
+	}
+	return c.Parents, true, nil
+}
+
+// entryOf returns "<mode> <id>" of the path in commit (whose root tree is
+// tree, or "" to read it from the commit), "" if the path is not there.
+func (w *pathWalk) entryOf(commit, tree string) (string, error) {
+	if e, ok := w.entries[commit]; ok {
+		return e, nil
+	}
+	if tree == "" {
+		var err error
+		if tree, err = w.s.rootTree(w.ctx, w.repo, commit); err != nil {
+			return "", err
+		}
+	}
+	e := ""
+	id := tree
+	for i, name := range w.p {
+		objs, err := w.s.catFileBatch(w.ctx, w.repo, []string{id})
+		if err != nil {
+			return "", err
+		}
+		if objs[0].Type != "tree" {
+			return "", &Error{Command: "cat-file", Stderr: "missing tree " + id}
+		}
+		mode, sub, ok := findTreeEntry(objs[0].Data, name, len(tree)/2)
+		if !ok {
+			break
+		}
+		if i == len(w.p)-1 {
+			e = mode + " " + sub
+		} else if mode != "40000" {
+			break // a file where the path goes on: not there
+		}
+		id = sub
+	}
+	w.entries[commit] = e
+	return e, nil
+}

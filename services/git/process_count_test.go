@@ -91,3 +91,38 @@ func TestRepeatedReadsStartNoProcess(t *testing.T) {
 		t.Fatalf("reading 10 files, 10 commits and a branch twice more started %d git processes, want 0 (the first pass started %d)", n, first)
 	}
 }
+
+// Listing tags and paging through a path's history again and again starts
+// no git process either: tag refs come from disk, a path's history is
+// walked over cached commits and trees and its total is cached.
+func TestTagsAndPathHistoryStartNoProcess(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	path := newRepo(t, s, "o", "r")
+	pathHistoryRepo(t, path, 30, 1)
+	gitCmd(t, path, "tag", "light", "line0")
+	gitCmd(t, path, "tag", "-a", "-m", "release", "v1", "line0~2")
+	gitCmd(t, path, "pack-refs", "--all", "--prune")
+	gitCmd(t, path, "tag", "-a", "-m", "loose", "v2", "line0")
+	starts := countGit(t)
+	read := func() {
+		t.Helper()
+		if tags, err := s.ListTags(ctx, path); err != nil || len(tags) != 3 {
+			t.Fatal(tags, err)
+		}
+		for _, p := range []string{"a", "d/b", "x"} {
+			for skip := 0; skip < 6; skip += 3 {
+				if _, total, err := s.Log(ctx, path, LogOptions{Ref: "line0", Path: p, Skip: skip, Limit: 3, Stats: true, Files: true}); err != nil || total == 0 {
+					t.Fatal(p, total, err)
+				}
+			}
+		}
+	}
+	read()
+	first := starts()
+	read()
+	read()
+	if n := starts() - first; n != 0 {
+		t.Fatalf("listing tags and pages of 3 paths' histories twice more started %d git processes, want 0 (the first pass started %d)", n, first)
+	}
+}

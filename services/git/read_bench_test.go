@@ -120,3 +120,42 @@ func BenchmarkReadLog10(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadTags is what GET tags asks of git: 50 tags, half annotated,
+// half of them packed.
+func BenchmarkReadTags(b *testing.B) {
+	s, path := benchReadRepo(b, 100, 0)
+	for i := range 50 {
+		args := []string{"tag", fmt.Sprintf("v%d", i), fmt.Sprintf("main~%d", i)}
+		if i%2 == 0 {
+			args = append(args, "-a", "-m", "release")
+		}
+		gitCmd(b, path, args...)
+		if i == 25 {
+			gitCmd(b, path, "pack-refs", "--all", "--prune")
+		}
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if tags, err := s.ListTags(ctx, path); err != nil || len(tags) != 50 {
+			b.Fatal(len(tags), err)
+		}
+	}
+}
+
+// BenchmarkReadPathLog10 is what GET commits?path=file3.txt&limit=10 asks
+// of git: a file changed by every tenth of 1000 commits.
+func BenchmarkReadPathLog10(b *testing.B) {
+	s, path := benchReadRepo(b, 1000, 0)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cs, total, err := s.Log(ctx, path, LogOptions{Ref: "main", Path: "file3.txt", Limit: 10, Stats: true, Files: true})
+		if err != nil || len(cs) != 10 || total != 100 {
+			b.Fatal(len(cs), total, err)
+		}
+	}
+}

@@ -456,6 +456,7 @@ type batchObject struct {
 	SHA  string
 	Type string
 	Data []byte
+	Name string // what the caller knows the object as (ListTags); not set by reads
 }
 
 // catFileBatch reads small objects (commits, tags, trees) in one exchange

@@ -238,3 +238,80 @@ func symbolicHead(path string) (string, error) {
 	}
 	return strings.TrimSpace(target), nil
 }
+
+// listRefs returns the full names of the refs under prefix (e.g.
+// "refs/tags/") in byte order, with the object ids they point at: the
+// loose files below the git dir and the packed-refs entries, a loose ref
+// winning, symbolic and broken refs resolved as readRef does. It starts
+// no process, and reads each loose file once. Loose files are walked before packed-refs is read: a
+// concurrent pack-refs writes packed-refs before removing the loose
+// files, so a ref is never missed.
+func (s *Store) listRefs(path, prefix string) (names, shas []string, err error) {
+	dir, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	loose := map[string]string{} // name -> object id, "" when only readRef can tell
+	var all []string
+	root := filepath.Join(dir, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed while walking, or no such directory
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		content, found, err := readLooseRef(dir, name)
+		if err != nil || !found {
+			return err
+		}
+		if isObjectID(content) {
+			loose[name] = strings.ToLower(content)
+		} else {
+			loose[name] = "" // symbolic or broken
+		}
+		all = append(all, name)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := s.packed(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	packedSHA := map[string]string{}
+	if p != nil {
+		for i := sort.SearchStrings(p.names, prefix); i < len(p.names) && strings.HasPrefix(p.names[i], prefix); i++ {
+			if _, ok := loose[p.names[i]]; !ok {
+				packedSHA[p.names[i]] = p.shas[i]
+				all = append(all, p.names[i])
+			}
+		}
+	}
+	sort.Strings(all)
+	for _, name := range all {
+		sha, isLoose := loose[name]
+		switch {
+		case isLoose && sha == "":
+			if sha, err = s.readRef(dir, name); err != nil {
+				return nil, nil, err
+			}
+		case !isLoose:
+			sha = strings.ToLower(packedSHA[name])
+		}
+		if sha != "" {
+			names = append(names, name)
+			shas = append(shas, sha)
+		}
+	}
+	return names, shas, nil
+}

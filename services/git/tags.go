@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -28,15 +29,70 @@ func (t Tag) ID() string {
 	return t.CommitSHA
 }
 
-var tagFields = []string{
-	"%(refname)", "%(objecttype)", "%(objectname)", "%(*objecttype)", "%(*objectname)",
-	"%(contents)", "%(contents:signature)", "%(tagger)", "%(committer)", "%(*committer)",
+// ListTags returns all tags, newest first (tagger date, or committer date
+// for lightweight tags), then by name, as `git for-each-ref
+// --sort=refname --sort=-creatordate refs/tags/` orders them. Names come
+// from the ref files (refsfile.go), objects through the pooled reader and
+// the object cache: no process.
+func (s *Store) ListTags(ctx context.Context, path string) ([]Tag, error) {
+	if err := s.checkRepo(path); err != nil {
+		return nil, err
+	}
+	names, shas, err := s.listRefs(path, "refs/tags/")
+	if err != nil {
+		return nil, err
+	}
+	objs, err := s.catFileBatch(ctx, path, shas)
+	if err != nil {
+		return nil, err
+	}
+	var found []batchObject
+	for i, o := range objs {
+		if o.Type == "" {
+			continue // the object went missing: for-each-ref skips a broken ref too
+		}
+		o.Name = strings.TrimPrefix(names[i], "refs/tags/")
+		found = append(found, o)
+	}
+	tags, err := s.tagsFromObjects(ctx, path, found)
+	if err != nil {
+		return nil, err
+	}
+	dates := make([]int64, len(tags))
+	for i, t := range tags {
+		dates[i] = creatorDate(t, found[i].Type)
+	}
+	sort.Stable(tagsByDate{tags, dates})
+	return tags, nil
 }
 
-// ListTags returns all tags, newest first (tagger date, or committer date
-// for lightweight tags), then by name, using one git process.
-func (s *Store) ListTags(ctx context.Context, path string) ([]Tag, error) {
-	return s.tags(ctx, path, "refs/tags/", "--sort=refname", "--sort=-creatordate")
+// creatorDate is for-each-ref's %(creatordate) in seconds: the tagger
+// date of a tag object, the committer date of a commit, 0 otherwise.
+func creatorDate(t Tag, objType string) int64 {
+	switch objType {
+	case "tag":
+		if t.Tagger.When.IsZero() {
+			return 0
+		}
+		return t.Tagger.When.Unix()
+	case "commit":
+		return t.CommitTime.Unix()
+	}
+	return 0
+}
+
+// tagsByDate orders tags newest first; listRefs gave them in name order,
+// which a stable sort keeps among equal dates.
+type tagsByDate struct {
+	tags  []Tag
+	dates []int64
+}
+
+func (b tagsByDate) Len() int           { return len(b.tags) }
+func (b tagsByDate) Less(i, j int) bool { return b.dates[i] > b.dates[j] }
+func (b tagsByDate) Swap(i, j int) {
+	b.tags[i], b.tags[j] = b.tags[j], b.tags[i]
+	b.dates[i], b.dates[j] = b.dates[j], b.dates[i]
 }
 
 // GetTag returns one tag or ErrNotFound. The ref is read from disk and
@@ -59,44 +115,71 @@ func (s *Store) GetTag(ctx context.Context, path, name string) (Tag, error) {
 	if err != nil {
 		return Tag{}, err
 	}
-	t := Tag{Name: name}
-	switch o := objs[0]; o.Type {
-	case "tag":
-		t.TagSHA = sha
-		header, msg, _ := bytes.Cut(o.Data, []byte("\n\n"))
-		var target, targetType string
-		for _, line := range strings.Split(string(header), "\n") {
-			key, val, _ := strings.Cut(line, " ")
-			switch key {
-			case "object":
-				target = val
-			case "type":
-				targetType = val
-			case "tagger":
-				t.Tagger = parseIdent(val)
-			}
-		}
-		t.Message = string(msg[:signatureStart(msg)])
-		if targetType == "commit" {
-			t.CommitSHA = target
-			cs, err := s.catFileBatch(ctx, path, []string{target})
-			if err != nil {
-				return Tag{}, err
-			}
-			if cs[0].Type == "commit" {
-				t.CommitTime = parseRawCommit(target, cs[0].Data).Committer.When
-			}
-		}
-	case "commit":
-		c := parseRawCommit(sha, o.Data)
-		t.CommitSHA = sha
-		t.Message = c.Message
-		t.Tagger = c.Committer
-		t.CommitTime = c.Committer.When
-	case "":
+	if objs[0].Type == "" {
 		return Tag{}, notFoundf("tag %q", name)
 	}
-	return t, nil
+	objs[0].Name = name
+	tags, err := s.tagsFromObjects(ctx, path, objs)
+	if err != nil {
+		return Tag{}, err
+	}
+	return tags[0], nil
+}
+
+// tagsFromObjects describes the tags whose refs point at objs (tag
+// objects, commits, or anything else; Name set to the tag's name), as
+// for-each-ref would. The target commits of annotated tags are read in
+// one exchange, for their dates.
+func (s *Store) tagsFromObjects(ctx context.Context, path string, objs []batchObject) ([]Tag, error) {
+	tags := make([]Tag, len(objs))
+	var targets []string
+	var at []int
+	for i, o := range objs {
+		t := Tag{Name: o.Name}
+		switch o.Type {
+		case "tag":
+			t.TagSHA = o.SHA
+			header, msg, _ := bytes.Cut(o.Data, []byte("\n\n"))
+			var target, targetType string
+			for _, line := range strings.Split(string(header), "\n") {
+				key, val, _ := strings.Cut(line, " ")
+				switch key {
+				case "object":
+					target = val
+				case "type":
+					targetType = val
+				case "tagger":
+					t.Tagger = parseIdent(val)
+				}
+			}
+			t.Message = string(msg[:signatureStart(msg)])
+			if targetType == "commit" {
+				t.CommitSHA = target
+				targets = append(targets, target)
+				at = append(at, i)
+			}
+		case "commit":
+			c := parseRawCommit(o.SHA, o.Data)
+			t.CommitSHA = o.SHA
+			t.Message = c.Message
+			t.Tagger = c.Committer
+			t.CommitTime = c.Committer.When
+		}
+		tags[i] = t
+	}
+	if len(targets) == 0 {
+		return tags, nil
+	}
+	cs, err := s.catFileBatch(ctx, path, targets)
+	if err != nil {
+		return nil, err
+	}
+	for j, c := range cs {
+		if c.Type == "commit" {
+			tags[at[j]].CommitTime = parseRawCommit(targets[j], c.Data).Committer.When
+		}
+	}
+	return tags, nil
 }
 
 // signatureStart is where the signature block at the end of a tag message
@@ -119,38 +202,6 @@ func signatureStart(msg []byte) int {
 		i += nl + 1
 	}
 	return start
-}
-
-func (s *Store) tags(ctx context.Context, path, pattern string, sort ...string) ([]Tag, error) {
-	if err := s.checkRepo(path); err != nil {
-		return nil, err
-	}
-	args := append([]string{"for-each-ref", "--format=" + strings.Join(tagFields, "%00") + "%00"}, sort...)
-	out, err := s.output(ctx, path, append(args, pattern)...)
-	if err != nil {
-		return nil, err
-	}
-	var tags []Tag
-	for _, rec := range splitRecords(out, len(tagFields)) {
-		t := Tag{Name: strings.TrimPrefix(rec[0], "refs/tags/")}
-		switch rec[1] {
-		case "tag":
-			t.TagSHA = rec[2]
-			if rec[3] == "commit" {
-				t.CommitSHA = rec[4]
-				t.CommitTime = parseIdent(rec[9]).When
-			}
-			t.Message = strings.TrimSuffix(rec[5], rec[6])
-			t.Tagger = parseIdent(rec[7])
-		case "commit":
-			t.CommitSHA = rec[2]
-			t.Message = rec[5]
-			t.Tagger = parseIdent(rec[8])
-			t.CommitTime = t.Tagger.When
-		}
-		tags = append(tags, t)
-	}
-	return tags, nil
 }
 
 // CreateTag creates refs/tags/<name> pointing at the commit target

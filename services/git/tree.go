@@ -142,3 +142,24 @@ func (s *Store) fillSizes(ctx context.Context, path string, entries []Entry) err
 	}
 	return nil
 }
+
+// findTreeEntry looks up name in a raw tree object and returns its mode
+// (as written in the tree) and hex id, without parsing the other entries
+// into Entry values.
+func findTreeEntry(data []byte, name string, idLen int) (mode, id string, ok bool) {
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return "", "", false
+		}
+		nul := bytes.IndexByte(data[sp+1:], 0)
+		if nul < 0 || sp+1+nul+1+idLen > len(data) {
+			return "", "", false
+		}
+		if string(data[sp+1:sp+1+nul]) == name {
+			return string(data[:sp]), hex.EncodeToString(data[sp+1+nul+1 : sp+1+nul+1+idLen]), true
+		}
+		data = data[sp+1+nul+1+idLen:]
+	}
+	return "", "", false
+}
