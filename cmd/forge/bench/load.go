@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -219,7 +220,17 @@ func (r *results) ratios() {
 // next request (a closed loop: vegeta at an unbounded rate with exactly c
 // workers and c connections), for d.
 func attack(ctx context.Context, t vegeta.Target, c int, d time.Duration) point {
+	// A transport of our own, so that its connections are closed when the
+	// point ends: left idle, every point's c connections would stay open
+	// on the server until its idle timeout, and the RSS reported for the
+	// next endpoints would include them.
+	tr := &http.Transport{
+		Proxy:       http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	}
+	defer tr.CloseIdleConnections()
 	atk := vegeta.NewAttacker(
+		vegeta.Client(&http.Client{Transport: tr}),
 		vegeta.Workers(uint64(c)), vegeta.MaxWorkers(uint64(c)),
 		vegeta.Connections(c), vegeta.MaxConnections(c),
 		vegeta.KeepAlive(true), vegeta.Redirects(vegeta.NoFollow),
