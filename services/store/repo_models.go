@@ -41,6 +41,10 @@ type Repository struct {
 	IsArchived                    bool
 	IsMirror                      bool
 	IsTemplate                    bool
+	// IsFork and ForkID (the parent's id) mark a fork; a fork whose
+	// parent is deleted becomes a plain repository, as in Gitea.
+	IsFork                        bool
+	ForkID                        int64
 	OriginalURL                   string // migration source, credentials removed
 	NumWatches                    int
 	NumStars                      int
