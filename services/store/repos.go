@@ -217,7 +217,7 @@ type RepoListOptions struct {
 	// lists them in creation order) instead of name.
 	ForkOf int64
 	// IDs, when not nil, keeps only these repositories.
-	IDs []int64
+	IDs    []int64
 	Offset int
 	Limit  int
 }
