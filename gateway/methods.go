@@ -15,8 +15,8 @@ import (
 // successStatuses reads, once at start-up, the success status each routed
 // gRPC method declares in its proto (forge.options.v1.success_status),
 // keyed by full method name; methods that declare none answer 200. A
-// method the registry does not know, or a status other than 200, 201, 204
-// or 205, is a start-up error.
+// method the registry does not know, or a status other than 200, 201, 202,
+// 204 or 205, is a start-up error.
 func successStatuses(routes routeTable) (map[string]int, error) {
 	out := map[string]int{}
 	for _, method := range routes {
@@ -31,9 +31,9 @@ func successStatuses(routes routeTable) (map[string]int, error) {
 		switch code {
 		case 0:
 			code = http.StatusOK
-		case http.StatusOK, http.StatusCreated, http.StatusNoContent, http.StatusResetContent:
+		case http.StatusOK, http.StatusCreated, http.StatusAccepted, http.StatusNoContent, http.StatusResetContent:
 		default:
-			return nil, fmt.Errorf("gateway: %s: success_status %d is not 200, 201, 204 or 205", method, code)
+			return nil, fmt.Errorf("gateway: %s: success_status %d is not 200, 201, 202, 204 or 205", method, code)
 		}
 		out[method] = code
 	}

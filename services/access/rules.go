@@ -231,6 +231,13 @@ var Rules = map[string]Rule{
 			return &Object{}, nil
 		},
 	},
+	// fork-owner: the caller's own account, or the organization the request names where the caller may create repositories (as org-repo-creator).
+	"fork-owner": {
+		On: auth.RepositoryResource, Fields: []string{"organization"},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.forkOwner(ctx, s)
+		},
+	},
 	// org-creator: a site administrator, or a user allowed to create organizations while the site allows it.
 	"org-creator": {
 		On: auth.NoResource,
@@ -480,6 +487,42 @@ func (c *Checker) migrationOwner(ctx context.Context, s *subject) (*store.User, 
 		return nil, errs.Wrap(err, "load migration owner")
 	}
 	return u, nil
+}
+
+// forkOwner is the account a fork goes to (the request's organization,
+// or the caller): an organization that is unknown, hidden from the caller
+// or not an organization is Gitea's 422 for a missing one; one where the
+// caller may not create repositories (site administrators may, owners
+// and teams with can_create_org_repo may) is 403.
+func (c *Checker) forkOwner(ctx context.Context, s *subject) (*Object, error) {
+	name := stringField(s.req, "organization")
+	if name == "" {
+		return &Object{User: s.caller.User}, nil
+	}
+	org, err := c.store.UserByName(ctx, name)
+	if err == nil {
+		var visible bool
+		if visible, err = SeesUser(ctx, c.store, org, s.caller); err == nil && (!visible || org.Type != store.UserTypeOrganization) {
+			err = store.ErrNotFound
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errs.Newf(errs.Invalid, "org does not exist [id: 0, name: %s]", name)
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "load the fork's organization")
+	}
+	if s.caller.IsAdmin() {
+		return &Object{User: org}, nil
+	}
+	ok, err := c.store.CanCreateOrgRepo(ctx, org.ID, s.caller.ID())
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errs.New(errs.PermissionDenied, OrgRepoCreateMessage)
+	}
+	return &Object{User: org}, nil
 }
 
 // ThreadNotFound is Gitea's answer for an unknown notification thread.

@@ -137,7 +137,7 @@ func (s *TeamServer) GetTeamRepo(ctx context.Context, req *orgsv1.GetTeamRepoReq
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.svc.repos.Details(ctx, r)
+	d, err := s.svc.repos.Details(ctx, r, viewer)
 	if err != nil {
 		return nil, err
 	}

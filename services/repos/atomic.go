@@ -89,8 +89,10 @@ func CreateStaged(ctx context.Context, g Stager, st AtomicStore, staged, path st
 // answers.
 func createError(err error, limit int) error {
 	switch {
-	case errors.Is(err, store.ErrRepoExists):
+	case errors.Is(err, store.ErrRepoExists), errors.Is(err, store.ErrForkExists):
 		return err // declares Gitea's message and 409
+	case errors.Is(err, store.ErrNotFound):
+		return err // the owner, or a fork's parent, was deleted meanwhile
 	case errors.Is(err, store.ErrRepoLimit):
 		return access.RepoLimitError(limit)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"forge/services/access"
+	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/store"
 )
@@ -17,10 +18,35 @@ type Details struct {
 	Releases int64
 	// Mirror is nil unless the repository is a pull mirror with a record.
 	Mirror *store.Mirror
+	// Parent is a fork's parent as the viewer sees it; nil for a
+	// repository that is no fork, and for a parent hidden from the viewer.
+	Parent *Details
 }
 
-// Details reads what r's API object needs besides r itself.
-func (s *Service) Details(ctx context.Context, r *access.Repo) (Details, error) {
+// Details reads what r's API object needs besides r itself; viewer is
+// who r.Mode is for (the parent of a fork is shown as they see it).
+func (s *Service) Details(ctx context.Context, r *access.Repo, viewer *auth.Principal) (Details, error) {
+	d, err := s.details(ctx, r)
+	if err != nil || !r.IsFork || r.ForkID == 0 {
+		return d, err
+	}
+	p, err := s.access.ResolveByID(ctx, r.ForkID, viewer)
+	if kind := errs.KindOf(err); kind == errs.NotFound || kind == errs.PermissionDenied {
+		return d, nil // gone, or hidden from the viewer: no parent shown
+	}
+	if err != nil {
+		return Details{}, err
+	}
+	parent, err := s.details(ctx, p)
+	if err != nil {
+		return Details{}, err
+	}
+	d.Parent = &parent
+	return d, nil
+}
+
+// details reads r's release counter and mirror state.
+func (s *Service) details(ctx context.Context, r *access.Repo) (Details, error) {
 	d := Details{Repo: r}
 	n, err := s.store.CountReleases(ctx, r.ID)
 	if err != nil {

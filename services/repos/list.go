@@ -20,13 +20,50 @@ func (s *Service) ListUser(ctx context.Context, owner string, viewer *auth.Princ
 }
 
 // List is a page of the repositories opts selects, among those viewer may
-// see (access.Filter), each with viewer's mode and its details.
+// see (access.Filter), each with viewer's mode and its details, and a
+// fork with its parent when viewer may see that too.
 func (s *Service) List(ctx context.Context, opts store.RepoListOptions, viewer *auth.Principal) ([]Details, int64, error) {
 	opts.RepoFilter = access.Filter(viewer)
 	found, total, err := s.store.ListRepositories(ctx, opts)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list repositories")
 	}
+	var parentIDs []int64
+	for i := range found {
+		if found[i].IsFork && found[i].ForkID != 0 {
+			parentIDs = append(parentIDs, found[i].ForkID)
+		}
+	}
+	if len(parentIDs) == 0 {
+		out, err := s.pageDetails(ctx, found, viewer)
+		return out, total, err
+	}
+	// The page's parents, as the viewer may see them, in one query; they
+	// get their details with the page's own (no parent of their own: one
+	// level).
+	parents, _, err := s.store.ListRepositories(ctx, store.RepoListOptions{IDs: parentIDs, RepoFilter: opts.RepoFilter, Limit: len(parentIDs)})
+	if err != nil {
+		return nil, 0, errs.Wrap(err, "list parents")
+	}
+	all, err := s.pageDetails(ctx, append(found, parents...), viewer)
+	if err != nil {
+		return nil, 0, err
+	}
+	page, byID := all[:len(found)], map[int64]*Details{}
+	for i := len(found); i < len(all); i++ {
+		byID[all[i].ID] = &all[i]
+	}
+	for i := range page {
+		if page[i].IsFork {
+			page[i].Parent = byID[page[i].ForkID]
+		}
+	}
+	return page, total, nil
+}
+
+// pageDetails loads, for every repository of found, its owner, viewer's mode,
+// its release count and mirror record, in one query each.
+func (s *Service) pageDetails(ctx context.Context, found []store.Repository, viewer *auth.Principal) ([]Details, error) {
 	// One query per relation for the whole page: owners, the viewer's
 	// modes, release counts and mirror records.
 	owners := make([]int64, len(found))
@@ -40,19 +77,19 @@ func (s *Service) List(ctx context.Context, opts store.RepoListOptions, viewer *
 	}
 	users, err := s.store.UsersByID(ctx, owners)
 	if err != nil {
-		return nil, 0, errs.Wrap(err, "load owners")
+		return nil, errs.Wrap(err, "load owners")
 	}
 	modes, err := s.access.Modes(ctx, found, viewer)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	releases, err := s.store.CountReleasesOf(ctx, ids)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	mirrored, err := s.store.MirrorsOf(ctx, mirrors)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	out := make([]Details, 0, len(found))
 	for i := range found {
@@ -63,5 +100,5 @@ func (s *Service) List(ctx context.Context, opts store.RepoListOptions, viewer *
 			Mirror:   mirrored[r.ID],
 		})
 	}
-	return out, total, nil
+	return out, nil
 }

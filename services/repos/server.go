@@ -65,7 +65,7 @@ func createOptions(opt *reposv1.CreateRepoOption) CreateOptions {
 
 // present reads r's details and renders them for viewer.
 func (s *Server) present(ctx context.Context, r *access.Repo, viewer *auth.Principal) (*reposv1.Repository, error) {
-	d, err := s.repos.Details(ctx, r)
+	d, err := s.repos.Details(ctx, r, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -309,4 +309,35 @@ func (s *Server) SearchTopics(ctx context.Context, req *reposv1.SearchTopicsRequ
 		}
 	}
 	return out, nil
+}
+
+func (s *Server) CreateFork(ctx context.Context, req *reposv1.CreateForkRequest) (*reposv1.CreateForkResponse, error) {
+	caller := auth.FromContext(ctx)
+	src, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	target, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.repos.Fork(ctx, src, target.User, req.GetName(), caller)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.CreateForkResponse{Repository: s.render.Details(d, caller)}, nil
+}
+
+func (s *Server) ListForks(ctx context.Context, req *reposv1.ListForksRequest) (*reposv1.ListForksResponse, error) {
+	viewer := auth.FromContext(ctx)
+	src, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	list, total, err := s.repos.Forks(ctx, src, viewer, page.Offset(), page.Size)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.ListForksResponse{Repositories: s.renderAll(list, viewer), TotalCount: total}, nil
 }

@@ -17,9 +17,14 @@ type Store interface {
 	// UserVisible it is what users.Visible reads.
 	access.VisibilityStore
 	AtomicStore
+	// CheckNewRepository: see NameChecker.
+	NameChecker
 	PurgeStore
 	SyncStore
 
+	// RepositoryCounters reloads r's counters (its fork count after a
+	// fork); store.ErrNotFound when it is gone.
+	RepositoryCounters(ctx context.Context, r *store.Repository) error
 	// CountReleases is the number of published releases of a repository.
 	CountReleases(ctx context.Context, repoID int64) (int64, error)
 	// CountReleasesOf and MirrorsOf read them for a page of repositories

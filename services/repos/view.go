@@ -34,6 +34,7 @@ func (v Renderer) Repository(r *access.Repo, viewer *auth.Principal) *reposv1.Re
 		Description:                   r.Description,
 		Empty:                         r.IsEmpty,
 		Private:                       r.IsPrivate,
+		Fork:                          r.IsFork,
 		Template:                      r.IsTemplate,
 		Mirror:                        r.IsMirror,
 		Size:                          r.Size,
@@ -101,12 +102,18 @@ func permission(r *access.Repo) *reposv1.Permission {
 }
 
 // Details renders d as seen by viewer: the repository, its release
-// counter and, for a pull mirror, its interval and last sync.
+// counter, for a pull mirror its interval and last sync, and for a fork
+// its parent.
 func (v Renderer) Details(d Details, viewer *auth.Principal) *reposv1.Repository {
 	out := v.Repository(d.Repo, viewer)
 	out.ReleaseCounter = d.Releases
 	if d.Mirror != nil {
 		MirrorState(out, mirrorInterval(d.Mirror), d.Mirror.UpdatedUnix)
+	}
+	if d.Parent != nil {
+		parent := *d.Parent
+		parent.Parent = nil // one level, as Gitea
+		out.Parent = v.Details(parent, viewer)
 	}
 	return out
 }

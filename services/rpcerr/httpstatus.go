@@ -61,6 +61,7 @@ var storeHTTPStatus = []struct {
 }{
 	// Gitea answers 409 on every path that names a taken repository.
 	{store.ErrRepoExists, http.StatusConflict},
+	{store.ErrForkExists, http.StatusConflict},
 	{store.ErrTokenNameUsed, http.StatusBadRequest},
 	// Gitea 1.22 answers 500 for these; forge a client error.
 	{store.ErrDependencyExists, http.StatusConflict},

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"forge/services/errs"
 )
 
 // NewRepository is what CreateRepositoryAtomic records at once: the
@@ -46,6 +48,11 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 		if err := s.checkNewRepository(tx, r.OwnerID, r.LowerName, n.Limit); err != nil {
 			return err
 		}
+		if r.ForkID != 0 {
+			if err := s.claimFork(tx, r); err != nil {
+				return err
+			}
+		}
 		if err := tx.Create(r).Error; err != nil {
 			if errors.Is(err, gorm.ErrDuplicatedKey) {
 				return ErrRepoExists
@@ -75,6 +82,35 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 		}
 		return place()
 	})
+}
+
+// ErrForkExists: the owner already has a fork of the repository (Gitea
+// answers 409).
+var ErrForkExists = errs.New(errs.AlreadyExists, "repository is already forked by user")
+
+// claimFork counts the new fork r on its parent (r.ForkID) inside the
+// fork's transaction, so the parent's num_forks moves with the row that
+// makes it true: returns ErrNotFound when the parent is gone, ErrForkExists
+// when r's owner already has a fork of it. The parent's row is updated
+// first, which locks it: concurrent forks of one parent count one after
+// the other, each seeing the forks committed before it.
+func (s *Store) claimFork(tx *gorm.DB, r *Repository) error {
+	res := tx.Exec(`UPDATE repositories SET num_forks = num_forks + 1 WHERE id = ?`, r.ForkID)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	var held int64
+	if err := tx.Model(&Repository{}).Where("fork_id = ? AND owner_id = ?", r.ForkID, r.OwnerID).Count(&held).Error; err != nil {
+		return err
+	}
+	if held > 0 {
+		return ErrForkExists
+	}
+	r.IsFork = true
+	return nil
 }
 
 // CheckNewRepository returns ErrRepoExists if the owner has a repository

@@ -28,19 +28,23 @@ func ParseAccessMode(s string) (AccessMode, bool) {
 // Repository is a git repository owned by a user or an organization. Its
 // git data lives on disk under [repository] ROOT/<owner>/<name>.git.
 type Repository struct {
-	ID                            int64
-	OwnerID                       int64
-	OwnerName                     string
-	LowerName                     string
-	Name                          string
-	Description                   string
-	Website                       string
-	DefaultBranch                 string
-	IsPrivate                     bool
-	IsEmpty                       bool
-	IsArchived                    bool
-	IsMirror                      bool
-	IsTemplate                    bool
+	ID            int64
+	OwnerID       int64
+	OwnerName     string
+	LowerName     string
+	Name          string
+	Description   string
+	Website       string
+	DefaultBranch string
+	IsPrivate     bool
+	IsEmpty       bool
+	IsArchived    bool
+	IsMirror      bool
+	IsTemplate    bool
+	// IsFork and ForkID (the parent's id) mark a fork; a fork whose
+	// parent is deleted becomes a plain repository, as in Gitea.
+	IsFork                        bool
+	ForkID                        int64
 	OriginalURL                   string // migration source, credentials removed
 	NumWatches                    int
 	NumStars                      int

@@ -116,6 +116,9 @@ func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
 		return errUndeclared
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := unlinkFork(tx, s, id); err != nil {
+			return err
+		}
 		if err := deleteDependenciesOn(tx, s, id); err != nil {
 			return err
 		}
@@ -137,6 +140,35 @@ func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
 		}
 		return res.Error
 	})
+}
+
+// unlinkFork keeps the fork counts right when repository id goes: its
+// parent counts one fork less, and its own forks become plain
+// repositories (fork_id 0, is_fork false, as Gitea leaves them). Rows are
+// locked parent first, then the repository, then its forks, the order
+// every fork write takes (a fork's create updates its parent's row), so
+// deleting a parent and its fork at once cannot deadlock. Returns
+// ErrNotFound for an unknown id.
+func unlinkFork(tx *gorm.DB, s *Store, id int64) error {
+	var self Repository
+	if err := tx.Select("id", "is_fork", "fork_id").Where("id = ?", id).Take(&self).Error; err != nil {
+		return notFound(err)
+	}
+	if self.IsFork && self.ForkID != 0 {
+		// A parent deleted meanwhile updates nothing here.
+		err := tx.Exec(`UPDATE repositories SET num_forks = num_forks - 1 WHERE id = ? AND num_forks > 0`, self.ForkID).Error
+		if err != nil {
+			return errs.Wrap(err, "count the fork off its parent")
+		}
+	}
+	if err := s.forUpdate(tx).Select("id").Where("id = ?", id).Take(&self).Error; err != nil {
+		return notFound(err)
+	}
+	err := tx.Exec(`UPDATE repositories SET fork_id = 0, is_fork = ? WHERE fork_id = ?`, false, id).Error
+	if err != nil {
+		return errs.Wrap(err, "detach the forks")
+	}
+	return nil
 }
 
 // deleteDependenciesOn removes the dependencies (in any repository) on the
@@ -181,6 +213,11 @@ type RepoListOptions struct {
 	OnlyAccessible bool
 	// TeamID keeps the repositories given to that team explicitly.
 	TeamID int64
+	// ForkOf keeps the forks of that repository, sorted by id (Gitea
+	// lists them in creation order) instead of name.
+	ForkOf int64
+	// IDs, when not nil, keeps only these repositories.
+	IDs    []int64
 	Offset int
 	Limit  int
 }
@@ -204,13 +241,22 @@ func (s *Store) ListRepositories(ctx context.Context, o RepoListOptions) ([]Repo
 	if o.TeamID != 0 {
 		q = q.Where("repositories.id IN (?)", s.db.Model(&TeamRepo{}).Select("repo_id").Where("team_id = ?", o.TeamID))
 	}
+	if o.ForkOf != 0 {
+		q = q.Where("repositories.fork_id = ?", o.ForkOf)
+	}
+	if o.IDs != nil {
+		q = q.Where("repositories.id IN ?", uniqueIDs(o.IDs))
+	}
 	q = s.applyRepoFilter(q, o.RepoFilter)
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
 		return nil, 0, errs.Wrap(err, "count repositories")
 	}
 	repos := []Repository{}
-	if err := q.Order("repositories.lower_name").Order("repositories.id").Offset(o.Offset).Limit(o.Limit).Find(&repos).Error; err != nil {
+	if o.ForkOf == 0 {
+		q = q.Order("repositories.lower_name")
+	}
+	if err := q.Order("repositories.id").Offset(o.Offset).Limit(o.Limit).Find(&repos).Error; err != nil {
 		return nil, 0, errs.Wrap(err, "list repositories")
 	}
 	return repos, total, nil

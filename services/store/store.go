@@ -48,7 +48,7 @@ var (
 // act on.
 func Sentinels() []error {
 	return []error{ErrNotFound, ErrUserExists, ErrEmailUsed, ErrTokenNameUsed, ErrLastAdmin,
-		ErrRepoExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists,
+		ErrRepoExists, ErrForkExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists,
 		ErrDependencyExists, ErrDependencySelf, ErrDependencyCycle, ErrDependencyNotFound, ErrDependenciesOpen,
 		ErrTeamExists, ErrLastOrgOwner, ErrOwnersTeam, ErrOrgOwnsRepos, ErrRepoNotInOrg}
 }

@@ -2992,6 +2992,241 @@ func (*DeleteRepoTopicResponse) Descriptor() ([]byte, []int) {
 	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{40}
 }
 
+// CreateForkRequest is the source repository and Gitea's CreateForkOption.
+type CreateForkRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo  string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	// The organization that owns the fork; empty: the caller.
+	Organization string `protobuf:"bytes,3,opt,name=organization,proto3" json:"organization,omitempty"`
+	// The fork's name; empty: the source's name.
+	Name          string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateForkRequest) Reset() {
+	*x = CreateForkRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateForkRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateForkRequest) ProtoMessage() {}
+
+func (x *CreateForkRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateForkRequest.ProtoReflect.Descriptor instead.
+func (*CreateForkRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *CreateForkRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *CreateForkRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *CreateForkRequest) GetOrganization() string {
+	if x != nil {
+		return x.Organization
+	}
+	return ""
+}
+
+func (x *CreateForkRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type CreateForkResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Repository    *Repository            `protobuf:"bytes,1,opt,name=repository,proto3" json:"repository,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateForkResponse) Reset() {
+	*x = CreateForkResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateForkResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateForkResponse) ProtoMessage() {}
+
+func (x *CreateForkResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateForkResponse.ProtoReflect.Descriptor instead.
+func (*CreateForkResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *CreateForkResponse) GetRepository() *Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+type ListForksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Page          int32                  `protobuf:"varint,3,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListForksRequest) Reset() {
+	*x = ListForksRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListForksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListForksRequest) ProtoMessage() {}
+
+func (x *ListForksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListForksRequest.ProtoReflect.Descriptor instead.
+func (*ListForksRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ListForksRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ListForksRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *ListForksRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListForksRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type ListForksResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Repositories  []*Repository          `protobuf:"bytes,1,rep,name=repositories,proto3" json:"repositories,omitempty"`
+	TotalCount    int64                  `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListForksResponse) Reset() {
+	*x = ListForksResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListForksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListForksResponse) ProtoMessage() {}
+
+func (x *ListForksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListForksResponse.ProtoReflect.Descriptor instead.
+func (*ListForksResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *ListForksResponse) GetRepositories() []*Repository {
+	if x != nil {
+		return x.Repositories
+	}
+	return nil
+}
+
+func (x *ListForksResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
 type SearchTopicsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A substring of the topic's name; empty finds every topic.
@@ -3004,7 +3239,7 @@ type SearchTopicsRequest struct {
 
 func (x *SearchTopicsRequest) Reset() {
 	*x = SearchTopicsRequest{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3016,7 +3251,7 @@ func (x *SearchTopicsRequest) String() string {
 func (*SearchTopicsRequest) ProtoMessage() {}
 
 func (x *SearchTopicsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3029,7 +3264,7 @@ func (x *SearchTopicsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTopicsRequest.ProtoReflect.Descriptor instead.
 func (*SearchTopicsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{41}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SearchTopicsRequest) GetQ() string {
@@ -3068,7 +3303,7 @@ type Topic struct {
 
 func (x *Topic) Reset() {
 	*x = Topic{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3080,7 +3315,7 @@ func (x *Topic) String() string {
 func (*Topic) ProtoMessage() {}
 
 func (x *Topic) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3093,7 +3328,7 @@ func (x *Topic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Topic.ProtoReflect.Descriptor instead.
 func (*Topic) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{42}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Topic) GetId() int64 {
@@ -3141,7 +3376,7 @@ type SearchTopicsResponse struct {
 
 func (x *SearchTopicsResponse) Reset() {
 	*x = SearchTopicsResponse{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3153,7 +3388,7 @@ func (x *SearchTopicsResponse) String() string {
 func (*SearchTopicsResponse) ProtoMessage() {}
 
 func (x *SearchTopicsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3166,7 +3401,7 @@ func (x *SearchTopicsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTopicsResponse.ProtoReflect.Descriptor instead.
 func (*SearchTopicsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{43}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *SearchTopicsResponse) GetTopics() []*Topic {
@@ -3486,7 +3721,25 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
 	"\x05topic\x18\x03 \x01(\tR\x05topic\"\x19\n" +
-	"\x17DeleteRepoTopicResponse\"M\n" +
+	"\x17DeleteRepoTopicResponse\"\x7f\n" +
+	"\x11CreateForkRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\"\n" +
+	"\forganization\x18\x03 \x01(\tR\forganization\x12\x1c\n" +
+	"\x04name\x18\x04 \x01(\tB\b\x9a\xb5\x18\x04\x18d \x01R\x04name\"P\n" +
+	"\x12CreateForkResponse\x12:\n" +
+	"\n" +
+	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\"f\n" +
+	"\x10ListForksRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x12\n" +
+	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\"t\n" +
+	"\x11ListForksResponse\x12>\n" +
+	"\frepositories\x18\x01 \x03(\v2\x1a.forge.repos.v1.RepositoryR\frepositories\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"M\n" +
 	"\x13SearchTopicsRequest\x12\f\n" +
 	"\x01q\x18\x01 \x01(\tR\x01q\x12\x12\n" +
 	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x14\n" +
@@ -3502,7 +3755,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x14SearchTopicsResponse\x12-\n" +
 	"\x06topics\x18\x01 \x03(\v2\x15.forge.repos.v1.TopicR\x06topics\x12%\n" +
 	"\vtotal_count\x18\x02 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount2\x98\x1b\n" +
+	"totalCount2\x81\x1e\n" +
 	"\x11RepositoryService\x12\xc0\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
@@ -3547,7 +3800,14 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x0fDeleteRepoTopic\x12&.forge.repos.v1.DeleteRepoTopicRequest\x1a'.forge.repos.v1.DeleteRepoTopicResponse\"V\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02-*+/api/v1/repos/{owner}/{repo}/topics/{topic}\x12\x90\x01\n" +
 	"\fSearchTopics\x12#.forge.repos.v1.SearchTopicsRequest\x1a$.forge.repos.v1.SearchTopicsResponse\"5\x92\xb5\x18\x10\b\x01\x1a\n" +
-	"repository \x01\xb8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v1/topics/searchB\x9c\x01\n" +
+	"repository \x01\xb8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v1/topics/search\x12\xbd\x01\n" +
+	"\n" +
+	"CreateFork\x12!.forge.repos.v1.CreateForkRequest\x1a\".forge.repos.v1.CreateForkResponse\"h\x88\xb5\x18\xca\x01\x92\xb5\x18&\b\x02\x1a\n" +
+	"repository \x02(\x01:\x06\b\x01\x10\x01\x18\x01B\n" +
+	"fork-owner\x82\xd3\xe4\x93\x023:\x01*b\n" +
+	"repository\"\"/api/v1/repos/{owner}/{repo}/forks\x12\xa6\x01\n" +
+	"\tListForks\x12 .forge.repos.v1.ListForksRequest\x1a!.forge.repos.v1.ListForksResponse\"T\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x022b\frepositories\x12\"/api/v1/repos/{owner}/{repo}/forksB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"
 
@@ -3563,7 +3823,7 @@ func file_forge_repos_v1_repos_proto_rawDescGZIP() []byte {
 	return file_forge_repos_v1_repos_proto_rawDescData
 }
 
-var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*Permission)(nil),                        // 0: forge.repos.v1.Permission
 	(*InternalTracker)(nil),                   // 1: forge.repos.v1.InternalTracker
@@ -3606,24 +3866,28 @@ var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*AddRepoTopicResponse)(nil),              // 38: forge.repos.v1.AddRepoTopicResponse
 	(*DeleteRepoTopicRequest)(nil),            // 39: forge.repos.v1.DeleteRepoTopicRequest
 	(*DeleteRepoTopicResponse)(nil),           // 40: forge.repos.v1.DeleteRepoTopicResponse
-	(*SearchTopicsRequest)(nil),               // 41: forge.repos.v1.SearchTopicsRequest
-	(*Topic)(nil),                             // 42: forge.repos.v1.Topic
-	(*SearchTopicsResponse)(nil),              // 43: forge.repos.v1.SearchTopicsResponse
-	(*v1.User)(nil),                           // 44: forge.users.v1.User
-	(*timestamppb.Timestamp)(nil),             // 45: google.protobuf.Timestamp
+	(*CreateForkRequest)(nil),                 // 41: forge.repos.v1.CreateForkRequest
+	(*CreateForkResponse)(nil),                // 42: forge.repos.v1.CreateForkResponse
+	(*ListForksRequest)(nil),                  // 43: forge.repos.v1.ListForksRequest
+	(*ListForksResponse)(nil),                 // 44: forge.repos.v1.ListForksResponse
+	(*SearchTopicsRequest)(nil),               // 45: forge.repos.v1.SearchTopicsRequest
+	(*Topic)(nil),                             // 46: forge.repos.v1.Topic
+	(*SearchTopicsResponse)(nil),              // 47: forge.repos.v1.SearchTopicsResponse
+	(*v1.User)(nil),                           // 48: forge.users.v1.User
+	(*timestamppb.Timestamp)(nil),             // 49: google.protobuf.Timestamp
 }
 var file_forge_repos_v1_repos_proto_depIdxs = []int32{
-	44, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
+	48, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
 	2,  // 1: forge.repos.v1.Repository.parent:type_name -> forge.repos.v1.Repository
-	45, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
-	45, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
-	45, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
+	49, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
+	49, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
+	49, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
 	0,  // 5: forge.repos.v1.Repository.permissions:type_name -> forge.repos.v1.Permission
 	1,  // 6: forge.repos.v1.Repository.internal_tracker:type_name -> forge.repos.v1.InternalTracker
-	45, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
+	49, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
 	3,  // 8: forge.repos.v1.Repository.repo_transfer:type_name -> forge.repos.v1.RepoTransfer
-	44, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
-	44, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
+	48, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
+	48, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
 	2,  // 11: forge.repos.v1.CreateCurrentUserRepoResponse.repository:type_name -> forge.repos.v1.Repository
 	4,  // 12: forge.repos.v1.AdminCreateRepoRequest.repository:type_name -> forge.repos.v1.CreateRepoOption
 	2,  // 13: forge.repos.v1.AdminCreateRepoResponse.repository:type_name -> forge.repos.v1.Repository
@@ -3633,54 +3897,60 @@ var file_forge_repos_v1_repos_proto_depIdxs = []int32{
 	2,  // 17: forge.repos.v1.ListUserReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 18: forge.repos.v1.ListMyReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 19: forge.repos.v1.SearchReposResponse.data:type_name -> forge.repos.v1.Repository
-	44, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
-	44, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
-	45, // 22: forge.repos.v1.Topic.created:type_name -> google.protobuf.Timestamp
-	45, // 23: forge.repos.v1.Topic.updated:type_name -> google.protobuf.Timestamp
-	42, // 24: forge.repos.v1.SearchTopicsResponse.topics:type_name -> forge.repos.v1.Topic
-	5,  // 25: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
-	7,  // 26: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
-	9,  // 27: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
-	11, // 28: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
-	13, // 29: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
-	15, // 30: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
-	17, // 31: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
-	19, // 32: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
-	21, // 33: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
-	23, // 34: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
-	25, // 35: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
-	27, // 36: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
-	29, // 37: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
-	31, // 38: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
-	33, // 39: forge.repos.v1.RepositoryService.ListRepoTopics:input_type -> forge.repos.v1.ListRepoTopicsRequest
-	35, // 40: forge.repos.v1.RepositoryService.SetRepoTopics:input_type -> forge.repos.v1.SetRepoTopicsRequest
-	37, // 41: forge.repos.v1.RepositoryService.AddRepoTopic:input_type -> forge.repos.v1.AddRepoTopicRequest
-	39, // 42: forge.repos.v1.RepositoryService.DeleteRepoTopic:input_type -> forge.repos.v1.DeleteRepoTopicRequest
-	41, // 43: forge.repos.v1.RepositoryService.SearchTopics:input_type -> forge.repos.v1.SearchTopicsRequest
-	6,  // 44: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
-	8,  // 45: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
-	10, // 46: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
-	12, // 47: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
-	14, // 48: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
-	16, // 49: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
-	18, // 50: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
-	20, // 51: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
-	22, // 52: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
-	24, // 53: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
-	26, // 54: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
-	28, // 55: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
-	30, // 56: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
-	32, // 57: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
-	34, // 58: forge.repos.v1.RepositoryService.ListRepoTopics:output_type -> forge.repos.v1.ListRepoTopicsResponse
-	36, // 59: forge.repos.v1.RepositoryService.SetRepoTopics:output_type -> forge.repos.v1.SetRepoTopicsResponse
-	38, // 60: forge.repos.v1.RepositoryService.AddRepoTopic:output_type -> forge.repos.v1.AddRepoTopicResponse
-	40, // 61: forge.repos.v1.RepositoryService.DeleteRepoTopic:output_type -> forge.repos.v1.DeleteRepoTopicResponse
-	43, // 62: forge.repos.v1.RepositoryService.SearchTopics:output_type -> forge.repos.v1.SearchTopicsResponse
-	44, // [44:63] is the sub-list for method output_type
-	25, // [25:44] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	48, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
+	48, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
+	2,  // 22: forge.repos.v1.CreateForkResponse.repository:type_name -> forge.repos.v1.Repository
+	2,  // 23: forge.repos.v1.ListForksResponse.repositories:type_name -> forge.repos.v1.Repository
+	49, // 24: forge.repos.v1.Topic.created:type_name -> google.protobuf.Timestamp
+	49, // 25: forge.repos.v1.Topic.updated:type_name -> google.protobuf.Timestamp
+	46, // 26: forge.repos.v1.SearchTopicsResponse.topics:type_name -> forge.repos.v1.Topic
+	5,  // 27: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
+	7,  // 28: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
+	9,  // 29: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
+	11, // 30: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
+	13, // 31: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
+	15, // 32: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
+	17, // 33: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
+	19, // 34: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
+	21, // 35: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
+	23, // 36: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
+	25, // 37: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
+	27, // 38: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
+	29, // 39: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
+	31, // 40: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
+	33, // 41: forge.repos.v1.RepositoryService.ListRepoTopics:input_type -> forge.repos.v1.ListRepoTopicsRequest
+	35, // 42: forge.repos.v1.RepositoryService.SetRepoTopics:input_type -> forge.repos.v1.SetRepoTopicsRequest
+	37, // 43: forge.repos.v1.RepositoryService.AddRepoTopic:input_type -> forge.repos.v1.AddRepoTopicRequest
+	39, // 44: forge.repos.v1.RepositoryService.DeleteRepoTopic:input_type -> forge.repos.v1.DeleteRepoTopicRequest
+	45, // 45: forge.repos.v1.RepositoryService.SearchTopics:input_type -> forge.repos.v1.SearchTopicsRequest
+	41, // 46: forge.repos.v1.RepositoryService.CreateFork:input_type -> forge.repos.v1.CreateForkRequest
+	43, // 47: forge.repos.v1.RepositoryService.ListForks:input_type -> forge.repos.v1.ListForksRequest
+	6,  // 48: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
+	8,  // 49: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
+	10, // 50: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
+	12, // 51: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
+	14, // 52: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
+	16, // 53: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
+	18, // 54: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
+	20, // 55: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
+	22, // 56: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
+	24, // 57: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
+	26, // 58: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
+	28, // 59: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
+	30, // 60: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
+	32, // 61: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
+	34, // 62: forge.repos.v1.RepositoryService.ListRepoTopics:output_type -> forge.repos.v1.ListRepoTopicsResponse
+	36, // 63: forge.repos.v1.RepositoryService.SetRepoTopics:output_type -> forge.repos.v1.SetRepoTopicsResponse
+	38, // 64: forge.repos.v1.RepositoryService.AddRepoTopic:output_type -> forge.repos.v1.AddRepoTopicResponse
+	40, // 65: forge.repos.v1.RepositoryService.DeleteRepoTopic:output_type -> forge.repos.v1.DeleteRepoTopicResponse
+	47, // 66: forge.repos.v1.RepositoryService.SearchTopics:output_type -> forge.repos.v1.SearchTopicsResponse
+	42, // 67: forge.repos.v1.RepositoryService.CreateFork:output_type -> forge.repos.v1.CreateForkResponse
+	44, // 68: forge.repos.v1.RepositoryService.ListForks:output_type -> forge.repos.v1.ListForksResponse
+	48, // [48:69] is the sub-list for method output_type
+	27, // [27:48] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_forge_repos_v1_repos_proto_init() }
@@ -3695,7 +3965,7 @@ func file_forge_repos_v1_repos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_repos_v1_repos_proto_rawDesc), len(file_forge_repos_v1_repos_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -38,6 +38,8 @@ const (
 	RepositoryService_AddRepoTopic_FullMethodName              = "/forge.repos.v1.RepositoryService/AddRepoTopic"
 	RepositoryService_DeleteRepoTopic_FullMethodName           = "/forge.repos.v1.RepositoryService/DeleteRepoTopic"
 	RepositoryService_SearchTopics_FullMethodName              = "/forge.repos.v1.RepositoryService/SearchTopics"
+	RepositoryService_CreateFork_FullMethodName                = "/forge.repos.v1.RepositoryService/CreateFork"
+	RepositoryService_ListForks_FullMethodName                 = "/forge.repos.v1.RepositoryService/ListForks"
 )
 
 // RepositoryServiceClient is the client API for RepositoryService service.
@@ -93,6 +95,15 @@ type RepositoryServiceClient interface {
 	// SearchTopics finds topics whose name contains q, the most used first
 	// (GET /topics/search); X-Total-Count but no Link, as Gitea.
 	SearchTopics(ctx context.Context, in *SearchTopicsRequest, opts ...grpc.CallOption) (*SearchTopicsResponse, error)
+	// CreateFork forks a repository (POST /repos/{owner}/{repo}/forks) into
+	// the caller's account or an organization where the caller may create
+	// repositories (rule fork-owner): a new repository with the source's
+	// branches, tags and visibility, whose object files are shared with it.
+	// 202 with the fork, as Gitea.
+	CreateFork(ctx context.Context, in *CreateForkRequest, opts ...grpc.CallOption) (*CreateForkResponse, error)
+	// ListForks lists the forks of a repository the caller may see (GET
+	// /repos/{owner}/{repo}/forks), oldest first.
+	ListForks(ctx context.Context, in *ListForksRequest, opts ...grpc.CallOption) (*ListForksResponse, error)
 }
 
 type repositoryServiceClient struct {
@@ -293,6 +304,26 @@ func (c *repositoryServiceClient) SearchTopics(ctx context.Context, in *SearchTo
 	return out, nil
 }
 
+func (c *repositoryServiceClient) CreateFork(ctx context.Context, in *CreateForkRequest, opts ...grpc.CallOption) (*CreateForkResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateForkResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_CreateFork_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *repositoryServiceClient) ListForks(ctx context.Context, in *ListForksRequest, opts ...grpc.CallOption) (*ListForksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListForksResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_ListForks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RepositoryServiceServer is the server API for RepositoryService service.
 // All implementations must embed UnimplementedRepositoryServiceServer
 // for forward compatibility.
@@ -346,6 +377,15 @@ type RepositoryServiceServer interface {
 	// SearchTopics finds topics whose name contains q, the most used first
 	// (GET /topics/search); X-Total-Count but no Link, as Gitea.
 	SearchTopics(context.Context, *SearchTopicsRequest) (*SearchTopicsResponse, error)
+	// CreateFork forks a repository (POST /repos/{owner}/{repo}/forks) into
+	// the caller's account or an organization where the caller may create
+	// repositories (rule fork-owner): a new repository with the source's
+	// branches, tags and visibility, whose object files are shared with it.
+	// 202 with the fork, as Gitea.
+	CreateFork(context.Context, *CreateForkRequest) (*CreateForkResponse, error)
+	// ListForks lists the forks of a repository the caller may see (GET
+	// /repos/{owner}/{repo}/forks), oldest first.
+	ListForks(context.Context, *ListForksRequest) (*ListForksResponse, error)
 	mustEmbedUnimplementedRepositoryServiceServer()
 }
 
@@ -412,6 +452,12 @@ func (UnimplementedRepositoryServiceServer) DeleteRepoTopic(context.Context, *De
 }
 func (UnimplementedRepositoryServiceServer) SearchTopics(context.Context, *SearchTopicsRequest) (*SearchTopicsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SearchTopics not implemented")
+}
+func (UnimplementedRepositoryServiceServer) CreateFork(context.Context, *CreateForkRequest) (*CreateForkResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateFork not implemented")
+}
+func (UnimplementedRepositoryServiceServer) ListForks(context.Context, *ListForksRequest) (*ListForksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListForks not implemented")
 }
 func (UnimplementedRepositoryServiceServer) mustEmbedUnimplementedRepositoryServiceServer() {}
 func (UnimplementedRepositoryServiceServer) testEmbeddedByValue()                           {}
@@ -776,6 +822,42 @@ func _RepositoryService_SearchTopics_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RepositoryService_CreateFork_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateForkRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).CreateFork(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_CreateFork_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).CreateFork(ctx, req.(*CreateForkRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RepositoryService_ListForks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListForksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).ListForks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_ListForks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).ListForks(ctx, req.(*ListForksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RepositoryService_ServiceDesc is the grpc.ServiceDesc for RepositoryService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -858,6 +940,14 @@ var RepositoryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SearchTopics",
 			Handler:    _RepositoryService_SearchTopics_Handler,
+		},
+		{
+			MethodName: "CreateFork",
+			Handler:    _RepositoryService_CreateFork_Handler,
+		},
+		{
+			MethodName: "ListForks",
+			Handler:    _RepositoryService_ListForks_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
