@@ -90,7 +90,7 @@ func advanceMain(b *testing.B, dir string) {
 
 // scaleSize is what one repository of BenchmarkScale holds.
 type scaleSize struct {
-	name                       string
+	name                      string
 	issues, commits, branches int
 }
 
