@@ -51,9 +51,10 @@ func (s *BranchServer) ListBranches(ctx context.Context, req *branchesv1.ListBra
 	}
 	page := s.Limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
 	recs, total, err := s.Store.ListBranches(ctx, r.ID, page.Offset(), page.Size)
-	if err == nil && total == 0 {
+	if err == nil && len(recs) == 0 && (page.Offset() == 0 || total == 0) {
 		// A non-empty repository whose branches were never recorded (a
-		// repository older than its records): record them all now.
+		// repository older than its records): record them all now. (An
+		// empty first page says so whatever the stored total says.)
 		if err = s.sync(ctx, r); err == nil {
 			recs, total, err = s.Store.ListBranches(ctx, r.ID, page.Offset(), page.Size)
 		}

@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -171,5 +172,48 @@ func TestGetCommitMerge(t *testing.T) {
 	}
 	if _, err := s.GetCommit(ctx, path, strings.Repeat("1", 40)); !isErr(err, ErrNotFound) {
 		t.Fatalf("missing commit: %v", err)
+	}
+}
+
+// After new commits on a branch whose history was counted, the page's
+// total follows without a git process (it is the counted ancestor's plus
+// one per commit on top); across a merge it is still the number of
+// commits git counts.
+func TestLogTotalAfterNewCommits(t *testing.T) {
+	ctx := context.Background()
+	s, path, c := logFixture(t)
+	total := func(ref string) int {
+		t.Helper()
+		_, n, err := s.Log(ctx, path, LogOptions{Ref: ref, Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := total("main"); n != len(c) {
+		t.Fatalf("total %d, want %d", n, len(c))
+	}
+	commitFiles(t, s, path, "main", "c6", create("six.txt", "6\n"))
+	commitFiles(t, s, path, "main", "c7", create("seven.txt", "7\n"))
+	starts := countGit(t)
+	if n := total("main"); n != len(c)+2 {
+		t.Fatalf("total after two commits %d, want %d", n, len(c)+2)
+	}
+	if n := starts(); n != 0 {
+		t.Fatalf("%d git processes for the total after two commits, want 0", n)
+	}
+
+	// A merge of main with a side line off c2, then two commits on top.
+	head := gitCmd(t, path, "rev-parse", "main")
+	tree := gitCmd(t, path, "rev-parse", head+"^{tree}")
+	side := gitCmd(t, path, "commit-tree", tree, "-p", c[1], "-m", "side")
+	merge := gitCmd(t, path, "commit-tree", tree, "-p", head, "-p", side, "-m", "merge")
+	next := gitCmd(t, path, "commit-tree", tree, "-p", merge, "-m", "after merge")
+	last := gitCmd(t, path, "commit-tree", tree, "-p", next, "-m", "after that")
+	for _, sha := range []string{next, last, merge, side} {
+		want, _ := strconv.Atoi(gitCmd(t, path, "rev-list", "--count", sha))
+		if n := total(sha); n != want {
+			t.Fatalf("total from %s %d, want %d", sha, n, want)
+		}
 	}
 }

@@ -156,6 +156,16 @@ func (s *Store) countCommits(ctx context.Context, path string, revs []string, p 
 		if v, ok := s.cache.get(key); ok {
 			return v.(int), nil
 		}
+		if p == "" {
+			total, ok, err := s.countFromCachedAncestor(ctx, path, revs[0])
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				s.cache.add(key, total, 8)
+				return total, nil
+			}
+		}
 	}
 	count := append([]string{"rev-list", "--count"}, revs...)
 	if p != "" {
@@ -322,4 +332,45 @@ func (w *pathWalk) entryOf(commit, tree string) (string, error) {
 	}
 	w.entries[commit] = e
 	return e, nil
+}
+
+// maxCountChain bounds how many commits countFromCachedAncestor reads
+// before it gives up and lets git count: a push usually adds a few.
+const maxCountChain = 256
+
+// countFromCachedAncestor derives the number of commits reachable from
+// sha without walking the whole history, when the commits from sha down
+// to an ancestor whose count is cached (or down to a root commit) each
+// have exactly one parent: such a commit adds exactly itself to its
+// parent's count (a commit is never reachable from its own parent), so
+// after a push of k commits onto a branch whose page was served the count
+// costs k object reads instead of a walk of the history. ok is false when
+// a merge, a missing object or maxCountChain commits come first, and in a
+// shallow repository (whose cut parents only git knows).
+func (s *Store) countFromCachedAncestor(ctx context.Context, path, sha string) (total int, ok bool, err error) {
+	if isShallow(path) {
+		return 0, false, nil
+	}
+	for steps := 1; steps <= maxCountChain; steps++ {
+		objs, err := s.catFileBatch(ctx, path, []string{sha})
+		if err != nil {
+			return 0, false, err
+		}
+		if objs[0].Type != "commit" {
+			return 0, false, nil
+		}
+		parents := parseRawCommit(sha, objs[0].Data).Parents
+		switch len(parents) {
+		case 0:
+			return steps, true, nil
+		case 1:
+			sha = parents[0]
+		default:
+			return 0, false, nil
+		}
+		if v, ok := s.cache.get(s.cacheKey(path, "count", sha+"\x00")); ok {
+			return v.(int) + steps, true, nil
+		}
+	}
+	return 0, false, nil
 }

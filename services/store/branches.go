@@ -75,6 +75,11 @@ func (s *Store) SyncBranchHeads(ctx context.Context, repoID, pusherID int64, nam
 			if updates, err = all(ctx); err != nil {
 				return err
 			}
+			// No records: the counter starts again from zero, whatever
+			// it said (records removed behind the store's back).
+			if err := tx.Model(&Repository{}).Where("id = ?", repoID).Update("num_branches", 0).Error; err != nil {
+				return err
+			}
 		case len(names) > 0:
 			if updates, err = headsOrDeleted(ctx, names, read); err != nil {
 				return err
@@ -136,6 +141,7 @@ func applyChanges(tx *gorm.DB, repoID, pusherID, now int64, updates []BranchUpda
 		}
 	}
 	changed := false
+	added := 0 // records inserted less records removed: the counter's move
 	for _, u := range updates {
 		commit, exists := have[u.Name]
 		switch {
@@ -145,6 +151,7 @@ func applyChanges(tx *gorm.DB, repoID, pusherID, now int64, updates []BranchUpda
 			if err := tx.Where("repo_id = ? AND name = ?", repoID, u.Name).Delete(&Branch{}).Error; err != nil {
 				return changed, err
 			}
+			added--
 		case exists:
 			err := tx.Model(&Branch{}).Where("repo_id = ? AND name = ?", repoID, u.Name).Updates(map[string]any{
 				"commit_id": u.CommitID, "commit_message": storableText(u.CommitMessage), "commit_unix": u.CommitUnix,
@@ -159,11 +166,18 @@ func applyChanges(tx *gorm.DB, repoID, pusherID, now int64, updates []BranchUpda
 			if err := tx.Create(&b).Error; err != nil {
 				return changed, err
 			}
+			added++
 		}
 		changed = true
 		have[u.Name] = u.CommitID
 		if u.Deleted {
 			delete(have, u.Name)
+		}
+	}
+	if added != 0 {
+		if err := tx.Model(&Repository{}).Where("id = ?", repoID).
+			Update("num_branches", gorm.Expr("num_branches + ?", added)).Error; err != nil {
+			return changed, err
 		}
 	}
 	return changed, nil
@@ -176,16 +190,22 @@ func hasBranches(tx *gorm.DB, repoID int64) (bool, error) {
 }
 
 // ListBranches returns a page of branch records, latest commit first, then
-// by name, and their total number.
+// by name, and their total number. Both cost the same whatever the number
+// of branches: the page is read from an index in its order and the total
+// is the repository's counter (migration 0094), not a count of the
+// records.
 func (s *Store) ListBranches(ctx context.Context, repoID int64, offset, limit int) ([]Branch, int64, error) {
-	q := s.db.WithContext(ctx).Model(&Branch{}).Where("repo_id = ?", repoID)
-	var total int64
-	if err := q.Count(&total).Error; err != nil {
+	db := s.db.WithContext(ctx)
+	var totals []int64
+	if err := db.Model(&Repository{}).Where("id = ?", repoID).Pluck("num_branches", &totals).Error; err != nil {
 		return nil, 0, err
 	}
+	if len(totals) == 0 {
+		return []Branch{}, 0, nil
+	}
 	branches := []Branch{}
-	err := q.Order("commit_unix DESC").Order("name").Offset(offset).Limit(limit).Find(&branches).Error
-	return branches, total, err
+	err := db.Where("repo_id = ?", repoID).Order("commit_unix DESC").Order("name").Offset(offset).Limit(limit).Find(&branches).Error
+	return branches, totals[0], err
 }
 
 // BranchByName returns one branch record.

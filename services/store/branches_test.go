@@ -198,3 +198,69 @@ func TestBranchCommitMessageIsStorable(t *testing.T) {
 		}
 	})
 }
+
+// TestBranchCounter: the repository's num_branches follows its branch
+// records through creations with branches, zero-record syncs, pushes that
+// add, move and delete branches, and is the branch page's total; the page
+// is read from an index in its order (no sort of every record).
+func TestBranchCounter(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		check := func(t *testing.T, repoID int64, want int) {
+			t.Helper()
+			r, err := s.RepositoryByID(ctx, repoID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, total, err := s.ListBranches(ctx, repoID, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.NumBranches != want || total != int64(want) || len(branchNames(t, s, repoID)) != want {
+				t.Fatalf("num_branches %d, page total %d, want %d", r.NumBranches, total, want)
+			}
+		}
+		r := newRepo(t, s, "counted")
+		check(t, r.ID, 0)
+		all := func(context.Context) ([]store.BranchUpdate, error) {
+			return []store.BranchUpdate{{Name: "main", CommitID: "a1"}, {Name: "dev", CommitID: "b1"}}, nil
+		}
+		if err := s.SyncBranches(ctx, r.ID, 1, []store.BranchUpdate{{Name: "dev", CommitID: "b1"}}, all); err != nil {
+			t.Fatal(err)
+		}
+		check(t, r.ID, 2)
+		for _, push := range [][]store.BranchUpdate{
+			{{Name: "main", CommitID: "a2"}, {Name: "x", CommitID: "c1"}, {Name: "y", CommitID: "c2"}},
+			{{Name: "dev", Deleted: true}, {Name: "gone", Deleted: true}, {Name: "x", CommitID: "c3"}},
+			{{Name: "y", CommitID: "c2"}}, // no change
+		} {
+			if err := s.SyncBranches(ctx, r.ID, 1, push, all); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(t, r.ID, 3)
+
+		owner := newUser("owner-seeded", "seeded@x.org", false)
+		if err := s.CreateUser(ctx, owner); err != nil {
+			t.Fatal(err)
+		}
+		seeded := &store.Repository{OwnerID: owner.ID, OwnerName: owner.Name, Name: "seeded", DefaultBranch: "main"}
+		err := s.CreateRepositoryAtomic(ctx, store.NewRepository{Repo: seeded, PusherID: owner.ID,
+			Branches: []store.BranchUpdate{{Name: "main", CommitID: "m1"}, {Name: "next", CommitID: "n1"}}, Limit: -1}, func() error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, seeded.ID, 2)
+
+		if s.DB().Dialector.Name() == "sqlite" {
+			var plan []struct{ Detail string }
+			if err := s.DB().Raw(`EXPLAIN QUERY PLAN SELECT * FROM branches WHERE repo_id = ? ORDER BY commit_unix DESC, name LIMIT 10`, r.ID).
+				Scan(&plan).Error; err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(plan) != "[{SEARCH branches USING INDEX idx_branches_repo_commit_unix (repo_id=?)}]" {
+				t.Fatalf("branch page plan: %v", plan)
+			}
+		}
+	})
+}

@@ -41,6 +41,7 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 	now := time.Now().Unix()
 	r.CreatedUnix, r.UpdatedUnix = now, now
 	r.IsEmpty = len(n.Branches) == 0
+	r.NumBranches = len(n.Branches)
 	if n.WatcherID != 0 {
 		r.NumWatches = 1
 	}

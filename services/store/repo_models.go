@@ -53,6 +53,7 @@ type Repository struct {
 	NumClosedIssues               int
 	NumPulls                      int
 	NumClosedPulls                int
+	NumBranches                   int   // kept by the branch record writes (store/branches.go)
 	Size                          int64 // KiB
 	HasIssues                     bool
 	HasWiki                       bool

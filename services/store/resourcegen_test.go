@@ -76,7 +76,7 @@ func TestResourceGeneration(t *testing.T) {
 // counterColumns are the repositories columns the resource generation
 // does not follow (migration 0093).
 var counterColumns = map[string]bool{"id": true, "num_watches": true, "num_stars": true, "num_forks": true,
-	"num_issues": true, "num_closed_issues": true, "num_pulls": true, "num_closed_pulls": true}
+	"num_issues": true, "num_closed_issues": true, "num_pulls": true, "num_closed_pulls": true, "num_branches": true}
 
 // TestResourceGenerationCoversColumns: every column of repositories but
 // the counters moves the resource generation, so a column added later
