@@ -91,3 +91,41 @@ func TestRefJournalPreparedEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestHousekeepLeavesTheJournalAlone: packing loose refs moves no ref, so
+// it leaves nothing for the reconciler to read (git would otherwise run
+// the journal hook for every loose ref it prunes), and every branch keeps
+// its commit.
+func TestHousekeepLeavesTheJournalAlone(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	path := newRepo(t, s, "alice", "proj")
+	sha := commitFiles(t, s, path, "main", "first", create("a.txt", "a"))
+	for i := range 20 {
+		if _, err := s.CreateBranch(ctx, path, "b"+strconv.Itoa(i), "refs/heads/main"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drain(t, s)
+	if err := s.Housekeep(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if loose, _ := os.ReadDir(filepath.Join(path, "refs", "heads")); len(loose) != 0 {
+		t.Fatalf("%d loose branches after Housekeep", len(loose))
+	}
+	if entries, _ := s.RefJournal(); len(entries) != 0 {
+		t.Fatalf("Housekeep journaled %d ref transactions, first %+v", len(entries), entries[0])
+	}
+	branches, err := s.ListBranches(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(branches) != 21 {
+		t.Fatalf("%d branches after Housekeep", len(branches))
+	}
+	for _, b := range branches {
+		if b.Commit.SHA != sha {
+			t.Fatalf("branch %s at %s, want %s", b.Name, b.Commit.SHA, sha)
+		}
+	}
+}

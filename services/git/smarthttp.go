@@ -116,13 +116,21 @@ func (s *Store) AdvertiseRefs(ctx context.Context, path string, service Service,
 		args = append(args, "--strict")
 		config = uploadPackConfig
 	}
-	return s.run(ctx, invocation{
+	// git writes the advertisement one pkt-line at a time; passed on
+	// write by write, each line of it would be a flushed HTTP chunk, one
+	// send per ref. Sent in advertiseChunk pieces it still streams.
+	out := bufio.NewWriterSize(&prefixWriter{w: withFlush(w), prefix: header}, advertiseChunk)
+	err := s.run(ctx, invocation{
 		config: config,
 		args:   append(args, absPath(path)),
 		env:    protocolEnv(gitProtocol),
-		stdout: &prefixWriter{w: withFlush(w), prefix: header},
+		stdout: out,
 	})
+	return errors.Join(err, out.Flush())
 }
+
+// advertiseChunk is how much of a ref advertisement is sent at once.
+const advertiseChunk = 64 << 10
 
 // UploadPack serves POST git-upload-pack: body (already decoded, see
 // DecodeRequestBody) is fed to `git upload-pack --stateless-rpc` and the

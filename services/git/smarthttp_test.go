@@ -184,6 +184,47 @@ func TestAdvertiseRefs(t *testing.T) {
 	}
 }
 
+// TestAdvertiseRefsManyBranches: a large ref advertisement reaches an
+// HTTP response complete, in a few flushed pieces rather than one per ref
+// (each flush is an HTTP chunk sent on its own).
+func TestAdvertiseRefsManyBranches(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	path := newRepo(t, s, "o", "r")
+	sha := commitFiles(t, s, path, "main", "first", create("a.txt", "a"))
+	var in strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&in, "create refs/heads/branch-%04d %s\n", i, sha)
+	}
+	if out, err := gitCmdErr(t, path, strings.NewReader(in.String()), "update-ref", "--stdin"); err != nil {
+		t.Fatalf("update-ref: %v\n%s", err, out)
+	}
+	var w flushCounter
+	if err := s.AdvertiseRefs(ctx, path, ServiceReceivePack, "", &w); err != nil {
+		t.Fatal(err)
+	}
+	out := w.String()
+	if !strings.HasPrefix(out, "001f# service=git-receive-pack\n0000") || !strings.HasSuffix(out, "0000") {
+		t.Fatalf("advertisement starts %q, ends %q", out[:min(len(out), 60)], out[max(0, len(out)-20):])
+	}
+	for _, ref := range []string{"refs/heads/main", "refs/heads/branch-0000", "refs/heads/branch-1999"} {
+		if !strings.Contains(out, sha+" "+ref) {
+			t.Fatalf("advertisement lacks %s", ref)
+		}
+	}
+	if max := len(out)/advertiseChunk + 2; w.flushes > max {
+		t.Fatalf("%d bytes sent in %d flushes, want at most %d", len(out), w.flushes, max)
+	}
+}
+
+// flushCounter is a response body that counts flushes.
+type flushCounter struct {
+	bytes.Buffer
+	flushes int
+}
+
+func (f *flushCounter) Flush() { f.flushes++ }
+
 func TestDecodeRequestBody(t *testing.T) {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
