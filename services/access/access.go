@@ -34,6 +34,9 @@ type Store interface {
 	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
 	CommentByID(ctx context.Context, repoID, id int64) (*store.Comment, error)
 	NotificationByID(ctx context.Context, id int64) (*store.NotificationThread, error)
+	// ForkOwnedBy finds the head repository of a pull request from a
+	// fork (store.ErrNotFound when the owner has no fork of the parent).
+	ForkOwnedBy(ctx context.Context, parentID, ownerID int64) (*store.Repository, error)
 	OrgStore
 }
 

@@ -65,6 +65,9 @@ type Rule struct {
 	// Fields are the request fields the rule reads; a method whose
 	// request lacks one stops start-up (CheckRules).
 	Fields []string
+	// Reads are units of the repository resource the caller must read
+	// besides the policy's (403 without, before the rule decides).
+	Reads  []auth.Unit
 	decide func(ctx context.Context, c *Checker, s *subject) (*Object, error)
 }
 
@@ -256,6 +259,13 @@ var Rules = map[string]Rule{
 			return &Object{User: u}, c.mayCreateIn(ctx, s.caller, u)
 		},
 	},
+	// pull-head: a reader of the code unit too, and of the head repository's code (the request's head: a branch, or owner:branch of the owner's fork).
+	"pull-head": {
+		On: auth.RepositoryResource, Fields: []string{"head"}, Reads: []auth.Unit{auth.UnitCode},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.pullHead(ctx, s)
+		},
+	},
 	// relate-issue: the URL's issue writable in its unit, the other issue (meta) readable in its own repository and unit.
 	"relate-issue": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
@@ -349,6 +359,11 @@ func (c *Checker) applyRule(ctx context.Context, pol auth.Policy, req any, s *su
 	rule, ok := Rules[pol.Rule]
 	if !ok {
 		return nil, errs.Newf(errs.Internal, "unknown rule %q", pol.Rule)
+	}
+	for _, u := range rule.Reads {
+		if s.repo != nil && s.repo.UnitMode(u) < store.AccessRead {
+			return nil, errs.New(errs.PermissionDenied, UnitOffMessage)
+		}
 	}
 	obj, err := rule.decide(ctx, c, s)
 	if err != nil {

@@ -51,20 +51,27 @@ func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Princ
 // Their number is bounded on the request (max_items, checked before the
 // handler).
 func (s *Service) assignees(ctx context.Context, r *access.Repo, caller *auth.Principal, names []string) ([]int64, error) {
+	return Assignees(ctx, s.store, s.access, r, caller, names)
+}
+
+// Assignees resolves user names to the ids of users who may be assigned
+// in r, once each, in order (for issues and pull requests alike): an
+// unknown or hidden name, or one without access to r, is 422.
+func Assignees(ctx context.Context, users access.VisibilityStore, c *access.Checker, r *access.Repo, caller *auth.Principal, names []string) ([]int64, error) {
 	var ids []int64
 	for _, name := range names {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			continue
 		}
-		u, err := access.VisibleUser(ctx, s.store, name, caller)
+		u, err := access.VisibleUser(ctx, users, name, caller)
 		if err != nil {
 			if errs.KindOf(err) == errs.NotFound {
 				return nil, errs.Newf(errs.Invalid, "Assignee does not exist: [name: %s]", name)
 			}
 			return nil, err
 		}
-		ok, err := s.access.CanBeAssigned(ctx, r, u)
+		ok, err := c.CanBeAssigned(ctx, r, u)
 		if err != nil {
 			return nil, err
 		}

@@ -26,3 +26,9 @@ func (r Renderer) Issues(ctx context.Context, viewer *auth.Principal, list []sto
 		return repoRef{id: id, owner: owner, name: name}
 	})
 }
+
+// Label renders a label of the repository owner/name (or of its
+// organization) exactly as issues show it.
+func (r Renderer) Label(l *store.Label, owner, name string) *issuesv1.Label {
+	return r.v.label(l, repoRef{owner: owner, name: name})
+}

@@ -46,36 +46,42 @@ func (s *Store) CreateIssue(ctx context.Context, n *NewIssue) error {
 		is.ClosedUnix = now
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		// The row of issue_index is locked by the upsert until commit, so
-		// the next creator waits for it and then sees the new value; a
-		// rollback takes the increment back with it.
-		var idx int64
-		err := tx.Raw(`INSERT INTO issue_index (repo_id, max_index) VALUES (?, 1)
+		return s.insertIssue(tx, n, now)
+	})
+}
+
+// insertIssue is CreateIssue inside the caller's transaction.
+func (s *Store) insertIssue(tx *gorm.DB, n *NewIssue, now int64) error {
+	is := &n.Issue
+	// The row of issue_index is locked by the upsert until commit, so
+	// the next creator waits for it and then sees the new value; a
+	// rollback takes the increment back with it.
+	var idx int64
+	err := tx.Raw(`INSERT INTO issue_index (repo_id, max_index) VALUES (?, 1)
 ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + 1
 RETURNING max_index`, is.RepoID).Scan(&idx).Error
-		if err != nil {
-			return errs.Wrap(err, "allocate issue index")
-		}
-		if err := moveIssueCounters(tx, is.RepoID, is.IsPull, 1, b2i(is.IsClosed)); err != nil {
+	if err != nil {
+		return errs.Wrap(err, "allocate issue index")
+	}
+	if err := moveIssueCounters(tx, is.RepoID, is.IsPull, 1, b2i(is.IsClosed)); err != nil {
+		return err
+	}
+	is.ID, is.Index = 0, idx
+	if err := tx.Create(is).Error; err != nil {
+		return errs.Wrap(err, "insert issue")
+	}
+	if err := addAssignees(tx, is, uniqueIDs(n.AssigneeIDs)); err != nil {
+		return err
+	}
+	if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
+		return err
+	}
+	if len(n.LabelIDs) > 0 {
+		if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
 			return err
 		}
-		is.ID, is.Index = 0, idx
-		if err := tx.Create(is).Error; err != nil {
-			return errs.Wrap(err, "insert issue")
-		}
-		if err := addAssignees(tx, is, uniqueIDs(n.AssigneeIDs)); err != nil {
-			return err
-		}
-		if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
-			return err
-		}
-		if len(n.LabelIDs) > 0 {
-			if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
-				return err
-			}
-		}
-		return enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
-	})
+	}
+	return enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
 }
 
 // moveIssueCounters adds total and closed to the repository's issue (or
@@ -482,7 +488,7 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 		if err := unlabelDeletedIssue(tx, &is); err != nil {
 			return err
 		}
-		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}} {
+		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}, &PullRequest{}} {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {
 				return errs.Wrap(err, "delete issue rows")
 			}

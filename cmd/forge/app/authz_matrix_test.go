@@ -244,8 +244,21 @@ func (c caller) expect(pol auth.Policy, private bool) codes.Code {
 		return codes.PermissionDenied
 	case c.mode(pol.Resource.Unit, private) < pol.Resource.Need:
 		return codes.PermissionDenied
+	case c.lacksRuleUnit(pol, private):
+		return codes.PermissionDenied
 	}
 	return codes.OK
+}
+
+// lacksRuleUnit reports that c may not read a unit pol's object rule
+// needs besides the declared one (access.Rule.Reads).
+func (c caller) lacksRuleUnit(pol auth.Policy, private bool) bool {
+	for _, u := range access.Rules[pol.Rule].Reads {
+		if c.mode(u, private) < store.AccessRead {
+			return true
+		}
+	}
+	return false
 }
 
 // levelRefused reports that c's refusal is the level's (not scope or

@@ -24,6 +24,7 @@ import (
 	"forge/services/misc"
 	"forge/services/notify"
 	"forge/services/orgs"
+	"forge/services/pulls"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/store"
@@ -80,6 +81,11 @@ var entries = []entry{
 	}},
 	{issues.Area, func(d Deps) ([]any, error) {
 		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging))
+	}},
+	{pulls.Area, func(d Deps) ([]any, error) {
+		return serves(pulls.NewServer(pulls.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
+			Repos: d.repos(), Labels: issues.NewRenderer(d.Store, d.users(), d.Config.Server.RootURL),
+			RootURL: d.Config.Server.RootURL, Limits: d.Paging}))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),

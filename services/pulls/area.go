@@ -1,0 +1,21 @@
+// Package pulls serves forge.pulls.v1.PullService: a repository's pull
+// requests. A pull request is an issue (numbers, labels, assignees and
+// comments are the issue tracker's) plus a pull_requests row naming its
+// head and base, and its head commit kept in the base repository under
+// refs/pull/<index>/head. Who may call what is declared in the proto.
+package pulls
+
+import (
+	"google.golang.org/grpc"
+
+	pullsv1 "forge/gen/forge/pulls/v1"
+	"forge/services/area"
+)
+
+// Area declares the pull requests area to the server (see package area).
+var Area = area.Area{
+	Name:       "pulls",
+	Services:   []*grpc.ServiceDesc{&pullsv1.PullService_ServiceDesc},
+	Gateways:   []area.Gateway{area.Handlers(pullsv1.RegisterPullServiceHandlerClient, pullsv1.NewPullServiceClient)},
+	RepoTables: []string{"pull_requests"},
+}
