@@ -36,6 +36,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -120,6 +121,30 @@ type fixtureRepo struct {
 	// Assets are attachments uploaded by the owner (multipart, as the SDK
 	// does) after the releases and issues.
 	Assets []fixtureAsset `yaml:"assets"`
+
+	// --- pull requests ---
+	// Files are commits by the owner through the contents API, after the
+	// branches: each on its branch, made from main when the branch does
+	// not exist yet. Pulls are opened after the assets, numbered after
+	// the issues.
+	Files []fixtureFile `yaml:"files"`
+	Pulls []fixturePull `yaml:"pulls"`
+}
+
+// fixtureFile adds Path with Content on Branch.
+type fixtureFile struct {
+	Branch  string `yaml:"branch"`
+	Path    string `yaml:"path"`
+	Content string `yaml:"content"`
+}
+
+// fixturePull is a pull request of Head into Base (main when empty)
+// opened by By (the owner when empty).
+type fixturePull struct {
+	By    string `yaml:"by"`
+	Head  string `yaml:"head"`
+	Base  string `yaml:"base"`
+	Title string `yaml:"title"`
 }
 
 // fixtureLabel is a repository label; color defaults to "#00aabb".
@@ -647,6 +672,22 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	for _, b := range r.Branches {
 		expectStatus(t, s.do("POST", base+"/branches", `{"new_branch_name":"`+b+`"}`, as(owner)...), 201)
 	}
+	made := map[string]bool{"main": true}
+	for _, b := range r.Branches {
+		made[b] = true
+	}
+	for _, f := range r.Files {
+		change := map[string]any{"content": base64.StdEncoding.EncodeToString([]byte(f.Content)), "message": "add " + f.Path, "branch": f.Branch}
+		if !made[f.Branch] {
+			change["branch"], change["new_branch"] = "main", f.Branch
+			made[f.Branch] = true
+		}
+		body, err := json.Marshal(change)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("POST", base+"/contents/"+f.Path, string(body), as(owner)...), 201)
+	}
 	for _, rel := range r.Releases {
 		by := rel.By
 		if by == "" {
@@ -672,6 +713,20 @@ func (w *world) buildRepo(t *testing.T, r fixtureRepo) {
 	w.buildIssues(t, r.Repo, owner, r.Issues)
 	w.buildLabels(t, r, as(owner))
 	w.buildAssets(t, r.Repo, owner, r.Assets) // --- attachments (H4) ---
+	for _, p := range r.Pulls {
+		by, baseBranch := p.By, p.Base
+		if by == "" {
+			by = owner
+		}
+		if baseBranch == "" {
+			baseBranch = "main"
+		}
+		body, err := json.Marshal(map[string]string{"head": p.Head, "base": baseBranch, "title": p.Title})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStatus(t, s.do("POST", base+"/pulls", string(body), as(by)...), 201)
+	}
 	if len(r.Settings) > 0 {
 		body, err := json.Marshal(r.Settings)
 		if err != nil {
