@@ -25,7 +25,8 @@ import (
 // account, with two assignees, two labels and an attachment; issue 1 also
 // carries all n labels, n assignees, n attachments and n comments, each
 // comment by another account with an attachment, and depends on n issues,
-// each in another repository of owner, who watches them all.
+// each in another repository of owner, who watches them all; and a
+// repository "pulls" with n pull requests.
 func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	t.Helper()
 	ctx := context.Background()
@@ -89,6 +90,27 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 			t.Fatal(err)
 		}
 	}
+	// The repository "pulls" holds n pull requests into main, each posted
+	// by another account with two assignees and two labels.
+	s.createRepo(t, tok, "pulls", true, false)
+	pulls := s.repoRecord(t, owner, "pulls")
+	var main struct{ Commit struct{ ID string } }
+	r := s.do("GET", "/api/v1/repos/"+owner+"/pulls/branches/main", "", "Authorization", "token "+tok)
+	expectStatus(t, r, 200)
+	if err := json.Unmarshal(r.Body, &main); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		np := &store.NewPullRequest{
+			NewIssue: store.NewIssue{Issue: store.Issue{RepoID: pulls.ID, PosterID: people[i], Title: fmt.Sprintf("pull %d", i)},
+				AssigneeIDs: []int64{people[i], people[(i+1)%n]}},
+			Pull: store.PullRequest{HeadRepoID: pulls.ID, HeadBranch: fmt.Sprintf("topic-%d", i), BaseBranch: "main",
+				HeadSHA: main.Commit.ID, MergeBase: main.Commit.ID},
+		}
+		if err := st.CreatePullRequest(ctx, np, func(int64) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i := 0; i < n; i++ {
 		c := &store.Comment{RepoID: repo.ID, IssueID: first.ID, PosterID: people[i], Content: fmt.Sprintf("comment %d", i)}
 		if err := st.CreateComment(ctx, c); err != nil {
@@ -138,7 +160,7 @@ func TestListQueriesConstant(t *testing.T) {
 		})
 		for _, c := range []struct {
 			name, path string
-			items      bool // the answer is a list of n items (n+1 repositories)
+			items      bool // the answer is a list of n items (n+2 repositories)
 		}{
 			{"issues", "/api/v1/repos/%s/list/issues?state=all&limit=50", true},
 			{"search", "/api/v1/repos/issues/search?state=all&limit=50&q=issue&owner=%s", true},
@@ -150,6 +172,7 @@ func TestListQueriesConstant(t *testing.T) {
 			{"dependencies", "/api/v1/repos/%s/list/issues/1/dependencies?limit=50", true},
 			{"user-repos", "/api/v1/users/%s/repos?limit=50", true},
 			{"subscriptions", "/api/v1/users/%s/subscriptions?limit=50", true},
+			{"pulls", "/api/v1/repos/%s/pulls/pulls?state=all&limit=50", true},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				var counts []int64
@@ -157,7 +180,7 @@ func TestListQueriesConstant(t *testing.T) {
 					q, items := queriesOf(t, s, viewer, fmt.Sprintf(c.path, fmt.Sprintf("own%d", n)))
 					want := n
 					if c.name == "user-repos" || c.name == "subscriptions" {
-						want = min(n+1, 50)
+						want = min(n+2, 50) // list, pulls and the n dependencies' repositories
 					}
 					if c.items && items != want {
 						t.Fatalf("%d items: the list has %d", n, items)
