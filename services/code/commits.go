@@ -40,6 +40,31 @@ func orTrue(b *bool) bool { return b == nil || *b }
 // FailedPrecondition ("Git Repository is empty.", 409 over REST); a path no
 // commit touched is NotFound.
 func (s *CommitServer) ListCommits(ctx context.Context, req *commitsv1.ListCommitsRequest) (*commitsv1.ListCommitsResponse, error) {
+	var not []string
+	if req.GetNot() != "" {
+		not = []string{req.GetNot()}
+	}
+	return s.History(ctx, HistoryQuery{
+		Ref: req.GetSha(), Not: not, Path: req.GetPath(), Page: int(req.GetPage()), Limit: int(req.GetLimit()),
+		Options: CommitOptions{Stat: orTrue(req.Stat), Verification: orTrue(req.Verification), Files: orTrue(req.Files)},
+	})
+}
+
+// HistoryQuery is a page of the history of the request's repository:
+// Ref's commits (the default branch's when empty) not reachable from any
+// of Not, only those touching Path when set.
+type HistoryQuery struct {
+	Ref         string
+	Not         []string
+	Path        string
+	Page, Limit int
+	Options     CommitOptions
+}
+
+// History renders a page of history as the commit lists do (one
+// renderer for the repository's commits and a pull request's), and
+// sends Gitea's legacy paging headers.
+func (s *CommitServer) History(ctx context.Context, q HistoryQuery) (*commitsv1.ListCommitsResponse, error) {
 	r, err := s.resolve(ctx)
 	if err != nil {
 		return nil, err
@@ -47,21 +72,16 @@ func (s *CommitServer) ListCommits(ctx context.Context, req *commitsv1.ListCommi
 	if r.IsEmpty {
 		return nil, errs.New(errs.FailedPrecondition, "Git Repository is empty.").WithHTTPStatus(http.StatusConflict)
 	}
-	opts := CommitOptions{Stat: orTrue(req.Stat), Verification: orTrue(req.Verification), Files: orTrue(req.Files)}
-	page := s.Limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
-	var not []string
-	if req.GetNot() != "" {
-		not = []string{req.GetNot()}
-	}
+	page := s.Limits.Normalize(q.Page, q.Limit)
 	commits, total, err := s.Git.Log(ctx, r.path, git.LogOptions{
-		Ref: req.GetSha(), Not: not, Path: req.GetPath(), Skip: page.Offset(), Limit: page.Size,
-		Files: opts.Files, Stats: opts.Stat,
+		Ref: q.Ref, Not: q.Not, Path: q.Path, Skip: page.Offset(), Limit: page.Size,
+		Files: q.Options.Files, Stats: q.Options.Stat,
 	})
 	if err != nil {
 		return nil, readErr(err)
 	}
-	if req.GetPath() != "" && total == 0 {
-		return nil, errs.Newf(errs.NotFound, "no commit touches %q", req.GetPath())
+	if q.Path != "" && total == 0 {
+		return nil, errs.Newf(errs.NotFound, "no commit touches %q", q.Path)
 	}
 	ptrs := make([]*git.Commit, len(commits))
 	for i := range commits {
@@ -74,7 +94,7 @@ func (s *CommitServer) ListCommits(ctx context.Context, req *commitsv1.ListCommi
 	u := s.Render.URLs(r.Owner.Name, r.Name)
 	out := &commitsv1.ListCommitsResponse{Commits: make([]*commitsv1.Commit, len(commits)), TotalCount: int64(total)}
 	for i, c := range ptrs {
-		out.Commits[i] = s.Render.Commit(u, c, who, opts)
+		out.Commits[i] = s.Render.Commit(u, c, who, q.Options)
 	}
 	pages := (total + page.Size - 1) / page.Size
 	grpc.SetHeader(ctx, metadata.Pairs(

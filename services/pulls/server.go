@@ -3,9 +3,11 @@ package pulls
 import (
 	"context"
 
+	commitsv1 "forge/gen/forge/commits/v1"
 	pullsv1 "forge/gen/forge/pulls/v1"
 	"forge/services/access"
 	"forge/services/auth"
+	"forge/services/code"
 	"forge/services/issues"
 	"forge/services/paging"
 	"forge/services/repos"
@@ -17,8 +19,9 @@ import (
 // calls one use case of Service and renders the result.
 type Server struct {
 	pullsv1.UnimplementedPullServiceServer
-	svc  *Service
-	view view
+	svc     *Service
+	view    view
+	history History
 }
 
 var _ pullsv1.PullServiceServer = (*Server)(nil)
@@ -33,6 +36,14 @@ type Options struct {
 	Labels  issues.Renderer
 	RootURL string // ends with "/"
 	Limits  paging.Limits
+	// History renders the pull request's commits as the repository's
+	// commit list does (code.CommitServer).
+	History History
+}
+
+// History renders pages of the history of the request's repository.
+type History interface {
+	History(ctx context.Context, q code.HistoryQuery) (*commitsv1.ListCommitsResponse, error)
 }
 
 // NewServer builds the service.
@@ -41,6 +52,7 @@ func NewServer(o Options) *Server {
 		svc: NewService(o.Store, o.Git, o.Access, o.Limits),
 		view: view{root: o.RootURL, users: o.Users, repos: o.Repos, labels: o.Labels,
 			store: o.Store, git: o.Git, modes: o.Access},
+		history: o.History,
 	}
 }
 
@@ -116,4 +128,27 @@ func (s *Server) CreatePullRequest(ctx context.Context, req *pullsv1.CreatePullR
 		return nil, err
 	}
 	return &pullsv1.CreatePullRequestResponse{PullRequest: out}, nil
+}
+
+// ListPullRequestCommits pages the commits of the head not reachable from
+// the merge base, with their stats always (Gitea 1.22 has no stat toggle
+// here).
+func (s *Server) ListPullRequestCommits(ctx context.Context, req *pullsv1.ListPullRequestCommitsRequest) (*pullsv1.ListPullRequestCommitsResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr, _, err := s.svc.Get(ctx, r, req.GetIndex())
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.history.History(ctx, code.HistoryQuery{
+		Ref: pr.HeadSHA, Not: []string{pr.MergeBase}, Page: int(req.GetPage()), Limit: int(req.GetLimit()),
+		Options: code.CommitOptions{Stat: true, Verification: req.Verification == nil || *req.Verification,
+			Files: req.Files == nil || *req.Files},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &pullsv1.ListPullRequestCommitsResponse{Commits: page.Commits, TotalCount: page.TotalCount}, nil
 }

@@ -60,6 +60,24 @@ func TestPullsSDK(t *testing.T) {
 			t.Fatalf("ListRepoPullRequests: %d %v", len(list), err)
 		}
 		check("listed", list[0])
+
+		// Its commits, newest first, each with its stats and files as git
+		// counts them against its parent.
+		want := strings.Fields(gitCmd(t, work, "log", "--format=%H", "origin/main..feature"))
+		commits, resp, err := bob.ListPullRequestCommits("alice", "proj", 1, gitea.ListPullRequestCommitsOptions{})
+		if err != nil || len(commits) != len(want) || resp.Header.Get("X-Total-Count") != "3" {
+			t.Fatalf("ListPullRequestCommits: %d commits (want %d), total %q, %v", len(commits), len(want), resp.Header.Get("X-Total-Count"), err)
+		}
+		for i, c := range commits {
+			a, d, n := numstat(t, gitCmd(t, work, "show", "--numstat", "--format=", want[i]))
+			if c.SHA != want[i] || c.Stats == nil || c.Stats.Additions != a || c.Stats.Deletions != d || c.Stats.Total != a+d || len(c.Files) != n {
+				t.Fatalf("commit %d: %s %+v %d files, want %s +%d -%d %d files", i, c.SHA, c.Stats, len(c.Files), want[i], a, d, n)
+			}
+		}
+		page, _, err := bob.ListPullRequestCommits("alice", "proj", 1, gitea.ListPullRequestCommitsOptions{ListOptions: gitea.ListOptions{Page: 2, PageSize: 2}})
+		if err != nil || len(page) != 1 || page[0].SHA != want[2] {
+			t.Fatalf("second page of 2: %+v %v", page, err)
+		}
 		gitCmd(t, work, "fetch", "-q", "origin", "refs/pull/1/head")
 		if kept := strings.TrimSpace(gitCmd(t, work, "rev-parse", "FETCH_HEAD")); kept != headSHA {
 			t.Fatalf("refs/pull/1/head is %s, want %s", kept, headSHA)

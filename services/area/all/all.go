@@ -76,8 +76,7 @@ var entries = []entry{
 		return serves(watch.NewServer(d.Store, d.Access, d.repos(), d.Paging))
 	}},
 	{code.Area, func(d Deps) ([]any, error) {
-		return code.Servers(code.Deps{Store: d.Store, Git: d.Git, Sync: d.Syncer,
-			Render: code.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}, Limits: d.Paging}), nil
+		return code.Servers(d.code()), nil
 	}},
 	{issues.Area, func(d Deps) ([]any, error) {
 		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging))
@@ -85,7 +84,7 @@ var entries = []entry{
 	{pulls.Area, func(d Deps) ([]any, error) {
 		return serves(pulls.NewServer(pulls.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
 			Repos: d.repos(), Labels: issues.NewRenderer(d.Store, d.users(), d.Config.Server.RootURL),
-			RootURL: d.Config.Server.RootURL, Limits: d.Paging}))
+			RootURL: d.Config.Server.RootURL, Limits: d.Paging, History: code.NewCommitServer(d.code())}))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),

@@ -4,6 +4,7 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/blob"
+	"forge/services/code"
 	"forge/services/config"
 	"forge/services/git"
 	"forge/services/paging"
@@ -44,4 +45,11 @@ func (d Deps) repos() repos.Renderer {
 // area also calls (an organization's repositories). It holds no state.
 func (d Deps) repoService() *repos.Service {
 	return repos.NewService(d.Store, d.Git, d.Access)
+}
+
+// code is what the code area's servers are built from; the pull requests
+// area renders its commits through the same commit server.
+func (d Deps) code() code.Deps {
+	return code.Deps{Store: d.Store, Git: d.Git, Sync: d.Syncer,
+		Render: code.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}, Limits: d.Paging}
 }

@@ -7,6 +7,7 @@
 package pullsv1
 
 import (
+	v13 "forge/gen/forge/commits/v1"
 	v12 "forge/gen/forge/issues/v1"
 	_ "forge/gen/forge/options/v1"
 	v1 "forge/gen/forge/repos/v1"
@@ -880,11 +881,157 @@ func (x *CreatePullRequestResponse) GetPullRequest() *PullRequest {
 	return nil
 }
 
+type ListPullRequestCommitsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo  string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	Page  int32                  `protobuf:"varint,4,opt,name=page,proto3" json:"page,omitempty"`
+	Limit int32                  `protobuf:"varint,5,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Unset means true.
+	Verification *bool `protobuf:"varint,6,opt,name=verification,proto3,oneof" json:"verification,omitempty"`
+	// Unset means true; false leaves files null.
+	Files         *bool `protobuf:"varint,7,opt,name=files,proto3,oneof" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPullRequestCommitsRequest) Reset() {
+	*x = ListPullRequestCommitsRequest{}
+	mi := &file_forge_pulls_v1_pulls_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPullRequestCommitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPullRequestCommitsRequest) ProtoMessage() {}
+
+func (x *ListPullRequestCommitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_pulls_v1_pulls_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPullRequestCommitsRequest.ProtoReflect.Descriptor instead.
+func (*ListPullRequestCommitsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_pulls_v1_pulls_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListPullRequestCommitsRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ListPullRequestCommitsRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *ListPullRequestCommitsRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ListPullRequestCommitsRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListPullRequestCommitsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListPullRequestCommitsRequest) GetVerification() bool {
+	if x != nil && x.Verification != nil {
+		return *x.Verification
+	}
+	return false
+}
+
+func (x *ListPullRequestCommitsRequest) GetFiles() bool {
+	if x != nil && x.Files != nil {
+		return *x.Files
+	}
+	return false
+}
+
+type ListPullRequestCommitsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Commits       []*v13.Commit          `protobuf:"bytes,1,rep,name=commits,proto3" json:"commits,omitempty"`
+	TotalCount    int64                  `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPullRequestCommitsResponse) Reset() {
+	*x = ListPullRequestCommitsResponse{}
+	mi := &file_forge_pulls_v1_pulls_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPullRequestCommitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPullRequestCommitsResponse) ProtoMessage() {}
+
+func (x *ListPullRequestCommitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_pulls_v1_pulls_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPullRequestCommitsResponse.ProtoReflect.Descriptor instead.
+func (*ListPullRequestCommitsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_pulls_v1_pulls_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListPullRequestCommitsResponse) GetCommits() []*v13.Commit {
+	if x != nil {
+		return x.Commits
+	}
+	return nil
+}
+
+func (x *ListPullRequestCommitsResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
 var File_forge_pulls_v1_pulls_proto protoreflect.FileDescriptor
 
 const file_forge_pulls_v1_pulls_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/pulls/v1/pulls.proto\x12\x0eforge.pulls.v1\x1a\x1cforge/issues/v1/issues.proto\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x91\x01\n" +
+	"\x1aforge/pulls/v1/pulls.proto\x12\x0eforge.pulls.v1\x1a\x1eforge/commits/v1/commits.proto\x1a\x1cforge/issues/v1/issues.proto\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x91\x01\n" +
 	"\fPRBranchInfo\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12\x10\n" +
 	"\x03ref\x18\x02 \x01(\tR\x03ref\x12\x10\n" +
@@ -965,14 +1112,30 @@ const file_forge_pulls_v1_pulls_proto_rawDesc = "" +
 	" \x03(\x03B\x06\x9a\xb5\x18\x02(dR\x06labels\x125\n" +
 	"\bdue_date\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\adueDate\"[\n" +
 	"\x19CreatePullRequestResponse\x12>\n" +
-	"\fpull_request\x18\x01 \x01(\v2\x1b.forge.pulls.v1.PullRequestR\vpullRequest2\x80\x05\n" +
+	"\fpull_request\x18\x01 \x01(\v2\x1b.forge.pulls.v1.PullRequestR\vpullRequest\"\xe8\x01\n" +
+	"\x1dListPullRequestCommitsRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\x12\x12\n" +
+	"\x04page\x18\x04 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x05 \x01(\x05R\x05limit\x12'\n" +
+	"\fverification\x18\x06 \x01(\bH\x00R\fverification\x88\x01\x01\x12\x19\n" +
+	"\x05files\x18\a \x01(\bH\x01R\x05files\x88\x01\x01B\x0f\n" +
+	"\r_verificationB\b\n" +
+	"\x06_files\"u\n" +
+	"\x1eListPullRequestCommitsResponse\x122\n" +
+	"\acommits\x18\x01 \x03(\v2\x18.forge.commits.v1.CommitR\acommits\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount2\xdb\x06\n" +
 	"\vPullService\x12\xbc\x01\n" +
 	"\x10ListPullRequests\x12'.forge.pulls.v1.ListPullRequestsRequest\x1a(.forge.pulls.v1.ListPullRequestsResponse\"U\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x023b\rpull_requests\x12\"/api/v1/repos/{owner}/{repo}/pulls\x12\xbd\x01\n" +
 	"\x0eGetPullRequest\x12%.forge.pulls.v1.GetPullRequestRequest\x1a&.forge.pulls.v1.GetPullRequestResponse\"\\\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x02:b\fpull_request\x12*/api/v1/repos/{owner}/{repo}/pulls/{index}\x12\xf1\x01\n" +
 	"\x11CreatePullRequest\x12(.forge.pulls.v1.CreatePullRequestRequest\x1a).forge.pulls.v1.CreatePullRequestResponse\"\x86\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18B\b\x02\x1a\n" +
-	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\tpull-headJ\bassigneeJ\tassigneesJ\x06labels\x82\xd3\xe4\x93\x025:\x01*b\fpull_request\"\"/api/v1/repos/{owner}/{repo}/pullsB\x9c\x01\n" +
+	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\tpull-headJ\bassigneeJ\tassigneesJ\x06labels\x82\xd3\xe4\x93\x025:\x01*b\fpull_request\"\"/api/v1/repos/{owner}/{repo}/pulls\x12\xd8\x01\n" +
+	"\x16ListPullRequestCommits\x12-.forge.pulls.v1.ListPullRequestCommitsRequest\x1a..forge.pulls.v1.ListPullRequestCommitsResponse\"_\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x02=b\acommits\x122/api/v1/repos/{owner}/{repo}/pulls/{index}/commitsB\x9c\x01\n" +
 	"\x12com.forge.pulls.v1B\n" +
 	"PullsProtoP\x01Z forge/gen/forge/pulls/v1;pullsv1\xa2\x02\x03FPX\xaa\x02\x0eForge.Pulls.V1\xca\x02\x0eForge\\Pulls\\V1\xe2\x02\x1aForge\\Pulls\\V1\\GPBMetadata\xea\x02\x10Forge::Pulls::V1b\x06proto3"
 
@@ -988,53 +1151,59 @@ func file_forge_pulls_v1_pulls_proto_rawDescGZIP() []byte {
 	return file_forge_pulls_v1_pulls_proto_rawDescData
 }
 
-var file_forge_pulls_v1_pulls_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_forge_pulls_v1_pulls_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_forge_pulls_v1_pulls_proto_goTypes = []any{
-	(*PRBranchInfo)(nil),              // 0: forge.pulls.v1.PRBranchInfo
-	(*PullRequest)(nil),               // 1: forge.pulls.v1.PullRequest
-	(*ListPullRequestsRequest)(nil),   // 2: forge.pulls.v1.ListPullRequestsRequest
-	(*ListPullRequestsResponse)(nil),  // 3: forge.pulls.v1.ListPullRequestsResponse
-	(*GetPullRequestRequest)(nil),     // 4: forge.pulls.v1.GetPullRequestRequest
-	(*GetPullRequestResponse)(nil),    // 5: forge.pulls.v1.GetPullRequestResponse
-	(*CreatePullRequestRequest)(nil),  // 6: forge.pulls.v1.CreatePullRequestRequest
-	(*CreatePullRequestResponse)(nil), // 7: forge.pulls.v1.CreatePullRequestResponse
-	(*v1.Repository)(nil),             // 8: forge.repos.v1.Repository
-	(*v11.User)(nil),                  // 9: forge.users.v1.User
-	(*v12.Label)(nil),                 // 10: forge.issues.v1.Label
-	(*v12.Milestone)(nil),             // 11: forge.issues.v1.Milestone
-	(*timestamppb.Timestamp)(nil),     // 12: google.protobuf.Timestamp
+	(*PRBranchInfo)(nil),                   // 0: forge.pulls.v1.PRBranchInfo
+	(*PullRequest)(nil),                    // 1: forge.pulls.v1.PullRequest
+	(*ListPullRequestsRequest)(nil),        // 2: forge.pulls.v1.ListPullRequestsRequest
+	(*ListPullRequestsResponse)(nil),       // 3: forge.pulls.v1.ListPullRequestsResponse
+	(*GetPullRequestRequest)(nil),          // 4: forge.pulls.v1.GetPullRequestRequest
+	(*GetPullRequestResponse)(nil),         // 5: forge.pulls.v1.GetPullRequestResponse
+	(*CreatePullRequestRequest)(nil),       // 6: forge.pulls.v1.CreatePullRequestRequest
+	(*CreatePullRequestResponse)(nil),      // 7: forge.pulls.v1.CreatePullRequestResponse
+	(*ListPullRequestCommitsRequest)(nil),  // 8: forge.pulls.v1.ListPullRequestCommitsRequest
+	(*ListPullRequestCommitsResponse)(nil), // 9: forge.pulls.v1.ListPullRequestCommitsResponse
+	(*v1.Repository)(nil),                  // 10: forge.repos.v1.Repository
+	(*v11.User)(nil),                       // 11: forge.users.v1.User
+	(*v12.Label)(nil),                      // 12: forge.issues.v1.Label
+	(*v12.Milestone)(nil),                  // 13: forge.issues.v1.Milestone
+	(*timestamppb.Timestamp)(nil),          // 14: google.protobuf.Timestamp
+	(*v13.Commit)(nil),                     // 15: forge.commits.v1.Commit
 }
 var file_forge_pulls_v1_pulls_proto_depIdxs = []int32{
-	8,  // 0: forge.pulls.v1.PRBranchInfo.repo:type_name -> forge.repos.v1.Repository
-	9,  // 1: forge.pulls.v1.PullRequest.user:type_name -> forge.users.v1.User
-	10, // 2: forge.pulls.v1.PullRequest.labels:type_name -> forge.issues.v1.Label
-	11, // 3: forge.pulls.v1.PullRequest.milestone:type_name -> forge.issues.v1.Milestone
-	9,  // 4: forge.pulls.v1.PullRequest.assignee:type_name -> forge.users.v1.User
-	9,  // 5: forge.pulls.v1.PullRequest.assignees:type_name -> forge.users.v1.User
-	9,  // 6: forge.pulls.v1.PullRequest.requested_reviewers:type_name -> forge.users.v1.User
-	12, // 7: forge.pulls.v1.PullRequest.merged_at:type_name -> google.protobuf.Timestamp
-	9,  // 8: forge.pulls.v1.PullRequest.merged_by:type_name -> forge.users.v1.User
+	10, // 0: forge.pulls.v1.PRBranchInfo.repo:type_name -> forge.repos.v1.Repository
+	11, // 1: forge.pulls.v1.PullRequest.user:type_name -> forge.users.v1.User
+	12, // 2: forge.pulls.v1.PullRequest.labels:type_name -> forge.issues.v1.Label
+	13, // 3: forge.pulls.v1.PullRequest.milestone:type_name -> forge.issues.v1.Milestone
+	11, // 4: forge.pulls.v1.PullRequest.assignee:type_name -> forge.users.v1.User
+	11, // 5: forge.pulls.v1.PullRequest.assignees:type_name -> forge.users.v1.User
+	11, // 6: forge.pulls.v1.PullRequest.requested_reviewers:type_name -> forge.users.v1.User
+	14, // 7: forge.pulls.v1.PullRequest.merged_at:type_name -> google.protobuf.Timestamp
+	11, // 8: forge.pulls.v1.PullRequest.merged_by:type_name -> forge.users.v1.User
 	0,  // 9: forge.pulls.v1.PullRequest.base:type_name -> forge.pulls.v1.PRBranchInfo
 	0,  // 10: forge.pulls.v1.PullRequest.head:type_name -> forge.pulls.v1.PRBranchInfo
-	12, // 11: forge.pulls.v1.PullRequest.due_date:type_name -> google.protobuf.Timestamp
-	12, // 12: forge.pulls.v1.PullRequest.created_at:type_name -> google.protobuf.Timestamp
-	12, // 13: forge.pulls.v1.PullRequest.updated_at:type_name -> google.protobuf.Timestamp
-	12, // 14: forge.pulls.v1.PullRequest.closed_at:type_name -> google.protobuf.Timestamp
+	14, // 11: forge.pulls.v1.PullRequest.due_date:type_name -> google.protobuf.Timestamp
+	14, // 12: forge.pulls.v1.PullRequest.created_at:type_name -> google.protobuf.Timestamp
+	14, // 13: forge.pulls.v1.PullRequest.updated_at:type_name -> google.protobuf.Timestamp
+	14, // 14: forge.pulls.v1.PullRequest.closed_at:type_name -> google.protobuf.Timestamp
 	1,  // 15: forge.pulls.v1.ListPullRequestsResponse.pull_requests:type_name -> forge.pulls.v1.PullRequest
 	1,  // 16: forge.pulls.v1.GetPullRequestResponse.pull_request:type_name -> forge.pulls.v1.PullRequest
-	12, // 17: forge.pulls.v1.CreatePullRequestRequest.due_date:type_name -> google.protobuf.Timestamp
+	14, // 17: forge.pulls.v1.CreatePullRequestRequest.due_date:type_name -> google.protobuf.Timestamp
 	1,  // 18: forge.pulls.v1.CreatePullRequestResponse.pull_request:type_name -> forge.pulls.v1.PullRequest
-	2,  // 19: forge.pulls.v1.PullService.ListPullRequests:input_type -> forge.pulls.v1.ListPullRequestsRequest
-	4,  // 20: forge.pulls.v1.PullService.GetPullRequest:input_type -> forge.pulls.v1.GetPullRequestRequest
-	6,  // 21: forge.pulls.v1.PullService.CreatePullRequest:input_type -> forge.pulls.v1.CreatePullRequestRequest
-	3,  // 22: forge.pulls.v1.PullService.ListPullRequests:output_type -> forge.pulls.v1.ListPullRequestsResponse
-	5,  // 23: forge.pulls.v1.PullService.GetPullRequest:output_type -> forge.pulls.v1.GetPullRequestResponse
-	7,  // 24: forge.pulls.v1.PullService.CreatePullRequest:output_type -> forge.pulls.v1.CreatePullRequestResponse
-	22, // [22:25] is the sub-list for method output_type
-	19, // [19:22] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	15, // 19: forge.pulls.v1.ListPullRequestCommitsResponse.commits:type_name -> forge.commits.v1.Commit
+	2,  // 20: forge.pulls.v1.PullService.ListPullRequests:input_type -> forge.pulls.v1.ListPullRequestsRequest
+	4,  // 21: forge.pulls.v1.PullService.GetPullRequest:input_type -> forge.pulls.v1.GetPullRequestRequest
+	6,  // 22: forge.pulls.v1.PullService.CreatePullRequest:input_type -> forge.pulls.v1.CreatePullRequestRequest
+	8,  // 23: forge.pulls.v1.PullService.ListPullRequestCommits:input_type -> forge.pulls.v1.ListPullRequestCommitsRequest
+	3,  // 24: forge.pulls.v1.PullService.ListPullRequests:output_type -> forge.pulls.v1.ListPullRequestsResponse
+	5,  // 25: forge.pulls.v1.PullService.GetPullRequest:output_type -> forge.pulls.v1.GetPullRequestResponse
+	7,  // 26: forge.pulls.v1.PullService.CreatePullRequest:output_type -> forge.pulls.v1.CreatePullRequestResponse
+	9,  // 27: forge.pulls.v1.PullService.ListPullRequestCommits:output_type -> forge.pulls.v1.ListPullRequestCommitsResponse
+	24, // [24:28] is the sub-list for method output_type
+	20, // [20:24] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_forge_pulls_v1_pulls_proto_init() }
@@ -1042,13 +1211,14 @@ func file_forge_pulls_v1_pulls_proto_init() {
 	if File_forge_pulls_v1_pulls_proto != nil {
 		return
 	}
+	file_forge_pulls_v1_pulls_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_pulls_v1_pulls_proto_rawDesc), len(file_forge_pulls_v1_pulls_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

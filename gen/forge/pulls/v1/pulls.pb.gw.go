@@ -236,6 +236,91 @@ func local_request_PullService_CreatePullRequest_0(ctx context.Context, marshale
 	return msg, metadata, err
 }
 
+var filter_PullService_ListPullRequestCommits_0 = &utilities.DoubleArray{Encoding: map[string]int{"owner": 0, "repo": 1, "index": 2}, Base: []int{1, 1, 2, 3, 0, 0, 0}, Check: []int{0, 1, 1, 1, 2, 3, 4}}
+
+func request_PullService_ListPullRequestCommits_0(ctx context.Context, marshaler runtime.Marshaler, client PullServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListPullRequestCommitsRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	val, ok = pathParams["index"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "index")
+	}
+	protoReq.Index, err = runtime.Int64(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "index", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PullService_ListPullRequestCommits_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListPullRequestCommits(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_PullService_ListPullRequestCommits_0(ctx context.Context, marshaler runtime.Marshaler, server PullServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListPullRequestCommitsRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	val, ok = pathParams["index"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "index")
+	}
+	protoReq.Index, err = runtime.Int64(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "index", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PullService_ListPullRequestCommits_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.ListPullRequestCommits(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterPullServiceHandlerServer registers the http handlers for service PullService to "mux".
 // UnaryRPC     :call PullServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -301,6 +386,26 @@ func RegisterPullServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux
 			return
 		}
 		forward_PullService_CreatePullRequest_0(annotatedContext, mux, outboundMarshaler, w, req, response_PullService_CreatePullRequest_0{resp.(*CreatePullRequestResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_PullService_ListPullRequestCommits_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.pulls.v1.PullService/ListPullRequestCommits", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/pulls/{index}/commits"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_PullService_ListPullRequestCommits_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_PullService_ListPullRequestCommits_0(annotatedContext, mux, outboundMarshaler, w, req, response_PullService_ListPullRequestCommits_0{resp.(*ListPullRequestCommitsResponse)}, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -393,6 +498,23 @@ func RegisterPullServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux
 		}
 		forward_PullService_CreatePullRequest_0(annotatedContext, mux, outboundMarshaler, w, req, response_PullService_CreatePullRequest_0{resp.(*CreatePullRequestResponse)}, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_PullService_ListPullRequestCommits_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.pulls.v1.PullService/ListPullRequestCommits", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/pulls/{index}/commits"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_PullService_ListPullRequestCommits_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_PullService_ListPullRequestCommits_0(annotatedContext, mux, outboundMarshaler, w, req, response_PullService_ListPullRequestCommits_0{resp.(*ListPullRequestCommitsResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -423,14 +545,25 @@ func (m response_PullService_CreatePullRequest_0) XXX_ResponseBody() interface{}
 	return response.PullRequest
 }
 
+type response_PullService_ListPullRequestCommits_0 struct {
+	*ListPullRequestCommitsResponse
+}
+
+func (m response_PullService_ListPullRequestCommits_0) XXX_ResponseBody() interface{} {
+	response := m.ListPullRequestCommitsResponse
+	return response.Commits
+}
+
 var (
-	pattern_PullService_ListPullRequests_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "pulls"}, ""))
-	pattern_PullService_GetPullRequest_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"api", "v1", "repos", "owner", "repo", "pulls", "index"}, ""))
-	pattern_PullService_CreatePullRequest_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "pulls"}, ""))
+	pattern_PullService_ListPullRequests_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "pulls"}, ""))
+	pattern_PullService_GetPullRequest_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"api", "v1", "repos", "owner", "repo", "pulls", "index"}, ""))
+	pattern_PullService_CreatePullRequest_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "pulls"}, ""))
+	pattern_PullService_ListPullRequestCommits_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7}, []string{"api", "v1", "repos", "owner", "repo", "pulls", "index", "commits"}, ""))
 )
 
 var (
-	forward_PullService_ListPullRequests_0  = runtime.ForwardResponseMessage
-	forward_PullService_GetPullRequest_0    = runtime.ForwardResponseMessage
-	forward_PullService_CreatePullRequest_0 = runtime.ForwardResponseMessage
+	forward_PullService_ListPullRequests_0       = runtime.ForwardResponseMessage
+	forward_PullService_GetPullRequest_0         = runtime.ForwardResponseMessage
+	forward_PullService_CreatePullRequest_0      = runtime.ForwardResponseMessage
+	forward_PullService_ListPullRequestCommits_0 = runtime.ForwardResponseMessage
 )

@@ -19,9 +19,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	PullService_ListPullRequests_FullMethodName  = "/forge.pulls.v1.PullService/ListPullRequests"
-	PullService_GetPullRequest_FullMethodName    = "/forge.pulls.v1.PullService/GetPullRequest"
-	PullService_CreatePullRequest_FullMethodName = "/forge.pulls.v1.PullService/CreatePullRequest"
+	PullService_ListPullRequests_FullMethodName       = "/forge.pulls.v1.PullService/ListPullRequests"
+	PullService_GetPullRequest_FullMethodName         = "/forge.pulls.v1.PullService/GetPullRequest"
+	PullService_CreatePullRequest_FullMethodName      = "/forge.pulls.v1.PullService/CreatePullRequest"
+	PullService_ListPullRequestCommits_FullMethodName = "/forge.pulls.v1.PullService/ListPullRequestCommits"
 )
 
 // PullServiceClient is the client API for PullService service.
@@ -47,6 +48,12 @@ type PullServiceClient interface {
 	// rule pull-head). Assignees and labels are taken from writers only, as
 	// for issues.
 	CreatePullRequest(ctx context.Context, in *CreatePullRequestRequest, opts ...grpc.CallOption) (*CreatePullRequestResponse, error)
+	// ListPullRequestCommits lists the pull request's commits, newest first:
+	// those of its head not reachable from its merge base, each with its
+	// stats and (unless files=false) its changed files, rendered as the
+	// repository's commit list renders them
+	// (GET /repos/{owner}/{repo}/pulls/{index}/commits).
+	ListPullRequestCommits(ctx context.Context, in *ListPullRequestCommitsRequest, opts ...grpc.CallOption) (*ListPullRequestCommitsResponse, error)
 }
 
 type pullServiceClient struct {
@@ -87,6 +94,16 @@ func (c *pullServiceClient) CreatePullRequest(ctx context.Context, in *CreatePul
 	return out, nil
 }
 
+func (c *pullServiceClient) ListPullRequestCommits(ctx context.Context, in *ListPullRequestCommitsRequest, opts ...grpc.CallOption) (*ListPullRequestCommitsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPullRequestCommitsResponse)
+	err := c.cc.Invoke(ctx, PullService_ListPullRequestCommits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PullServiceServer is the server API for PullService service.
 // All implementations must embed UnimplementedPullServiceServer
 // for forward compatibility.
@@ -110,6 +127,12 @@ type PullServiceServer interface {
 	// rule pull-head). Assignees and labels are taken from writers only, as
 	// for issues.
 	CreatePullRequest(context.Context, *CreatePullRequestRequest) (*CreatePullRequestResponse, error)
+	// ListPullRequestCommits lists the pull request's commits, newest first:
+	// those of its head not reachable from its merge base, each with its
+	// stats and (unless files=false) its changed files, rendered as the
+	// repository's commit list renders them
+	// (GET /repos/{owner}/{repo}/pulls/{index}/commits).
+	ListPullRequestCommits(context.Context, *ListPullRequestCommitsRequest) (*ListPullRequestCommitsResponse, error)
 	mustEmbedUnimplementedPullServiceServer()
 }
 
@@ -128,6 +151,9 @@ func (UnimplementedPullServiceServer) GetPullRequest(context.Context, *GetPullRe
 }
 func (UnimplementedPullServiceServer) CreatePullRequest(context.Context, *CreatePullRequestRequest) (*CreatePullRequestResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreatePullRequest not implemented")
+}
+func (UnimplementedPullServiceServer) ListPullRequestCommits(context.Context, *ListPullRequestCommitsRequest) (*ListPullRequestCommitsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPullRequestCommits not implemented")
 }
 func (UnimplementedPullServiceServer) mustEmbedUnimplementedPullServiceServer() {}
 func (UnimplementedPullServiceServer) testEmbeddedByValue()                     {}
@@ -204,6 +230,24 @@ func _PullService_CreatePullRequest_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PullService_ListPullRequestCommits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPullRequestCommitsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PullServiceServer).ListPullRequestCommits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PullService_ListPullRequestCommits_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PullServiceServer).ListPullRequestCommits(ctx, req.(*ListPullRequestCommitsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // PullService_ServiceDesc is the grpc.ServiceDesc for PullService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -222,6 +266,10 @@ var PullService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreatePullRequest",
 			Handler:    _PullService_CreatePullRequest_Handler,
+		},
+		{
+			MethodName: "ListPullRequestCommits",
+			Handler:    _PullService_ListPullRequestCommits_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
