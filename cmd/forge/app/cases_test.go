@@ -493,6 +493,7 @@ var placeholderFuncs = template.FuncMap{
 	"repeat":     strings.Repeat,
 	"releaseID":  func(string, string) string { return "0" },
 	"fileSHA":    func(string, string) string { return "0" },
+	"commitSHA":  func(string, string) string { return strings.Repeat("0", 40) },
 	"pushMirror": func(string) string { return "0" },
 	"token":      func(string) string { return "0" },
 	"tokenID":    func(string, string) string { return "0" },
@@ -844,6 +845,14 @@ func (w *world) funcs() template.FuncMap {
 			var c struct{ SHA string }
 			if err := json.Unmarshal(r.Body, &c); err != nil || r.Status != 200 {
 				return "", fmt.Errorf("file %s of %s: %d %s", path, full, r.Status, r.Body)
+			}
+			return c.SHA, nil
+		},
+		"commitSHA": func(full, ref string) (string, error) {
+			r := s.do("GET", "/api/v1/repos/"+full+"/git/commits/"+ref+"?stat=false&files=false&verification=false", "", "Authorization", "token "+s.AdminToken)
+			var c struct{ SHA string }
+			if err := json.Unmarshal(r.Body, &c); err != nil || r.Status != 200 {
+				return "", fmt.Errorf("commit %s of %s: %d %s", ref, full, r.Status, r.Body)
 			}
 			return c.SHA, nil
 		},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,7 +119,19 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 		}
 		attach(store.Attachment{IssueID: first.ID, CommentID: c.ID}, fmt.Sprintf("comment-%d.txt", i))
 	}
+	// n statuses of one commit, each by another (private) account and in
+	// its own context. The repository is empty: the sha is read as given.
+	for i := 0; i < n; i++ {
+		cs := &store.CommitStatus{RepoID: repo.ID, SHA: querySHA, State: store.StatusSuccess,
+			Context: fmt.Sprintf("ctx-%d", i), CreatorID: people[i]}
+		if err := st.CreateCommitStatus(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
+
+// querySHA is the commit seedQueryWorld's statuses are on.
+var querySHA = strings.Repeat("a", 40)
 
 // queriesOf is how many statements the store runs for one GET of path
 // with token, and the length of the returned JSON list (-1 for an
@@ -173,6 +186,8 @@ func TestListQueriesConstant(t *testing.T) {
 			{"user-repos", "/api/v1/users/%s/repos?limit=50", true},
 			{"subscriptions", "/api/v1/users/%s/subscriptions?limit=50", true},
 			{"pulls", "/api/v1/repos/%s/pulls/pulls?state=all&limit=50", true},
+			{"statuses", "/api/v1/repos/%s/list/statuses/" + querySHA + "?limit=50", true},
+			{"combined-status", "/api/v1/repos/%s/list/commits/" + querySHA + "/status?limit=50", false},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				var counts []int64

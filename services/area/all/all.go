@@ -27,6 +27,7 @@ import (
 	"forge/services/pulls"
 	"forge/services/releases"
 	"forge/services/repos"
+	"forge/services/statuses"
 	"forge/services/store"
 	"forge/services/tokens"
 	"forge/services/users"
@@ -71,6 +72,9 @@ var entries = []entry{
 	}},
 	{releases.Area, func(d Deps) ([]any, error) {
 		return serves(releases.NewServer(d.Store, d.Git, d.users(), d.Config.Server.RootURL, d.Paging))
+	}},
+	{statuses.Area, func(d Deps) ([]any, error) {
+		return serves(statuses.NewServer(d.Store, d.Git, d.repos(), d.Paging))
 	}},
 	{watch.Area, func(d Deps) ([]any, error) {
 		return serves(watch.NewServer(d.Store, d.Access, d.repos(), d.Paging))
