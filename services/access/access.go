@@ -37,6 +37,9 @@ type Store interface {
 	// ForkOwnedBy finds the head repository of a pull request from a
 	// fork (store.ErrNotFound when the owner has no fork of the parent).
 	ForkOwnedBy(ctx context.Context, parentID, ownerID int64) (*store.Repository, error)
+	// PullRequestByIndex loads the pull request a merge names
+	// (store.ErrNotFound for a plain issue or an unused number).
+	PullRequestByIndex(ctx context.Context, repoID, index int64) (*store.PullRequest, *store.Issue, error)
 	OrgStore
 }
 

@@ -266,6 +266,13 @@ var Rules = map[string]Rule{
 			return c.pullHead(ctx, s)
 		},
 	},
+	// pull-merger: a reader of the code unit too; the pull request open and not merged (404, 405), and the caller a writer of the code (else 405).
+	"pull-merger": {
+		On: auth.RepositoryResource, Fields: []string{"index"}, Reads: []auth.Unit{auth.UnitCode},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.pullMerger(ctx, s)
+		},
+	},
 	// relate-issue: the URL's issue writable in its unit, the other issue (meta) readable in its own repository and unit.
 	"relate-issue": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},

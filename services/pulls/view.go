@@ -70,6 +70,11 @@ func (v view) page(ctx context.Context, viewer *auth.Principal, base *access.Rep
 	for _, as := range assignees {
 		people = append(people, as...)
 	}
+	for _, pr := range prs {
+		if pr.HasMerged {
+			people = append(people, pr.MergerID)
+		}
+	}
 	labels, err := v.store.LabelsOfIssues(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -213,6 +218,11 @@ func (v view) pull(is *store.Issue, pr *store.PullRequest, base *access.Repo, ba
 	if is.IsClosed {
 		out.State = "closed"
 		out.ClosedAt = ts(is.ClosedUnix)
+	}
+	if pr.HasMerged {
+		out.MergedAt = ts(pr.MergedUnix)
+		out.MergeCommitSha = pr.MergedSHA
+		out.MergedBy = v.user(people, pr.MergerID)
 	}
 	for _, id := range assignees {
 		if people[id] != nil {

@@ -1,0 +1,63 @@
+package pulls
+
+import (
+	"context"
+
+	pullsv1 "forge/gen/forge/pulls/v1"
+	"forge/services/access"
+	"forge/services/auth"
+	"forge/services/errs"
+	"forge/services/store"
+)
+
+// MergeServer implements pullsv1.PullMergeServiceServer.
+type MergeServer struct {
+	pullsv1.UnimplementedPullMergeServiceServer
+	merger *Merger
+	store  MergeStore
+}
+
+var _ pullsv1.PullMergeServiceServer = (*MergeServer)(nil)
+
+// NewMergeServer builds the merge service.
+func NewMergeServer(s MergeStore, g MergeGit, records BranchRecords) *MergeServer {
+	return &MergeServer{merger: NewMerger(s, g, records), store: s}
+}
+
+// IsPullRequestMerged is 204 for a merged pull request, 404 otherwise
+// (also for a number that is no pull request).
+func (s *MergeServer) IsPullRequestMerged(ctx context.Context, req *pullsv1.IsPullRequestMergedRequest) (*pullsv1.IsPullRequestMergedResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr, _, err := s.store.PullRequestByIndex(ctx, r.ID, req.GetIndex())
+	if err != nil {
+		return nil, errs.Replace(err, store.ErrNotFound, errPullNotFound)
+	}
+	if !pr.HasMerged {
+		return nil, errPullNotFound
+	}
+	return &pullsv1.IsPullRequestMergedResponse{}, nil
+}
+
+// MergePullRequest merges; the rule pull-merger admitted the caller.
+func (s *MergeServer) MergePullRequest(ctx context.Context, req *pullsv1.MergePullRequestRequest) (*pullsv1.MergePullRequestResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := access.ObjectFrom(ctx); err != nil {
+		return nil, err
+	}
+	caller := auth.FromContext(ctx)
+	err = s.merger.Merge(ctx, r, caller.User, MergeRequest{
+		Index: req.GetIndex(), Style: req.GetDo(), Title: req.GetMergeTitleField(), Body: req.GetMergeMessageField(),
+		HeadCommitID: req.GetHeadCommitId(), DeleteBranch: req.GetDeleteBranchAfterMerge(),
+		WhenChecksSucceed: req.GetMergeWhenChecksSucceed(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &pullsv1.MergePullRequestResponse{}, nil
+}

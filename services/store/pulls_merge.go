@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"forge/services/errs"
+)
+
+// ErrPullRequestMerged: the pull request is merged already (Gitea answers
+// 405 with an empty message).
+var ErrPullRequestMerged = &errs.Error{Kind: errs.FailedPrecondition, HTTPStatus: 405}
+
+// PullMerge is what a merge records.
+type PullMerge struct {
+	PullID, IssueID, RepoID int64
+	MergerID                int64
+	// MergedSHA is the commit the base branch moved to; HeadSHA the head
+	// commit merged.
+	MergedSHA, HeadSHA string
+}
+
+// MarkPullRequestMerged records a merge in one transaction: the pull
+// request row becomes merged (by m.MergerID, now, at m.MergedSHA, with
+// the head merged) and its issue is closed, moving the repository's and
+// labels' counters and queueing the closing activity. A pull request
+// merged meanwhile is ErrPullRequestMerged and changes nothing.
+func (s *Store) MarkPullRequestMerged(ctx context.Context, m PullMerge) error {
+	now := time.Now().Unix()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var is Issue
+		if err := s.forUpdate(tx).Where("id = ? AND repo_id = ?", m.IssueID, m.RepoID).Take(&is).Error; err != nil {
+			return notFound(err)
+		}
+		res := tx.Model(&PullRequest{}).Where("id = ? AND has_merged = ?", m.PullID, false).Updates(map[string]any{
+			"has_merged": true, "merged_unix": now, "merged_sha": m.MergedSHA, "merger_id": m.MergerID, "head_sha": m.HeadSHA,
+		})
+		if res.Error != nil {
+			return errs.Wrap(res.Error, "mark pull request merged")
+		}
+		if res.RowsAffected == 0 {
+			return ErrPullRequestMerged
+		}
+		if is.IsClosed {
+			return nil
+		}
+		if err := tx.Model(&Issue{}).Where("id = ?", is.ID).
+			Updates(map[string]any{"is_closed": true, "closed_unix": now, "updated_unix": now}).Error; err != nil {
+			return errs.Wrap(err, "close the pull request's issue")
+		}
+		if err := moveIssueCounters(tx, is.RepoID, true, 0, 1); err != nil {
+			return err
+		}
+		if err := moveLabelClosedCounts(tx, is.ID, 1); err != nil {
+			return err
+		}
+		return enqueueActivity(tx, Activity{Kind: ActivityIssueClosed, RepoID: is.RepoID, IssueID: is.ID, ActorID: m.MergerID, CreatedUnix: now})
+	})
+}
+
+// OtherOpenPullsFromBranch counts the open pull requests other than
+// exceptPullID whose head is branch of repository headRepoID (a head
+// branch they use is not deleted after a merge).
+func (s *Store) OtherOpenPullsFromBranch(ctx context.Context, headRepoID int64, branch string, exceptPullID int64) (int64, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&PullRequest{}).
+		Joins("JOIN issues ON issues.id = pull_requests.issue_id").
+		Where("pull_requests.head_repo_id = ? AND pull_requests.head_branch = ? AND pull_requests.id <> ?", headRepoID, branch, exceptPullID).
+		Where("issues.is_closed = ? AND pull_requests.has_merged = ?", false, false).
+		Count(&n).Error
+	if err != nil {
+		return 0, errs.Wrap(err, "count pull requests from a branch")
+	}
+	return n, nil
+}
