@@ -15,6 +15,7 @@ import (
 	issuesv1 "forge/gen/forge/issues/v1"
 	notificationsv1 "forge/gen/forge/notifications/v1"
 	orgsv1 "forge/gen/forge/orgs/v1"
+	pullsv1 "forge/gen/forge/pulls/v1"
 	reposv1 "forge/gen/forge/repos/v1"
 	"forge/services/access"
 	"forge/services/auth"
@@ -31,6 +32,15 @@ type ruleStore struct {
 	threads   map[int64]*store.NotificationThread
 	users     map[string]*store.User
 	canCreate map[int64]bool
+	pulls     map[int64]*store.PullRequest // by index, beside their issues
+}
+
+func (s *ruleStore) PullRequestByIndex(_ context.Context, _ int64, index int64) (*store.PullRequest, *store.Issue, error) {
+	pr, ok := s.pulls[index]
+	if !ok {
+		return nil, nil, store.ErrNotFound
+	}
+	return pr, s.issues[index], nil
 }
 
 func (s *ruleStore) IssueByIndex(_ context.Context, _ int64, index int64) (*store.Issue, error) {
@@ -90,6 +100,14 @@ func TestRules(t *testing.T) {
 		issues: map[int64]*store.Issue{
 			1: {ID: 11, Index: 1, PosterID: poster.ID},
 			2: {ID: 12, Index: 2, PosterID: poster.ID, IsLocked: true},
+			3: {ID: 13, Index: 3, PosterID: poster.ID, IsPull: true},
+			4: {ID: 14, Index: 4, PosterID: poster.ID, IsPull: true, IsClosed: true},
+			5: {ID: 15, Index: 5, PosterID: poster.ID, IsPull: true, IsClosed: true},
+		},
+		pulls: map[int64]*store.PullRequest{
+			3: {ID: 3, IssueID: 13, Index: 3},
+			4: {ID: 4, IssueID: 14, Index: 4},
+			5: {ID: 5, IssueID: 15, Index: 5, HasMerged: true},
 		},
 		comments:  map[int64]*store.Comment{5: {ID: 5, IssueID: 11, PosterID: poster.ID}},
 		threads:   map[int64]*store.NotificationThread{7: {Notification: store.Notification{ID: 7, UserID: poster.ID}}},
@@ -108,6 +126,7 @@ func TestRules(t *testing.T) {
 	}
 	editIssue := func(index int64) proto.Message { return &issuesv1.EditIssueRequest{Index: index} }
 	comment := func(id int64) proto.Message { return &issuesv1.EditCommentRequest{Id: id} }
+	merge := func(index int64) proto.Message { return &pullsv1.MergePullRequestRequest{Index: index} }
 	cases := []call{
 		{"issue-poster-or-writer", editIssue(1), poster, store.AccessRead, false, ""},
 		{"issue-poster-or-writer", editIssue(1), other, store.AccessWrite, false, ""},
@@ -144,6 +163,10 @@ func TestRules(t *testing.T) {
 		{"org-creator", &orgsv1.CreateOrgRequest{}, creator, 0, false, ""},
 		{"org-creator", &orgsv1.CreateOrgRequest{}, siteRoot, 0, false, ""},
 		{"org-creator", &orgsv1.CreateOrgRequest{}, other, 0, false, access.OrgCreateForbiddenMessage},
+		{"pull-merger", merge(3), other, store.AccessWrite, false, ""},
+		{"pull-merger", merge(3), poster, store.AccessRead, false, "User not allowed to merge PR"},
+		{"pull-merger", merge(4), other, store.AccessWrite, false, "The target couldn't be found."},
+		{"pull-merger", merge(1), other, store.AccessWrite, false, "The target couldn't be found."},
 	}
 	tested := map[string]bool{}
 	for _, tc := range cases {
@@ -170,9 +193,17 @@ func TestRules(t *testing.T) {
 	if _, err := access.DecideForTest(context.Background(), off, "org-creator", &orgsv1.CreateOrgRequest{}, principal(creator), nil, nil); errs.KindOf(err) != errs.PermissionDenied {
 		t.Errorf("org-creator with DISABLE_REGULAR_ORG_CREATION: got %v, want a refusal", err)
 	}
+	// A merged pull request is 405 with an empty message, for writers and
+	// readers alike (Gitea checks it before the merger).
+	for _, mode := range []store.AccessMode{store.AccessRead, store.AccessWrite} {
+		_, err := access.DecideForTest(context.Background(), c, "pull-merger", merge(5), principal(other), repoWith(mode), nil)
+		if e, ok := errs.As(err); !ok || e.Kind != errs.FailedPrecondition || e.HTTPStatus != 405 || e.Message != "" {
+			t.Errorf("pull-merger on a merged pull request (mode %v): got %v", mode, err)
+		}
+	}
 	// Rules that resolve a second repository are driven through the API
-	// (testdata/cases: dependencies, teams, migrations, forks).
-	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner"} {
+	// (testdata/cases: dependencies, teams, migrations, forks, pulls).
+	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner", "pull-head"} {
 		tested[name] = true
 	}
 	for _, name := range access.RuleNames() {

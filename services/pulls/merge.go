@@ -37,6 +37,9 @@ type MergeGit interface {
 	MoveBranch(ctx context.Context, path, name, newSHA, oldSHA string) error
 	SetPullHead(ctx context.Context, path string, index int64, sha string) error
 	DeleteBranch(ctx context.Context, path, name string) error
+	HasCommit(ctx context.Context, path, sha string) bool
+	GetCommit(ctx context.Context, path, ref string) (git.Commit, error)
+	IsAncestor(ctx context.Context, path, a, b string) (bool, error)
 }
 
 // BranchRecords records ref moves in the branch records (repos.Syncer).
@@ -63,7 +66,9 @@ type MergeRequest struct {
 	Style        string
 	Title, Body  string
 	HeadCommitID string
-	DeleteBranch bool
+	// MergeCommitID is the commit of a manual merge.
+	MergeCommitID string
+	DeleteBranch  bool
 	// WhenChecksSucceed asks for a scheduled merge (not supported yet).
 	WhenChecksSucceed bool
 }
@@ -76,6 +81,7 @@ var (
 	errHeadOutOfDate  = errs.New(errs.Conflict, "head out of date")
 	errPushOutOfDate  = errs.New(errs.Conflict, "merge push out of date")
 	errAutoMerge      = errs.New(errs.Invalid, "merge_when_checks_succeed is not supported yet: merge once the checks succeed")
+	errWrongCommitID  = errs.New(errs.Conflict, "Wrong commit ID")
 	errUnknownStyle   = errs.New(errs.Invalid, "Do: the merge style must be one of merge, rebase, rebase-merge, squash, fast-forward-only, manually-merged")
 )
 
@@ -89,7 +95,6 @@ var knownStyles = map[string]bool{
 }
 
 // styleAllowed tells whether the repository's settings allow style.
-// Manual merges are off (Gitea's default) until the setting exists.
 func styleAllowed(r *store.Repository, style string) bool {
 	switch style {
 	case "merge":
@@ -102,6 +107,8 @@ func styleAllowed(r *store.Repository, style string) bool {
 		return r.AllowSquashMerge
 	case "fast-forward-only":
 		return r.AllowFastForwardOnlyMerge
+	case "manually-merged":
+		return r.AllowManualMerge
 	}
 	return false
 }
@@ -126,12 +133,15 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	if err != nil {
 		return errs.Replace(err, store.ErrNotFound, errPullNotFound)
 	}
-	if draft(is.Title) {
-		return errWorkInProgress
-	}
 	basePath, err := m.git.RepoPath(base.Owner.Name, base.Name)
 	if err != nil {
 		return err
+	}
+	if in.Style == "manually-merged" {
+		return m.markManual(ctx, base, basePath, pr, doer, in.MergeCommitID)
+	}
+	if draft(is.Title) {
+		return errWorkInProgress
 	}
 	headRepo, headSHA, err := m.head(ctx, base, basePath, pr)
 	if err != nil {
@@ -196,6 +206,39 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 		m.deleteHead(ctx, base, basePath, pr, doer, headSHA)
 	}
 	return nil
+}
+
+// markManual records that the pull request was merged by hand as commit
+// sha of its base branch (Gitea's manually-merged, checked before work in
+// progress and conflicts): the repository must allow it (405), and sha
+// must be a full commit id on the base branch (409 "Wrong commit ID").
+// The merge time is the commit's author time, as in Gitea.
+func (m *Merger) markManual(ctx context.Context, base *access.Repo, path string, pr *store.PullRequest, doer *store.User, sha string) error {
+	if !styleAllowed(base.Repository, "manually-merged") {
+		return errs.New(errs.FailedPrecondition, "manually-merged is not allowed an allowed merge style for this repository").
+			WithHTTPStatus(http.StatusMethodNotAllowed)
+	}
+	sha = strings.ToLower(sha)
+	if (len(sha) != 40 && len(sha) != 64) || !m.git.HasCommit(ctx, path, sha) {
+		return errWrongCommitID
+	}
+	tip, err := m.baseTip(ctx, path, pr.BaseBranch)
+	if err != nil {
+		return err
+	}
+	if ok, err := m.git.IsAncestor(ctx, path, sha, tip); err != nil {
+		return errs.Wrap(err, "find the commit on the base branch")
+	} else if !ok {
+		return errWrongCommitID
+	}
+	c, err := m.git.GetCommit(ctx, path, sha)
+	if err != nil {
+		return errs.Wrap(err, "read the merge commit")
+	}
+	return m.store.MarkPullRequestMerged(ctx, store.PullMerge{
+		PullID: pr.ID, IssueID: pr.IssueID, RepoID: base.ID, MergerID: doer.ID, MergedSHA: sha, HeadSHA: pr.HeadSHA,
+		MergedUnix: c.Author.When.Unix(),
+	})
 }
 
 // head is the pull request's head repository and its head commit now:

@@ -53,7 +53,7 @@ func (s *MergeServer) MergePullRequest(ctx context.Context, req *pullsv1.MergePu
 	caller := auth.FromContext(ctx)
 	err = s.merger.Merge(ctx, r, caller.User, MergeRequest{
 		Index: req.GetIndex(), Style: req.GetDo(), Title: req.GetMergeTitleField(), Body: req.GetMergeMessageField(),
-		HeadCommitID: req.GetHeadCommitId(), DeleteBranch: req.GetDeleteBranchAfterMerge(),
+		HeadCommitID: req.GetHeadCommitId(), MergeCommitID: req.GetMergeCommitId(), DeleteBranch: req.GetDeleteBranchAfterMerge(),
 		WhenChecksSucceed: req.GetMergeWhenChecksSucceed(),
 	})
 	if err != nil {

@@ -26,7 +26,7 @@ type Edit struct {
 	HasReleases, HasPackages, HasActions, IgnoreWhitespaceConflicts,
 	AllowMergeCommits, AllowRebase, AllowRebaseExplicit, AllowSquashMerge,
 	AllowFastForwardOnlyMerge, AllowRebaseUpdate, DefaultDeleteBranchAfterMerge,
-	DefaultAllowMaintainerEdit *bool
+	DefaultAllowMaintainerEdit, AllowManualMerge *bool
 }
 
 // Edit applies e to r: it checks the change, saves the record (which owns
@@ -121,7 +121,7 @@ func (e Edit) apply(rec *store.Repository) {
 		{&rec.AllowRebase, e.AllowRebase}, {&rec.AllowRebaseExplicit, e.AllowRebaseExplicit},
 		{&rec.AllowSquashMerge, e.AllowSquashMerge}, {&rec.AllowFastForwardOnlyMerge, e.AllowFastForwardOnlyMerge},
 		{&rec.AllowRebaseUpdate, e.AllowRebaseUpdate}, {&rec.DefaultDeleteBranchAfterMerge, e.DefaultDeleteBranchAfterMerge},
-		{&rec.DefaultAllowMaintainerEdit, e.DefaultAllowMaintainerEdit},
+		{&rec.DefaultAllowMaintainerEdit, e.DefaultAllowMaintainerEdit}, {&rec.AllowManualMerge, e.AllowManualMerge},
 	} {
 		if f.v != nil {
 			*f.dst = *f.v

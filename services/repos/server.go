@@ -124,7 +124,7 @@ func edit(req *reposv1.EditRepoRequest) Edit {
 		AllowMergeCommits: req.AllowMergeCommits, AllowRebase: req.AllowRebase, AllowRebaseExplicit: req.AllowRebaseExplicit,
 		AllowSquashMerge: req.AllowSquashMerge, AllowFastForwardOnlyMerge: req.AllowFastForwardOnlyMerge,
 		AllowRebaseUpdate: req.AllowRebaseUpdate, DefaultDeleteBranchAfterMerge: req.DefaultDeleteBranchAfterMerge,
-		DefaultAllowMaintainerEdit: req.DefaultAllowMaintainerEdit,
+		DefaultAllowMaintainerEdit: req.DefaultAllowMaintainerEdit, AllowManualMerge: req.AllowManualMerge,
 	}
 }
 

@@ -20,22 +20,28 @@ type PullMerge struct {
 	// MergedSHA is the commit the base branch moved to; HeadSHA the head
 	// commit merged.
 	MergedSHA, HeadSHA string
+	// MergedUnix is when it was merged; zero means now.
+	MergedUnix int64
 }
 
 // MarkPullRequestMerged records a merge in one transaction: the pull
-// request row becomes merged (by m.MergerID, now, at m.MergedSHA, with
+// request row becomes merged (by m.MergerID, at m.MergedUnix, as m.MergedSHA, with
 // the head merged) and its issue is closed, moving the repository's and
 // labels' counters and queueing the closing activity. A pull request
 // merged meanwhile is ErrPullRequestMerged and changes nothing.
 func (s *Store) MarkPullRequestMerged(ctx context.Context, m PullMerge) error {
 	now := time.Now().Unix()
+	mergedUnix := m.MergedUnix
+	if mergedUnix == 0 {
+		mergedUnix = now
+	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var is Issue
 		if err := s.forUpdate(tx).Where("id = ? AND repo_id = ?", m.IssueID, m.RepoID).Take(&is).Error; err != nil {
 			return notFound(err)
 		}
 		res := tx.Model(&PullRequest{}).Where("id = ? AND has_merged = ?", m.PullID, false).Updates(map[string]any{
-			"has_merged": true, "merged_unix": now, "merged_sha": m.MergedSHA, "merger_id": m.MergerID, "head_sha": m.HeadSHA,
+			"has_merged": true, "merged_unix": mergedUnix, "merged_sha": m.MergedSHA, "merger_id": m.MergerID, "head_sha": m.HeadSHA,
 		})
 		if res.Error != nil {
 			return errs.Wrap(res.Error, "mark pull request merged")

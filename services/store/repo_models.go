@@ -68,6 +68,7 @@ type Repository struct {
 	AllowRebaseExplicit           bool
 	AllowSquashMerge              bool
 	AllowFastForwardOnlyMerge     bool
+	AllowManualMerge              bool
 	AllowRebaseUpdate             bool
 	DefaultDeleteBranchAfterMerge bool
 	DefaultMergeStyle             string

@@ -1333,8 +1333,11 @@ type EditRepoRequest struct {
 	DefaultAllowMaintainerEdit    *bool                  `protobuf:"varint,25,opt,name=default_allow_maintainer_edit,json=defaultAllowMaintainerEdit,proto3,oneof" json:"default_allow_maintainer_edit,omitempty"`
 	Archived                      *bool                  `protobuf:"varint,26,opt,name=archived,proto3,oneof" json:"archived,omitempty"`
 	MirrorInterval                *string                `protobuf:"bytes,27,opt,name=mirror_interval,json=mirrorInterval,proto3,oneof" json:"mirror_interval,omitempty"`
-	unknownFields                 protoimpl.UnknownFields
-	sizeCache                     protoimpl.SizeCache
+	// Lets writers mark a pull request merged by hand (Do manually-merged);
+	// off by default, as in Gitea.
+	AllowManualMerge *bool `protobuf:"varint,28,opt,name=allow_manual_merge,json=allowManualMerge,proto3,oneof" json:"allow_manual_merge,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *EditRepoRequest) Reset() {
@@ -1554,6 +1557,13 @@ func (x *EditRepoRequest) GetMirrorInterval() string {
 		return *x.MirrorInterval
 	}
 	return ""
+}
+
+func (x *EditRepoRequest) GetAllowManualMerge() bool {
+	if x != nil && x.AllowManualMerge != nil {
+		return *x.AllowManualMerge
+	}
+	return false
 }
 
 type EditRepoResponse struct {
@@ -3566,7 +3576,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x13GetRepoByIDResponse\x12:\n" +
 	"\n" +
 	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
-	"repository\"\xd9\r\n" +
+	"repository\"\xa3\x0e\n" +
 	"\x0fEditRepoRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12#\n" +
@@ -3599,7 +3609,8 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x13default_merge_style\x18\x18 \x01(\tH\x15R\x11defaultMergeStyle\x88\x01\x01\x12F\n" +
 	"\x1ddefault_allow_maintainer_edit\x18\x19 \x01(\bH\x16R\x1adefaultAllowMaintainerEdit\x88\x01\x01\x12\x1f\n" +
 	"\barchived\x18\x1a \x01(\bH\x17R\barchived\x88\x01\x01\x12,\n" +
-	"\x0fmirror_interval\x18\x1b \x01(\tH\x18R\x0emirrorInterval\x88\x01\x01B\a\n" +
+	"\x0fmirror_interval\x18\x1b \x01(\tH\x18R\x0emirrorInterval\x88\x01\x01\x121\n" +
+	"\x12allow_manual_merge\x18\x1c \x01(\bH\x19R\x10allowManualMerge\x88\x01\x01B\a\n" +
 	"\x05_nameB\x0e\n" +
 	"\f_descriptionB\n" +
 	"\n" +
@@ -3626,7 +3637,8 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x14_default_merge_styleB \n" +
 	"\x1e_default_allow_maintainer_editB\v\n" +
 	"\t_archivedB\x12\n" +
-	"\x10_mirror_interval\"N\n" +
+	"\x10_mirror_intervalB\x15\n" +
+	"\x13_allow_manual_merge\"N\n" +
 	"\x10EditRepoResponse\x12:\n" +
 	"\n" +
 	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
