@@ -180,6 +180,14 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	if err != nil {
 		return err
 	}
+	// The head about to be merged is kept under the pull request's ref
+	// first: it is the pull request's head whether or not the merge lands,
+	// and once the base has moved nothing is left to fail but the record.
+	if headSHA != pr.HeadSHA {
+		if err := m.git.SetPullHead(ctx, basePath, pr.Index, headSHA); err != nil {
+			return errs.Wrap(err, "keep the head to merge")
+		}
+	}
 	merged, err := m.land(ctx, basePath, pr.BaseBranch, baseTip, opts)
 	if err != nil {
 		return err
@@ -189,11 +197,6 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	}); err != nil {
 		// The reconciler records it from the journal.
 		slog.Warn("record the base branch after a merge", "repo", base.ID, "err", err)
-	}
-	if headSHA != pr.HeadSHA {
-		if err := m.git.SetPullHead(ctx, basePath, pr.Index, headSHA); err != nil {
-			return errs.Wrap(err, "keep the merged head")
-		}
 	}
 	err = m.store.MarkPullRequestMerged(ctx, store.PullMerge{
 		PullID: pr.ID, IssueID: pr.IssueID, RepoID: base.ID, MergerID: doer.ID, MergedSHA: merged.sha, HeadSHA: headSHA,
