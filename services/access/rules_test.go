@@ -171,8 +171,8 @@ func TestRules(t *testing.T) {
 		t.Errorf("org-creator with DISABLE_REGULAR_ORG_CREATION: got %v, want a refusal", err)
 	}
 	// Rules that resolve a second repository are driven through the API
-	// (testdata/cases: dependencies, teams, migrations, forks).
-	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner"} {
+	// (testdata/cases: dependencies, teams, migrations, forks, pulls).
+	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner", "pull-head"} {
 		tested[name] = true
 	}
 	for _, name := range access.RuleNames() {
