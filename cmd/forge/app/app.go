@@ -47,8 +47,9 @@ type App struct {
 	Mirrors *mirrors.Server // migrations, mirrors and their scheduler
 	// Attachments serves stored files; its Sweep runs with the others.
 	Attachments *attachments.Server
-	// PullEdits keeps open pull requests in step with their branches.
-	PullEdits *pulls.EditServer
+	// PullUpdates edits pull requests and runs the refresher that keeps
+	// open ones in step with their branches.
+	PullUpdates *pulls.EditServer
 	checker     *access.Checker
 	syncer      *repos.Syncer
 	authn       *auth.Authenticator
@@ -159,7 +160,7 @@ func (a *App) build() error {
 	if a.Attachments, err = implementation[*attachments.Server](impls); err != nil {
 		return err
 	}
-	if a.PullEdits, err = implementation[*pulls.EditServer](impls); err != nil {
+	if a.PullUpdates, err = implementation[*pulls.EditServer](impls); err != nil {
 		return err
 	}
 	a.sweep(context.Background()) // debris of a previous run that was killed
@@ -259,7 +260,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// Open pull requests follow their branches: at start-up those a
 	// previous run left behind, then each recorded ref change.
 	refreshDone := make(chan struct{})
-	go func() { a.PullEdits.RunRefresher(schedCtx); close(refreshDone) }()
+	go func() { a.PullUpdates.RunRefresher(schedCtx); close(refreshDone) }()
 	// The notifier delivers what the previous run left queued, then keeps
 	// up with new activity.
 	notifyDone := make(chan struct{})
