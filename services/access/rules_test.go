@@ -171,8 +171,10 @@ func TestRules(t *testing.T) {
 		t.Errorf("org-creator with DISABLE_REGULAR_ORG_CREATION: got %v, want a refusal", err)
 	}
 	// Rules that resolve a second repository are driven through the API
-	// (testdata/cases: dependencies, teams, migrations, forks, pulls).
-	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner", "pull-head"} {
+	// (testdata/cases: dependencies, teams, migrations, forks, pull
+	// requests: pulls.yaml, pulls_edit.yaml).
+	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner",
+		"pull-head", "pull-poster-or-writer"} {
 		tested[name] = true
 	}
 	for _, name := range access.RuleNames() {
