@@ -14,8 +14,10 @@ import (
 
 // Area declares the pull requests area to the server (see package area).
 var Area = area.Area{
-	Name:       "pulls",
-	Services:   []*grpc.ServiceDesc{&pullsv1.PullService_ServiceDesc},
-	Gateways:   []area.Gateway{area.Handlers(pullsv1.RegisterPullServiceHandlerClient, pullsv1.NewPullServiceClient)},
+	Name: "pulls",
+	Services: []*grpc.ServiceDesc{&pullsv1.PullService_ServiceDesc,
+		&pullsv1.PullDiffService_ServiceDesc},
+	Gateways: []area.Gateway{area.Handlers(pullsv1.RegisterPullServiceHandlerClient, pullsv1.NewPullServiceClient),
+		area.Handlers(pullsv1.RegisterPullDiffServiceHandlerClient, pullsv1.NewPullDiffServiceClient)},
 	RepoTables: []string{"pull_requests"},
 }

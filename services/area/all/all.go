@@ -88,7 +88,8 @@ var entries = []entry{
 	{pulls.Area, func(d Deps) ([]any, error) {
 		return serves(pulls.NewServer(pulls.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
 			Repos: d.repos(), Labels: issues.NewRenderer(d.Store, d.users(), d.Config.Server.RootURL),
-			RootURL: d.Config.Server.RootURL, Limits: d.Paging, History: code.NewCommitServer(d.code())}))
+			RootURL: d.Config.Server.RootURL, Limits: d.Paging, History: code.NewCommitServer(d.code())}),
+			pulls.NewDiffServer(pulls.DiffOptions{Store: d.Store, Git: d.Git, RootURL: d.Config.Server.RootURL, Limits: d.Paging}))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),
