@@ -25,8 +25,10 @@ import (
 // it (its [git] MAX_GIT_DIFF_* settings bound the rendered diff, not the
 // raw text) and forge has none either: 100 MiB is far beyond any pull
 // request a person reviews, and stops a runaway download of a repository
-// import. Past it the download fails: 413 before any byte was sent, a cut
-// connection after.
+// import. Past it the download fails: the text goes out in 64 KiB
+// messages, so the status line is out by then and the connection is cut
+// (the client sees a truncated body); a bound below one message would
+// answer 413.
 const MaxDiffBytes = 100 << 20
 
 // diffChunk is the size of the data in each streamed message.
