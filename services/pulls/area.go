@@ -18,10 +18,12 @@ var Area = area.Area{
 	Services: []*grpc.ServiceDesc{
 		&pullsv1.PullService_ServiceDesc,
 		&pullsv1.PullEditService_ServiceDesc,
+		&pullsv1.PullDiffService_ServiceDesc,
 	},
 	Gateways: []area.Gateway{
 		area.Handlers(pullsv1.RegisterPullServiceHandlerClient, pullsv1.NewPullServiceClient),
 		area.Handlers(pullsv1.RegisterPullEditServiceHandlerClient, pullsv1.NewPullEditServiceClient),
+		area.Handlers(pullsv1.RegisterPullDiffServiceHandlerClient, pullsv1.NewPullDiffServiceClient),
 	},
 	RepoTables: []string{"pull_requests"},
 }

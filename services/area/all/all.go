@@ -94,7 +94,8 @@ var entries = []entry{
 		refresher := pulls.NewRefresher(d.Store, d.Git)
 		d.Syncer.OnChange = append(d.Syncer.OnChange, refresher.Changed)
 		return serves(pulls.NewServer(o), pulls.NewEditServer(pulls.EditOptions{Options: o, Store: d.Store,
-			Issues: issues.NewService(d.Store, d.Access, d.Paging), Refresher: refresher}))
+			Issues: issues.NewService(d.Store, d.Access, d.Paging), Refresher: refresher}),
+			pulls.NewDiffServer(pulls.DiffOptions{Store: d.Store, Git: d.Git, RootURL: d.Config.Server.RootURL, Limits: d.Paging}))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),
