@@ -65,6 +65,9 @@ type gateway struct {
 	// noLink are the methods whose lists send no Link header
 	// (noLinkHeaders).
 	noLink map[string]bool
+	// cc leads to the services, for the routes served outside the mux
+	// (diff.go).
+	cc grpc.ClientConnInterface
 }
 
 // NewHandler builds the HTTP handler for everything forge serves on its
@@ -76,6 +79,7 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		swaggerURL: opts.RootURL + "api/swagger",
 		json:       giteajson.New(opts.Location),
 		proxyKey:   http.CanonicalHeaderKey(opts.ReverseProxyHeader),
+		cc:         cc,
 	}
 	routes, err := loadRoutes()
 	if err != nil {

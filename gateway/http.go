@@ -95,6 +95,12 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	r = g.limitBody(w, r)
 	rw := &responseWriter{ResponseWriter: w}
+	if d, ok := matchDiff(r); ok {
+		if g.admit(rw, r, d.method, true) {
+			g.serveDiff(rw, r, d)
+		}
+		return
+	}
 	if g.dispatch != nil {
 		if rt, params, ok := g.dispatch.match(r); ok {
 			// What the mux would do with its handler, middlewares included.

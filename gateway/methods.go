@@ -85,5 +85,8 @@ func RESTMethods() (map[string]bool, error) {
 	for _, method := range routes {
 		out[method] = true
 	}
+	for _, method := range diffPatterns {
+		out[method] = true
+	}
 	return out, nil
 }

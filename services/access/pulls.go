@@ -50,3 +50,18 @@ func (c *Checker) pullHead(ctx context.Context, s *subject) (*Object, error) {
 
 // errHeadRepoNotFound answers for a head fork the caller cannot use.
 var errHeadRepoNotFound = errs.New(errs.NotFound, "head repository does not exist")
+
+// pullPosterOrWriter decides who may edit a pull request (the rule
+// pull-poster-or-writer): its poster or a writer of the pulls unit (the
+// policy's unit, s.repo.Mode); a number that is a plain issue is 404, as
+// an unused one. The loaded Object carries the pull request's issue.
+func (c *Checker) pullPosterOrWriter(ctx context.Context, s *subject) (*Object, error) {
+	is, err := c.issue(ctx, s, errTargetNotFound)
+	if err != nil {
+		return nil, err
+	}
+	if !is.IsPull {
+		return nil, errTargetNotFound
+	}
+	return &Object{Issue: is}, posterOrWriter(s.repo, s.caller, is.PosterID, NotPosterMessage)
+}

@@ -273,6 +273,20 @@ var Rules = map[string]Rule{
 			return c.pullMerger(ctx, s)
 		},
 	},
+	// pull-poster-or-writer: a reader of the code unit too; the pull request's poster, or a writer of the pulls unit.
+	"pull-poster-or-writer": {
+		On: auth.RepositoryResource, Fields: []string{"index"}, Reads: []auth.Unit{auth.UnitCode},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.pullPosterOrWriter(ctx, s)
+		},
+	},
+	// pull-code: a reader of the code unit too (what a pull request changes is code).
+	"pull-code": {
+		On: auth.RepositoryResource, Reads: []auth.Unit{auth.UnitCode},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return &Object{}, nil
+		},
+	},
 	// relate-issue: the URL's issue writable in its unit, the other issue (meta) readable in its own repository and unit.
 	"relate-issue": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},

@@ -202,10 +202,16 @@ func TestRules(t *testing.T) {
 		}
 	}
 	// Rules that resolve a second repository are driven through the API
-	// (testdata/cases: dependencies, teams, migrations, forks, pulls).
-	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner", "pull-head"} {
+	// (testdata/cases: dependencies, teams, migrations, forks, pull
+	// requests: pulls.yaml, pulls_edit.yaml).
+	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner",
+		"pull-head", "pull-poster-or-writer"} {
 		tested[name] = true
 	}
+	// pull-code decides nothing beyond its Reads, which the interceptor
+	// applies (testdata/cases/pulls_diff.yaml: a member with the pulls
+	// unit only is refused).
+	tested["pull-code"] = true
 	for _, name := range access.RuleNames() {
 		if !tested[name] {
 			t.Errorf("rule %s has no case here", name)

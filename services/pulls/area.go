@@ -17,10 +17,14 @@ var Area = area.Area{
 	Name: "pulls",
 	Services: []*grpc.ServiceDesc{
 		&pullsv1.PullService_ServiceDesc,
+		&pullsv1.PullEditService_ServiceDesc,
+		&pullsv1.PullDiffService_ServiceDesc,
 		&pullsv1.PullMergeService_ServiceDesc,
 	},
 	Gateways: []area.Gateway{
 		area.Handlers(pullsv1.RegisterPullServiceHandlerClient, pullsv1.NewPullServiceClient),
+		area.Handlers(pullsv1.RegisterPullEditServiceHandlerClient, pullsv1.NewPullEditServiceClient),
+		area.Handlers(pullsv1.RegisterPullDiffServiceHandlerClient, pullsv1.NewPullDiffServiceClient),
 		area.Handlers(pullsv1.RegisterPullMergeServiceHandlerClient, pullsv1.NewPullMergeServiceClient),
 	},
 	RepoTables: []string{"pull_requests"},

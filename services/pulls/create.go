@@ -102,7 +102,7 @@ func (s *Service) Create(ctx context.Context, base, head *access.Repo, caller *a
 		},
 		Pull: store.PullRequest{
 			HeadRepoID: head.ID, HeadBranch: headBranch, BaseBranch: in.Base, HeadSHA: headSHA,
-			MergeBase: mergeBase, Mergeable: mergeable,
+			BaseSHA: baseBranch.Commit.SHA, MergeBase: mergeBase, Mergeable: mergeable,
 			Additions: stat.Additions, Deletions: stat.Deletions, ChangedFiles: stat.ChangedFiles,
 		},
 	}}

@@ -23,9 +23,13 @@ type PullRequest struct {
 	HeadRepoID int64
 	HeadBranch string
 	BaseBranch string
-	// HeadSHA is the head commit when the pull request was opened, kept in
-	// the base repository under refs/pull/<index>/head.
-	HeadSHA   string `gorm:"column:head_sha"`
+	// HeadSHA is the head commit, kept in the base repository under
+	// refs/pull/<index>/head; the refresher (services/pulls) follows the
+	// head branch while the pull request is open.
+	HeadSHA string `gorm:"column:head_sha"`
+	// BaseSHA is the base branch's commit MergeBase, Mergeable and the
+	// diff size were computed against (empty: not yet known).
+	BaseSHA   string `gorm:"column:base_sha"`
 	MergeBase string
 	// Mergeable: head merges into base without conflicts.
 	Mergeable                          bool
@@ -34,6 +38,9 @@ type PullRequest struct {
 	MergedUnix                         int64
 	MergedSHA                          string `gorm:"column:merged_sha"`
 	MergerID                           int64
+	// AllowMaintainerEdit is the poster's choice to let maintainers push
+	// to the head branch.
+	AllowMaintainerEdit bool
 }
 
 func (PullRequest) TableName() string { return "pull_requests" }

@@ -10,8 +10,8 @@ import (
 )
 
 // ErrPullRequestMerged: the pull request is merged already (Gitea answers
-// 405 with an empty message).
-var ErrPullRequestMerged = &errs.Error{Kind: errs.FailedPrecondition, HTTPStatus: 405}
+// 405 with an empty message: see rpcerr).
+var ErrPullRequestMerged = &errs.Error{Kind: errs.FailedPrecondition}
 
 // PullMerge is what a merge records.
 type PullMerge struct {

@@ -50,7 +50,8 @@ func Sentinels() []error {
 	return []error{ErrNotFound, ErrUserExists, ErrEmailUsed, ErrTokenNameUsed, ErrLastAdmin,
 		ErrRepoExists, ErrForkExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists,
 		ErrDependencyExists, ErrDependencySelf, ErrDependencyCycle, ErrDependencyNotFound, ErrDependenciesOpen,
-		ErrTeamExists, ErrLastOrgOwner, ErrOwnersTeam, ErrOrgOwnsRepos, ErrRepoNotInOrg}
+		ErrTeamExists, ErrLastOrgOwner, ErrOwnersTeam, ErrOrgOwnsRepos, ErrRepoNotInOrg,
+		ErrPullRequestExists, ErrPullRequestMerged, ErrPullRequestMoved, ErrPullRequestClosed, ErrRetargetMerged}
 }
 
 // Store is the database. It is safe for concurrent use.

@@ -31,6 +31,7 @@ import (
 	"forge/services/mirrors"
 	"forge/services/notify"
 	"forge/services/paging"
+	"forge/services/pulls"
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/secretbox"
@@ -46,6 +47,9 @@ type App struct {
 	Mirrors *mirrors.Server // migrations, mirrors and their scheduler
 	// Attachments serves stored files; its Sweep runs with the others.
 	Attachments *attachments.Server
+	// PullUpdates edits pull requests and runs the refresher that keeps
+	// open ones in step with their branches.
+	PullUpdates *pulls.EditServer
 	checker     *access.Checker
 	syncer      *repos.Syncer
 	authn       *auth.Authenticator
@@ -156,6 +160,9 @@ func (a *App) build() error {
 	if a.Attachments, err = implementation[*attachments.Server](impls); err != nil {
 		return err
 	}
+	if a.PullUpdates, err = implementation[*pulls.EditServer](impls); err != nil {
+		return err
+	}
 	a.sweep(context.Background()) // debris of a previous run that was killed
 
 	// Each method declares its policy in its proto; the areas' declarations
@@ -250,6 +257,10 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// every few seconds, and after any failed record write.
 	reconcileDone := make(chan struct{})
 	go func() { a.syncer.RunReconciler(schedCtx, repos.ReconcileInterval); close(reconcileDone) }()
+	// Open pull requests follow their branches: at start-up those a
+	// previous run left behind, then each recorded ref change.
+	refreshDone := make(chan struct{})
+	go func() { a.PullUpdates.RunRefresher(schedCtx); close(refreshDone) }()
 	// The notifier delivers what the previous run left queued, then keeps
 	// up with new activity.
 	notifyDone := make(chan struct{})
@@ -268,6 +279,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	<-schedDone
 	<-sweepDone
 	<-reconcileDone
+	<-refreshDone
 	<-notifyDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil

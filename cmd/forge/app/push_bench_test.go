@@ -24,14 +24,16 @@ import (
 //
 //   - forge-ms/op: forge's handlers, everything included (authentication,
 //     git receive-pack, forge's hooks, the branch records);
+//
 //   - git-ms/op: the same two requests answered by bare
 //     `git receive-pack --stateless-rpc [--advertise-refs]` on the plain
 //     copy, with the git configuration forge passes to receive-pack but no
 //     hooks: the work git itself must do for this push;
+//
 //   - own-ms/op: forge-ms/op minus git-ms/op, forge's own time. The two
 //     pushes alternate in one loop, so both see the same machine load.
 //
-//	go test -run '^$' -bench Push -benchtime 20x ./cmd/forge/app/
+//     go test -run '^$' -bench Push -benchtime 20x ./cmd/forge/app/
 func BenchmarkPush(b *testing.B) {
 	for _, n := range []int{10, 10000} {
 		b.Run(fmt.Sprintf("sqlite/branches=%d", n), func(b *testing.B) { benchPush(b, storetest.Backends[0], n) })

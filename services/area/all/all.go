@@ -86,9 +86,16 @@ var entries = []entry{
 		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging))
 	}},
 	{pulls.Area, func(d Deps) ([]any, error) {
-		return serves(pulls.NewServer(pulls.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
+		o := pulls.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
 			Repos: d.repos(), Labels: issues.NewRenderer(d.Store, d.users(), d.Config.Server.RootURL),
-			RootURL: d.Config.Server.RootURL, Limits: d.Paging, History: code.NewCommitServer(d.code())}),
+			RootURL: d.Config.Server.RootURL, Limits: d.Paging, History: code.NewCommitServer(d.code())}
+		// Every recorded ref change (push, API edit, mirror fetch) brings
+		// the open pull requests of its branches up to date.
+		refresher := pulls.NewRefresher(d.Store, d.Git)
+		d.Syncer.OnChange = append(d.Syncer.OnChange, refresher.Changed)
+		return serves(pulls.NewServer(o), pulls.NewEditServer(pulls.EditOptions{Options: o, Store: d.Store,
+			Issues: issues.NewService(d.Store, d.Access, d.Paging), Refresher: refresher}),
+			pulls.NewDiffServer(pulls.DiffOptions{Store: d.Store, Git: d.Git, RootURL: d.Config.Server.RootURL, Limits: d.Paging}),
 			pulls.NewMergeServer(d.Store, d.Git, d.Syncer))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
