@@ -2,6 +2,7 @@ package access_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +21,7 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
+	"forge/services/rpcerr"
 	"forge/services/store"
 )
 
@@ -197,7 +199,7 @@ func TestRules(t *testing.T) {
 	// readers alike (Gitea checks it before the merger).
 	for _, mode := range []store.AccessMode{store.AccessRead, store.AccessWrite} {
 		_, err := access.DecideForTest(context.Background(), c, "pull-merger", merge(5), principal(other), repoWith(mode), nil)
-		if e, ok := errs.As(err); !ok || e.Kind != errs.FailedPrecondition || e.HTTPStatus != 405 || e.Message != "" {
+		if e, ok := errs.As(err); !ok || !errors.Is(err, store.ErrPullRequestMerged) || rpcerr.HTTPStatusOf(err) != 405 || e.Message != "" {
 			t.Errorf("pull-merger on a merged pull request (mode %v): got %v", mode, err)
 		}
 	}
