@@ -45,6 +45,7 @@ type RefreshStore interface {
 	ReposWithOpenPullRequests(ctx context.Context) ([]int64, error)
 	RefreshPullRequest(ctx context.Context, from *store.PullRequest, st store.PullState) (bool, error)
 	RepositoriesByID(ctx context.Context, ids []int64) (map[int64]*store.Repository, error)
+	MarkPullRequestMerged(ctx context.Context, m store.PullMerge) error
 }
 
 // RefreshGit is the git the refresher uses.
@@ -224,6 +225,18 @@ func (r *Refresher) refreshBase(ctx context.Context, paths map[int64]string, lis
 		st, err := computeState(ctx, r.git, basePath, s.base, s.head)
 		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if s.base != s.pr.BaseSHA && st.MergeBase == s.head {
+			// The base moved to contain the whole head: its commits
+			// reached the base by a plain push, so the pull request is
+			// merged, as Gitea marks it. Who pushed is not known here:
+			// merged_by stays empty.
+			err := r.store.MarkPullRequestMerged(ctx, store.PullMerge{PullID: s.pr.ID, IssueID: s.pr.IssueID,
+				RepoID: s.pr.RepoID, MergedSHA: s.base, HeadSHA: s.head})
+			if err != nil && !errors.Is(err, store.ErrPullRequestMerged) {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		if _, err := r.store.RefreshPullRequest(ctx, s.pr, st); err != nil {

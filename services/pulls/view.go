@@ -223,7 +223,9 @@ func (v view) pull(is *store.Issue, pr *store.PullRequest, base *access.Repo, ba
 	if pr.HasMerged {
 		out.MergedAt = ts(pr.MergedUnix)
 		out.MergeCommitSha = pr.MergedSHA
-		out.MergedBy = v.user(people, pr.MergerID)
+		if pr.MergerID != 0 { // 0: merged by a plain push, pusher unknown
+			out.MergedBy = v.user(people, pr.MergerID)
+		}
 	}
 	for _, id := range assignees {
 		if people[id] != nil {

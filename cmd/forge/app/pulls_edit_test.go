@@ -48,6 +48,26 @@ func TestPullsFollowBranches(t *testing.T) {
 			t.Fatalf("refs/pull/1/head is %s, want %s", kept, head)
 		}
 
+		// A second pull request whose head then reaches the base by a plain
+		// push is marked merged and closed.
+		gitCmd(t, work, "checkout", "-q", "-b", "direct", "main")
+		commitFile(t, work, "direct.txt", "direct\n", "direct")
+		gitCmd(t, work, "push", "-q", "origin", "direct")
+		direct, _, err := alice.CreatePullRequest("alice", "proj", gitea.CreatePullRequestOption{Head: "direct", Base: "main", Title: "Direct"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		directHead := strings.TrimSpace(gitCmd(t, work, "rev-parse", "direct"))
+		gitCmd(t, work, "push", "-q", "origin", "direct:main")
+		waitPull(t, bob, "alice", "proj", direct.Index, "its head pushed to the base", func(pr *gitea.PullRequest) bool {
+			return pr.HasMerged && pr.State == gitea.StateClosed && pr.MergedCommitID != nil && *pr.MergedCommitID == directHead && pr.MergedBy == nil
+		})
+		if _, resp, err := bob.IsPullRequestMerged("alice", "proj", direct.Index); err != nil || resp.StatusCode != 204 {
+			t.Fatalf("IsPullRequestMerged after the push: %v %v", resp, err)
+		}
+		gitCmd(t, work, "checkout", "-q", "main")
+		gitCmd(t, work, "merge", "-q", "--ff-only", "direct")
+
 		// A conflicting change pushed to the base.
 		gitCmd(t, work, "checkout", "-q", "main")
 		commitFile(t, work, "a.txt", "other\n", "conflict")
