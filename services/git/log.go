@@ -251,35 +251,15 @@ func parseLog(r *bufio.Reader, files, stats bool) ([]Commit, error) {
 			if len(f) != 5 {
 				return nil, fmt.Errorf("git log: bad raw entry %q", lead)
 			}
-			status := f[4]
-			cf := ChangedFile{}
-			name, err := next()
+			cf, err := rawEntry(f[4], next)
 			if err != nil {
 				return nil, err
 			}
-			switch status[0] {
-			case 'A':
-				cf.Status = FileAdded
-			case 'D':
-				cf.Status = FileDeleted
-			case 'R':
-				cf.Status = FileRenamed
-			case 'C':
-				cf.Status = FileAdded
-			default: // M, T (type change), U, X
-				cf.Status = FileModified
+			if cf.Status == FileCopied {
+				// A commit's files report a copy as a new file.
+				cf.Status, cf.PreviousFilename = FileAdded, ""
 			}
-			if status[0] == 'R' || status[0] == 'C' {
-				cf.PreviousFilename = name
-				if name, err = next(); err != nil {
-					return nil, err
-				}
-				if status[0] == 'C' {
-					cf.PreviousFilename = ""
-				}
-			}
-			cf.Filename = name
-			byPath[name] = len(cur.Files)
+			byPath[cf.Filename] = len(cur.Files)
 			cur.Files = append(cur.Files, cf)
 		default:
 			// numstat: "<add>\t<del>\t<path>" or "<add>\t<del>\t" + old + new
