@@ -192,17 +192,21 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	if err != nil {
 		return err
 	}
-	if err := m.records.Apply(ctx, base.Repository, doer.ID, []git.RefUpdate{
-		{Name: "refs/heads/" + pr.BaseBranch, OldSHA: merged.old, NewSHA: merged.sha},
-	}); err != nil {
-		// The reconciler records it from the journal.
-		slog.Warn("record the base branch after a merge", "repo", base.ID, "err", err)
-	}
+	// The merge is recorded before the branch move is, so the refresher,
+	// which the move wakes, finds it merged; should the refresher still
+	// come first (the reconciler replays the journal too), the store lets
+	// the merger claim the merge it recorded.
 	err = m.store.MarkPullRequestMerged(ctx, store.PullMerge{
 		PullID: pr.ID, IssueID: pr.IssueID, RepoID: base.ID, MergerID: doer.ID, MergedSHA: merged.sha, HeadSHA: headSHA,
 	})
 	if err != nil {
 		return err
+	}
+	if err := m.records.Apply(ctx, base.Repository, doer.ID, []git.RefUpdate{
+		{Name: "refs/heads/" + pr.BaseBranch, OldSHA: merged.old, NewSHA: merged.sha},
+	}); err != nil {
+		// The reconciler records it from the journal.
+		slog.Warn("record the base branch after a merge", "repo", base.ID, "err", err)
 	}
 	unlock()
 	if in.DeleteBranch {

@@ -28,7 +28,10 @@ type PullMerge struct {
 // request row becomes merged (by m.MergerID, at m.MergedUnix, as m.MergedSHA, with
 // the head merged) and its issue is closed, moving the repository's and
 // labels' counters and queueing the closing activity. A pull request
-// merged meanwhile is ErrPullRequestMerged and changes nothing.
+// merged meanwhile is ErrPullRequestMerged and changes nothing, with one
+// exception: a merger may claim a merge recorded without one (the
+// refresher saw the base contain the head) of the same commit, because
+// that base move was the merger's own and the refresher can run first.
 func (s *Store) MarkPullRequestMerged(ctx context.Context, m PullMerge) error {
 	now := time.Now().Unix()
 	mergedUnix := m.MergedUnix
@@ -40,7 +43,11 @@ func (s *Store) MarkPullRequestMerged(ctx context.Context, m PullMerge) error {
 		if err := s.forUpdate(tx).Where("id = ? AND repo_id = ?", m.IssueID, m.RepoID).Take(&is).Error; err != nil {
 			return notFound(err)
 		}
-		res := tx.Model(&PullRequest{}).Where("id = ? AND has_merged = ?", m.PullID, false).Updates(map[string]any{
+		merged := tx.Where("has_merged = ?", false)
+		if m.MergerID != 0 {
+			merged = merged.Or("merger_id = ? AND merged_sha = ?", 0, m.MergedSHA)
+		}
+		res := tx.Model(&PullRequest{}).Where("id = ?", m.PullID).Where(merged).Updates(map[string]any{
 			"has_merged": true, "merged_unix": mergedUnix, "merged_sha": m.MergedSHA, "merger_id": m.MergerID, "head_sha": m.HeadSHA,
 		})
 		if res.Error != nil {

@@ -218,6 +218,7 @@ func TestPullMergeConcurrentPush(t *testing.T) {
 			var pushErr error
 			var ok bool
 			var resp *gitea.Response
+			var mergeErr error
 			wg.Add(2)
 			go func() {
 				defer wg.Done()
@@ -230,7 +231,7 @@ func TestPullMergeConcurrentPush(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				time.Sleep(time.Duration(round) * 25 * time.Millisecond)
-				ok, resp, _ = alice.MergePullRequest("alice", "race", pr.Index, gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge})
+				ok, resp, mergeErr = alice.MergePullRequest("alice", "race", pr.Index, gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge})
 			}()
 			wg.Wait()
 
@@ -254,7 +255,11 @@ func TestPullMergeConcurrentPush(t *testing.T) {
 					t.Fatalf("round %d: 409, yet the head is in main", round)
 				}
 			default:
-				t.Fatalf("round %d: merge answered %v", round, resp)
+				status := 0
+				if resp != nil {
+					status = resp.StatusCode
+				}
+				t.Fatalf("round %d: merge answered %d %v", round, status, mergeErr)
 			}
 			if pushErr != nil && !ok {
 				t.Fatalf("round %d: neither the push nor the merge landed: %v", round, pushErr)
