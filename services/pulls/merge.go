@@ -23,6 +23,7 @@ type MergeStore interface {
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
 	MarkPullRequestMerged(ctx context.Context, m store.PullMerge) error
 	OtherOpenPullsFromBranch(ctx context.Context, headRepoID int64, branch string, exceptPullID int64) (int64, error)
+	RetargetChildPullRequests(ctx context.Context, c store.ChildRetarget) ([]int64, error)
 }
 
 // MergeGit is what merging does in repositories (*git.Store).
@@ -53,6 +54,9 @@ type Merger struct {
 	store   MergeStore
 	git     MergeGit
 	records BranchRecords
+	// retarget and changed: see retargetChildren.
+	retarget bool
+	changed  func(ctx context.Context, repoID int64)
 }
 
 // NewMerger builds the merge use case.
@@ -420,6 +424,10 @@ func (m *Merger) deleteHead(ctx context.Context, base *access.Repo, path string,
 	defer unlock()
 	head, err := m.git.GetBranch(ctx, path, pr.HeadBranch)
 	if err != nil || head.Commit.SHA != merged {
+		return
+	}
+	if err := m.retargetChildren(ctx, base, pr, doer); err != nil {
+		slog.Warn("retarget the pull requests on the merged head branch", "repo", base.ID, "branch", pr.HeadBranch, "err", err)
 		return
 	}
 	if err := m.git.DeleteBranch(ctx, path, pr.HeadBranch); err != nil {

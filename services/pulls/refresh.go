@@ -46,6 +46,7 @@ type RefreshStore interface {
 	RefreshPullRequest(ctx context.Context, from *store.PullRequest, st store.PullState) (bool, error)
 	RepositoriesByID(ctx context.Context, ids []int64) (map[int64]*store.Repository, error)
 	MarkPullRequestMerged(ctx context.Context, m store.PullMerge) error
+	ClosePullRequestsOfGoneBranches(ctx context.Context, prs []store.PullRequest) (int, error)
 }
 
 // RefreshGit is the git the refresher uses.
@@ -152,8 +153,12 @@ func (r *Refresher) refreshPending(ctx context.Context) error {
 // lives in repository repoID in step with the branches: git's branch
 // commits are read once per repository (ref files, no process per pull
 // request), and only pull requests whose stored commits differ are
-// recomputed. A pull request whose head or base branch is gone keeps its
-// last state (its commit stays under refs/pull/<index>/head).
+// recomputed. A pull request whose head or base branch is gone (its
+// repository still there) is closed, as Gitea closes the pull requests of
+// a deleted branch; it keeps its last state (its commit stays under
+// refs/pull/<index>/head). Children of a merged pull request whose head
+// branch the merge deletes were retargeted before the deletion (see
+// Merger.retargetChildren), so none of them is closed here.
 func (r *Refresher) RefreshRepo(ctx context.Context, repoID int64) error {
 	prs, err := r.store.OpenPullRequestsTouching(ctx, repoID)
 	if err != nil || len(prs) == 0 {
@@ -171,10 +176,15 @@ func (r *Refresher) RefreshRepo(ctx context.Context, repoID int64) error {
 	// one transaction per repository.
 	byBase := map[int64][]*stale{}
 	var order []int64
+	var gone []store.PullRequest
 	for i := range prs {
 		pr := &prs[i]
+		if paths[pr.RepoID] == "" || paths[pr.HeadRepoID] == "" {
+			continue
+		}
 		headTip, baseTip := tips[pr.HeadRepoID][pr.HeadBranch], tips[pr.RepoID][pr.BaseBranch]
-		if headTip == "" || baseTip == "" || paths[pr.RepoID] == "" || paths[pr.HeadRepoID] == "" {
+		if headTip == "" || baseTip == "" {
+			gone = append(gone, *pr)
 			continue
 		}
 		if headTip == pr.HeadSHA && baseTip == pr.BaseSHA {
@@ -186,6 +196,14 @@ func (r *Refresher) RefreshRepo(ctx context.Context, repoID int64) error {
 		byBase[pr.RepoID] = append(byBase[pr.RepoID], &stale{pr: pr, head: headTip, base: baseTip})
 	}
 	var errs []error
+	if len(gone) > 0 {
+		// However the branch went (the branch API, a push deleting it, a
+		// merge deleting its head, a mirror), this is where it is seen:
+		// every recorded ref change and the start-up check come here.
+		if _, err := r.store.ClosePullRequestsOfGoneBranches(ctx, gone); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, baseID := range order {
 		if err := r.refreshBase(ctx, paths, byBase[baseID]); err != nil {
 			errs = append(errs, err)

@@ -37,17 +37,25 @@ func (IssueIndex) TableName() string { return "issue_index" }
 
 // Comment is a comment on an issue (Type 0), or an event in its timeline.
 type Comment struct {
-	ID          int64 `gorm:"primaryKey"`
-	Type        int
-	RepoID      int64
-	IssueID     int64
-	PosterID    int64
-	Content     string
+	ID       int64 `gorm:"primaryKey"`
+	Type     int
+	RepoID   int64
+	IssueID  int64
+	PosterID int64
+	Content  string
+	// OldRef and NewRef are a change-target-branch comment's old and new
+	// base branch (empty for other types).
+	OldRef      string
+	NewRef      string
 	CreatedUnix int64
 	UpdatedUnix int64
 }
 
 func (Comment) TableName() string { return "comments" }
+
+// CommentTypeChangeTargetBranch is Gitea's timeline comment recording that
+// a pull request's base branch changed (OldRef to NewRef).
+const CommentTypeChangeTargetBranch = 25
 
 // IssueAssignee assigns a user to an issue.
 type IssueAssignee struct {
