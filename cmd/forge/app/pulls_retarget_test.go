@@ -201,10 +201,12 @@ func TestPullRetargetChildrenOff(t *testing.T) {
 	})
 }
 
-// TestPullRetargetNotAcrossForks: a pull request from bob's fork is merged
-// into alice's repository with delete_branch_after_merge. Nothing is
-// retargeted: not alice's own pull request into her branch of the same
-// name, nor bob's stacked pull request in his fork (whose branch stays).
+// TestPullRetargetNotAcrossForks: bob forks alice's repository, where
+// child is stacked on parent, and offers his copy of parent (the same
+// commit) to alice's main; alice merges it with delete_branch_after_merge.
+// Nothing is retargeted: not alice's child (her parent branch is not the
+// merged head, however alike), nor bob's child in his fork stacked on his
+// parent, whose branch stays.
 func TestPullRetargetNotAcrossForks(t *testing.T) {
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
@@ -212,13 +214,14 @@ func TestPullRetargetNotAcrossForks(t *testing.T) {
 		alice := s.sdk(gitea.SetToken(aliceTok))
 		bob := s.sdk(gitea.SetToken(bobTok))
 		s.createRepo(t, aliceTok, "proj", true, false)
+		mine := openStacked(t, s, alice, "alice", "alice-password", "")
 		if _, _, err := bob.CreateFork("alice", "proj", gitea.CreateForkOption{}); err != nil {
 			t.Fatal(err)
 		}
-		// alice's own parent/child pair, and bob's in his fork.
-		mine := openStacked(t, s, alice, "alice", "alice-password", "")
-		theirs := openStacked(t, s, bob, "bob", "bob-password", "")
-		// bob's parent offered to alice's main.
+		theirs, _, err := bob.CreatePullRequest("bob", "proj", gitea.CreatePullRequestOption{Head: "child", Base: "parent", Title: "Bob's child"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		fromFork, _, err := bob.CreatePullRequest("alice", "proj", gitea.CreatePullRequestOption{Head: "bob:parent", Base: "main", Title: "From the fork"})
 		if err != nil {
 			t.Fatal(err)
@@ -229,16 +232,19 @@ func TestPullRetargetNotAcrossForks(t *testing.T) {
 		stillThen(t, alice, "alice", mine.child, "alice's child", func(pr *gitea.PullRequest) bool {
 			return pr.State == gitea.StateOpen && pr.Base.Ref == "parent"
 		})
-		stillThen(t, bob, "bob", theirs.child, "bob's child in his fork", func(pr *gitea.PullRequest) bool {
+		stillThen(t, bob, "bob", theirs.Index, "bob's child in his fork", func(pr *gitea.PullRequest) bool {
 			return pr.State == gitea.StateOpen && pr.Base.Ref == "parent"
 		})
 		for _, owner := range []string{"alice", "bob"} {
 			if _, _, err := alice.GetRepoBranch(owner, "proj", "parent"); err != nil {
 				t.Fatalf("%s's parent branch: %v", owner, err)
 			}
-			if got := targetChanges(t, s, owner, 2); len(got) != 0 {
-				t.Fatalf("%s's change-target-branch comments: %v", owner, got)
-			}
+		}
+		if got := targetChanges(t, s, "alice", mine.child); len(got) != 0 {
+			t.Fatalf("alice's change-target-branch comments: %v", got)
+		}
+		if got := targetChanges(t, s, "bob", theirs.Index); len(got) != 0 {
+			t.Fatalf("bob's change-target-branch comments: %v", got)
 		}
 	})
 }
