@@ -50,8 +50,12 @@ func (s *Store) OpenPullRequestsTouching(ctx context.Context, repoID int64) ([]P
 // unmerged pull request, once each (the start-up check of their heads).
 func (s *Store) ReposWithOpenPullRequests(ctx context.Context) ([]int64, error) {
 	var ids []int64
-	err := s.openPulls(s.db.WithContext(ctx)).Distinct().Order("pull_requests.repo_id").
-		Pluck("pull_requests.repo_id", &ids).Error
+	// Not openPulls: its select of whole rows made gorm scan rows into
+	// the ids (a panic as soon as one pull request was open).
+	err := s.db.WithContext(ctx).Model(&PullRequest{}).
+		Joins("JOIN issues ON issues.id = pull_requests.issue_id").
+		Where("issues.is_closed = ? AND pull_requests.has_merged = ?", false, false).
+		Distinct().Order("pull_requests.repo_id").Pluck("pull_requests.repo_id", &ids).Error
 	if err != nil {
 		return nil, errs.Wrap(err, "list repositories with open pull requests")
 	}
