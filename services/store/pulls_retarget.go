@@ -56,6 +56,15 @@ func (s *Store) RetargetChildPullRequests(ctx context.Context, c ChildRetarget) 
 			if pr.HeadRepoID == c.RepoID && pr.HeadBranch == c.To {
 				continue
 			}
+			// Locked as closing locks it: a child closed meanwhile stays
+			// closed on its old base.
+			var is Issue
+			if err := s.forUpdate(tx).Where("id = ?", pr.IssueID).Take(&is).Error; err != nil {
+				return notFound(err)
+			}
+			if is.IsClosed {
+				continue
+			}
 			if err := s.duplicatePull(tx, pr, c.To); errors.Is(err, ErrPullRequestExists) {
 				continue
 			} else if err != nil {
