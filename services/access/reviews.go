@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"forge/services/auth"
-	"forge/services/errs"
+		"forge/services/errs"
 	"forge/services/store"
 )
 
@@ -13,8 +12,6 @@ import (
 const (
 	// DeleteReviewMessage refuses deleting another's review.
 	DeleteReviewMessage = "only admin and user itself can delete a review"
-	// DismissReviewMessage refuses a dismissal by a non-administrator.
-	DismissReviewMessage = "Must be repo admin"
 )
 
 // pullReview loads the pull request the request's index names (the rule
@@ -69,13 +66,4 @@ func (c *Checker) reviewOwnerOrAdmin(ctx context.Context, s *subject) (*Object, 
 		return nil, errs.New(errs.PermissionDenied, DeleteReviewMessage)
 	}
 	return o, nil
-}
-
-// reviewDismisser is reviewVisible for an administrator of the repository
-// (the rule pull-review-dismisser).
-func (c *Checker) reviewDismisser(ctx context.Context, s *subject) (*Object, error) {
-	if s.repo.UnitMode(auth.UnitPulls) < store.AccessAdmin {
-		return nil, errs.New(errs.PermissionDenied, DismissReviewMessage)
-	}
-	return c.reviewVisible(ctx, s)
 }

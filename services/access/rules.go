@@ -303,13 +303,6 @@ var Rules = map[string]Rule{
 			return c.reviewOwnerOrAdmin(ctx, s)
 		},
 	},
-	// pull-review-dismisser: an administrator of the repository; pull-review-visible.
-	"pull-review-dismisser": {
-		On: auth.RepositoryResource, Fields: []string{"index", "id"}, Reads: []auth.Unit{auth.UnitCode},
-		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
-			return c.reviewDismisser(ctx, s)
-		},
-	},
 	// pull-code: a reader of the code unit too (what a pull request changes is code).
 	"pull-code": {
 		On: auth.RepositoryResource, Reads: []auth.Unit{auth.UnitCode},

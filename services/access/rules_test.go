@@ -199,9 +199,6 @@ func TestRules(t *testing.T) {
 		{"pull-review-owner-or-admin", review(3, 20), siteRoot, store.AccessRead, false, ""},
 		{"pull-review-owner-or-admin", review(3, 20), other, store.AccessAdmin, false, access.DeleteReviewMessage},
 		{"pull-review-owner-or-admin", review(3, 21), other, store.AccessAdmin, false, notFound},
-		{"pull-review-dismisser", review(3, 20), other, store.AccessAdmin, false, ""},
-		{"pull-review-dismisser", review(3, 20), poster, store.AccessWrite, false, access.DismissReviewMessage},
-		{"pull-review-dismisser", review(3, 22), other, store.AccessAdmin, false, notFound},
 	}
 	tested := map[string]bool{}
 	for _, tc := range cases {

@@ -418,3 +418,26 @@ func (s *Store) ReviewerCandidates(ctx context.Context, repo *Repository, visibl
 	}
 	return out, nil
 }
+
+// ReviewTeams loads teams by id with their units (a page's team review
+// requests), in two queries.
+func (s *Store) ReviewTeams(ctx context.Context, ids []int64) (map[int64]*Team, error) {
+	out := map[int64]*Team{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	db := s.db.WithContext(ctx)
+	var rows []Team
+	if err := db.Where("id IN ?", uniqueIDs(ids)).Find(&rows).Error; err != nil {
+		return nil, errs.Wrap(err, "load teams")
+	}
+	ptrs := make([]*Team, len(rows))
+	for i := range rows {
+		ptrs[i] = &rows[i]
+		out[rows[i].ID] = &rows[i]
+	}
+	if err := s.loadUnits(db, ptrs); err != nil {
+		return nil, errs.Wrap(err, "team units")
+	}
+	return out, nil
+}

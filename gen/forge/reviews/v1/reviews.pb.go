@@ -1852,7 +1852,7 @@ const file_forge_reviews_v1_reviews_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\"C\n" +
 	"\x15ListReviewersResponse\x12*\n" +
-	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users2\xb4\x14\n" +
+	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users2\xb0\x14\n" +
 	"\rReviewService\x12\xd4\x01\n" +
 	"\x0fListPullReviews\x12(.forge.reviews.v1.ListPullReviewsRequest\x1a).forge.reviews.v1.ListPullReviewsResponse\"l\x92\xb5\x18%\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x03\x18\x01B\vpull-review\x82\xd3\xe4\x93\x02=b\areviews\x122/api/v1/repos/{owner}/{repo}/pulls/{index}/reviews\x12\xdb\x01\n" +
@@ -1865,11 +1865,11 @@ const file_forge_reviews_v1_reviews_proto_rawDesc = "" +
 	"\x10DeletePullReview\x12).forge.reviews.v1.DeletePullReviewRequest\x1a*.forge.reviews.v1.DeletePullReviewResponse\"~\x88\xb5\x18\xcc\x01\x92\xb5\x186\b\x02\x1a\n" +
 	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\x1apull-review-owner-or-admin\x82\xd3\xe4\x93\x029*7/api/v1/repos/{owner}/{repo}/pulls/{index}/reviews/{id}\x12\x81\x02\n" +
 	"\x16ListPullReviewComments\x12/.forge.reviews.v1.ListPullReviewCommentsRequest\x1a0.forge.reviews.v1.ListPullReviewCommentsResponse\"\x83\x01\x92\xb5\x18-\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x03\x18\x01B\x13pull-review-visible\x82\xd3\xe4\x93\x02Lb\bcomments\x12@/api/v1/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/comments\x12\xf9\x01\n" +
-	"\x11DismissPullReview\x12*.forge.reviews.v1.DismissPullReviewRequest\x1a+.forge.reviews.v1.DismissPullReviewResponse\"\x8a\x01\x92\xb5\x181\b\x02\x1a\n" +
-	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\x15pull-review-dismisser\x82\xd3\xe4\x93\x02O:\x01*b\x06review\"B/api/v1/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/dismissals\x12\xfe\x01\n" +
-	"\x13UndismissPullReview\x12,.forge.reviews.v1.UndismissPullReviewRequest\x1a-.forge.reviews.v1.UndismissPullReviewResponse\"\x89\x01\x92\xb5\x181\b\x02\x1a\n" +
-	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\x15pull-review-dismisser\x82\xd3\xe4\x93\x02Nb\x06review\"D/api/v1/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/undismissals\x12\x84\x02\n" +
+	"repository \x01:\x06\b\x01\x10\x03\x18\x01B\x13pull-review-visible\x82\xd3\xe4\x93\x02Lb\bcomments\x12@/api/v1/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/comments\x12\xf7\x01\n" +
+	"\x11DismissPullReview\x12*.forge.reviews.v1.DismissPullReviewRequest\x1a+.forge.reviews.v1.DismissPullReviewResponse\"\x88\x01\x92\xb5\x18/\b\x02\x1a\n" +
+	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x03B\x13pull-review-visible\x82\xd3\xe4\x93\x02O:\x01*b\x06review\"B/api/v1/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/dismissals\x12\xfc\x01\n" +
+	"\x13UndismissPullReview\x12,.forge.reviews.v1.UndismissPullReviewRequest\x1a-.forge.reviews.v1.UndismissPullReviewResponse\"\x87\x01\x92\xb5\x18/\b\x02\x1a\n" +
+	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x03B\x13pull-review-visible\x82\xd3\xe4\x93\x02Nb\x06review\"D/api/v1/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/undismissals\x12\x84\x02\n" +
 	"\x14CreateReviewRequests\x12-.forge.reviews.v1.CreateReviewRequestsRequest\x1a..forge.reviews.v1.CreateReviewRequestsResponse\"\x8c\x01\x88\xb5\x18\xc9\x01\x92\xb5\x181\b\x02\x1a\n" +
 	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\x15pull-poster-or-writer\x82\xd3\xe4\x93\x02L:\x01*b\areviews\">/api/v1/repos/{owner}/{repo}/pulls/{index}/requested_reviewers\x12\xfb\x01\n" +
 	"\x14DeleteReviewRequests\x12-.forge.reviews.v1.DeleteReviewRequestsRequest\x1a..forge.reviews.v1.DeleteReviewRequestsResponse\"\x83\x01\x88\xb5\x18\xcc\x01\x92\xb5\x181\b\x02\x1a\n" +
