@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-		"forge/services/errs"
+	"forge/services/errs"
 	"forge/services/store"
 )
 

@@ -101,7 +101,7 @@ var entries = []entry{
 	}},
 	{reviews.Area, func(d Deps) ([]any, error) {
 		return serves(reviews.NewServer(reviews.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
-			Teams: orgs.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(), Repos: d.repos()},
+			Teams:   orgs.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(), Repos: d.repos()},
 			RootURL: d.Config.Server.RootURL, Limits: d.Paging}))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
