@@ -40,6 +40,9 @@ type Store interface {
 	// PullRequestByIndex loads the pull request a merge names
 	// (store.ErrNotFound for a plain issue or an unused number).
 	PullRequestByIndex(ctx context.Context, repoID, index int64) (*store.PullRequest, *store.Issue, error)
+	// ReviewByID loads the review a review rule names (store.ErrNotFound
+	// when missing).
+	ReviewByID(ctx context.Context, id int64) (*store.Review, error)
 	OrgStore
 }
 

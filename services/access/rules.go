@@ -43,6 +43,8 @@ type Object struct {
 	// request names.
 	Related *store.Issue
 	Repo    *Repo
+	// Review is the pull request review the request's id names.
+	Review *store.Review
 }
 
 type objectKey struct{}
@@ -278,6 +280,27 @@ var Rules = map[string]Rule{
 		On: auth.RepositoryResource, Fields: []string{"index"}, Reads: []auth.Unit{auth.UnitCode},
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			return c.pullPosterOrWriter(ctx, s)
+		},
+	},
+	// pull-review: a reader of the code unit too; the index a pull request (404).
+	"pull-review": {
+		On: auth.RepositoryResource, Fields: []string{"index"}, Reads: []auth.Unit{auth.UnitCode},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.pullReview(ctx, s)
+		},
+	},
+	// pull-review-visible: pull-review, and the id a review of that pull request, someone else's pending one only for site administrators (404).
+	"pull-review-visible": {
+		On: auth.RepositoryResource, Fields: []string{"index", "id"}, Reads: []auth.Unit{auth.UnitCode},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.reviewVisible(ctx, s)
+		},
+	},
+	// pull-review-owner-or-admin: pull-review-visible, and the caller its reviewer or a site administrator.
+	"pull-review-owner-or-admin": {
+		On: auth.RepositoryResource, Fields: []string{"index", "id"}, Reads: []auth.Unit{auth.UnitCode},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.reviewOwnerOrAdmin(ctx, s)
 		},
 	},
 	// pull-code: a reader of the code unit too (what a pull request changes is code).

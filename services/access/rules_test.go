@@ -18,6 +18,7 @@ import (
 	orgsv1 "forge/gen/forge/orgs/v1"
 	pullsv1 "forge/gen/forge/pulls/v1"
 	reposv1 "forge/gen/forge/repos/v1"
+	reviewsv1 "forge/gen/forge/reviews/v1"
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
@@ -35,6 +36,14 @@ type ruleStore struct {
 	users     map[string]*store.User
 	canCreate map[int64]bool
 	pulls     map[int64]*store.PullRequest // by index, beside their issues
+	reviews   map[int64]*store.Review
+}
+
+func (s *ruleStore) ReviewByID(_ context.Context, id int64) (*store.Review, error) {
+	if r, ok := s.reviews[id]; ok {
+		return r, nil
+	}
+	return nil, store.ErrNotFound
 }
 
 func (s *ruleStore) PullRequestByIndex(_ context.Context, _ int64, index int64) (*store.PullRequest, *store.Issue, error) {
@@ -115,6 +124,11 @@ func TestRules(t *testing.T) {
 		threads:   map[int64]*store.NotificationThread{7: {Notification: store.Notification{ID: 7, UserID: poster.ID}}},
 		users:     map[string]*store.User{"poster": poster, "other": other, "root": siteRoot},
 		canCreate: map[int64]bool{poster.ID: true},
+		reviews: map[int64]*store.Review{
+			20: {ID: 20, IssueID: 13, ReviewerID: poster.ID, Type: store.ReviewApprove},
+			21: {ID: 21, IssueID: 13, ReviewerID: poster.ID, Type: store.ReviewPending},
+			22: {ID: 22, IssueID: 14, ReviewerID: poster.ID, Type: store.ReviewApprove},
+		},
 	}
 	c := access.NewChecker(st)
 	org := &access.Org{User: &store.User{ID: 50, Name: "acme", Type: store.UserTypeOrganization}}
@@ -129,6 +143,8 @@ func TestRules(t *testing.T) {
 	editIssue := func(index int64) proto.Message { return &issuesv1.EditIssueRequest{Index: index} }
 	comment := func(id int64) proto.Message { return &issuesv1.EditCommentRequest{Id: id} }
 	merge := func(index int64) proto.Message { return &pullsv1.MergePullRequestRequest{Index: index} }
+	review := func(index, id int64) proto.Message { return &reviewsv1.GetPullReviewRequest{Index: index, Id: id} }
+	notFound := "The target couldn't be found."
 	cases := []call{
 		{"issue-poster-or-writer", editIssue(1), poster, store.AccessRead, false, ""},
 		{"issue-poster-or-writer", editIssue(1), other, store.AccessWrite, false, ""},
@@ -169,6 +185,20 @@ func TestRules(t *testing.T) {
 		{"pull-merger", merge(3), poster, store.AccessRead, false, "User not allowed to merge PR"},
 		{"pull-merger", merge(4), other, store.AccessWrite, false, "The target couldn't be found."},
 		{"pull-merger", merge(1), other, store.AccessWrite, false, "The target couldn't be found."},
+		{"pull-review", review(3, 0), other, store.AccessRead, false, ""},
+		{"pull-review", review(1, 0), other, store.AccessRead, false, notFound},
+		{"pull-review", review(404, 0), other, store.AccessRead, false, notFound},
+		{"pull-review-visible", review(3, 20), other, store.AccessRead, false, ""},
+		{"pull-review-visible", review(3, 21), poster, store.AccessRead, false, ""},
+		{"pull-review-visible", review(3, 21), siteRoot, store.AccessRead, false, ""},
+		{"pull-review-visible", review(3, 21), other, store.AccessAdmin, false, notFound},
+		{"pull-review-visible", review(3, 22), poster, store.AccessRead, false, notFound},
+		{"pull-review-visible", review(3, 99), poster, store.AccessRead, false, notFound},
+		{"pull-review-visible", review(1, 20), poster, store.AccessRead, false, notFound},
+		{"pull-review-owner-or-admin", review(3, 20), poster, store.AccessRead, false, ""},
+		{"pull-review-owner-or-admin", review(3, 20), siteRoot, store.AccessRead, false, ""},
+		{"pull-review-owner-or-admin", review(3, 20), other, store.AccessAdmin, false, access.DeleteReviewMessage},
+		{"pull-review-owner-or-admin", review(3, 21), other, store.AccessAdmin, false, notFound},
 	}
 	tested := map[string]bool{}
 	for _, tc := range cases {

@@ -32,6 +32,9 @@ type Store interface {
 	// and their total.
 	ListPullRequests(ctx context.Context, o store.PullListOptions) ([]store.Issue, int64, error)
 	IssueAssignees(ctx context.Context, issueIDs []int64) (map[int64][]int64, error)
+	// RequestedReviewersOf is the reviews area's: the people asked to
+	// review a page's pull requests who have not answered yet.
+	RequestedReviewersOf(ctx context.Context, issueIDs []int64) (map[int64][]int64, error)
 	LabelsOfIssues(ctx context.Context, issueIDs []int64) (map[int64][]store.Label, error)
 }
 

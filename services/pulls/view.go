@@ -70,6 +70,13 @@ func (v view) page(ctx context.Context, viewer *auth.Principal, base *access.Rep
 	for _, as := range assignees {
 		people = append(people, as...)
 	}
+	reviewers, err := v.store.RequestedReviewersOf(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, rs := range reviewers {
+		people = append(people, rs...)
+	}
 	for _, pr := range prs {
 		if pr.HasMerged {
 			people = append(people, pr.MergerID)
@@ -103,7 +110,7 @@ func (v view) page(ctx context.Context, viewer *auth.Principal, base *access.Rep
 			continue // a row being created or deleted concurrently
 		}
 		out = append(out, v.pull(is, pr, base, baseRepo, heads[pr.HeadRepoID], baseSHAs[pr.BaseBranch],
-			found, assignees[is.ID], labels[is.ID]))
+			found, assignees[is.ID], labels[is.ID], reviewers[is.ID]))
 	}
 	return out, nil
 }
@@ -185,7 +192,7 @@ func (v view) user(m map[int64]*store.User, id int64) *usersv1.User {
 }
 
 func (v view) pull(is *store.Issue, pr *store.PullRequest, base *access.Repo, baseRepo, headRepo *reposv1.Repository, baseSHA string,
-	people map[int64]*store.User, assignees []int64, labels []store.Label) *pullsv1.PullRequest {
+	people map[int64]*store.User, assignees []int64, labels []store.Label, reviewers []int64) *pullsv1.PullRequest {
 	full := base.Owner.Name + "/" + base.Name
 	html := v.root + full + "/pulls/" + strconv.FormatInt(is.Index, 10)
 	out := &pullsv1.PullRequest{
@@ -234,6 +241,11 @@ func (v view) pull(is *store.Issue, pr *store.PullRequest, base *access.Repo, ba
 	}
 	if len(out.Assignees) > 0 {
 		out.Assignee = out.Assignees[0]
+	}
+	for _, id := range reviewers {
+		if people[id] != nil {
+			out.RequestedReviewers = append(out.RequestedReviewers, v.user(people, id))
+		}
 	}
 	for i := range labels {
 		out.Labels = append(out.Labels, v.labels.Label(&labels[i], base.Owner.Name, base.Name))

@@ -101,6 +101,7 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	if err := json.Unmarshal(r.Body, &main); err != nil {
 		t.Fatal(err)
 	}
+	var firstPull int64
 	for i := 0; i < n; i++ {
 		np := &store.NewPullRequest{
 			NewIssue: store.NewIssue{Issue: store.Issue{RepoID: pulls.ID, PosterID: people[i], Title: fmt.Sprintf("pull %d", i)},
@@ -109,6 +110,18 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 				HeadSHA: main.Commit.ID, MergeBase: main.Commit.ID},
 		}
 		if err := st.CreatePullRequest(ctx, np, func(int64) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		// Each pull request asks another account for a review
+		// (requested_reviewers), and the first has n reviews.
+		if _, err := st.RequestReviews(ctx, pulls.ID, np.Issue.ID, main.Commit.ID, []int64{people[(i+2)%n]}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			firstPull = np.Issue.ID
+		}
+		if _, err := st.SubmitReview(ctx, store.NewReview{RepoID: pulls.ID, IssueID: firstPull, ReviewerID: people[i],
+			Type: store.ReviewComment, Content: fmt.Sprintf("review %d", i), CommitID: main.Commit.ID}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -186,6 +199,7 @@ func TestListQueriesConstant(t *testing.T) {
 			{"user-repos", "/api/v1/users/%s/repos?limit=50", true},
 			{"subscriptions", "/api/v1/users/%s/subscriptions?limit=50", true},
 			{"pulls", "/api/v1/repos/%s/pulls/pulls?state=all&limit=50", true},
+			{"reviews", "/api/v1/repos/%s/pulls/pulls/1/reviews?limit=50", true},
 			{"statuses", "/api/v1/repos/%s/list/statuses/" + querySHA + "?limit=50", true},
 			{"combined-status", "/api/v1/repos/%s/list/commits/" + querySHA + "/status?limit=50", false},
 		} {

@@ -27,6 +27,7 @@ import (
 	"forge/services/pulls"
 	"forge/services/releases"
 	"forge/services/repos"
+	"forge/services/reviews"
 	"forge/services/statuses"
 	"forge/services/store"
 	"forge/services/tokens"
@@ -97,6 +98,11 @@ var entries = []entry{
 			Issues: issues.NewService(d.Store, d.Access, d.Paging), Refresher: refresher}),
 			pulls.NewDiffServer(pulls.DiffOptions{Store: d.Store, Git: d.Git, RootURL: d.Config.Server.RootURL, Limits: d.Paging}),
 			pulls.NewMergeServer(d.Store, d.Git, d.Syncer).RetargetChildren(d.Config.Repository.RetargetChildrenOnMerge, refresher.Changed))
+	}},
+	{reviews.Area, func(d Deps) ([]any, error) {
+		return serves(reviews.NewServer(reviews.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
+			Teams:   orgs.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(), Repos: d.repos()},
+			RootURL: d.Config.Server.RootURL, Limits: d.Paging}))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),
