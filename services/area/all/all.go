@@ -96,7 +96,8 @@ var entries = []entry{
 		return serves(pulls.NewServer(o), pulls.NewEditServer(pulls.EditOptions{Options: o, Store: d.Store,
 			Issues: issues.NewService(d.Store, d.Access, d.Paging), Refresher: refresher}),
 			pulls.NewDiffServer(pulls.DiffOptions{Store: d.Store, Git: d.Git, RootURL: d.Config.Server.RootURL, Limits: d.Paging}),
-			pulls.NewMergeServer(d.Store, d.Git, d.Syncer))
+			pulls.NewMergeServer(d.Store, d.Git, d.Syncer),
+			pulls.NewUpdateServer(d.Store, d.Git, d.Syncer))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),
