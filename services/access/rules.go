@@ -275,6 +275,13 @@ var Rules = map[string]Rule{
 			return c.pullMerger(ctx, s)
 		},
 	},
+	// pull-updater: a reader of the code unit too; the pull request open (404, 422), and the caller a writer of the head repository's code, or of the base's when maintainers may edit (else 403).
+	"pull-updater": {
+		On: auth.RepositoryResource, Fields: []string{"index", "style"}, Reads: []auth.Unit{auth.UnitCode},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.pullUpdater(ctx, s)
+		},
+	},
 	// pull-poster-or-writer: a reader of the code unit too; the pull request's poster, or a writer of the pulls unit.
 	"pull-poster-or-writer": {
 		On: auth.RepositoryResource, Fields: []string{"index"}, Reads: []auth.Unit{auth.UnitCode},

@@ -235,9 +235,10 @@ func TestRules(t *testing.T) {
 	}
 	// Rules that resolve a second repository are driven through the API
 	// (testdata/cases: dependencies, teams, migrations, forks, pull
-	// requests: pulls.yaml, pulls_edit.yaml).
+	// requests: pulls.yaml, pulls_edit.yaml, pulls_update.yaml and
+	// pulls_update_test.go for a head in a fork).
 	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner",
-		"pull-head", "pull-poster-or-writer"} {
+		"pull-head", "pull-poster-or-writer", "pull-updater"} {
 		tested[name] = true
 	}
 	// pull-code decides nothing beyond its Reads, which the interceptor

@@ -184,14 +184,18 @@ func (s *Server) thread(t *store.NotificationThread, owner *store.User, viewer *
 	if is := t.Issue; is != nil {
 		index := strconv.FormatInt(is.Index, 10)
 		html := s.repos.RootURL + full + "/issues/" + index
+		subject.Url = api + "/issues/" + index
 		if is.IsPull {
 			html = s.repos.RootURL + full + "/pulls/" + index
+			subject.Url = api + "/pulls/" + index
 		}
 		subject.Title = is.Title
-		subject.Url = api + "/issues/" + index
 		subject.HtmlUrl = html
 		subject.State = "open"
-		if is.IsClosed {
+		switch {
+		case t.Merged:
+			subject.State = "merged"
+		case is.IsClosed:
 			subject.State = "closed"
 		}
 		if t.LastCommentID != 0 {

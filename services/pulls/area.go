@@ -20,12 +20,18 @@ var Area = area.Area{
 		&pullsv1.PullEditService_ServiceDesc,
 		&pullsv1.PullDiffService_ServiceDesc,
 		&pullsv1.PullMergeService_ServiceDesc,
+		&pullsv1.PullUpdateService_ServiceDesc,
+		&pullsv1.PullByBranchService_ServiceDesc,
 	},
+	// The by-branch route (/pulls/{base}/{head...}) matches the paths of
+	// the others (/pulls/{index}/files): listed first, it is tried last.
 	Gateways: []area.Gateway{
+		area.Handlers(pullsv1.RegisterPullByBranchServiceHandlerClient, pullsv1.NewPullByBranchServiceClient),
 		area.Handlers(pullsv1.RegisterPullServiceHandlerClient, pullsv1.NewPullServiceClient),
 		area.Handlers(pullsv1.RegisterPullEditServiceHandlerClient, pullsv1.NewPullEditServiceClient),
 		area.Handlers(pullsv1.RegisterPullDiffServiceHandlerClient, pullsv1.NewPullDiffServiceClient),
 		area.Handlers(pullsv1.RegisterPullMergeServiceHandlerClient, pullsv1.NewPullMergeServiceClient),
+		area.Handlers(pullsv1.RegisterPullUpdateServiceHandlerClient, pullsv1.NewPullUpdateServiceClient),
 	},
 	RepoTables: []string{"pull_requests"},
 }

@@ -47,13 +47,15 @@ const (
 )
 
 // NotificationThread is a thread with what rendering it needs: its
-// repository, its issue (nil when the issue is gone) and the id of the
-// issue's latest comment (0: none).
+// repository, its issue (nil when the issue is gone), the id of the
+// issue's latest comment (0: none) and, for a pull request, whether it
+// was merged (its subject's state).
 type NotificationThread struct {
 	Notification
 	Repo          *Repository
 	Issue         *Issue
 	LastCommentID int64
+	Merged        bool
 }
 
 // NotificationFilter selects a user's threads.
@@ -225,8 +227,9 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 	}
 	byIssue := map[int64]*Issue{}
 	lastComment := map[int64]int64{}
+	merged := map[int64]bool{}
+	var issues []Issue
 	if len(issueIDs) > 0 {
-		var issues []Issue
 		if err := db.Where("id IN ?", issueIDs).Find(&issues).Error; err != nil {
 			return nil, err
 		}
@@ -245,6 +248,22 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 		for _, l := range last {
 			lastComment[l.IssueID] = l.ID
 		}
+		var pullIssues []int64
+		for _, is := range issues {
+			if is.IsPull {
+				pullIssues = append(pullIssues, is.ID)
+			}
+		}
+		if len(pullIssues) > 0 {
+			var ids []int64
+			err := db.Model(&PullRequest{}).Where("issue_id IN ? AND has_merged = ?", pullIssues, true).Pluck("issue_id", &ids).Error
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range ids {
+				merged[id] = true
+			}
+		}
 	}
 	out := make([]NotificationThread, 0, len(rows))
 	for _, n := range rows {
@@ -252,7 +271,8 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 		if r == nil {
 			continue
 		}
-		out = append(out, NotificationThread{Notification: n, Repo: r, Issue: byIssue[n.IssueID], LastCommentID: lastComment[n.IssueID]})
+		out = append(out, NotificationThread{Notification: n, Repo: r, Issue: byIssue[n.IssueID], LastCommentID: lastComment[n.IssueID],
+			Merged: merged[n.IssueID]})
 	}
 	return out, nil
 }

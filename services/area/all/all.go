@@ -94,10 +94,13 @@ var entries = []entry{
 		// the open pull requests of its branches up to date.
 		refresher := pulls.NewRefresher(d.Store, d.Git)
 		d.Syncer.OnChange = append(d.Syncer.OnChange, refresher.Changed)
-		return serves(pulls.NewServer(o), pulls.NewEditServer(pulls.EditOptions{Options: o, Store: d.Store,
+		pullServer := pulls.NewServer(o)
+		return serves(pullServer, pulls.NewEditServer(pulls.EditOptions{Options: o, Store: d.Store,
 			Issues: issues.NewService(d.Store, d.Access, d.Paging), Refresher: refresher}),
 			pulls.NewDiffServer(pulls.DiffOptions{Store: d.Store, Git: d.Git, RootURL: d.Config.Server.RootURL, Limits: d.Paging}),
-			pulls.NewMergeServer(d.Store, d.Git, d.Syncer).RetargetChildren(d.Config.Repository.RetargetChildrenOnMerge, refresher.Changed))
+			pulls.NewMergeServer(d.Store, d.Git, d.Syncer).RetargetChildren(d.Config.Repository.RetargetChildrenOnMerge, refresher.Changed),
+			pulls.NewUpdateServer(d.Store, d.Git, d.Syncer),
+			pulls.NewByBranchServer(d.Store, pullServer))
 	}},
 	{reviews.Area, func(d Deps) ([]any, error) {
 		return serves(reviews.NewServer(reviews.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
