@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/glebarez/sqlite"
+	"github.com/libtnb/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -79,12 +79,8 @@ func Open(cfg config.Database) (*Store, error) {
 		Logger: logger.Discard,
 		// No PrepareStmt: gorm's statement cache can deadlock the pool
 		// (go-gorm/gorm#7465; TestPoolExhaustionDoesNotStall). pgx keeps
-		// its own per-connection cache of prepared statements, and the
-		// hottest queries (authentication) are prepared by hand (hot.go).
-		// On SQLite a prepared statement would save gorm's statement
-		// building only: the pure-Go driver (glebarez/go-sqlite) parses
-		// the SQL again on every run of a prepared statement, which is
-		// why the per-request authentication query is kept short.
+		// its own per-connection cache of prepared statements, and so does
+		// forge's SQLite driver (sqlitestmt.go).
 		PrepareStmt:            false,
 		SkipDefaultTransaction: true, // single statements need no transaction
 		TranslateError:         true,
@@ -113,7 +109,7 @@ func Open(cfg config.Database) (*Store, error) {
 		// "#" a fragment: escaped, a directory named "a#b" is not cut to
 		// "a" (a database file beside the one configured).
 		dsn := "file:" + sqliteURIPath.Replace(cfg.Path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-		db, err = gorm.Open(sqlite.Open(dsn), gcfg)
+		db, err = gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriverName, DSN: dsn}), gcfg)
 	default:
 		return nil, fmt.Errorf("unsupported database type %q", cfg.Type)
 	}
