@@ -210,3 +210,34 @@ func logPlans(b *testing.B, s *store.Store, kind string, repoID int64) {
 		b.Logf("%s: %s\n%s", kind, q, plan)
 	}
 }
+
+// BenchmarkSmallPages reads an issues page (all states), a labels page
+// and one repository row from a small repository on SQLite, one caller at
+// a time: what the driver costs per statement shows here, without the
+// minutes of seeding BenchmarkIssuesPage takes. Run it on two commits to
+// compare drivers:
+//
+//	go test -run '^$' -bench SmallPages -benchmem ./services/store/
+func BenchmarkSmallPages(b *testing.B) {
+	s := storetest.Open(b, "sqlite3")
+	ctx := context.Background()
+	small := seedIssues(b, s, "small", 90)
+	b.Run("issues", func(b *testing.B) {
+		benchOps(b, s, func() { issuesPage(b, s, small.ID, "all") })
+	})
+	b.Run("labels", func(b *testing.B) {
+		benchOps(b, s, func() {
+			ls, _, err := s.ListLabels(ctx, store.LabelListOptions{Owner: store.LabelOwner{RepoID: small.ID}, Limit: 50})
+			if err != nil || len(ls) != 50 {
+				b.Fatal(len(ls), err)
+			}
+		})
+	})
+	b.Run("repository", func(b *testing.B) {
+		benchOps(b, s, func() {
+			if _, err := s.RepositoryByID(ctx, small.ID); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
