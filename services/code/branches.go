@@ -8,6 +8,7 @@ import (
 	branchesv1 "forge/gen/forge/branches/v1"
 	"forge/services/errs"
 	"forge/services/git"
+	"forge/services/protection"
 )
 
 // BranchServer implements branchesv1.BranchServiceServer.
@@ -122,6 +123,9 @@ func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateB
 	case req.GetOldBranchName() != "":
 		from = "refs/heads/" + req.GetOldBranchName()
 	}
+	if err := s.protect(ctx, r, protection.Change{Branch: name, Create: true}); err != nil {
+		return nil, err
+	}
 	b, err := s.Git.CreateBranch(ctx, r.path, name, from)
 	switch {
 	case errors.Is(err, git.ErrNotFound) && req.GetOldRefName() != "":
@@ -164,6 +168,10 @@ func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteB
 	}
 	head, err := s.Git.GetBranch(ctx, r.path, name)
 	if err == nil {
+		err = s.protect(ctx, r, protection.Change{Branch: name, Delete: true})
+		if err != nil {
+			return nil, err
+		}
 		err = s.Git.DeleteBranch(ctx, r.path, name)
 	}
 	switch {

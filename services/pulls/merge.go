@@ -11,7 +11,9 @@ import (
 
 	"forge/services/access"
 	"forge/services/errs"
+	"forge/services/auth"
 	"forge/services/git"
+	"forge/services/protection"
 	"forge/services/store"
 )
 
@@ -53,6 +55,17 @@ type Merger struct {
 	store   MergeStore
 	git     MergeGit
 	records BranchRecords
+	// protection decides merges into protected branches; nil protects none.
+	protection *protection.Service
+	// reviews gives the review facts of a pull request (see
+	// protection.ReviewFacts); nil: protection.NoReviews.
+	reviews func(pr *store.PullRequest) protection.ReviewFacts
+}
+
+// WithProtection checks merges against the base branch's protection rule.
+func (m *Merger) WithProtection(p *protection.Service) *Merger {
+	m.protection = p
+	return m
 }
 
 // NewMerger builds the merge use case.
@@ -71,6 +84,8 @@ type MergeRequest struct {
 	DeleteBranch  bool
 	// WhenChecksSucceed asks for a scheduled merge (not supported yet).
 	WhenChecksSucceed bool
+	// ForceMerge: a repository administrator skips the protection checks.
+	ForceMerge bool
 }
 
 // Gitea's answers to a merge (the rule pull-merger answers the earlier
@@ -137,6 +152,22 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	if err != nil {
 		return err
 	}
+	var rule *store.BranchProtection
+	var rules *protection.RepoRules
+	if m.protection != nil {
+		if rules, err = m.protection.Rules(ctx, base.ID, base.OwnerID, base.Owner.Type == store.UserTypeOrganization); err != nil {
+			return err
+		}
+		if rule = rules.Match(pr.BaseBranch); rule != nil {
+			d, err := rules.Doer(ctx, doer.ID)
+			if err != nil {
+				return err
+			}
+			if err := protection.MayMerge(rule, d); err != nil {
+				return err
+			}
+		}
+	}
 	if in.Style == "manually-merged" {
 		return m.markManual(ctx, base, basePath, pr, doer, in.MergeCommitID)
 	}
@@ -168,6 +199,23 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 		return errs.Wrap(err, "check conflicts")
 	} else if !ok {
 		return errNotMergeable
+	}
+	if rule != nil {
+		var reviews protection.ReviewFacts = protection.NoReviews{}
+		if m.reviews != nil {
+			reviews = m.reviews(pr)
+		}
+		err := m.protection.CheckMerge(ctx, base.ID, rule, protection.MergeFacts{
+			HeadSHA: headSHA, Reviews: reviews,
+			Force: in.ForceMerge && base.UnitMode(auth.UnitCode) >= store.AccessAdmin,
+			Behind: func(ctx context.Context) (bool, error) {
+				in, err := m.git.IsAncestor(ctx, basePath, baseTip, headSHA)
+				return !in, err
+			},
+		})
+		if err != nil {
+			return err
+		}
 	}
 	if !styleAllowed(base.Repository, in.Style) {
 		return errs.Newf(errs.FailedPrecondition, "%s is not allowed an allowed merge style for this repository", in.Style).

@@ -51,7 +51,8 @@ func Sentinels() []error {
 		ErrRepoExists, ErrForkExists, ErrRepoLimit, ErrReleaseExists, ErrPushMirrorExists,
 		ErrDependencyExists, ErrDependencySelf, ErrDependencyCycle, ErrDependencyNotFound, ErrDependenciesOpen,
 		ErrTeamExists, ErrLastOrgOwner, ErrOwnersTeam, ErrOrgOwnsRepos, ErrRepoNotInOrg,
-		ErrPullRequestExists, ErrPullRequestMerged, ErrPullRequestMoved, ErrPullRequestClosed, ErrRetargetMerged}
+		ErrPullRequestExists, ErrPullRequestMerged, ErrPullRequestMoved, ErrPullRequestClosed, ErrRetargetMerged,
+		ErrBranchProtectionExists}
 }
 
 // Store is the database. It is safe for concurrent use.
