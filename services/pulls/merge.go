@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"forge/services/access"
-	"forge/services/errs"
 	"forge/services/auth"
+	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/protection"
 	"forge/services/store"
