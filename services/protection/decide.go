@@ -127,7 +127,12 @@ func (s *Service) Rules(ctx context.Context, repoID, ownerID int64, org bool) (*
 }
 
 // Match is the rule of branch, nil when none protects it.
-func (r *RepoRules) Match(branch string) *store.BranchProtection { return Match(r.Rules, branch) }
+func (r *RepoRules) Match(branch string) *store.BranchProtection {
+	if r == nil {
+		return nil
+	}
+	return Match(r.Rules, branch)
+}
 
 // Doer resolves uid's teams when a rule has team whitelists (one query).
 func (r *RepoRules) Doer(ctx context.Context, uid int64) (Doer, error) {

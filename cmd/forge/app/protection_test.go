@@ -268,6 +268,17 @@ func TestBranchProtectionAPI(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The branch JSON shows the rule: protected, who may push.
+		for _, c := range []struct {
+			who          *gitea.Client
+			branch, rule string
+			push         bool
+		}{{bob, "main", "", false}, {alice, "main", "main", true}, {bob, "release/1", "", true}, {alice, "release/1", "release/*", true}} {
+			b, _, err := c.who.GetRepoBranch("alice", "proj", c.branch)
+			if err != nil || !b.Protected || b.UserCanPush != c.push || !b.UserCanMerge || b.EffectiveBranchProtectionName != c.rule {
+				t.Fatalf("branch %s: %+v %v, want protected, push %v, rule %q", c.branch, b, err, c.push, c.rule)
+			}
+		}
 		content := "aGVsbG8K"
 		refused := func(c *gitea.Client, branch, path, want string) {
 			t.Helper()
