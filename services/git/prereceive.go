@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Pre-receive checks. A push whose repository has something to check
@@ -77,8 +78,8 @@ const preReceiveLine = `	[ -z "$` + preInEnv + `" ] || printf 'ref %s %s %s\n' "
 // maxVerdictLines bounds what a check prints.
 const maxVerdictLines = 50
 
-// checkPipes runs check against what the hook sends through the pipes in
-// dir, until the hook is answered or stop is closed.
+// serveCheck runs check against what the hook sends through the pipes in
+// dir, until the hook is answered or nobody is left to answer.
 func (s *Store) serveCheck(ctx context.Context, path, in, out string, check PreReceiveFunc) {
 	f, err := os.OpenFile(in, os.O_RDONLY, 0)
 	if err != nil {
@@ -155,17 +156,29 @@ func (s *Store) ReceivePackChecked(ctx context.Context, path string, body io.Rea
 		s.serveCheck(ctx, path, in, out, check)
 	}()
 	updates, err := s.receivePack(ctx, path, body, w, gitProtocol, []string{preInEnv + "=" + in, preOutEnv + "=" + out})
-	// Wake the checker if the hook never ran (nothing to update, or git
-	// failed first) or left early: a non-blocking open succeeds only while
-	// the other side waits.
-	if f, oerr := os.OpenFile(in, os.O_WRONLY|syscall.O_NONBLOCK, 0); oerr == nil {
-		f.Close()
+	// After a normal push the checker is done. If the hook never ran
+	// (nothing to update, or git failed first) or left early, the checker
+	// waits on a pipe with nobody at the other end: open the other end
+	// until it is through (a non-blocking open of the writing end succeeds
+	// only while the reader waits, so it is retried).
+	for {
+		select {
+		case <-done:
+			return updates, err
+		default:
+		}
+		if f, oerr := os.OpenFile(in, os.O_WRONLY|syscall.O_NONBLOCK, 0); oerr == nil {
+			f.Close()
+		}
+		if f, oerr := os.OpenFile(out, os.O_RDONLY|syscall.O_NONBLOCK, 0); oerr == nil {
+			f.Close()
+		}
+		select {
+		case <-done:
+			return updates, err
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
-	if f, oerr := os.OpenFile(out, os.O_RDONLY|syscall.O_NONBLOCK, 0); oerr == nil {
-		f.Close()
-	}
-	<-done
-	return updates, err
 }
 
 // runQuarantined runs a git command that reads the pushed objects; it
