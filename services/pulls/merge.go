@@ -258,7 +258,7 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	}
 	unlock()
 	if in.DeleteBranch {
-		m.deleteHead(ctx, base, basePath, pr, doer, headSHA)
+		m.deleteHead(ctx, base, basePath, pr, doer, headSHA, rules)
 	}
 	return nil
 }
@@ -452,10 +452,12 @@ func mergeErr(err error) error {
 // deleteHead deletes the merged head branch as the branch API would:
 // only in the same repository, never its default branch, and not while
 // another open pull request uses it, nor when it moved past the merged
-// head (its new commits are not merged). It is best effort: the merge is
-// answered 200 whatever happens here.
-func (m *Merger) deleteHead(ctx context.Context, base *access.Repo, path string, pr *store.PullRequest, doer *store.User, merged string) {
-	if pr.HeadRepoID != base.ID || pr.HeadBranch == base.DefaultBranch {
+// head (its new commits are not merged), nor when a branch protection
+// rule protects it from deletion (rules: the base repository's, which is
+// the head's here). It is best effort: the merge is answered 200
+// whatever happens here.
+func (m *Merger) deleteHead(ctx context.Context, base *access.Repo, path string, pr *store.PullRequest, doer *store.User, merged string, rules *protection.RepoRules) {
+	if pr.HeadRepoID != base.ID || pr.HeadBranch == base.DefaultBranch || rules.Match(pr.HeadBranch) != nil {
 		return
 	}
 	if n, err := m.store.OtherOpenPullsFromBranch(ctx, pr.HeadRepoID, pr.HeadBranch, pr.ID); err != nil || n > 0 {

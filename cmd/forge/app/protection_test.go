@@ -327,9 +327,13 @@ func TestBranchProtectionMerge(t *testing.T) {
 			return pr.Index
 		}
 		// The SDK answers a refused merge without its message: raw HTTP.
+		var mergeBody func(tok string, index int64, body string) response
 		mergeAs := func(tok string, index int64, force bool) response {
 			t.Helper()
-			body := fmt.Sprintf(`{"Do":"merge","force_merge":%v}`, force)
+			return mergeBody(tok, index, fmt.Sprintf(`{"Do":"merge","force_merge":%v}`, force))
+		}
+		mergeBody = func(tok string, index int64, body string) response {
+			t.Helper()
 			// The merge state is computed after the push: retry while
 			// Gitea's "try again later" answers.
 			for i := 0; ; i++ {
@@ -402,5 +406,17 @@ func TestBranchProtectionMerge(t *testing.T) {
 		}
 		refused(aliceTok, pr3.Index, false, "not allowed to merge [reason: The head branch is behind the base branch]")
 		merged(aliceTok, pr3.Index, true)
+
+		// delete_branch_after_merge leaves a protected head branch alone.
+		pr4 := open("four")
+		if _, _, err := alice.CreateBranchProtection("alice", "proj", gitea.CreateBranchProtectionOption{RuleName: "four", EnablePush: true}); err != nil {
+			t.Fatal(err)
+		}
+		if r := mergeBody(aliceTok, pr4, `{"Do":"merge","delete_branch_after_merge":true}`); r.Status != http.StatusOK {
+			t.Fatalf("merge four: %d %s", r.Status, r.Body)
+		}
+		if _, _, err := alice.GetRepoBranch("alice", "proj", "four"); err != nil {
+			t.Fatalf("protected head branch deleted after the merge: %v", err)
+		}
 	})
 }
