@@ -6,8 +6,11 @@ import (
 	"net/http"
 
 	branchesv1 "forge/gen/forge/branches/v1"
+	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
+	"forge/services/protection"
+	"forge/services/store"
 )
 
 // BranchServer implements branchesv1.BranchServiceServer.
@@ -78,9 +81,13 @@ func (s *BranchServer) ListBranches(ctx context.Context, req *branchesv1.ListBra
 	if err != nil {
 		return nil, err
 	}
+	rules, doer, err := s.rules(ctx, r)
+	if err != nil {
+		return nil, err
+	}
 	list := &branchesv1.BranchList{Branches: make([]*branchesv1.Branch, len(heads))}
 	for i := range heads {
-		list.Branches[i] = s.branch(r, &heads[i], who)
+		list.Branches[i] = s.branch(r, &heads[i], who, rules, doer)
 	}
 	out.RestBody = &branchesv1.ListBranchesResponse_Branches{Branches: list}
 	out.TotalCount = total
@@ -103,7 +110,11 @@ func (s *BranchServer) GetBranch(ctx context.Context, req *branchesv1.GetBranchR
 	if err != nil {
 		return nil, err
 	}
-	return &branchesv1.GetBranchResponse{Branch: s.branch(r, &b, who)}, nil
+	rules, doer, err := s.rules(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return &branchesv1.GetBranchResponse{Branch: s.branch(r, &b, who, rules, doer)}, nil
 }
 
 func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateBranchRequest) (*branchesv1.CreateBranchResponse, error) {
@@ -121,6 +132,9 @@ func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateB
 		from = req.GetOldRefName()
 	case req.GetOldBranchName() != "":
 		from = "refs/heads/" + req.GetOldBranchName()
+	}
+	if err := s.protect(ctx, r, protection.Change{Branch: name, Create: true}); err != nil {
+		return nil, err
 	}
 	b, err := s.Git.CreateBranch(ctx, r.path, name, from)
 	switch {
@@ -147,7 +161,11 @@ func (s *BranchServer) CreateBranch(ctx context.Context, req *branchesv1.CreateB
 	if err != nil {
 		return nil, err
 	}
-	return &branchesv1.CreateBranchResponse{Branch: s.branch(r, &b, who)}, nil
+	rules, doer, err := s.rules(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return &branchesv1.CreateBranchResponse{Branch: s.branch(r, &b, who, rules, doer)}, nil
 }
 
 func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteBranchRequest) (*branchesv1.DeleteBranchResponse, error) {
@@ -164,6 +182,10 @@ func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteB
 	}
 	head, err := s.Git.GetBranch(ctx, r.path, name)
 	if err == nil {
+		err = s.protect(ctx, r, protection.Change{Branch: name, Delete: true})
+		if err != nil {
+			return nil, err
+		}
 		err = s.Git.DeleteBranch(ctx, r.path, name)
 	}
 	switch {
@@ -180,15 +202,46 @@ func (s *BranchServer) DeleteBranch(ctx context.Context, req *branchesv1.DeleteB
 	return &branchesv1.DeleteBranchResponse{}, nil
 }
 
-// branch renders an unprotected branch (forge has no branch protection
-// yet): writers may push and merge.
-func (s *BranchServer) branch(r *repo, b *git.Branch, who Accounts) *branchesv1.Branch {
+// branch renders a branch with the rule that protects it (rules may be
+// nil: none): writers may push and merge unless the rule says otherwise;
+// the rule's name is shown to repository administrators only.
+func (s *BranchServer) branch(r *repo, b *git.Branch, who Accounts, rules *protection.RepoRules, doer protection.Doer) *branchesv1.Branch {
 	write := r.CanWrite()
-	return &branchesv1.Branch{
+	out := &branchesv1.Branch{
 		Name:                b.Name,
 		Commit:              s.Render.PayloadCommit(s.Render.URLs(r.Owner.Name, r.Name), &b.Commit, who),
 		StatusCheckContexts: []string{},
 		UserCanPush:         write,
 		UserCanMerge:        write,
 	}
+	rule := rules.Match(b.Name)
+	if rule == nil {
+		return out
+	}
+	out.Protected = true
+	out.RequiredApprovals = rule.RequiredApprovals
+	out.EnableStatusCheck = rule.EnableStatusCheck
+	if c, _ := rule.Contexts(); c != nil {
+		out.StatusCheckContexts = c
+	}
+	out.UserCanPush = write && protection.CanPush(rule, doer)
+	out.UserCanMerge = write && protection.CanMerge(rule, doer)
+	if r.UnitMode(auth.UnitCode) >= store.AccessAdmin {
+		out.EffectiveBranchProtectionName = rule.RuleName
+	}
+	return out
+}
+
+// rules loads the repository's protection rules and the caller as their
+// whitelists see it (nil rules when nothing is protected).
+func (s *BranchServer) rules(ctx context.Context, r *repo) (*protection.RepoRules, protection.Doer, error) {
+	if s.Protection == nil {
+		return nil, protection.Doer{}, nil
+	}
+	rules, err := s.Protection.Rules(ctx, r.ID, r.OwnerID, r.Owner.Type == store.UserTypeOrganization)
+	if err != nil {
+		return nil, protection.Doer{}, err
+	}
+	d, err := rules.Doer(ctx, r.caller.ID())
+	return rules, d, err
 }

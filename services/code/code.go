@@ -22,6 +22,7 @@ import (
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/paging"
+	"forge/services/protection"
 	"forge/services/repos"
 	"forge/services/store"
 )
@@ -52,6 +53,30 @@ type Deps struct {
 	Limits paging.Limits
 	// MaxBlobSize is [api] DEFAULT_MAX_BLOB_SIZE; 0 is DefaultMaxBlobSize.
 	MaxBlobSize int64
+	// Protection decides changes of protected branches; nil protects none.
+	Protection Protection
+}
+
+// Protection gives the branch protection rules of a repository.
+type Protection interface {
+	Rules(ctx context.Context, repoID, ownerID int64, org bool) (*protection.RepoRules, error)
+}
+
+// protect decides a change of a branch of r made by the caller through
+// the API (contents, branches): nil when no rule forbids it.
+func (d *Deps) protect(ctx context.Context, r *repo, c protection.Change) error {
+	if d.Protection == nil {
+		return nil
+	}
+	rules, err := d.Protection.Rules(ctx, r.ID, r.OwnerID, r.Owner.Type == store.UserTypeOrganization)
+	if err != nil {
+		return err
+	}
+	name := ""
+	if r.caller.User != nil {
+		name = r.caller.User.LowerName
+	}
+	return rules.CheckAPI(ctx, r.caller.ID(), name, c)
 }
 
 // Servers builds the implementations of the area's BranchService,

@@ -12,6 +12,7 @@ import (
 	contentsv1 "forge/gen/forge/contents/v1"
 	"forge/services/errs"
 	"forge/services/git"
+	"forge/services/protection"
 	"forge/services/store"
 )
 
@@ -263,6 +264,15 @@ func (s *ContentServer) change(ctx context.Context, req fileOptions, verb string
 	msg := req.GetMessage()
 	if msg == "" {
 		msg = verb + " " + strings.Trim(fc.Path, "/")
+	}
+	// forge does not sign the commits it makes: a branch that requires
+	// signed commits refuses them.
+	files := []string{fc.Path}
+	if fc.FromPath != "" && fc.FromPath != fc.Path {
+		files = append(files, fc.FromPath)
+	}
+	if err := s.protect(ctx, r, protection.Change{Branch: target, Create: target != branch, Files: files, Unsigned: "new"}); err != nil {
+		return nil, err
 	}
 	author, committer := signatures(r.caller.User, req.GetAuthor(), req.GetCommitter(), req.GetDates())
 	// One writer of the branch at a time in this process, from reading its

@@ -156,6 +156,10 @@ func (s *Store) UploadPack(ctx context.Context, path string, body io.Reader, w i
 // Hooks inside the repository never run. If git fails after updating some
 // refs, those updates are returned together with the error.
 func (s *Store) ReceivePack(ctx context.Context, path string, body io.Reader, w io.Writer, gitProtocol string) ([]RefUpdate, error) {
+	return s.receivePack(ctx, path, body, w, gitProtocol, nil)
+}
+
+func (s *Store) receivePack(ctx context.Context, path string, body io.Reader, w io.Writer, gitProtocol string, env []string) ([]RefUpdate, error) {
 	if err := s.checkRepo(path); err != nil {
 		return nil, err
 	}
@@ -169,7 +173,7 @@ func (s *Store) ReceivePack(ctx context.Context, path string, body io.Reader, w 
 	err = s.run(ctx, invocation{
 		config: receivePackConfig(s.hooksDir),
 		args:   []string{"receive-pack", "--stateless-rpc", absPath(path)},
-		env:    append(protocolEnv(gitProtocol), pushLogEnv+"="+logFile),
+		env:    append(append(protocolEnv(gitProtocol), pushLogEnv+"="+logFile), env...),
 		stdin:  body,
 		stdout: withFlush(w),
 	})

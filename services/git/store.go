@@ -40,8 +40,8 @@ const preReceiveHook = `#!/bin/sh
 LC_ALL=C
 export LC_ALL
 status=0
-while read -r old new ref; do
-	case "$ref" in
+` + preReceiveOpen + `while read -r old new ref; do
+` + preReceiveLine + `	case "$ref" in
 	refs/heads/*|refs/tags/*)
 		n=${ref#refs/*/}
 		if [ ${#n} -gt ` + maxRefNameBytesText + ` ]; then
@@ -62,7 +62,7 @@ while read -r old new ref; do
 		;;
 	esac
 done
-exit $status
+` + preReceiveProtocol + `exit $status
 `
 
 // MaxRefNameBytes is the longest branch or tag name (after refs/heads/ or

@@ -17,7 +17,9 @@ import (
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
+	"forge/services/protection"
 	"forge/services/repos"
+	"forge/services/store"
 )
 
 // OTPMessage is the refusal for a TOTP-enrolled user who sends a password:
@@ -35,6 +37,19 @@ type Service struct {
 	authn *auth.Authenticator
 	git   *git.Store
 	sync  *repos.Syncer
+	guard Guard
+}
+
+// Guard gives the pre-receive check of a push by uid (branch protection),
+// nil when the repository has nothing to check.
+type Guard interface {
+	PushCheck(ctx context.Context, g protection.Git, repoID, ownerID int64, org bool, uid int64) (git.PreReceiveFunc, error)
+}
+
+// WithGuard checks every push with g.
+func (s *Service) WithGuard(g Guard) *Service {
+	s.guard = g
+	return s
 }
 
 // New serves git over authn, the interceptor's authenticator, whose
@@ -103,7 +118,16 @@ func (ss *Session) Run(ctx context.Context, body io.Reader, w io.Writer, gitProt
 	if ss.service == git.ServiceUploadPack {
 		return ss.svc.git.UploadPack(ctx, ss.path, body, w, gitProtocol)
 	}
-	updates, err := ss.svc.git.ReceivePack(ctx, ss.path, body, w, gitProtocol)
+	var check git.PreReceiveFunc
+	if ss.svc.guard != nil {
+		var err error
+		check, err = ss.svc.guard.PushCheck(ctx, ss.svc.git, ss.repo.ID, ss.repo.OwnerID,
+			ss.repo.Owner.Type == store.UserTypeOrganization, ss.caller.ID())
+		if err != nil {
+			return err
+		}
+	}
+	updates, err := ss.svc.git.ReceivePackChecked(ctx, ss.path, body, w, gitProtocol, check)
 	if err != nil {
 		return err
 	}

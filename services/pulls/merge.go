@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"forge/services/access"
+	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
+	"forge/services/protection"
 	"forge/services/store"
 )
 
@@ -57,6 +59,17 @@ type Merger struct {
 	// retarget and changed: see retargetChildren.
 	retarget bool
 	changed  func(ctx context.Context, repoID int64)
+	// protection decides merges into protected branches; nil protects none.
+	protection *protection.Service
+	// reviews gives the review facts of a pull request (see
+	// protection.ReviewFacts); nil: protection.NoReviews.
+	reviews func(pr *store.PullRequest) protection.ReviewFacts
+}
+
+// WithProtection checks merges against the base branch's protection rule.
+func (m *Merger) WithProtection(p *protection.Service) *Merger {
+	m.protection = p
+	return m
 }
 
 // NewMerger builds the merge use case.
@@ -75,6 +88,8 @@ type MergeRequest struct {
 	DeleteBranch  bool
 	// WhenChecksSucceed asks for a scheduled merge (not supported yet).
 	WhenChecksSucceed bool
+	// ForceMerge: a repository administrator skips the protection checks.
+	ForceMerge bool
 }
 
 // Gitea's answers to a merge (the rule pull-merger answers the earlier
@@ -141,6 +156,22 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	if err != nil {
 		return err
 	}
+	var rule *store.BranchProtection
+	var rules *protection.RepoRules
+	if m.protection != nil {
+		if rules, err = m.protection.Rules(ctx, base.ID, base.OwnerID, base.Owner.Type == store.UserTypeOrganization); err != nil {
+			return err
+		}
+		if rule = rules.Match(pr.BaseBranch); rule != nil {
+			d, err := rules.Doer(ctx, doer.ID)
+			if err != nil {
+				return err
+			}
+			if err := protection.MayMerge(rule, d); err != nil {
+				return err
+			}
+		}
+	}
 	if in.Style == "manually-merged" {
 		return m.markManual(ctx, base, basePath, pr, doer, in.MergeCommitID)
 	}
@@ -172,6 +203,23 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 		return errs.Wrap(err, "check conflicts")
 	} else if !ok {
 		return errNotMergeable
+	}
+	if rule != nil {
+		var reviews protection.ReviewFacts = protection.NoReviews{}
+		if m.reviews != nil {
+			reviews = m.reviews(pr)
+		}
+		err := m.protection.CheckMerge(ctx, base.ID, rule, protection.MergeFacts{
+			HeadSHA: headSHA, Reviews: reviews,
+			Force: in.ForceMerge && base.UnitMode(auth.UnitCode) >= store.AccessAdmin,
+			Behind: func(ctx context.Context) (bool, error) {
+				in, err := m.git.IsAncestor(ctx, basePath, baseTip, headSHA)
+				return !in, err
+			},
+		})
+		if err != nil {
+			return err
+		}
 	}
 	if !styleAllowed(base.Repository, in.Style) {
 		return errs.Newf(errs.FailedPrecondition, "%s is not allowed an allowed merge style for this repository", in.Style).
@@ -214,7 +262,7 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	}
 	unlock()
 	if in.DeleteBranch {
-		m.deleteHead(ctx, base, basePath, pr, doer, headSHA)
+		m.deleteHead(ctx, base, basePath, pr, doer, headSHA, rules)
 	}
 	return nil
 }
@@ -408,10 +456,12 @@ func mergeErr(err error) error {
 // deleteHead deletes the merged head branch as the branch API would:
 // only in the same repository, never its default branch, and not while
 // another open pull request uses it, nor when it moved past the merged
-// head (its new commits are not merged). It is best effort: the merge is
-// answered 200 whatever happens here.
-func (m *Merger) deleteHead(ctx context.Context, base *access.Repo, path string, pr *store.PullRequest, doer *store.User, merged string) {
-	if pr.HeadRepoID != base.ID || pr.HeadBranch == base.DefaultBranch {
+// head (its new commits are not merged), nor when a branch protection
+// rule protects it from deletion (rules: the base repository's, which is
+// the head's here). It is best effort: the merge is answered 200
+// whatever happens here.
+func (m *Merger) deleteHead(ctx context.Context, base *access.Repo, path string, pr *store.PullRequest, doer *store.User, merged string, rules *protection.RepoRules) {
+	if pr.HeadRepoID != base.ID || pr.HeadBranch == base.DefaultBranch || rules.Match(pr.HeadBranch) != nil {
 		return
 	}
 	if n, err := m.store.OtherOpenPullsFromBranch(ctx, pr.HeadRepoID, pr.HeadBranch, pr.ID); err != nil || n > 0 {

@@ -2,6 +2,7 @@ package pulls
 
 import (
 	"context"
+	"forge/services/protection"
 
 	pullsv1 "forge/gen/forge/pulls/v1"
 	"forge/services/access"
@@ -20,8 +21,8 @@ type MergeServer struct {
 var _ pullsv1.PullMergeServiceServer = (*MergeServer)(nil)
 
 // NewMergeServer builds the merge service.
-func NewMergeServer(s MergeStore, g MergeGit, records BranchRecords) *MergeServer {
-	return &MergeServer{merger: NewMerger(s, g, records), store: s}
+func NewMergeServer(s MergeStore, g MergeGit, records BranchRecords, p *protection.Service) *MergeServer {
+	return &MergeServer{merger: NewMerger(s, g, records).WithProtection(p), store: s}
 }
 
 // IsPullRequestMerged is 204 for a merged pull request, 404 otherwise
@@ -54,7 +55,7 @@ func (s *MergeServer) MergePullRequest(ctx context.Context, req *pullsv1.MergePu
 	err = s.merger.Merge(ctx, r, caller.User, MergeRequest{
 		Index: req.GetIndex(), Style: req.GetDo(), Title: req.GetMergeTitleField(), Body: req.GetMergeMessageField(),
 		HeadCommitID: req.GetHeadCommitId(), MergeCommitID: req.GetMergeCommitId(), DeleteBranch: req.GetDeleteBranchAfterMerge(),
-		WhenChecksSucceed: req.GetMergeWhenChecksSucceed(),
+		WhenChecksSucceed: req.GetMergeWhenChecksSucceed(), ForceMerge: req.GetForceMerge(),
 	})
 	if err != nil {
 		return nil, err

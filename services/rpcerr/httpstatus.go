@@ -63,6 +63,8 @@ var storeHTTPStatus = []struct {
 	{store.ErrRepoExists, http.StatusConflict},
 	{store.ErrForkExists, http.StatusConflict},
 	{store.ErrTokenNameUsed, http.StatusBadRequest},
+	// A second rule of one name: 403, not 409 (Gitea 1.22).
+	{store.ErrBranchProtectionExists, http.StatusForbidden},
 	// A second merge of a pull request: 405 with an empty message.
 	{store.ErrPullRequestMerged, http.StatusMethodNotAllowed},
 	// Gitea 1.22 answers 500 for these; forge a client error.

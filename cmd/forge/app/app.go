@@ -31,6 +31,7 @@ import (
 	"forge/services/mirrors"
 	"forge/services/notify"
 	"forge/services/paging"
+	"forge/services/protection"
 	"forge/services/pulls"
 	"forge/services/repos"
 	"forge/services/rpcerr"
@@ -202,7 +203,7 @@ func (a *App) build() error {
 		WithServerStreamInterceptor(chainStream(stream))
 	register(inproc)
 
-	gitHost := githost.New(authn, gitStore, syncer)
+	gitHost := githost.New(authn, gitStore, syncer).WithGuard(protection.NewService(a.Store))
 	h, err := gateway.NewHandler(gateway.Options{
 		Git: gateway.NewGitHandler(gitHost, gateway.GitOptions{RootURL: cfg.Server.RootURL,
 			ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser, ProgressTimeout: seconds(cfg.Limits.GitProgressTimeout)}),

@@ -36,8 +36,12 @@ import (
 //     go test -run '^$' -bench Push -benchtime 20x ./cmd/forge/app/
 func BenchmarkPush(b *testing.B) {
 	for _, n := range []int{10, 10000} {
-		b.Run(fmt.Sprintf("sqlite/branches=%d", n), func(b *testing.B) { benchPush(b, storetest.Backends[0], n) })
+		b.Run(fmt.Sprintf("sqlite/branches=%d", n), func(b *testing.B) { benchPush(b, storetest.Backends[0], n, 0) })
 	}
+	// The pre-receive check of branch protection: 50 rules (49 globs that
+	// do not match, then "main" with protected file patterns, so the push
+	// is checked for force push and its changed files).
+	b.Run("sqlite/branches=10/rules=50", func(b *testing.B) { benchPush(b, storetest.Backends[0], 10, 50) })
 }
 
 // pushTimer adds up the server-side wall time of a push's two requests.
@@ -133,11 +137,21 @@ func waitRefsPacked(b *testing.B, dir string) {
 	}
 }
 
-func benchPush(b *testing.B, kind string, branches int) {
+func benchPush(b *testing.B, kind string, branches, rules int) {
 	s := startServer(b, kind, nil)
 	if r := s.do("POST", "/api/v1/user/repos", `{"name":"many","auto_init":true}`,
 		"Authorization", "token "+s.AdminToken, "Content-Type", jsonCT); r.Status != 201 {
 		b.Fatalf("create repository: %d %s", r.Status, r.Body)
+	}
+	for i := 0; i < rules; i++ {
+		body := fmt.Sprintf(`{"rule_name":"rule-%02d/*","enable_push":true}`, i)
+		if i == rules-1 {
+			body = `{"rule_name":"main","enable_push":true,"protected_file_patterns":"*.lock;secret/**"}`
+		}
+		if r := s.do("POST", "/api/v1/repos/root/many/branch_protections", body,
+			"Authorization", "token "+s.AdminToken, "Content-Type", jsonCT); r.Status != 201 {
+			b.Fatalf("create rule: %d %s", r.Status, r.Body)
+		}
 	}
 	var forgeTime, gitTime pushTimer
 	// A token as the password, as CI pushes: a password would add its hash

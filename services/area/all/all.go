@@ -24,6 +24,7 @@ import (
 	"forge/services/misc"
 	"forge/services/notify"
 	"forge/services/orgs"
+	"forge/services/protection"
 	"forge/services/pulls"
 	"forge/services/releases"
 	"forge/services/repos"
@@ -98,7 +99,7 @@ var entries = []entry{
 		return serves(pullServer, pulls.NewEditServer(pulls.EditOptions{Options: o, Store: d.Store,
 			Issues: issues.NewService(d.Store, d.Access, d.Paging), Refresher: refresher}),
 			pulls.NewDiffServer(pulls.DiffOptions{Store: d.Store, Git: d.Git, RootURL: d.Config.Server.RootURL, Limits: d.Paging}),
-			pulls.NewMergeServer(d.Store, d.Git, d.Syncer).RetargetChildren(d.Config.Repository.RetargetChildrenOnMerge, refresher.Changed),
+			pulls.NewMergeServer(d.Store, d.Git, d.Syncer, protection.NewService(d.Store)).RetargetChildren(d.Config.Repository.RetargetChildrenOnMerge, refresher.Changed),
 			pulls.NewUpdateServer(d.Store, d.Git, d.Syncer),
 			pulls.NewByBranchServer(d.Store, pullServer))
 	}},
@@ -129,6 +130,9 @@ var entries = []entry{
 	}},
 	{notify.Area, func(d Deps) ([]any, error) {
 		return serves(notify.NewServer(d.Store, d.repos(), d.Paging))
+	}},
+	{protection.Area, func(d Deps) ([]any, error) {
+		return serves(protection.NewServer(protection.NewService(d.Store)))
 	}},
 	// git's smart HTTP: policies only (Area.Surfaces); the app builds the
 	// git host on the authenticator and the gateway mounts it.

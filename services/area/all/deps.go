@@ -8,6 +8,7 @@ import (
 	"forge/services/config"
 	"forge/services/git"
 	"forge/services/paging"
+	"forge/services/protection"
 	"forge/services/repos"
 	"forge/services/store"
 	"forge/services/users"
@@ -51,5 +52,6 @@ func (d Deps) repoService() *repos.Service {
 // area renders its commits through the same commit server.
 func (d Deps) code() code.Deps {
 	return code.Deps{Store: d.Store, Git: d.Git, Sync: d.Syncer,
-		Render: code.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}, Limits: d.Paging}
+		Render: code.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}, Limits: d.Paging,
+		Protection: protection.NewService(d.Store)}
 }
