@@ -62,6 +62,7 @@ var storeHTTPStatus = []struct {
 	// Gitea answers 409 on every path that names a taken repository.
 	{store.ErrRepoExists, http.StatusConflict},
 	{store.ErrForkExists, http.StatusConflict},
+	{store.ErrVariableExists, http.StatusConflict},
 	{store.ErrTokenNameUsed, http.StatusBadRequest},
 	// A second merge of a pull request: 405 with an empty message.
 	{store.ErrPullRequestMerged, http.StatusMethodNotAllowed},
