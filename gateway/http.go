@@ -113,10 +113,12 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 	g.mux.ServeHTTP(rw, r)
 }
 
-// responseWriter drops the body grpc-gateway writes after a 204.
+// responseWriter drops the body grpc-gateway writes after a 204, and
+// after a 201 of a create-or-update (noBody).
 type responseWriter struct {
 	http.ResponseWriter
 	status int
+	noBody bool
 }
 
 func (w *responseWriter) WriteHeader(code int) {
@@ -127,7 +129,7 @@ func (w *responseWriter) WriteHeader(code int) {
 }
 
 func (w *responseWriter) Write(b []byte) (int, error) {
-	if w.status == http.StatusNoContent {
+	if w.status == http.StatusNoContent || w.noBody {
 		return len(b), nil
 	}
 	if w.status == 0 {
@@ -139,6 +141,11 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 type totalCounter interface{ GetTotalCount() int64 }
+
+// createdReporter is the answer of a create-or-update (Gitea's PUT of an
+// Actions secret): 201 without a body when it created, else the method's
+// declared status.
+type createdReporter interface{ GetCreated() bool }
 
 // forwardResponse sets paging headers and the success status.
 func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, resp proto.Message) error {
@@ -152,6 +159,13 @@ func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, re
 				w.Header().Set("Link", link)
 			}
 		}
+	}
+	if cr, ok := resp.(createdReporter); ok && cr.GetCreated() {
+		if rw, ok := w.(*responseWriter); ok {
+			rw.noBody = true
+		}
+		w.WriteHeader(http.StatusCreated)
+		return nil
 	}
 	if code := g.success[method]; code != 0 && code != http.StatusOK {
 		w.WriteHeader(code)

@@ -62,6 +62,7 @@ var storeHTTPStatus = []struct {
 	// Gitea answers 409 on every path that names a taken repository.
 	{store.ErrRepoExists, http.StatusConflict},
 	{store.ErrForkExists, http.StatusConflict},
+	{store.ErrVariableExists, http.StatusConflict},
 	{store.ErrTokenNameUsed, http.StatusBadRequest},
 	// A second rule of one name: 403, not 409 (Gitea 1.22).
 	{store.ErrBranchProtectionExists, http.StatusForbidden},

@@ -12,6 +12,7 @@ package all
 import (
 	"fmt"
 
+	"forge/services/actions"
 	"forge/services/admin"
 	"forge/services/area"
 	"forge/services/attachments"
@@ -133,6 +134,13 @@ var entries = []entry{
 	}},
 	{protection.Area, func(d Deps) ([]any, error) {
 		return serves(protection.NewServer(protection.NewService(d.Store)))
+	}},
+	{actions.Area, func(d Deps) ([]any, error) {
+		svc, err := actions.NewService(d.Store, d.Config.Security.SecretKey, d.Paging)
+		if err != nil {
+			return nil, err
+		}
+		return serves(actions.NewServer(svc))
 	}},
 	// git's smart HTTP: policies only (Area.Surfaces); the app builds the
 	// git host on the authenticator and the gateway mounts it.
