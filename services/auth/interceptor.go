@@ -268,6 +268,12 @@ func (a *Authenticator) PasswordHashPeak() int { return a.hashes.Peak() }
 // Basic, reverse proxy. The client address (remoteAddr, from the gateway)
 // is parsed only by the methods that use it, not for every token call.
 func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, otp otpCode, proxyUser, remoteAddr string) (*Principal, error) {
+	// Disabled query tokens refuse the request whatever else it carries:
+	// checked first, so that a header credential beside one does not
+	// quietly win (forge's contract, row 2).
+	if queryToken != "" && a.cfg.Security.DisableQueryAuthToken {
+		return nil, errs.New(errs.Unauthenticated, QueryTokenDisabledMessage)
+	}
 	cred, err := ParseAuthorization(authz)
 	if err != nil {
 		return nil, errs.New(errs.Unauthenticated, err.Error())
@@ -279,9 +285,6 @@ func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, 
 		return a.byBasic(ctx, cred.User, cred.Pass, otp, remoteIP(ctx, remoteAddr))
 	}
 	if queryToken != "" {
-		if a.cfg.Security.DisableQueryAuthToken {
-			return nil, errs.New(errs.Unauthenticated, QueryTokenDisabledMessage)
-		}
 		return a.byToken(ctx, queryToken, MethodToken)
 	}
 	if proxyUser == "" || !a.cfg.Service.EnableReverseProxyAuthAPI {
