@@ -273,7 +273,8 @@ var errSudoRefused = errs.New(errs.PermissionDenied, "Only administrators allowe
 // policy and every rule are judged for that user, while the
 // administrator's token scopes still bound the call. Anyone else naming a
 // user is refused; an unknown user (or an organization) is not found.
-// Only Authorize applies it: git's smart HTTP has no sudo, as in Gitea.
+// git's smart HTTP never passes a sudo user (gateway/githttp.go), so it
+// has no sudo, as in Gitea.
 func (a *Authenticator) sudo(ctx context.Context, method string, p *Principal) (*Principal, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	v := md.Get(MDSudo)

@@ -170,6 +170,14 @@ func TestSudo(t *testing.T) {
 			}
 		})
 
+		t.Run("git smart HTTP has no sudo", func(t *testing.T) {
+			// As in Gitea: the administrator reads a repository a stranger
+			// could not see; the Sudo header changes nothing.
+			r := s.do("GET", "/root/rootonly.git/info/refs?service=git-upload-pack", "",
+				"Authorization", basic("root", rootPassword), "Sudo", "bob")
+			expectStatus(t, r, 200)
+		})
+
 		t.Run("gRPC", func(t *testing.T) {
 			ctx := t.Context()
 			sudo := func(token, user string) context.Context {
