@@ -132,6 +132,8 @@ func (g *gateway) incomingHeader(key string) (string, bool) {
 	switch key {
 	case auth.HeaderOTP:
 		return auth.MDOTP, true
+	case auth.HeaderSudo:
+		return auth.MDSudo, true
 	case g.proxyKey:
 		return g.opts.ReverseProxyHeader, true
 	}

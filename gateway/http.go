@@ -62,9 +62,10 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithValue(r.Context(), requestKey, r)
-	// Query-string tokens go to the services as metadata, never as request
-	// fields, and every such response carries the deprecation warning.
-	if q := r.URL.Query(); q.Has(auth.QueryToken) || q.Has(auth.QueryAccessToken) {
+	// Query-string tokens and ?sudo= go to the services as metadata, never
+	// as request fields, and every response to a query token carries the
+	// deprecation warning.
+	if q := r.URL.Query(); q.Has(auth.QueryToken) || q.Has(auth.QueryAccessToken) || q.Has(auth.QuerySudo) {
 		tok := q.Get(auth.QueryToken)
 		if tok == "" {
 			tok = q.Get(auth.QueryAccessToken)
@@ -74,12 +75,17 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("X-Gitea-Warning", QueryTokenWarning)
 			ctx = context.WithValue(ctx, queryTokenKey, tok)
 		}
+		sudo := q.Get(auth.QuerySudo)
 		q.Del(auth.QueryToken)
 		q.Del(auth.QueryAccessToken)
+		q.Del(auth.QuerySudo)
 		u := *r.URL
 		u.RawQuery = q.Encode()
 		r = r.Clone(ctx)
 		r.URL = &u
+		if sudo != "" {
+			r.Header.Set(auth.HeaderSudo, sudo) // the query parameter wins, as in Gitea
+		}
 	} else {
 		r = r.WithContext(ctx)
 	}

@@ -17,7 +17,7 @@ import (
 
 // Preflight is asked, before a request body is read, whether the call to
 // the gRPC method with the caller's credentials md (authorization, query
-// token, reverse-proxy header) is sure to be refused; a non-nil error is
+// token, reverse-proxy header, sudo) is sure to be refused; a non-nil error is
 // the refusal. The services decide; the gateway only asks, so an
 // anonymous client cannot make the server read (and decode) a body for a
 // method it may not call.
@@ -84,6 +84,9 @@ func (g *gateway) credentials(r *http.Request) metadata.MD {
 	}
 	if tok, _ := r.Context().Value(queryTokenKey).(string); tok != "" {
 		md.Set(auth.MDQueryToken, tok)
+	}
+	if v := r.Header.Get(auth.HeaderSudo); v != "" {
+		md.Set(auth.MDSudo, v)
 	}
 	if g.proxyKey != "" {
 		if v := r.Header.Get(g.proxyKey); v != "" {

@@ -21,6 +21,10 @@ const (
 	// carrying a token (refused with [security] DISABLE_QUERY_AUTH_TOKEN).
 	QueryToken       = "token"
 	QueryAccessToken = "access_token"
+	// HeaderSudo and QuerySudo name the user a site administrator acts as
+	// (Gitea's sudo); the query parameter wins over the header.
+	HeaderSudo = "Sudo"
+	QuerySudo  = "sudo"
 )
 
 // Metadata keys the interceptor reads. MDAuthorization and MDOTP are the
@@ -32,6 +36,9 @@ const (
 	MDOTP           = "x-gitea-otp"
 	MDQueryToken    = "x-forge-query-token"
 	MDRemoteAddr    = "x-forge-remote-addr"
+	// MDSudo is the user to act as: the Sudo header (or the sudo query
+	// parameter) from the gateway, or a gRPC client's own metadata.
+	MDSudo = "sudo"
 )
 
 // Scheme is the kind of credential an Authorization header carries.

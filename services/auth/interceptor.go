@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"time"
@@ -170,6 +171,9 @@ func (a *Authenticator) Authorize(ctx context.Context, method string, req any) (
 	ctx, slot := withGenerationSlot(ctx)
 	defer slot.close()
 	p, err := a.authenticate(ctx, !pol.CallerUnused)
+	if err == nil {
+		p, err = a.sudo(ctx, method, p)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -260,6 +264,37 @@ func (a *Authenticator) authenticate(ctx context.Context, spendOTP bool) (*Princ
 	return p, nil
 }
 
+// errSudoRefused answers a sudo request from anyone but a site
+// administrator (anonymous callers included), Gitea's words.
+var errSudoRefused = errs.New(errs.PermissionDenied, "Only administrators allowed to sudo.")
+
+// sudo applies Gitea's sudo to the authenticated caller p: a site
+// administrator naming a user (metadata MDSudo) acts as that user, so the
+// policy and every rule are judged for that user, while the
+// administrator's token scopes still bound the call. Anyone else naming a
+// user is refused; an unknown user (or an organization) is not found.
+// git's smart HTTP never passes a sudo user (gateway/githttp.go), so it
+// has no sudo, as in Gitea.
+func (a *Authenticator) sudo(ctx context.Context, method string, p *Principal) (*Principal, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	v := md.Get(MDSudo)
+	if len(v) == 0 || v[0] == "" {
+		return p, nil
+	}
+	if !p.IsAdmin() {
+		return nil, errSudoRefused
+	}
+	u, err := a.store.UserByName(ctx, v[0])
+	if errors.Is(err, store.ErrNotFound) || (err == nil && u.Type != store.UserTypeIndividual) {
+		return nil, errs.New(errs.NotFound, "")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "load sudo user")
+	}
+	slog.InfoContext(ctx, "sudo", "admin", p.User.Name, "admin_id", p.User.ID, "as", u.Name, "as_id", u.ID, "method", method)
+	return &Principal{User: u, Method: p.Method, Token: p.Token, Scopes: p.Scopes, Sudoer: p.User}, nil
+}
+
 // PasswordHashPeak is the largest number of password checks that ran at
 // once (for tests and diagnostics).
 func (a *Authenticator) PasswordHashPeak() int { return a.hashes.Peak() }
@@ -268,6 +303,12 @@ func (a *Authenticator) PasswordHashPeak() int { return a.hashes.Peak() }
 // Basic, reverse proxy. The client address (remoteAddr, from the gateway)
 // is parsed only by the methods that use it, not for every token call.
 func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, otp otpCode, proxyUser, remoteAddr string) (*Principal, error) {
+	// Disabled query tokens refuse the request whatever else it carries:
+	// checked first, so that a header credential beside one does not
+	// quietly win (forge's contract, row 2).
+	if queryToken != "" && a.cfg.Security.DisableQueryAuthToken {
+		return nil, errs.New(errs.Unauthenticated, QueryTokenDisabledMessage)
+	}
 	cred, err := ParseAuthorization(authz)
 	if err != nil {
 		return nil, errs.New(errs.Unauthenticated, err.Error())
@@ -279,9 +320,6 @@ func (a *Authenticator) identify(ctx context.Context, authz, queryToken string, 
 		return a.byBasic(ctx, cred.User, cred.Pass, otp, remoteIP(ctx, remoteAddr))
 	}
 	if queryToken != "" {
-		if a.cfg.Security.DisableQueryAuthToken {
-			return nil, errs.New(errs.Unauthenticated, QueryTokenDisabledMessage)
-		}
 		return a.byToken(ctx, queryToken, MethodToken)
 	}
 	if proxyUser == "" || !a.cfg.Service.EnableReverseProxyAuthAPI {

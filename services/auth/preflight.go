@@ -13,7 +13,8 @@ import (
 // Preflight tells a transport, before it reads a request body, whether a
 // call to method by a caller presenting md is sure to be refused: md
 // carries no credentials at all (no authorization, query token or
-// reverse-proxy header) and the method's policy refuses anonymous callers.
+// reverse-proxy header) nor a sudo user, and the method's policy refuses
+// anonymous callers.
 // It returns the refusal the interceptor would return (401 "token is
 // required", 403 for SelfOrAdmin), or nil when the call may go on; the
 // interceptor still makes the real check, so a nil here grants nothing.
@@ -38,9 +39,10 @@ func (a *Authenticator) Tap(ctx context.Context, info *tap.Info) (context.Contex
 	return ctx, rpcerr.Status(a.Preflight(info.FullMethodName, info.Header))
 }
 
-// carriesCredentials reports whether md holds anything identify reads.
+// carriesCredentials reports whether md holds anything identify reads, or
+// a sudo user (refused with its own answer, which the interceptor gives).
 func (a *Authenticator) carriesCredentials(md metadata.MD) bool {
-	for _, key := range []string{MDAuthorization, MDQueryToken, a.proxyKey} {
+	for _, key := range []string{MDAuthorization, MDQueryToken, a.proxyKey, MDSudo} {
 		for _, v := range md.Get(key) {
 			if v != "" {
 				return true

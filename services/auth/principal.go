@@ -25,6 +25,10 @@ type Principal struct {
 	// Basic); scopes are enforced only then.
 	Token  *store.AccessToken
 	Scopes Scopes
+	// Sudoer is the site administrator who authenticated and acts as User
+	// (sudo), nil otherwise. Token and Scopes stay the administrator's,
+	// so the token still bounds what may be done.
+	Sudoer *store.User
 }
 
 // IsAdmin reports whether the caller is a site administrator.

@@ -1047,12 +1047,13 @@ func (w *world) run(t *testing.T, c apiCase) {
 		}
 	}
 	if c.GRPC != nil {
-		// The same credentials, also when the case wrote its own header.
-		w.runGRPC(t, headers["Authorization"], c.GRPC)
+		// The same credentials, also when the case wrote its own header,
+		// and the same Sudo header (gRPC's sudo metadata).
+		w.runGRPC(t, headers["Authorization"], headers["Sudo"], c.GRPC)
 	}
 }
 
-func (w *world) runGRPC(t *testing.T, auth string, g *grpcCase) {
+func (w *world) runGRPC(t *testing.T, auth, sudo string, g *grpcCase) {
 	var want codes.Code
 	if err := want.UnmarshalJSON([]byte(strconv.Quote(g.Code))); err != nil {
 		t.Fatalf("grpc code %q: %v", g.Code, err)
@@ -1060,6 +1061,9 @@ func (w *world) runGRPC(t *testing.T, auth string, g *grpcCase) {
 	ctx := t.Context()
 	if auth != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", auth)
+	}
+	if sudo != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "sudo", sudo)
 	}
 	reqJSON := []byte("{}")
 	if g.Request != nil {
