@@ -61,8 +61,8 @@ type Merger struct {
 	changed  func(ctx context.Context, repoID int64)
 	// protection decides merges into protected branches; nil protects none.
 	protection *protection.Service
-	// reviews gives the review facts of a pull request (see
-	// protection.ReviewFacts); nil: protection.NoReviews.
+	// reviews gives the review facts of a pull request merging headSHA
+	// (protection.Reviews.Facts); nil: protection.NoReviews.
 	reviews func(repo *store.Repository, pr *store.PullRequest, headSHA string) protection.ReviewFacts
 }
 
