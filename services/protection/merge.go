@@ -10,8 +10,8 @@ import (
 
 // ReviewFacts is what the merge check needs to know of a pull request's
 // reviews, counted as Gitea counts them for rule (official, not
-// dismissed, not stale when the rule ignores stale approvals). The
-// reviews area provides it; NoReviews stands in until then.
+// dismissed, not stale when the rule ignores stale approvals):
+// Reviews.Facts, from the stored reviews; NoReviews when none is wired.
 type ReviewFacts interface {
 	// ApprovalCount is the number of approvals that count for rule.
 	ApprovalCount(ctx context.Context, rule *store.BranchProtection) (int64, error)

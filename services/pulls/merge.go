@@ -61,9 +61,16 @@ type Merger struct {
 	changed  func(ctx context.Context, repoID int64)
 	// protection decides merges into protected branches; nil protects none.
 	protection *protection.Service
-	// reviews gives the review facts of a pull request (see
-	// protection.ReviewFacts); nil: protection.NoReviews.
-	reviews func(pr *store.PullRequest) protection.ReviewFacts
+	// reviews gives the review facts of a pull request merging headSHA
+	// (protection.Reviews.Facts); nil: protection.NoReviews.
+	reviews func(repo *store.Repository, pr *store.PullRequest, headSHA string) protection.ReviewFacts
+}
+
+// WithReviews gives the merge checks the review facts of a pull request
+// (of repo, merging headSHA): protection.Reviews.Facts.
+func (m *Merger) WithReviews(f func(repo *store.Repository, pr *store.PullRequest, headSHA string) protection.ReviewFacts) *Merger {
+	m.reviews = f
+	return m
 }
 
 // WithProtection checks merges against the base branch's protection rule.
@@ -207,7 +214,7 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	if rule != nil {
 		var reviews protection.ReviewFacts = protection.NoReviews{}
 		if m.reviews != nil {
-			reviews = m.reviews(pr)
+			reviews = m.reviews(base.Repository, pr, headSHA)
 		}
 		err := m.protection.CheckMerge(ctx, base.ID, rule, protection.MergeFacts{
 			HeadSHA: headSHA, Reviews: reviews,

@@ -25,6 +25,13 @@ func NewMergeServer(s MergeStore, g MergeGit, records BranchRecords, p *protecti
 	return &MergeServer{merger: NewMerger(s, g, records).WithProtection(p), store: s}
 }
 
+// WithReviews counts the pull request's reviews in the merge checks (see
+// Merger.WithReviews).
+func (s *MergeServer) WithReviews(r *protection.Reviews) *MergeServer {
+	s.merger.WithReviews(r.Facts)
+	return s
+}
+
 // IsPullRequestMerged is 204 for a merged pull request, 404 otherwise
 // (also for a number that is no pull request).
 func (s *MergeServer) IsPullRequestMerged(ctx context.Context, req *pullsv1.IsPullRequestMergedRequest) (*pullsv1.IsPullRequestMergedResponse, error) {

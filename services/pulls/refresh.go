@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"forge/services/git"
+	"forge/services/protection"
 	"forge/services/store"
 )
 
@@ -47,6 +48,10 @@ type RefreshStore interface {
 	RepositoriesByID(ctx context.Context, ids []int64) (map[int64]*store.Repository, error)
 	MarkPullRequestMerged(ctx context.Context, m store.PullMerge) error
 	ClosePullRequestsOfGoneBranches(ctx context.Context, prs []store.PullRequest) (int, error)
+	// BranchProtections returns a repository's protection rules (those
+	// with dismiss_stale_approvals dismiss approvals a head move made
+	// stale).
+	BranchProtections(ctx context.Context, repoID int64) ([]store.BranchProtection, error)
 }
 
 // RefreshGit is the git the refresher uses.
@@ -238,6 +243,14 @@ func (r *Refresher) refreshBase(ctx context.Context, paths map[int64]string, lis
 	if err := r.git.SetPullHeads(ctx, basePath, heads); err != nil {
 		return err
 	}
+	var rules []store.BranchProtection
+	if len(heads) > 0 {
+		var err error
+		if rules, err = r.store.BranchProtections(ctx, list[0].pr.RepoID); err != nil {
+			return err
+		}
+		protection.Order(rules)
+	}
 	var errs []error
 	for _, s := range list {
 		st, err := computeState(ctx, r.git, basePath, s.base, s.head)
@@ -256,6 +269,13 @@ func (r *Refresher) refreshBase(ctx context.Context, paths map[int64]string, lis
 				errs = append(errs, err)
 			}
 			continue
+		}
+		// A head move makes the earlier reviews stale; the base branch's
+		// rule may want the stale approvals dismissed, stored with the new
+		// head (so a crash in between cannot lose the dismissal: the
+		// start-up check sees the old head and comes here again).
+		if rule := protection.Match(rules, s.pr.BaseBranch); rule != nil && rule.DismissStaleApprovals && s.head != s.pr.HeadSHA {
+			st.DismissStale = true
 		}
 		if _, err := r.store.RefreshPullRequest(ctx, s.pr, st); err != nil {
 			errs = append(errs, err)

@@ -57,6 +57,10 @@ func (Comment) TableName() string { return "comments" }
 // a pull request's base branch changed (OldRef to NewRef).
 const CommentTypeChangeTargetBranch = 25
 
+// CommentTypeDismissReview is Gitea's timeline comment recording that a
+// review was dismissed (Content says why).
+const CommentTypeDismissReview = 32
+
 // IssueAssignee assigns a user to an issue.
 type IssueAssignee struct {
 	ID         int64 `gorm:"primaryKey"`

@@ -225,3 +225,15 @@ func (s *Store) TeamIDsOfMember(ctx context.Context, orgID, uid int64) ([]int64,
 	err := s.db.WithContext(ctx).Model(&TeamUser{}).Where("org_id = ? AND uid = ?", orgID, uid).Pluck("team_id", &ids).Error
 	return ids, err
 }
+
+// MembersOfTeams returns those of uids that are members of any of
+// teamIDs, once each.
+func (s *Store) MembersOfTeams(ctx context.Context, teamIDs, uids []int64) ([]int64, error) {
+	var ids []int64
+	if len(teamIDs) == 0 || len(uids) == 0 {
+		return ids, nil
+	}
+	err := s.db.WithContext(ctx).Model(&TeamUser{}).Where("team_id IN ? AND uid IN ?", uniqueIDs(teamIDs), uniqueIDs(uids)).
+		Distinct().Pluck("uid", &ids).Error
+	return ids, errs.Wrap(err, "members of teams")
+}

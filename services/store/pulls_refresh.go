@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -17,7 +18,15 @@ type PullState struct {
 	HeadSHA, BaseSHA, MergeBase        string
 	Mergeable                          bool
 	Additions, Deletions, ChangedFiles int
+	// DismissStale asks RefreshPullRequest to dismiss the approvals given
+	// on another commit than HeadSHA (the base branch's rule has
+	// dismiss_stale_approvals). Not a column.
+	DismissStale bool
 }
+
+// DismissStaleContent is the content of the timeline comment of an
+// approval dismissed by a push (Gitea's words).
+const DismissStaleContent = "New commits pushed, approval review dismissed automatically according to repository settings"
 
 func (p PullState) columns() map[string]any {
 	return map[string]any{
@@ -67,15 +76,59 @@ func (s *Store) ReposWithOpenPullRequests(ctx context.Context) ([]int64, error) 
 // was computed after) and it is not merged: of two refreshers racing, the
 // one that computed from stale values writes nothing. It reports whether
 // it wrote.
+//
+// With st.DismissStale, the same transaction dismisses the pull request's
+// approvals given on another commit than st.HeadSHA, each with a timeline
+// comment (type 32) saying why: the head move and the dismissal are
+// stored together or not at all, and a dismissed approval is never
+// dismissed twice.
 func (s *Store) RefreshPullRequest(ctx context.Context, from *PullRequest, st PullState) (bool, error) {
-	res := s.db.WithContext(ctx).Model(&PullRequest{}).
-		Where("id = ? AND head_sha = ? AND base_sha = ? AND base_branch = ? AND has_merged = ?",
-			from.ID, from.HeadSHA, from.BaseSHA, from.BaseBranch, false).
-		Updates(st.columns())
-	if res.Error != nil {
-		return false, errs.Wrap(res.Error, "refresh pull request")
+	wrote := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&PullRequest{}).
+			Where("id = ? AND head_sha = ? AND base_sha = ? AND base_branch = ? AND has_merged = ?",
+				from.ID, from.HeadSHA, from.BaseSHA, from.BaseBranch, false).
+			Updates(st.columns())
+		if res.Error != nil {
+			return errs.Wrap(res.Error, "refresh pull request")
+		}
+		wrote = res.RowsAffected == 1
+		if !wrote || !st.DismissStale {
+			return nil
+		}
+		return s.dismissStale(tx, from, st.HeadSHA)
+	})
+	return wrote, err
+}
+
+// maxDismissed bounds the approvals one refresh dismisses (there is one
+// official verdict per reviewer).
+const maxDismissed = 1000
+
+// dismissStale dismisses the not yet dismissed approvals of pr given on
+// another commit than head, with a timeline comment each.
+func (s *Store) dismissStale(tx *gorm.DB, pr *PullRequest, head string) error {
+	var stale []Review
+	if err := tx.Where("issue_id = ? AND type = ? AND dismissed = ? AND commit_id <> ?", pr.IssueID, ReviewApprove, false, head).
+		Order("id").Limit(maxDismissed).Find(&stale).Error; err != nil {
+		return errs.Wrap(err, "load stale approvals")
 	}
-	return res.RowsAffected == 1, nil
+	if len(stale) == 0 {
+		return nil
+	}
+	now := time.Now().Unix()
+	ids := make([]int64, len(stale))
+	comments := make([]Comment, len(stale))
+	for i, r := range stale {
+		ids[i] = r.ID
+		comments[i] = Comment{Type: CommentTypeDismissReview, RepoID: pr.RepoID, IssueID: pr.IssueID,
+			PosterID: r.ReviewerID, Content: DismissStaleContent, CreatedUnix: now, UpdatedUnix: now}
+	}
+	if err := tx.Model(&Review{}).Where("id IN ?", ids).
+		Updates(map[string]any{"dismissed": true, "updated_unix": now}).Error; err != nil {
+		return errs.Wrap(err, "dismiss stale approvals")
+	}
+	return errs.Wrap(tx.Create(&comments).Error, "record dismissed approvals")
 }
 
 // ErrRetargetMerged refuses changing the base of a merged pull request.

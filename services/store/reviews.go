@@ -351,6 +351,9 @@ type ApprovalQuery struct {
 	// approvals whitelist, teams expanded to their members); nil counts
 	// every official reviewer.
 	Whitelist []int64
+	// WhitelistTeams adds the members of these teams to Whitelist (read
+	// only when Whitelist is not nil).
+	WhitelistTeams []int64
 }
 
 // Approvals is how a pull request stands with its reviewers.
@@ -369,13 +372,17 @@ type Approvals struct {
 // and block_on_rejected_reviews), in one query. A pull request without
 // reviews has none of either; it returns only database errors.
 func (s *Store) PullApprovals(ctx context.Context, q ApprovalQuery) (Approvals, error) {
-	if q.Whitelist != nil && len(q.Whitelist) == 0 {
+	if q.Whitelist != nil && len(q.Whitelist) == 0 && len(q.WhitelistTeams) == 0 {
 		return Approvals{}, nil
 	}
 	db := s.db.WithContext(ctx).Model(&Review{}).
 		Where("issue_id = ? AND official = ? AND dismissed = ? AND type IN ?", q.IssueID, true, false,
 			[]ReviewType{ReviewApprove, ReviewReject})
-	if q.Whitelist != nil {
+	switch {
+	case q.Whitelist != nil && len(q.WhitelistTeams) > 0:
+		members := s.db.Model(&TeamUser{}).Select("uid").Where("team_id IN ?", uniqueIDs(q.WhitelistTeams))
+		db = db.Where("(reviewer_id IN ? OR reviewer_id IN (?))", append(uniqueIDs(q.Whitelist), 0), members)
+	case q.Whitelist != nil:
 		db = db.Where("reviewer_id IN ?", uniqueIDs(q.Whitelist))
 	}
 	approved := "type = ?"
@@ -440,4 +447,12 @@ func (s *Store) ReviewTeams(ctx context.Context, ids []int64) (map[int64]*Team, 
 		return nil, errs.Wrap(err, "team units")
 	}
 	return out, nil
+}
+
+// OpenReviewRequests returns the open review requests of a pull request
+// (its issue), oldest first, at most limit.
+func (s *Store) OpenReviewRequests(ctx context.Context, issueID int64, limit int) ([]Review, error) {
+	out := []Review{}
+	err := s.db.WithContext(ctx).Where("issue_id = ? AND type = ?", issueID, ReviewRequest).Order("id").Limit(limit).Find(&out).Error
+	return out, errs.Wrap(err, "list review requests")
 }

@@ -100,14 +100,18 @@ var entries = []entry{
 		return serves(pullServer, pulls.NewEditServer(pulls.EditOptions{Options: o, Store: d.Store,
 			Issues: issues.NewService(d.Store, d.Access, d.Paging), Refresher: refresher}),
 			pulls.NewDiffServer(pulls.DiffOptions{Store: d.Store, Git: d.Git, RootURL: d.Config.Server.RootURL, Limits: d.Paging}),
-			pulls.NewMergeServer(d.Store, d.Git, d.Syncer, protection.NewService(d.Store)).RetargetChildren(d.Config.Repository.RetargetChildrenOnMerge, refresher.Changed),
+			pulls.NewMergeServer(d.Store, d.Git, d.Syncer, protection.NewService(d.Store)).
+				WithReviews(protection.NewReviews(d.Store, d.Access)).RetargetChildren(d.Config.Repository.RetargetChildrenOnMerge, refresher.Changed),
 			pulls.NewUpdateServer(d.Store, d.Git, d.Syncer),
 			pulls.NewByBranchServer(d.Store, pullServer))
 	}},
 	{reviews.Area, func(d Deps) ([]any, error) {
+		// A rule's approvals whitelist decides who is official.
+		officials := protection.NewReviews(d.Store, d.Access).Official
 		return serves(reviews.NewServer(reviews.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
-			Teams:   orgs.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(), Repos: d.repos()},
-			RootURL: d.Config.Server.RootURL, Limits: d.Paging}))
+			Officials: officials,
+			Teams:     orgs.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(), Repos: d.repos()},
+			RootURL:   d.Config.Server.RootURL, Limits: d.Paging}))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),
