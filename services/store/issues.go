@@ -74,7 +74,16 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 	if err := addAssignees(tx, is, assignees); err != nil {
 		return err
 	}
-	// The timeline shows what the poster set at creation, as Gitea's.
+	if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
+		return err
+	}
+	if len(n.LabelIDs) > 0 {
+		if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
+			return err
+		}
+	}
+	// The timeline shows what the poster set at creation, in Gitea's
+	// order: labels (above), assignees, state.
 	for _, id := range assignees {
 		c := Comment{Type: CommentTypeAssignees, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, AssigneeID: id, CreatedUnix: now}
 		if err := recordEvent(tx, c); err != nil {
@@ -84,14 +93,6 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 	if is.IsClosed {
 		c := Comment{Type: CommentTypeClose, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, CreatedUnix: now}
 		if err := recordEvent(tx, c); err != nil {
-			return err
-		}
-	}
-	if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
-		return err
-	}
-	if len(n.LabelIDs) > 0 {
-		if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
 			return err
 		}
 	}
