@@ -96,8 +96,10 @@ var ErrPullRequestMoved = errs.New(errs.Conflict, "the pull request's head moved
 // targets is opened meanwhile), it refuses a merged pull request
 // (ErrRetargetMerged), a closed one (ErrPullRequestClosed) and a
 // duplicate of an open one from the same head into base
-// (ErrPullRequestExists, Gitea's message). ErrNotFound for an unknown id.
-func (s *Store) RetargetPullRequest(ctx context.Context, from *PullRequest, base string, st PullState) error {
+// (ErrPullRequestExists, Gitea's message). The change-target-branch
+// event, by doerID, is recorded in the same transaction. ErrNotFound for
+// an unknown id.
+func (s *Store) RetargetPullRequest(ctx context.Context, from *PullRequest, base string, st PullState, doerID int64) error {
 	id := from.ID
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var pr PullRequest
@@ -129,7 +131,8 @@ func (s *Store) RetargetPullRequest(ctx context.Context, from *PullRequest, base
 		if err := tx.Model(&PullRequest{}).Where("id = ?", id).Updates(cols).Error; err != nil {
 			return errs.Wrap(err, "retarget pull request")
 		}
-		return nil
+		return recordEvent(tx, Comment{Type: CommentTypeChangeTargetBranch, RepoID: pr.RepoID, IssueID: pr.IssueID,
+			PosterID: doerID, OldRef: pr.BaseBranch, NewRef: base})
 	})
 }
 

@@ -24,6 +24,8 @@ type timelineItem struct {
 	RemovedAssignee bool                    `json:"removed_assignee"`
 	OldTitle        string                  `json:"old_title"`
 	NewTitle        string                  `json:"new_title"`
+	OldRef          string                  `json:"old_ref"`
+	NewRef          string                  `json:"new_ref"`
 	ReviewID        int64                   `json:"review_id"`
 	RefCommitSHA    string                  `json:"ref_commit_sha"`
 	RefAction       string                  `json:"ref_action"`
@@ -49,8 +51,8 @@ func timelineTypes(items []timelineItem) string {
 }
 
 // TestIssueTimeline drives real changes (comment, close, reopen, label
-// on and off, assign and unassign, retitle; on a pull request a review,
-// its dismissal and the merge) and reads them back from the timeline in
+// on and off, assign and unassign, retitle; on a pull request a change
+// of base, a review, its dismissal and the merge) and reads them back from the timeline in
 // order with Gitea's type names and fields, paged; the plain comment
 // endpoints and the issue's comment count still see the one comment.
 func TestIssueTimeline(t *testing.T) {
@@ -166,6 +168,10 @@ func TestIssueTimeline(t *testing.T) {
 		if _, _, err := alice.CreatePullRequest("alice", "proj", gitea.CreatePullRequestOption{Head: "feature", Base: "main", Title: "Feature"}); err != nil {
 			t.Fatal(err)
 		}
+		gitCmd(t, work, "push", "-q", "origin", "main:next")
+		if _, _, err := alice.EditPullRequest("alice", "proj", 2, gitea.EditPullRequestOption{Base: "next"}); err != nil {
+			t.Fatal(err)
+		}
 		review, _, err := writer.CreatePullReview("alice", "proj", 2, gitea.CreatePullReviewOptions{State: gitea.ReviewStateApproved, Body: "lgtm"})
 		if err != nil {
 			t.Fatal(err)
@@ -181,9 +187,13 @@ func TestIssueTimeline(t *testing.T) {
 			t.Fatalf("merged pull request: %+v %v", pr, err)
 		}
 		items, _ = s.timeline(t, writerTok, "/api/v1/repos/alice/proj/issues/2/timeline")
-		if got := timelineTypes(items); got != "review,dismiss_review,merge_pull" {
+		if got := timelineTypes(items); got != "change_target_branch,review,dismiss_review,merge_pull" {
 			t.Fatalf("pull request timeline %s", got)
 		}
+		if retarget := items[0]; retarget.OldRef != "main" || retarget.NewRef != "next" || retarget.User == nil || retarget.User.Login != "alice" {
+			t.Fatalf("retarget event: %+v", retarget)
+		}
+		items = items[1:]
 		if items[0].ReviewID != review.ID || items[0].Body != "lgtm" || items[0].User == nil || items[0].User.Login != "writer" ||
 			items[0].PRURL != s.URL+"/alice/proj/pulls/2" || !strings.Contains(items[0].HTMLURL, "/alice/proj/pulls/2#issuecomment-") {
 			t.Fatalf("review event: %+v", items[0])
@@ -196,7 +206,7 @@ func TestIssueTimeline(t *testing.T) {
 		}
 		// The SDK reads a timeline without label events.
 		sdkItems, _, err := writer.ListIssueTimeline("alice", "proj", 2, gitea.ListIssueCommentOptions{})
-		if err != nil || len(sdkItems) != 3 || sdkItems[2].Type != "merge_pull" || sdkItems[0].Poster == nil || sdkItems[0].Poster.UserName != "writer" {
+		if err != nil || len(sdkItems) != 4 || sdkItems[3].Type != "merge_pull" || sdkItems[1].Poster == nil || sdkItems[1].Poster.UserName != "writer" {
 			t.Fatalf("SDK timeline: %+v %v", sdkItems, err)
 		}
 		prComments, _, err := alice.ListIssueComments("alice", "proj", 2, gitea.ListIssueCommentOptions{})
