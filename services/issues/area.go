@@ -14,9 +14,12 @@ import (
 
 // Area declares the issues area to the server (see package area).
 var Area = area.Area{
-	Name:       "issues",
-	Services:   []*grpc.ServiceDesc{&issuesv1.IssueService_ServiceDesc},
-	Gateways:   []area.Gateway{area.Handlers(issuesv1.RegisterIssueServiceHandlerClient, issuesv1.NewIssueServiceClient)},
+	Name:     "issues",
+	Services: []*grpc.ServiceDesc{&issuesv1.IssueService_ServiceDesc, &issuesv1.IssueTimelineService_ServiceDesc},
+	Gateways: []area.Gateway{
+		area.Handlers(issuesv1.RegisterIssueServiceHandlerClient, issuesv1.NewIssueServiceClient),
+		area.Handlers(issuesv1.RegisterIssueTimelineServiceHandlerClient, issuesv1.NewIssueTimelineServiceClient),
+	},
 	RepoTables: []string{"issues", "issue_index", "comments", "issue_assignees", "issue_mentions", "activities"},
 	// A deleted account is no longer mentioned nor assigned; the issues
 	// and comments it posted stay, shown as the ghost user (as Gitea).

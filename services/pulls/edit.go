@@ -39,7 +39,7 @@ type IssueEditor interface {
 // EditStore is what editing a pull request writes besides its issue.
 type EditStore interface {
 	Store
-	RetargetPullRequest(ctx context.Context, from *store.PullRequest, base string, st store.PullState) error
+	RetargetPullRequest(ctx context.Context, from *store.PullRequest, base string, st store.PullState, doerID int64) error
 	DuplicatePullRequest(ctx context.Context, pr *store.PullRequest) error
 	SetAllowMaintainerEdit(ctx context.Context, id int64, allow bool) error
 	EditIssueLabels(ctx context.Context, e store.IssueLabelEdit) ([]store.Label, error)
@@ -105,7 +105,7 @@ func (e *Editor) Edit(ctx context.Context, r *access.Repo, caller *auth.Principa
 		}
 	}
 	if retarget {
-		if err := e.retarget(ctx, r, basePath, pr, ch.Base); err != nil {
+		if err := e.retarget(ctx, r, caller, basePath, pr, ch.Base); err != nil {
 			return nil, err
 		}
 	}
@@ -156,9 +156,10 @@ func (e *Editor) checkRetarget(ctx context.Context, r *access.Repo, pr *store.Pu
 const maxRetargetTries = 3
 
 // retarget computes the pull request's state against the new base and
-// stores it with the base; when its head moved meanwhile (the refresher
+// stores it with the base (recording the change on the timeline, by
+// caller); when its head moved meanwhile (the refresher
 // wrote), it computes again from the new head.
-func (e *Editor) retarget(ctx context.Context, r *access.Repo, path string, pr *store.PullRequest, base string) error {
+func (e *Editor) retarget(ctx context.Context, r *access.Repo, caller *auth.Principal, path string, pr *store.PullRequest, base string) error {
 	for try := 0; ; try++ {
 		b, err := e.newBase(ctx, path, base)
 		if err != nil {
@@ -168,7 +169,7 @@ func (e *Editor) retarget(ctx context.Context, r *access.Repo, path string, pr *
 		if err != nil {
 			return err
 		}
-		err = e.store.RetargetPullRequest(ctx, pr, base, st)
+		err = e.store.RetargetPullRequest(ctx, pr, base, st, caller.ID())
 		if !errors.Is(err, store.ErrPullRequestMoved) || try+1 == maxRetargetTries {
 			return err
 		}

@@ -315,7 +315,9 @@ const (
 	dismissClosedMessage = "not need to dismiss this review because this pr is closed"
 )
 
-func (s *Server) dismiss(ctx context.Context, dismissed bool) (*reviewsv1.PullReview, error) {
+// dismiss dismisses (with message, recorded on the timeline) or
+// undismisses the review the policy loaded.
+func (s *Server) dismiss(ctx context.Context, dismissed bool, message string) (*reviewsv1.PullReview, error) {
 	t, err := s.target(ctx)
 	if err != nil {
 		return nil, err
@@ -327,15 +329,15 @@ func (s *Server) dismiss(ctx context.Context, dismissed bool) (*reviewsv1.PullRe
 	if t.issue.IsClosed || t.pr.HasMerged {
 		return nil, errs.New(errs.PermissionDenied, dismissClosedMessage)
 	}
-	rv, err = s.store.SetReviewDismissed(ctx, rv.ID, dismissed)
+	rv, err = s.store.SetReviewDismissed(ctx, rv.ID, dismissed, auth.FromContext(ctx).ID(), message)
 	if err != nil {
 		return nil, errs.Replace(err, store.ErrNotFound, errPullNotFound)
 	}
 	return s.one(ctx, t, rv)
 }
 
-func (s *Server) DismissPullReview(ctx context.Context, _ *reviewsv1.DismissPullReviewRequest) (*reviewsv1.DismissPullReviewResponse, error) {
-	out, err := s.dismiss(ctx, true)
+func (s *Server) DismissPullReview(ctx context.Context, req *reviewsv1.DismissPullReviewRequest) (*reviewsv1.DismissPullReviewResponse, error) {
+	out, err := s.dismiss(ctx, true, req.GetMessage())
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +345,7 @@ func (s *Server) DismissPullReview(ctx context.Context, _ *reviewsv1.DismissPull
 }
 
 func (s *Server) UndismissPullReview(ctx context.Context, _ *reviewsv1.UndismissPullReviewRequest) (*reviewsv1.UndismissPullReviewResponse, error) {
-	out, err := s.dismiss(ctx, false)
+	out, err := s.dismiss(ctx, false, "")
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func (s *Store) lockParent(tx *gorm.DB, p AttachmentParent) error {
 	case p.ReleaseID != 0:
 		table, cond, id = "releases", "id = ? AND repo_id = ? AND is_tag = false", p.ReleaseID
 	case p.CommentID != 0:
-		table, cond, id = "comments", "id = ? AND repo_id = ?", p.CommentID
+		table, cond, id = "comments", "id = ? AND repo_id = ? AND type = 0", p.CommentID
 	case p.IssueID != 0:
 		table, cond, id = "issues", "id = ? AND repo_id = ?", p.IssueID
 	default:

@@ -45,21 +45,51 @@ type Comment struct {
 	Content  string
 	// OldRef and NewRef are a change-target-branch comment's old and new
 	// base branch (empty for other types).
-	OldRef      string
-	NewRef      string
+	OldRef string
+	NewRef string
+	// LabelID is a label event's label (Content "1" added, "" removed).
+	LabelID int64
+	// AssigneeID is an assignee event's user, RemovedAssignee whether
+	// they were unassigned.
+	AssigneeID      int64
+	RemovedAssignee bool
+	// OldTitle and NewTitle are a title change's.
+	OldTitle string
+	NewTitle string
+	// ReviewID is the review a review or dismissal event is about.
+	ReviewID int64
+	// CommitSHA is a merge event's merge commit.
+	CommitSHA   string
 	CreatedUnix int64
 	UpdatedUnix int64
 }
 
 func (Comment) TableName() string { return "comments" }
 
-// CommentTypeChangeTargetBranch is Gitea's timeline comment recording that
-// a pull request's base branch changed (OldRef to NewRef).
-const CommentTypeChangeTargetBranch = 25
-
-// CommentTypeDismissReview is Gitea's timeline comment recording that a
-// review was dismissed (Content says why).
-const CommentTypeDismissReview = 32
+// Comment types, with Gitea's numbers. Only CommentTypeComment rows are
+// comments (listed, counted in num_comments, editable); the others are
+// events of the issue's timeline, written in the transaction of the
+// change they record.
+const (
+	CommentTypeComment = 0
+	CommentTypeReopen  = 1
+	CommentTypeClose   = 2
+	// CommentTypeLabel: a label (LabelID) added (Content "1") or removed.
+	CommentTypeLabel = 7
+	// CommentTypeAssignees: AssigneeID assigned, or unassigned (RemovedAssignee).
+	CommentTypeAssignees = 9
+	// CommentTypeChangeTitle: OldTitle became NewTitle.
+	CommentTypeChangeTitle = 10
+	// CommentTypeReview: review ReviewID submitted (Content its body).
+	CommentTypeReview = 22
+	// CommentTypeChangeTargetBranch: a pull request's base branch changed
+	// (OldRef to NewRef).
+	CommentTypeChangeTargetBranch = 25
+	// CommentTypeMergePull: the pull request was merged as CommitSHA.
+	CommentTypeMergePull = 28
+	// CommentTypeDismissReview: review ReviewID dismissed (Content the message).
+	CommentTypeDismissReview = 32
+)
 
 // IssueAssignee assigns a user to an issue.
 type IssueAssignee struct {

@@ -70,7 +70,8 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 	if err := tx.Create(is).Error; err != nil {
 		return errs.Wrap(err, "insert issue")
 	}
-	if err := addAssignees(tx, is, uniqueIDs(n.AssigneeIDs)); err != nil {
+	assignees := uniqueIDs(n.AssigneeIDs)
+	if err := addAssignees(tx, is, assignees); err != nil {
 		return err
 	}
 	if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
@@ -78,6 +79,20 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 	}
 	if len(n.LabelIDs) > 0 {
 		if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
+			return err
+		}
+	}
+	// The timeline shows what the poster set at creation, in Gitea's
+	// order: labels (above), assignees, state.
+	for _, id := range assignees {
+		c := Comment{Type: CommentTypeAssignees, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, AssigneeID: id, CreatedUnix: now}
+		if err := recordEvent(tx, c); err != nil {
+			return err
+		}
+	}
+	if is.IsClosed {
+		c := Comment{Type: CommentTypeClose, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, CreatedUnix: now}
+		if err := recordEvent(tx, c); err != nil {
 			return err
 		}
 	}
@@ -387,6 +402,29 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 		act := func(kind string) error {
 			return enqueueActivity(tx, Activity{Kind: kind, RepoID: repoID, IssueID: is.ID, ActorID: actorID, CreatedUnix: now})
 		}
+		event := func(c Comment) error {
+			c.RepoID, c.IssueID, c.PosterID, c.CreatedUnix = repoID, is.ID, actorID, now
+			return recordEvent(tx, c)
+		}
+		// Events in Gitea's order: assignees, state, title.
+		assigned := false
+		if e.ReplaceAssignees {
+			added, gone, err := replaceAssignees(tx, &is, uniqueIDs(e.AssigneeIDs))
+			if err != nil {
+				return err
+			}
+			for _, id := range gone {
+				if err := event(Comment{Type: CommentTypeAssignees, AssigneeID: id, RemovedAssignee: true}); err != nil {
+					return err
+				}
+			}
+			for _, id := range added {
+				if err := event(Comment{Type: CommentTypeAssignees, AssigneeID: id}); err != nil {
+					return err
+				}
+			}
+			assigned = len(added) > 0
+		}
 		if is.IsClosed && !old.IsClosed {
 			// Checked on the locked row: AddIssueDependency locks it too.
 			if n, err := openDependencies(tx, is.ID); err != nil {
@@ -396,11 +434,14 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 			}
 		}
 		if is.IsClosed != old.IsClosed {
-			kind, closed := ActivityIssueReopened, -1
+			kind, closed, typ := ActivityIssueReopened, -1, CommentTypeReopen
 			is.ClosedUnix = 0
 			if is.IsClosed {
-				kind, closed = ActivityIssueClosed, 1
+				kind, closed, typ = ActivityIssueClosed, 1, CommentTypeClose
 				is.ClosedUnix = now
+			}
+			if err := event(Comment{Type: typ}); err != nil {
+				return err
 			}
 			if err := moveIssueCounters(tx, repoID, is.IsPull, 0, closed); err != nil {
 				return err
@@ -415,6 +456,9 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 			is.ClosedUnix = old.ClosedUnix
 		}
 		if is.Title != old.Title {
+			if err := event(Comment{Type: CommentTypeChangeTitle, OldTitle: old.Title, NewTitle: is.Title}); err != nil {
+				return err
+			}
 			if err := act(ActivityTitleChanged); err != nil {
 				return err
 			}
@@ -425,15 +469,9 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 				return err
 			}
 		}
-		if e.ReplaceAssignees {
-			added, err := replaceAssignees(tx, &is, uniqueIDs(e.AssigneeIDs))
-			if err != nil {
+		if assigned {
+			if err := act(ActivityAssigned); err != nil {
 				return err
-			}
-			if added {
-				if err := act(ActivityAssigned); err != nil {
-					return err
-				}
 			}
 		}
 		is.UpdatedUnix = now
@@ -449,14 +487,13 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 	return &out, nil
 }
 
-// replaceAssignees makes ids the issue's assignees; it reports whether
-// anyone was added.
-func replaceAssignees(tx *gorm.DB, is *Issue, ids []int64) (bool, error) {
+// replaceAssignees makes ids the issue's assignees; it returns who was
+// added and who removed.
+func replaceAssignees(tx *gorm.DB, is *Issue, ids []int64) (added, gone []int64, err error) {
 	var cur []int64
-	if err := tx.Model(&IssueAssignee{}).Where("issue_id = ?", is.ID).Pluck("assignee_id", &cur).Error; err != nil {
-		return false, errs.Wrap(err, "load assignees")
+	if err := tx.Model(&IssueAssignee{}).Where("issue_id = ?", is.ID).Order("assignee_id").Pluck("assignee_id", &cur).Error; err != nil {
+		return nil, nil, errs.Wrap(err, "load assignees")
 	}
-	var gone, added []int64
 	for _, id := range cur {
 		if !slices.Contains(ids, id) {
 			gone = append(gone, id)
@@ -469,10 +506,10 @@ func replaceAssignees(tx *gorm.DB, is *Issue, ids []int64) (bool, error) {
 	}
 	if len(gone) > 0 {
 		if err := tx.Where("issue_id = ? AND assignee_id IN ?", is.ID, gone).Delete(&IssueAssignee{}).Error; err != nil {
-			return false, errs.Wrap(err, "unassign")
+			return nil, nil, errs.Wrap(err, "unassign")
 		}
 	}
-	return len(added) > 0, addAssignees(tx, is, added)
+	return added, gone, addAssignees(tx, is, added)
 }
 
 // DeleteIssue deletes an issue with its comments, assignees, labels,
@@ -539,10 +576,11 @@ func (s *Store) CreateComment(ctx context.Context, c *Comment) error {
 }
 
 // CommentByID returns a comment of a repository; ErrNotFound if there is
-// none with that id there.
+// none with that id there (timeline events are not comments: they are
+// not found here, nor by UpdateComment and DeleteComment).
 func (s *Store) CommentByID(ctx context.Context, repoID, id int64) (*Comment, error) {
 	var c Comment
-	if err := s.db.WithContext(ctx).Where("id = ? AND repo_id = ?", id, repoID).Take(&c).Error; err != nil {
+	if err := s.db.WithContext(ctx).Where("id = ? AND repo_id = ? AND type = ?", id, repoID, CommentTypeComment).Take(&c).Error; err != nil {
 		return nil, notFound(err)
 	}
 	return &c, nil
@@ -555,7 +593,7 @@ func (s *Store) UpdateComment(ctx context.Context, repoID, id int64, change func
 	var out Comment
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var c Comment
-		if err := s.forUpdate(tx).Where("id = ? AND repo_id = ?", id, repoID).Take(&c).Error; err != nil {
+		if err := s.forUpdate(tx).Where("id = ? AND repo_id = ? AND type = ?", id, repoID, CommentTypeComment).Take(&c).Error; err != nil {
 			return notFound(err)
 		}
 		if err := change(&c); err != nil {
@@ -581,7 +619,7 @@ func (s *Store) UpdateComment(ctx context.Context, repoID, id int64, change func
 func (s *Store) DeleteComment(ctx context.Context, repoID, id int64) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var c Comment
-		if err := s.forUpdate(tx).Where("id = ? AND repo_id = ?", id, repoID).Take(&c).Error; err != nil {
+		if err := s.forUpdate(tx).Where("id = ? AND repo_id = ? AND type = ?", id, repoID, CommentTypeComment).Take(&c).Error; err != nil {
 			return notFound(err)
 		}
 		if err := tx.Delete(&Comment{}, c.ID).Error; err != nil {
@@ -610,7 +648,7 @@ type CommentListOptions struct {
 
 // ListComments returns plain comments, oldest first, and how many match.
 func (s *Store) ListComments(ctx context.Context, o CommentListOptions) ([]Comment, int64, error) {
-	q := s.db.WithContext(ctx).Model(&Comment{}).Where("repo_id = ? AND type = ?", o.RepoID, 0)
+	q := s.db.WithContext(ctx).Model(&Comment{}).Where("repo_id = ? AND type = ?", o.RepoID, CommentTypeComment)
 	if o.IssueID != 0 {
 		q = q.Where("issue_id = ?", o.IssueID)
 	}

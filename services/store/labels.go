@@ -404,6 +404,20 @@ func (s *Store) applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode 
 		if err := tx.Model(&Issue{}).Where("id = ?", issue.ID).Update("updated_unix", now).Error; err != nil {
 			return nil, err
 		}
+		// Timeline events, removals first (as Gitea), each in label name order.
+		events := make([]Comment, 0, len(add)+len(remove))
+		for _, l := range sortedLabels(labelsAmong(current, remove)) {
+			events = append(events, Comment{LabelID: l.ID})
+		}
+		for _, l := range sortedLabels(labelsAmong(sortedLabels(target), add)) {
+			events = append(events, Comment{LabelID: l.ID, Content: "1"})
+		}
+		for _, c := range events {
+			c.Type, c.RepoID, c.IssueID, c.PosterID, c.CreatedUnix = CommentTypeLabel, issue.RepoID, issue.ID, actorID, now
+			if err := recordEvent(tx, c); err != nil {
+				return nil, err
+			}
+		}
 		if !record {
 			return sortedLabels(target), nil
 		}
@@ -472,6 +486,17 @@ func unlabelDeletedIssue(tx *gorm.DB, issue *Issue) error {
 		closed = 1
 	}
 	return bumpLabelCounts(tx, delta, closed)
+}
+
+// labelsAmong is the set of the labels of ls whose id is in ids.
+func labelsAmong(ls []Label, ids []int64) map[int64]Label {
+	out := map[int64]Label{}
+	for _, l := range ls {
+		if slices.Contains(ids, l.ID) {
+			out[l.ID] = l
+		}
+	}
+	return out
 }
 
 func containsLabel(ls []Label, id int64) bool {

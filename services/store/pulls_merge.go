@@ -57,11 +57,23 @@ func (s *Store) MarkPullRequestMerged(ctx context.Context, m PullMerge) error {
 			return ErrPullRequestMerged
 		}
 		if is.IsClosed {
-			return nil
+			// A merger claiming the refresher's record of its own merge
+			// also becomes the poster of the merge event.
+			if m.MergerID == 0 {
+				return nil
+			}
+			return errs.Wrap(tx.Model(&Comment{}).
+				Where("issue_id = ? AND type = ? AND poster_id = ?", is.ID, CommentTypeMergePull, 0).
+				Update("poster_id", m.MergerID).Error, "claim the merge event")
 		}
 		if err := tx.Model(&Issue{}).Where("id = ?", is.ID).
 			Updates(map[string]any{"is_closed": true, "closed_unix": now, "updated_unix": now}).Error; err != nil {
 			return errs.Wrap(err, "close the pull request's issue")
+		}
+		event := Comment{Type: CommentTypeMergePull, RepoID: is.RepoID, IssueID: is.ID, PosterID: m.MergerID,
+			CommitSHA: m.MergedSHA, CreatedUnix: now}
+		if err := recordEvent(tx, event); err != nil {
+			return err
 		}
 		if err := moveIssueCounters(tx, is.RepoID, true, 0, 1); err != nil {
 			return err

@@ -121,7 +121,7 @@ func (s *Store) dismissStale(tx *gorm.DB, pr *PullRequest, head string) error {
 	comments := make([]Comment, len(stale))
 	for i, r := range stale {
 		ids[i] = r.ID
-		comments[i] = Comment{Type: CommentTypeDismissReview, RepoID: pr.RepoID, IssueID: pr.IssueID,
+		comments[i] = Comment{Type: CommentTypeDismissReview, RepoID: pr.RepoID, IssueID: pr.IssueID, ReviewID: r.ID,
 			PosterID: r.ReviewerID, Content: DismissStaleContent, CreatedUnix: now, UpdatedUnix: now}
 	}
 	if err := tx.Model(&Review{}).Where("id IN ?", ids).
@@ -149,8 +149,10 @@ var ErrPullRequestMoved = errs.New(errs.Conflict, "the pull request's head moved
 // targets is opened meanwhile), it refuses a merged pull request
 // (ErrRetargetMerged), a closed one (ErrPullRequestClosed) and a
 // duplicate of an open one from the same head into base
-// (ErrPullRequestExists, Gitea's message). ErrNotFound for an unknown id.
-func (s *Store) RetargetPullRequest(ctx context.Context, from *PullRequest, base string, st PullState) error {
+// (ErrPullRequestExists, Gitea's message). The change-target-branch
+// event, by doerID, is recorded in the same transaction. ErrNotFound for
+// an unknown id.
+func (s *Store) RetargetPullRequest(ctx context.Context, from *PullRequest, base string, st PullState, doerID int64) error {
 	id := from.ID
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var pr PullRequest
@@ -182,7 +184,8 @@ func (s *Store) RetargetPullRequest(ctx context.Context, from *PullRequest, base
 		if err := tx.Model(&PullRequest{}).Where("id = ?", id).Updates(cols).Error; err != nil {
 			return errs.Wrap(err, "retarget pull request")
 		}
-		return nil
+		return recordEvent(tx, Comment{Type: CommentTypeChangeTargetBranch, RepoID: pr.RepoID, IssueID: pr.IssueID,
+			PosterID: doerID, OldRef: pr.BaseBranch, NewRef: base})
 	})
 }
 

@@ -137,6 +137,9 @@ func (s *Store) ClosePullRequestsOfGoneBranches(ctx context.Context, prs []PullR
 				return err
 			}
 			did = true
+			if err := recordEvent(tx, Comment{Type: CommentTypeClose, RepoID: is.RepoID, IssueID: is.ID, CreatedUnix: now}); err != nil {
+				return err
+			}
 			return enqueueActivity(tx, Activity{Kind: ActivityIssueClosed, RepoID: is.RepoID, IssueID: is.ID, CreatedUnix: now})
 		})
 		if err != nil && !errors.Is(err, ErrNotFound) {

@@ -160,6 +160,11 @@ func (s *Store) SubmitReview(ctx context.Context, n NewReview) (*Review, error) 
 			}
 		}
 		if out.Type != ReviewPending {
+			event := Comment{Type: CommentTypeReview, RepoID: out.RepoID, IssueID: out.IssueID, PosterID: out.ReviewerID,
+				ReviewID: out.ID, Content: out.Content, CreatedUnix: now}
+			if err := recordEvent(tx, event); err != nil {
+				return err
+			}
 			if err := tx.Where("issue_id = ? AND reviewer_id = ? AND type = ?", out.IssueID, out.ReviewerID, ReviewRequest).
 				Delete(&Review{}).Error; err != nil {
 				return errs.Wrap(err, "answer review request")
@@ -230,22 +235,40 @@ func (s *Store) DeleteReview(ctx context.Context, id int64) error {
 		if res.RowsAffected == 0 {
 			return ErrNotFound
 		}
+		// Its timeline events go with it.
+		if err := tx.Where("review_id = ? AND type IN ?", id, []int{CommentTypeReview, CommentTypeDismissReview}).
+			Delete(&Comment{}).Error; err != nil {
+			return errs.Wrap(err, "delete review events")
+		}
 		return errs.Wrap(tx.Where("review_id = ?", id).Delete(&ReviewLine{}).Error, "delete review comments")
 	})
 }
 
 // SetReviewDismissed dismisses a review or counts it again and returns
-// it; ErrNotFound when it is gone.
-func (s *Store) SetReviewDismissed(ctx context.Context, id int64, dismissed bool) (*Review, error) {
-	res := s.db.WithContext(ctx).Model(&Review{}).Where("id = ?", id).
-		Updates(map[string]any{"dismissed": dismissed, "updated_unix": time.Now().Unix()})
-	if res.Error != nil {
-		return nil, errs.Wrap(res.Error, "dismiss review")
+// it; a dismissal by doerID records its timeline event (with message) in
+// the same transaction. ErrNotFound when it is gone.
+func (s *Store) SetReviewDismissed(ctx context.Context, id int64, dismissed bool, doerID int64, message string) (*Review, error) {
+	now := time.Now().Unix()
+	var out Review
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Take(&out, id).Error; err != nil {
+			return notFound(err)
+		}
+		if err := tx.Model(&Review{}).Where("id = ?", id).
+			Updates(map[string]any{"dismissed": dismissed, "updated_unix": now}).Error; err != nil {
+			return errs.Wrap(err, "dismiss review")
+		}
+		out.Dismissed, out.UpdatedUnix = dismissed, now
+		if !dismissed {
+			return nil
+		}
+		return recordEvent(tx, Comment{Type: CommentTypeDismissReview, RepoID: out.RepoID, IssueID: out.IssueID,
+			PosterID: doerID, ReviewID: id, Content: message, CreatedUnix: now})
+	})
+	if err != nil {
+		return nil, err
 	}
-	if res.RowsAffected == 0 {
-		return nil, ErrNotFound
-	}
-	return s.ReviewByID(ctx, id)
+	return &out, nil
 }
 
 // RequestReviews records review requests of people (userIDs) and teams

@@ -86,11 +86,11 @@ func TestPullApprovals(t *testing.T) {
 		if reqs, err := s.RequestedReviewersOf(ctx, []int64{issue}); err != nil || len(reqs[issue]) != 0 {
 			t.Fatalf("requests after their reviews: %v %v", reqs, err)
 		}
-		if _, err := s.SetReviewDismissed(ctx, annOK.ID, true); err != nil {
+		if _, err := s.SetReviewDismissed(ctx, annOK.ID, true, 0, ""); err != nil {
 			t.Fatal(err)
 		}
 		count("ann dismissed", store.ApprovalQuery{}, 1, false)
-		if _, err := s.SetReviewDismissed(ctx, annOK.ID, false); err != nil {
+		if _, err := s.SetReviewDismissed(ctx, annOK.ID, false, 0, ""); err != nil {
 			t.Fatal(err)
 		}
 		// ben's latest verdict requests changes: his approval no longer counts.

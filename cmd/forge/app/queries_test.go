@@ -201,6 +201,10 @@ func TestListQueriesConstant(t *testing.T) {
 			{"pulls", "/api/v1/repos/%s/pulls/pulls?state=all&limit=50", true},
 			{"reviews", "/api/v1/repos/%s/pulls/pulls/1/reviews?limit=50", true},
 			{"statuses", "/api/v1/repos/%s/list/statuses/" + querySHA + "?limit=50", true},
+			// Issue 1's events (n assignees, n labels at creation) and n
+			// comments; the first pull request's 2 assignees and n reviews.
+			{"timeline", "/api/v1/repos/%s/list/issues/1/timeline?limit=50", true},
+			{"pull-timeline", "/api/v1/repos/%s/pulls/issues/1/timeline?limit=50", true},
 			{"combined-status", "/api/v1/repos/%s/list/commits/" + querySHA + "/status?limit=50", false},
 		} {
 			t.Run(c.name, func(t *testing.T) {
@@ -208,8 +212,13 @@ func TestListQueriesConstant(t *testing.T) {
 				for _, n := range sizes {
 					q, items := queriesOf(t, s, viewer, fmt.Sprintf(c.path, fmt.Sprintf("own%d", n)))
 					want := n
-					if c.name == "user-repos" || c.name == "subscriptions" {
+					switch c.name {
+					case "user-repos", "subscriptions":
 						want = min(n+2, 50) // list, pulls and the n dependencies' repositories
+					case "timeline":
+						want = min(3*n, 50)
+					case "pull-timeline":
+						want = min(n+2, 50)
 					}
 					if c.items && items != want {
 						t.Fatalf("%d items: the list has %d", n, items)

@@ -86,7 +86,8 @@ var entries = []entry{
 		return code.Servers(d.code()), nil
 	}},
 	{issues.Area, func(d Deps) ([]any, error) {
-		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging))
+		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging),
+			issues.NewTimelineServer(d.Store, d.users(), d.Config.Server.RootURL, d.Paging))
 	}},
 	{pulls.Area, func(d Deps) ([]any, error) {
 		o := pulls.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
