@@ -118,11 +118,10 @@ type RepoRules struct {
 // Rules loads the rules of a repository (owned by ownerID, an
 // organization when org).
 func (s *Service) Rules(ctx context.Context, repoID, ownerID int64, org bool) (*RepoRules, error) {
-	rules, err := s.store.BranchProtections(ctx, repoID)
+	rules, err := LoadRules(ctx, s.store, repoID)
 	if err != nil {
-		return nil, errs.Wrap(err, "branch protections")
+		return nil, err
 	}
-	Order(rules)
 	return &RepoRules{Rules: rules, owner: ownerID, org: org, svc: s}, nil
 }
 

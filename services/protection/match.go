@@ -1,13 +1,41 @@
 package protection
 
 import (
+	"context"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
+	"forge/services/errs"
 	"forge/services/store"
 )
+
+// RulesStore reads the branch protection rules of a repository.
+type RulesStore interface {
+	BranchProtections(ctx context.Context, repoID int64) ([]store.BranchProtection, error)
+}
+
+// LoadRules returns the rules of repository repoID in matching order
+// (Order): the one way every check reads them.
+func LoadRules(ctx context.Context, st RulesStore, repoID int64) ([]store.BranchProtection, error) {
+	rules, err := st.BranchProtections(ctx, repoID)
+	if err != nil {
+		return nil, errs.Wrap(err, "branch protections")
+	}
+	Order(rules)
+	return rules, nil
+}
+
+// RuleFor returns the rule protecting branch of repository repoID, nil
+// when none does.
+func RuleFor(ctx context.Context, st RulesStore, repoID int64, branch string) (*store.BranchProtection, error) {
+	rules, err := LoadRules(ctx, st, repoID)
+	if err != nil {
+		return nil, err
+	}
+	return Match(rules, branch), nil
+}
 
 // IsGlob reports whether a rule name is a pattern rather than a branch
 // name: it holds one of * ? \ [ ] { }.

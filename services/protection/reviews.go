@@ -7,6 +7,7 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
+	"forge/services/reviews"
 	"forge/services/store"
 )
 
@@ -44,14 +45,12 @@ const maxRequests = 200
 // whitelist, official is being in it (users or teams); otherwise it is
 // writing the code.
 func (v *Reviews) Official(ctx context.Context, r *access.Repo, pr *store.PullRequest, reviewer *auth.Principal) (bool, error) {
-	rules, err := v.store.BranchProtections(ctx, r.ID)
+	rule, err := RuleFor(ctx, v.store, r.ID, pr.BaseBranch)
 	if err != nil {
-		return false, errs.Wrap(err, "branch protections")
+		return false, err
 	}
-	Order(rules)
-	rule := Match(rules, pr.BaseBranch)
 	if rule == nil || !rule.EnableApprovalsWhitelist {
-		return r.UnitMode(auth.UnitCode) >= store.AccessWrite, nil
+		return reviews.CodeWriters(ctx, r, pr, reviewer)
 	}
 	if reviewer == nil || reviewer.User == nil {
 		return false, nil

@@ -85,12 +85,7 @@ var (
 
 // List returns the rules in matching order.
 func (s *Service) List(ctx context.Context, r Repo) ([]store.BranchProtection, error) {
-	rules, err := s.store.BranchProtections(ctx, r.ID)
-	if err != nil {
-		return nil, errs.Wrap(err, "branch protections")
-	}
-	Order(rules)
-	return rules, nil
+	return LoadRules(ctx, s.store, r.ID)
 }
 
 // Get returns the rule of exactly that name.

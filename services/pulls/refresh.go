@@ -246,10 +246,9 @@ func (r *Refresher) refreshBase(ctx context.Context, paths map[int64]string, lis
 	var rules []store.BranchProtection
 	if len(heads) > 0 {
 		var err error
-		if rules, err = r.store.BranchProtections(ctx, list[0].pr.RepoID); err != nil {
+		if rules, err = protection.LoadRules(ctx, r.store, list[0].pr.RepoID); err != nil {
 			return err
 		}
-		protection.Order(rules)
 	}
 	var errs []error
 	for _, s := range list {
