@@ -135,7 +135,15 @@ func (s *Sources) Update(ctx context.Context, id int64, change func(*Source) err
 		out = src
 		return nil
 	})
-	return out, err
+	return out, unknownSource(err, id)
+}
+
+// unknownSource names the source a command line asked for.
+func unknownSource(err error, id int64) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return errs.Newf(errs.NotFound, "login source does not exist [id: %d]", id)
+	}
+	return err
 }
 
 // Get returns the source id opened.
@@ -157,7 +165,7 @@ func (s *Sources) List(ctx context.Context) ([]store.LoginSource, error) {
 
 // Delete deletes the source id; refused while users belong to it.
 func (s *Sources) Delete(ctx context.Context, id int64) error {
-	return s.store.DeleteLoginSource(ctx, id)
+	return unknownSource(s.store.DeleteLoginSource(ctx, id), id)
 }
 
 // TypeName is Gitea's name of a source type.
