@@ -84,6 +84,12 @@ func Start(t testing.TB) *Server {
 			break
 		}
 	}
+	// Ubuntu confines /usr/sbin/slapd with AppArmor to its own
+	// directories; a copy elsewhere runs unconfined and may use the
+	// test's temporary directory.
+	if _, err := os.Stat("/etc/apparmor.d/usr.sbin.slapd"); err == nil {
+		bin = copyBinary(t, bin, filepath.Join(dir, "slapd"))
+	}
 	conf := fmt.Sprintf(`include %[1]s/core.schema
 include %[1]s/cosine.schema
 include %[1]s/inetorgperson.schema
@@ -123,6 +129,17 @@ access to * by * read
 	t.Cleanup(s.Stop)
 	s.seed(t)
 	return s
+}
+
+func copyBinary(t testing.TB, from, to string) string {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return to
 }
 
 func freePort(t testing.TB) int {
