@@ -85,6 +85,8 @@ func TestSources(t *testing.T) {
 	t.Parallel()
 	dir := ldaptest.Start(t)
 	dir.AddUser(t, ldaptest.User{UID: "carol", Password: "carol-pw", GivenName: "Carol", Surname: "Shaw", Mail: "carol@example.org"})
+	dir.AddUser(t, ldaptest.User{UID: "h.smith", Password: "smith-pw", Surname: "hsmith"})
+	dir.AddUser(t, ldaptest.User{UID: "ivan", Password: "ivan-pw", Surname: "Ivanov", Mail: "ivan@example.org"})
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		srcs, err := ldapauth.New(st, "test-secret-key")
@@ -143,6 +145,29 @@ func TestSources(t *testing.T) {
 		}
 		if err := srcs.Delete(ctx, src.ID); !errors.Is(err, store.ErrLoginSourceInUse) {
 			t.Fatalf("delete in use: %v", err)
+		}
+
+		// A source naming its users by another attribute: the account
+		// found again by its login name, not created twice; and a local
+		// account of the same name is never taken over.
+		cfg := dir.Config()
+		cfg.AttributeUsername = "sn"
+		if _, err := srcs.Add(ctx, ldapauth.Source{Name: "by-sn", Active: true, Config: cfg}); err != nil {
+			t.Fatal(err)
+		}
+		first, err := srcs.SignInNew(ctx, "h.smith", "smith-pw")
+		if err != nil || first.Name != "hsmith" || first.LoginName != "h.smith" || first.Email != "hsmith@localhost.local" {
+			t.Fatalf("h.smith: %+v %v", first, err)
+		}
+		again, err := srcs.SignInNew(ctx, "h.smith", "smith-pw")
+		if err != nil || again.ID != first.ID {
+			t.Fatalf("h.smith again: %+v %v", again, err)
+		}
+		if err := st.CreateUser(ctx, &store.User{Name: "Ivanov", Email: "local-ivan@example.org", IsActive: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srcs.SignInNew(ctx, "ivan", "ivan-pw"); !errors.Is(err, ldapauth.ErrBadCredentials) {
+			t.Fatalf("ivan onto a local account: %v", err)
 		}
 	})
 }

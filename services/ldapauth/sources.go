@@ -26,6 +26,7 @@ type Store interface {
 	DeleteLoginSource(ctx context.Context, id int64) error
 	CreateUser(ctx context.Context, u *store.User) error
 	UpdateUser(ctx context.Context, name string, change func(u *store.User) error) (*store.User, error)
+	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 }
 
 // Source is a login source with its opened configuration.
@@ -202,6 +203,12 @@ func (s *Sources) Verify(ctx context.Context, u *store.User, password string) (*
 	if err != nil {
 		return nil, err
 	}
+	return s.sync(ctx, src, e, u)
+}
+
+// sync saves what the directory decides of u: is_admin with an admin
+// filter, restricted with a restricted filter.
+func (s *Sources) sync(ctx context.Context, src *Source, e *Entry, u *store.User) (*store.User, error) {
 	adminChanged := src.Config.AdminFilter != "" && e.IsAdmin != u.IsAdmin
 	restrictedChanged := src.Config.RestrictedFilter != "" && e.Restricted != u.Restricted
 	if !adminChanged && !restrictedChanged {
@@ -254,6 +261,15 @@ func (s *Sources) SignInNew(ctx context.Context, login, password string) (*store
 			// One directory down must not keep a user of another out.
 			slog.WarnContext(ctx, "ldap source unavailable", "source", src.ID, "err", err)
 			continue
+		}
+		// An account of this source whose name is not the login name
+		// (the username attribute named it otherwise).
+		known, _, err := s.store.ListUsers(ctx, store.ListUsersOptions{SourceID: src.ID, LoginName: login, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(known) == 1 {
+			return s.sync(ctx, src, e, &known[0])
 		}
 		mail := e.Mail
 		if mail == "" {
