@@ -46,9 +46,9 @@ func (e *cliEnv) ldapFlagSet(name string, update bool) *ldapFlags {
 	f := &ldapFlags{fs: fs}
 	if update {
 		f.id = fs.Int64("id", 0, "ID of the source to update (required)")
-		f.active = fs.Bool("active", false, "activate the source")
-		f.noSync = fs.Bool("disable-synchronize-users", false, "disable user synchronization")
 	}
+	f.active = fs.Bool("active", false, "activate the source")
+	f.noSync = fs.Bool("disable-synchronize-users", false, "disable user synchronization")
 	f.name = fs.String("name", "", "source name")
 	f.notActive = fs.Bool("not-active", false, "deactivate the source")
 	f.protocol = fs.String("security-protocol", "", "unencrypted, ldaps or starttls")
