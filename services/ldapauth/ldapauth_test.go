@@ -171,3 +171,27 @@ func TestSources(t *testing.T) {
 		}
 	})
 }
+
+// TestAuthenticateTLS: LDAPS and StartTLS, with the certificate verified
+// (refused: it is self-signed) or not (--skip-tls-verify).
+func TestAuthenticateTLS(t *testing.T) {
+	t.Parallel()
+	dir := ldaptest.Start(t)
+	dir.AddUser(t, ldaptest.User{UID: "tls", Password: "tls-pw", Surname: "T", Mail: "tls@example.org"})
+	ldaps := dir.Config()
+	ldaps.SecurityProtocol, ldaps.Port, ldaps.SkipVerify = ldapauth.LDAPS, dir.TLSPort, true
+	starttls := dir.Config()
+	starttls.SecurityProtocol, starttls.SkipVerify = ldapauth.StartTLS, true
+	for name, cfg := range map[string]ldapauth.Config{"ldaps": ldaps, "starttls": starttls} {
+		if _, err := cfg.Authenticate("tls", "tls-pw"); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if _, err := cfg.Authenticate("tls", "wrong"); !errors.Is(err, ldapauth.ErrBadCredentials) {
+			t.Errorf("%s, wrong password: %v", name, err)
+		}
+		cfg.SkipVerify = false
+		if _, err := cfg.Authenticate("tls", "tls-pw"); !errors.Is(err, ldapauth.ErrUnavailable) {
+			t.Errorf("%s, self-signed certificate verified: %v", name, err)
+		}
+	}
+}

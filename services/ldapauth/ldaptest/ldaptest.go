@@ -9,7 +9,14 @@ package ldaptest
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -36,11 +43,13 @@ const (
 	AdminFilter = "(employeeType=admin)"
 )
 
-// Server is a running slapd.
+// Server is a running slapd: plain LDAP (and StartTLS) on Port, LDAPS on
+// TLSPort, with a self-signed certificate for 127.0.0.1.
 type Server struct {
-	Host string
-	Port int
-	dir  string
+	Host    string
+	Port    int
+	TLSPort int
+	dir     string
 
 	mu  sync.Mutex
 	cmd *exec.Cmd
@@ -90,6 +99,7 @@ func Start(t testing.TB) *Server {
 	if _, err := os.Stat("/etc/apparmor.d/usr.sbin.slapd"); err == nil {
 		bin = copyBinary(t, bin, filepath.Join(dir, "slapd"))
 	}
+	cert, key := writeCertificate(t, dir)
 	conf := fmt.Sprintf(`include %[1]s/core.schema
 include %[1]s/cosine.schema
 include %[1]s/inetorgperson.schema
@@ -97,6 +107,8 @@ include %[1]s/nis.schema
 %[2]s
 pidfile %[3]s/slapd.pid
 argsfile %[3]s/slapd.args
+TLSCertificateFile %[7]s
+TLSCertificateKeyFile %[8]s
 
 database mdb
 maxsize 16777216
@@ -110,7 +122,7 @@ access to attrs=userPassword
   by dn.exact="%[5]s" read
   by * none
 access to * by * read
-`, schemaDir, modules, dir, BaseDN, BindDN, BindPassword)
+`, schemaDir, modules, dir, BaseDN, BindDN, BindPassword, cert, key)
 	confPath := filepath.Join(dir, "slapd.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
@@ -118,7 +130,7 @@ access to * by * read
 	s := &Server{Host: "127.0.0.1", dir: dir}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		s.Port = freePort(t)
+		s.Port, s.TLSPort = freePort(t), freePort(t)
 		if lastErr = s.start(bin, confPath); lastErr == nil {
 			break
 		}
@@ -129,6 +141,49 @@ access to * by * read
 	t.Cleanup(s.Stop)
 	s.seed(t)
 	return s
+}
+
+func up(host string, port int) bool {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// writeCertificate writes a self-signed certificate for 127.0.0.1 and its
+// key (PEM) into dir.
+func writeCertificate(t testing.TB, dir string) (certPath, keyPath string) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPath, keyPath = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certPath, keyPath
 }
 
 func copyBinary(t testing.TB, from, to string) string {
@@ -153,7 +208,7 @@ func freePort(t testing.TB) int {
 
 // start runs slapd in the foreground (-d 0) and waits until it answers.
 func (s *Server) start(bin, conf string) error {
-	url := fmt.Sprintf("ldap://%s:%d/", s.Host, s.Port)
+	url := fmt.Sprintf("ldap://%s:%d/ ldaps://%s:%d/", s.Host, s.Port, s.Host, s.TLSPort)
 	cmd := exec.Command(bin, "-f", conf, "-h", url, "-d", "0")
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -169,8 +224,7 @@ func (s *Server) start(bin, conf string) error {
 			return fmt.Errorf("slapd exited (%v): %s", err, log.String())
 		default:
 		}
-		if c, err := net.DialTimeout("tcp", net.JoinHostPort(s.Host, strconv.Itoa(s.Port)), 200*time.Millisecond); err == nil {
-			c.Close()
+		if up(s.Host, s.Port) && up(s.Host, s.TLSPort) {
 			s.mu.Lock()
 			s.cmd, s.log = cmd, &log
 			s.mu.Unlock()
