@@ -6,6 +6,7 @@ require (
 	code.gitea.io/sdk/gitea v0.25.1
 	github.com/fullstorydev/grpchan v1.1.2
 	github.com/go-gormigrate/gormigrate/v2 v2.1.7
+	github.com/go-ldap/ldap/v3 v3.4.15
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.32.0
 	github.com/jackc/pgx/v5 v5.10.0
 	github.com/libtnb/sqlite v1.3.0
@@ -29,11 +30,13 @@ require (
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/42wim/httpsig v1.2.4 // indirect
+	github.com/Azure/go-ntlmssp v0.1.1 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/boombuler/barcode v1.0.1 // indirect
 	github.com/bufbuild/protocompile v0.9.0 // indirect
 	github.com/davidmz/go-pageant v1.0.2 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/go-asn1-ber/asn1-ber v1.5.8 // indirect
 	github.com/go-fed/httpsig v1.1.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect

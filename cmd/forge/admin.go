@@ -12,6 +12,7 @@ import (
 	"forge/services/admin"
 	"forge/services/auth"
 	"forge/services/git"
+	"forge/services/ldapauth"
 	"forge/services/paging"
 	"forge/services/repos"
 	"forge/services/store"
@@ -24,9 +25,10 @@ import (
 // interceptor: the CLI runs with the operator's access to the database), so
 // the CLI and the API share every rule.
 type adminTools struct {
-	store  *store.Store
-	admin  *admin.Server
-	tokens *tokens.Server
+	store   *store.Store
+	admin   *admin.Server
+	tokens  *tokens.Server
+	sources *ldapauth.Sources
 }
 
 func (e *cliEnv) openAdmin(ctx context.Context) (*adminTools, error) {
@@ -56,14 +58,23 @@ func (e *cliEnv) openAdmin(ctx context.Context) (*adminTools, error) {
 	// delete --purge deletes the user's repositories with the same use
 	// case as the API (repos.Purger), no server involved.
 	purger := repos.Purger{Store: st, Git: gitStore}
+	sources, err := ldapauth.New(st, cfg.Security.SecretKey)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	return &adminTools{
-		store:  st,
-		admin:  admin.NewServer(st, render, limits, cfg.Security.MinPasswordLength, totp, purger),
-		tokens: tokens.NewServer(st, limits),
+		sources: sources,
+		store:   st,
+		admin:   admin.NewServer(st, render, limits, cfg.Security.MinPasswordLength, totp, purger),
+		tokens:  tokens.NewServer(st, limits),
 	}, nil
 }
 
 func (e *cliEnv) admin(args []string) int {
+	if len(args) >= 2 && args[0] == "auth" {
+		return e.adminAuth(args[1], args[2:])
+	}
 	if len(args) < 2 || args[0] != "user" {
 		fmt.Fprint(e.stderr, usage)
 		return 2

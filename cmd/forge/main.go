@@ -3,6 +3,7 @@
 //	forge [--config FILE] serve
 //	forge [--config FILE] migrate
 //	forge [--config FILE] admin user create|list|delete|change-password|totp ...
+//	forge [--config FILE] admin auth add-ldap|update-ldap|list|delete ...
 //	forge vmess compile|decompile|check ...
 //	forge bench --url URL ...
 package main
@@ -31,6 +32,12 @@ commands:
   admin user delete --username U
   admin user change-password --username U --password P
   admin user totp enable|disable --username U
+  admin auth add-ldap ...    add an LDAP source (--name --host --port --user-search-base
+                             --user-filter --email-attribute [--bind-dn --bind-password-file]
+                             [--security-protocol unencrypted|ldaps|starttls] ...)
+  admin auth update-ldap --id N ...  change the flags given of source N
+  admin auth list            list login sources (ID, Name, Type, Enabled)
+  admin auth delete --id N   delete a source no user belongs to
   vmess compile|decompile|check ...   VMess inbound configuration tools
   bench --url URL ...        seed a dataset and measure a Gitea-API server against
                              a bare-HTTP ceiling (forge bench --help)

@@ -4,6 +4,7 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"unicode/utf8"
 
@@ -25,6 +26,7 @@ type Store interface {
 	RepositoriesOwnedBy(ctx context.Context, ownerID int64) ([]store.Repository, error)
 	UserByName(ctx context.Context, name string) (*store.User, error)
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
+	LoginSourceByID(ctx context.Context, id int64) (*store.LoginSource, error)
 }
 
 // Server implements adminv1.AdminServiceServer.
@@ -78,7 +80,7 @@ func (s *Server) Create(ctx context.Context, req *adminv1.CreateUserRequest, isA
 	if err := users.ValidateEmail(req.GetEmail()); err != nil {
 		return nil, errs.New(errs.Invalid, err.Error())
 	}
-	if err := checkSource(req.GetSourceId()); err != nil {
+	if err := s.checkSource(ctx, req.GetSourceId()); err != nil {
 		return nil, err
 	}
 	vis, err := parseVisibility(req.GetVisibility(), store.VisibilityPublic)
@@ -101,12 +103,16 @@ func (s *Server) Create(ctx context.Context, req *adminv1.CreateUserRequest, isA
 	}
 	if u.LoginSource == 0 {
 		if req.GetPassword() == "" {
-			return nil, errs.New(errs.FailedPrecondition, "password is required for a local user")
+			return nil, errs.New(errs.FailedPrecondition, "PasswordIsRequired") // Gitea's words
 		}
 		if err := s.checkPassword(req.GetPassword()); err != nil {
 			return nil, err
 		}
 		u.PasswdHash = auth.HashPassword(req.GetPassword())
+	} else {
+		// The source checks the password; forge keeps none, and there is
+		// none here to change.
+		u.MustChangePassword = req.GetMustChangePassword()
 	}
 	if ts := req.GetCreatedAt(); ts != nil {
 		u.CreatedUnix = ts.AsTime().Unix()
@@ -124,11 +130,17 @@ func (s *Server) checkPassword(pw string) error {
 	return nil
 }
 
-// checkSource refuses external login sources: none exist yet (LDAP comes
-// later), so every non-zero id is unknown.
-func checkSource(id int64) error {
-	if id != 0 {
-		return errs.Newf(errs.Invalid, "login source does not exist [id: %d]", id)
+// checkSource refuses an unknown login source (Gitea's 422). 0 is the
+// local source.
+func (s *Server) checkSource(ctx context.Context, id int64) error {
+	if id == 0 {
+		return nil
+	}
+	if _, err := s.store.LoginSourceByID(ctx, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errs.Newf(errs.Invalid, "login source does not exist [id: %d]", id)
+		}
+		return errs.Wrap(err, "load login source")
 	}
 	return nil
 }
@@ -155,7 +167,7 @@ func (s *Server) EditUser(ctx context.Context, req *adminv1.EditUserRequest) (*a
 			return nil, err
 		}
 	}
-	if err := checkSource(req.GetSourceId()); err != nil {
+	if err := s.checkSource(ctx, req.GetSourceId()); err != nil {
 		return nil, err
 	}
 	vis, err := parseVisibility(req.GetVisibility(), -1)

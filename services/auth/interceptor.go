@@ -60,6 +60,27 @@ type Authenticator struct {
 	proxyKey          string             // lower-case metadata key of the reverse-proxy header
 	principals        principalCache     // what tokens authenticate as (cache.go)
 	mustChangeMessage string
+	external          External // sign-in through login sources (LDAP)
+}
+
+// External signs in the users of external authentication sources
+// (services/ldapauth). Its errors have kind Unauthenticated for refused
+// credentials and Unavailable when a source cannot answer.
+type External interface {
+	// Verify checks password for u, whose login_source is not 0, at that
+	// source, and returns u as it is after the sign-in (the source may
+	// change is_admin).
+	Verify(ctx context.Context, u *store.User, password string) (*store.User, error)
+	// SignInNew signs in a name without an account through the active
+	// sources and creates the account on the first that accepts it.
+	SignInNew(ctx context.Context, login, password string) (*store.User, error)
+}
+
+// WithExternal sets the login sources password sign-ins go through for
+// users of a source (login_source > 0) and for unknown names.
+func (a *Authenticator) WithExternal(e External) *Authenticator {
+	a.external = e
+	return a
 }
 
 // NewAuthenticator builds the interceptor. Every service method must have a
@@ -375,6 +396,11 @@ func (a *Authenticator) byToken(ctx context.Context, plain string, method Method
 
 var errBadPassword = errs.New(errs.Unauthenticated, "invalid user name, password or token")
 
+// errSourceDown refuses a sign-in whose login source (an LDAP directory)
+// cannot answer: 401, and the failure allowance is given back, since
+// nothing was learnt about the password.
+var errSourceDown = errs.New(errs.Unauthenticated, "the authentication source is unavailable, try again later")
+
 func (a *Authenticator) byBasic(ctx context.Context, user, pass string, otp otpCode, remote net.IP) (*Principal, error) {
 	// A token may stand in the password, or in the user name with an empty
 	// (or x-oauth-basic) password.
@@ -412,7 +438,7 @@ func (a *Authenticator) byPassword(ctx context.Context, user, pass string, otp o
 	// password sent without its one-time code (what git and a first SDK
 	// call do), so that is not held against the account either.
 	var otpErr *OTPError
-	if errs.KindOf(err) != errs.Unauthenticated || (errors.As(err, &otpErr) && otpErr.Missing) {
+	if errs.KindOf(err) != errs.Unauthenticated || (errors.As(err, &otpErr) && otpErr.Missing) || errors.Is(err, errSourceDown) {
 		a.failures.Refund(attempt)
 	}
 	return p, err
@@ -421,20 +447,41 @@ func (a *Authenticator) byPassword(ctx context.Context, user, pass string, otp o
 func (a *Authenticator) checkPassword(ctx context.Context, user, pass string, otp otpCode) (*Principal, error) {
 	u, err := a.store.UserByName(ctx, user)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errBadPassword
+		if a.external == nil {
+			return nil, errBadPassword
+		}
+		// A directory's user signs in for the first time.
+		u, err := a.external.SignInNew(ctx, user, pass)
+		if err != nil {
+			return nil, externalError(ctx, err)
+		}
+		return &Principal{User: u, Method: MethodBasicPassword}, nil
 	}
 	if err != nil {
 		return nil, errs.Wrap(err, "load user")
 	}
-	if u.Type != store.UserTypeIndividual || u.PasswdHash == "" {
+	if u.Type != store.UserTypeIndividual {
 		return nil, errBadPassword
 	}
-	ok, err := a.hashes.Check(ctx, u.PasswdHash, pass)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errBadPassword
+	if u.LoginSource > 0 {
+		// The source judges the password; forge stores none.
+		if a.external == nil {
+			return nil, errBadPassword
+		}
+		if u, err = a.external.Verify(ctx, u, pass); err != nil {
+			return nil, externalError(ctx, err)
+		}
+	} else {
+		if u.PasswdHash == "" {
+			return nil, errBadPassword
+		}
+		ok, err := a.hashes.Check(ctx, u.PasswdHash, pass)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errBadPassword
+		}
 	}
 	if u.TOTPSecret != nil {
 		if err := a.checkOTP(ctx, u, otp); err != nil {
@@ -442,6 +489,20 @@ func (a *Authenticator) checkPassword(ctx context.Context, user, pass string, ot
 		}
 	}
 	return &Principal{User: u, Method: MethodBasicPassword}, nil
+}
+
+// externalError is the refusal of a sign-in a login source did not
+// accept: a wrong password 401 in the words of a local one, a source that
+// cannot answer 401 errSourceDown (logged), anything else internal.
+func externalError(ctx context.Context, err error) error {
+	switch errs.KindOf(err) {
+	case errs.Unauthenticated:
+		return errBadPassword
+	case errs.Unavailable:
+		slog.WarnContext(ctx, "login source unavailable", "err", err)
+		return errSourceDown
+	}
+	return errs.Wrap(err, "sign in through login source")
 }
 
 // OTPError refuses Basic password authentication of a TOTP user without a

@@ -52,7 +52,8 @@ func Sentinels() []error {
 		ErrDependencyExists, ErrDependencySelf, ErrDependencyCycle, ErrDependencyNotFound, ErrDependenciesOpen,
 		ErrTeamExists, ErrLastOrgOwner, ErrOwnersTeam, ErrOrgOwnsRepos, ErrRepoNotInOrg,
 		ErrPullRequestExists, ErrPullRequestMerged, ErrPullRequestMoved, ErrPullRequestClosed, ErrRetargetMerged,
-		ErrReviewNotPending, ErrBranchProtectionExists, ErrVariableExists}
+		ErrReviewNotPending, ErrBranchProtectionExists, ErrVariableExists,
+		ErrLoginSourceExists, ErrLoginSourceInUse}
 }
 
 // Store is the database. It is safe for concurrent use.

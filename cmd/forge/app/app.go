@@ -28,6 +28,7 @@ import (
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/githost"
+	"forge/services/ldapauth"
 	"forge/services/mirrors"
 	"forge/services/notify"
 	"forge/services/paging"
@@ -176,7 +177,12 @@ func (a *App) build() error {
 	a.usage = auth.NewUsageRecorder(a.Store, 10*time.Second)
 	// The interceptor resolves the repository a policy declares through the
 	// checker (visibility, level, read-only states) before any handler runs.
-	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp).WithResources(checker)
+	// Users of a login source (LDAP) sign in through it (services/ldapauth).
+	sources, err := ldapauth.New(a.Store, cfg.Security.SecretKey)
+	if err != nil {
+		return err
+	}
+	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp).WithResources(checker).WithExternal(sources)
 	a.authn = authn
 
 	// Activity recorded by this process wakes the notifier at once; what
