@@ -38,6 +38,15 @@ type Refresher struct {
 	pending map[int64]bool // repositories to look at
 	all     bool           // look at every repository with open pull requests
 	kick    chan struct{}
+	// refreshed are told the base repositories whose pull requests were
+	// recomputed (a scheduled merge may run now).
+	refreshed []func(ctx context.Context, repoID int64)
+}
+
+// OnRefreshed adds f to what is told, after each refresh, the base
+// repository whose open pull requests were recomputed.
+func (r *Refresher) OnRefreshed(f func(ctx context.Context, repoID int64)) {
+	r.refreshed = append(r.refreshed, f)
 }
 
 // RefreshStore is what the refresher reads and writes.
@@ -212,6 +221,9 @@ func (r *Refresher) RefreshRepo(ctx context.Context, repoID int64) error {
 	for _, baseID := range order {
 		if err := r.refreshBase(ctx, paths, byBase[baseID]); err != nil {
 			errs = append(errs, err)
+		}
+		for _, f := range r.refreshed {
+			f(ctx, baseID)
 		}
 	}
 	return errors.Join(errs...)
