@@ -20,7 +20,6 @@ var (
 // CancelAutoMergeMessage refuses cancelling another's scheduled merge.
 const CancelAutoMergeMessage = "user has no permission to cancel the scheduled auto merge"
 
-
 // pullMerger decides who may merge a pull request (the rule
 // pull-merger), in Gitea's order: a number that is no pull request, or a
 // closed one, is 404; a merged one 405 with an empty message (whoever

@@ -53,12 +53,12 @@ type App struct {
 	PullUpdates *pulls.EditServer
 	// PullMerges merges pull requests and runs the scheduled merges.
 	PullMerges *pulls.MergeServer
-	checker     *access.Checker
-	syncer      *repos.Syncer
-	authn       *auth.Authenticator
-	usage       *auth.UsageRecorder
-	grpc        *grpc.Server
-	handler     http.Handler
+	checker    *access.Checker
+	syncer     *repos.Syncer
+	authn      *auth.Authenticator
+	usage      *auth.UsageRecorder
+	grpc       *grpc.Server
+	handler    http.Handler
 	// notifier fans the activity queue out into notification threads.
 	notifier *notify.Worker
 
