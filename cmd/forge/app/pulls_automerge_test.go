@@ -242,3 +242,43 @@ func TestPullAutoMerge(t *testing.T) {
 		}
 	})
 }
+
+// TestPullAutoMergeTwoProcesses: two processes told at once that the
+// checks of a scheduled merge pass (a status through each) merge it once:
+// one merge commit on the base, one merge event.
+func TestPullAutoMergeTwoProcesses(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		r := newAutoMergeRepo(t, s)
+		one, head := r.open("one")
+		if _, _, err := r.clients["alice"].CreateBranchProtection("alice", "proj", gitea.CreateBranchProtectionOption{RuleName: "main",
+			EnableStatusCheck: true, StatusCheckContexts: []string{"ci/*"}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.schedule("bob", one); got != http.StatusCreated {
+			t.Fatalf("schedule: %d", got)
+		}
+		peer := startPeer(t, s)
+		done := make(chan response, 2)
+		for i, srv := range []*testServer{s, peer} {
+			go func() {
+				done <- srv.do("POST", "/api/v1/repos/alice/proj/statuses/"+head, fmt.Sprintf(`{"context":"ci/%d","state":"success"}`, i),
+					"Authorization", "token "+r.tokens["alice"], "Content-Type", jsonCT)
+			}()
+		}
+		for range 2 {
+			if resp := <-done; resp.Status != http.StatusCreated {
+				t.Fatalf("status: %d %s", resp.Status, resp.Body)
+			}
+		}
+		r.waitMerged(one)
+		time.Sleep(500 * time.Millisecond) // room for a second merge, were there one
+		gitCmd(t, r.aliceDir, "fetch", "-q", "origin")
+		if merges := strings.Fields(gitCmd(t, r.aliceDir, "log", "--merges", "--format=%H", "origin/main")); len(merges) != 1 {
+			t.Fatalf("merge commits on main: %v, want one", merges)
+		}
+		if got := r.timeline(one); got != "pull_scheduled_merge,merge_pull" {
+			t.Fatalf("timeline: %s", got)
+		}
+	})
+}
