@@ -43,6 +43,9 @@ type Store interface {
 	// ReviewByID loads the review a review rule names (store.ErrNotFound
 	// when missing).
 	ReviewByID(ctx context.Context, id int64) (*store.Review, error)
+	// AutoMergeOfPull loads a pull request's scheduled merge (the rule
+	// auto-merge-canceller; store.ErrNotFound when none).
+	AutoMergeOfPull(ctx context.Context, pullID int64) (*store.AutoMerge, error)
 	OrgStore
 }
 

@@ -275,6 +275,13 @@ var Rules = map[string]Rule{
 			return c.pullMerger(ctx, s)
 		},
 	},
+	// auto-merge-canceller: a reader of the code unit too; the pull request and its scheduled merge exist (404), and the caller scheduled it or administers the repository (else 403).
+	"auto-merge-canceller": {
+		On: auth.RepositoryResource, Fields: []string{"index"}, Reads: []auth.Unit{auth.UnitCode},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.autoMergeCanceller(ctx, s)
+		},
+	},
 	// pull-updater: a reader of the code unit too; the pull request open (404, 422), and the caller a writer of the head repository's code, or of the base's when maintainers may edit (else 403).
 	"pull-updater": {
 		On: auth.RepositoryResource, Fields: []string{"index", "style"}, Reads: []auth.Unit{auth.UnitCode},

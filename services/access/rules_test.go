@@ -37,6 +37,14 @@ type ruleStore struct {
 	canCreate map[int64]bool
 	pulls     map[int64]*store.PullRequest // by index, beside their issues
 	reviews   map[int64]*store.Review
+	autos     map[int64]*store.AutoMerge // scheduled merges by pull request id
+}
+
+func (s *ruleStore) AutoMergeOfPull(_ context.Context, pullID int64) (*store.AutoMerge, error) {
+	if a, ok := s.autos[pullID]; ok {
+		return a, nil
+	}
+	return nil, store.ErrNotFound
 }
 
 func (s *ruleStore) ReviewByID(_ context.Context, id int64) (*store.Review, error) {
@@ -124,6 +132,7 @@ func TestRules(t *testing.T) {
 		threads:   map[int64]*store.NotificationThread{7: {Notification: store.Notification{ID: 7, UserID: poster.ID}}},
 		users:     map[string]*store.User{"poster": poster, "other": other, "root": siteRoot},
 		canCreate: map[int64]bool{poster.ID: true},
+		autos:     map[int64]*store.AutoMerge{3: {ID: 1, PullID: 3, DoerID: poster.ID}},
 		reviews: map[int64]*store.Review{
 			20: {ID: 20, IssueID: 13, ReviewerID: poster.ID, Type: store.ReviewApprove},
 			21: {ID: 21, IssueID: 13, ReviewerID: poster.ID, Type: store.ReviewPending},
@@ -143,6 +152,7 @@ func TestRules(t *testing.T) {
 	editIssue := func(index int64) proto.Message { return &issuesv1.EditIssueRequest{Index: index} }
 	comment := func(id int64) proto.Message { return &issuesv1.EditCommentRequest{Id: id} }
 	merge := func(index int64) proto.Message { return &pullsv1.MergePullRequestRequest{Index: index} }
+	cancelMerge := func(index int64) proto.Message { return &pullsv1.CancelScheduledAutoMergeRequest{Index: index} }
 	review := func(index, id int64) proto.Message { return &reviewsv1.GetPullReviewRequest{Index: index, Id: id} }
 	notFound := "The target couldn't be found."
 	cases := []call{
@@ -185,6 +195,11 @@ func TestRules(t *testing.T) {
 		{"pull-merger", merge(3), poster, store.AccessRead, false, "User not allowed to merge PR"},
 		{"pull-merger", merge(4), other, store.AccessWrite, false, "The target couldn't be found."},
 		{"pull-merger", merge(1), other, store.AccessWrite, false, "The target couldn't be found."},
+		{"auto-merge-canceller", cancelMerge(3), poster, store.AccessRead, false, ""},
+		{"auto-merge-canceller", cancelMerge(3), other, store.AccessAdmin, false, ""},
+		{"auto-merge-canceller", cancelMerge(3), other, store.AccessWrite, false, access.CancelAutoMergeMessage},
+		{"auto-merge-canceller", cancelMerge(4), poster, store.AccessAdmin, false, "The target couldn't be found."},
+		{"auto-merge-canceller", cancelMerge(1), poster, store.AccessAdmin, false, "The target couldn't be found."},
 		{"pull-review", review(3, 0), other, store.AccessRead, false, ""},
 		{"pull-review", review(1, 0), other, store.AccessRead, false, notFound},
 		{"pull-review", review(404, 0), other, store.AccessRead, false, notFound},

@@ -43,10 +43,23 @@ const (
 	ReasonOutdated         = "The head branch is behind the base branch"
 )
 
-var errNotAllowedToMerge = errs.New(errs.FailedPrecondition, "User not allowed to merge PR").WithHTTPStatus(http.StatusMethodNotAllowed)
+// ErrNotAllowedToMerge: the merge whitelist leaves the doer out (405).
+var ErrNotAllowedToMerge = errs.New(errs.FailedPrecondition, "User not allowed to merge PR").WithHTTPStatus(http.StatusMethodNotAllowed)
+
+// refusedReason is the ErrorInfo reason of CheckMerge's refusals.
+const refusedReason = "MERGE_CHECKS_PENDING"
 
 func refuseMerge(reason string) error {
-	return errs.Newf(errs.FailedPrecondition, "not allowed to merge [reason: %s]", reason).WithHTTPStatus(http.StatusMethodNotAllowed)
+	return errs.Newf(errs.FailedPrecondition, "not allowed to merge [reason: %s]", reason).
+		WithHTTPStatus(http.StatusMethodNotAllowed).WithReason(refusedReason)
+}
+
+// Refused reports whether err is CheckMerge's refusal: a condition of the
+// rule (status checks, reviews, an outdated head) not met yet, which a
+// scheduled merge waits for.
+func Refused(err error) bool {
+	e, ok := errs.As(err)
+	return ok && e.Reason == refusedReason
 }
 
 // MergeFacts is a merge to check against the rule of its base branch.
@@ -65,7 +78,7 @@ type MergeFacts struct {
 // when rule (nil: none) keeps d from merging.
 func MayMerge(rule *store.BranchProtection, d Doer) error {
 	if !CanMerge(rule, d) {
-		return errNotAllowedToMerge
+		return ErrNotAllowedToMerge
 	}
 	return nil
 }

@@ -33,5 +33,7 @@ var Area = area.Area{
 		area.Handlers(pullsv1.RegisterPullMergeServiceHandlerClient, pullsv1.NewPullMergeServiceClient),
 		area.Handlers(pullsv1.RegisterPullUpdateServiceHandlerClient, pullsv1.NewPullUpdateServiceClient),
 	},
-	RepoTables: []string{"pull_requests"},
+	RepoTables: []string{"pull_requests", "pull_auto_merges"},
+	// A scheduled merge goes with the account that scheduled it.
+	UserTables: []area.Column{{Table: "pull_auto_merges", Column: "doer_id"}},
 }

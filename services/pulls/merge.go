@@ -24,6 +24,8 @@ type MergeStore interface {
 	RepositoriesByID(ctx context.Context, ids []int64) (map[int64]*store.Repository, error)
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
 	MarkPullRequestMerged(ctx context.Context, m store.PullMerge) error
+	ScheduleAutoMerge(ctx context.Context, a *store.AutoMerge, issueID int64) error
+	CancelAutoMerge(ctx context.Context, pullID, issueID, doerID int64) error
 	OtherOpenPullsFromBranch(ctx context.Context, headRepoID int64, branch string, exceptPullID int64) (int64, error)
 	RetargetChildPullRequests(ctx context.Context, c store.ChildRetarget) ([]int64, error)
 }
@@ -93,7 +95,8 @@ type MergeRequest struct {
 	// MergeCommitID is the commit of a manual merge.
 	MergeCommitID string
 	DeleteBranch  bool
-	// WhenChecksSucceed asks for a scheduled merge (not supported yet).
+	// WhenChecksSucceed: when the base branch's protection refuses the
+	// merge for now (status checks, reviews), schedule it instead.
 	WhenChecksSucceed bool
 	// ForceMerge: a repository administrator skips the protection checks.
 	ForceMerge bool
@@ -106,7 +109,6 @@ var (
 	errNotMergeable   = errs.New(errs.FailedPrecondition, "Please try again later").WithHTTPStatus(http.StatusMethodNotAllowed)
 	errHeadOutOfDate  = errs.New(errs.Conflict, "head out of date")
 	errPushOutOfDate  = errs.New(errs.Conflict, "merge push out of date")
-	errAutoMerge      = errs.New(errs.Invalid, "merge_when_checks_succeed is not supported yet: merge once the checks succeed")
 	errWrongCommitID  = errs.New(errs.Conflict, "Wrong commit ID")
 	errUnknownStyle   = errs.New(errs.Invalid, "Do: the merge style must be one of merge, rebase, rebase-merge, squash, fast-forward-only, manually-merged")
 )
@@ -147,70 +149,74 @@ func styleAllowed(r *store.Repository, style string) bool {
 // recompute on the new base, and after mergeAttempts it is 409 "merge
 // push out of date"; the push is never lost. Then the pull request is
 // marked merged and its issue closed, and, if asked, its head branch
-// deleted.
-func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User, in MergeRequest) error {
+// deleted. With in.WhenChecksSucceed, a merge the base branch's rule
+// refuses for now (protection.Refused) is scheduled instead, once every
+// other check passed: scheduled is true then.
+func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User, in MergeRequest) (scheduled bool, err error) {
 	if !knownStyles[in.Style] {
-		return errUnknownStyle
+		return false, errUnknownStyle
 	}
-	if in.WhenChecksSucceed {
-		return errAutoMerge
-	}
+	return m.merge(ctx, base, doer, in)
+}
+
+func (m *Merger) merge(ctx context.Context, base *access.Repo, doer *store.User, in MergeRequest) (bool, error) {
 	pr, is, err := m.store.PullRequestByIndex(ctx, base.ID, in.Index)
 	if err != nil {
-		return errs.Replace(err, store.ErrNotFound, errPullNotFound)
+		return false, errs.Replace(err, store.ErrNotFound, errPullNotFound)
 	}
 	basePath, err := m.git.RepoPath(base.Owner.Name, base.Name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var rule *store.BranchProtection
 	var rules *protection.RepoRules
 	if m.protection != nil {
 		if rules, err = m.protection.Rules(ctx, base.ID, base.OwnerID, base.Owner.Type == store.UserTypeOrganization); err != nil {
-			return err
+			return false, err
 		}
 		if rule = rules.Match(pr.BaseBranch); rule != nil {
 			d, err := rules.Doer(ctx, doer.ID)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if err := protection.MayMerge(rule, d); err != nil {
-				return err
+				return false, err
 			}
 		}
 	}
 	if in.Style == "manually-merged" {
-		return m.markManual(ctx, base, basePath, pr, doer, in.MergeCommitID)
+		return false, m.markManual(ctx, base, basePath, pr, doer, in.MergeCommitID)
 	}
 	if draft(is.Title) {
-		return errWorkInProgress
+		return false, errWorkInProgress
 	}
 	headRepo, headSHA, err := m.head(ctx, base, basePath, pr)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// One merge or API change of the base branch at a time in this
 	// process; pushes are not serialized, the swap below catches them.
 	unlock, err := m.git.LockRef(ctx, basePath, "refs/heads/"+pr.BaseBranch)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer unlock()
 	if pr, _, err = m.store.PullRequestByIndex(ctx, base.ID, in.Index); err != nil {
-		return errs.Replace(err, store.ErrNotFound, errPullNotFound)
+		return false, errs.Replace(err, store.ErrNotFound, errPullNotFound)
 	}
 	if pr.HasMerged {
-		return store.ErrPullRequestMerged
+		return false, store.ErrPullRequestMerged
 	}
 	baseTip, err := m.baseTip(ctx, basePath, pr.BaseBranch)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if ok, err := m.git.Mergeable(ctx, basePath, baseTip, headSHA); err != nil {
-		return errs.Wrap(err, "check conflicts")
+		return false, errs.Wrap(err, "check conflicts")
 	} else if !ok {
-		return errNotMergeable
+		return false, errNotMergeable
 	}
+	schedule := false
 	if rule != nil {
 		var reviews protection.ReviewFacts = protection.NoReviews{}
 		if m.reviews != nil {
@@ -224,32 +230,37 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 				return !in, err
 			},
 		})
-		if err != nil {
-			return err
+		if err != nil && (!in.WhenChecksSucceed || !protection.Refused(err)) {
+			return false, err
 		}
+		schedule = err != nil
 	}
 	if !styleAllowed(base.Repository, in.Style) {
-		return errs.Newf(errs.FailedPrecondition, "%s is not allowed an allowed merge style for this repository", in.Style).
+		return false, errs.Newf(errs.FailedPrecondition, "%s is not allowed an allowed merge style for this repository", in.Style).
 			WithHTTPStatus(http.StatusMethodNotAllowed)
 	}
 	if in.HeadCommitID != "" && !strings.EqualFold(in.HeadCommitID, headSHA) {
-		return errHeadOutOfDate
+		return false, errHeadOutOfDate
+	}
+	if schedule {
+		return true, m.store.ScheduleAutoMerge(ctx, &store.AutoMerge{PullID: pr.ID, RepoID: base.ID, DoerID: doer.ID,
+			MergeStyle: in.Style, Title: in.Title, Message: in.Body, DeleteBranchAfterMerge: in.DeleteBranch}, pr.IssueID)
 	}
 	opts, err := m.options(ctx, base, basePath, headRepo, pr, is, doer, headSHA, in)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// The head about to be merged is kept under the pull request's ref
 	// first: it is the pull request's head whether or not the merge lands,
 	// and once the base has moved nothing is left to fail but the record.
 	if headSHA != pr.HeadSHA {
 		if err := m.git.SetPullHead(ctx, basePath, pr.Index, headSHA); err != nil {
-			return errs.Wrap(err, "keep the head to merge")
+			return false, errs.Wrap(err, "keep the head to merge")
 		}
 	}
 	merged, err := m.land(ctx, basePath, pr.BaseBranch, baseTip, opts)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// The merge is recorded before the branch move is, so the refresher,
 	// which the move wakes, finds it merged; should the refresher still
@@ -259,7 +270,7 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 		PullID: pr.ID, IssueID: pr.IssueID, RepoID: base.ID, MergerID: doer.ID, MergedSHA: merged.sha, HeadSHA: headSHA,
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := m.records.Apply(ctx, base.Repository, doer.ID, []git.RefUpdate{
 		{Name: "refs/heads/" + pr.BaseBranch, OldSHA: merged.old, NewSHA: merged.sha},
@@ -271,7 +282,7 @@ func (m *Merger) Merge(ctx context.Context, base *access.Repo, doer *store.User,
 	if in.DeleteBranch {
 		m.deleteHead(ctx, base, basePath, pr, doer, headSHA, rules)
 	}
-	return nil
+	return false, nil
 }
 
 // markManual records that the pull request was merged by hand as commit

@@ -38,6 +38,15 @@ type Refresher struct {
 	pending map[int64]bool // repositories to look at
 	all     bool           // look at every repository with open pull requests
 	kick    chan struct{}
+	// refreshed are told the base repositories whose pull requests were
+	// recomputed (a scheduled merge may run now).
+	refreshed []func(ctx context.Context, repoID int64)
+}
+
+// OnRefreshed adds f to what is told, after each refresh, the base
+// repository whose open pull requests were recomputed.
+func (r *Refresher) OnRefreshed(f func(ctx context.Context, repoID int64)) {
+	r.refreshed = append(r.refreshed, f)
 }
 
 // RefreshStore is what the refresher reads and writes.
@@ -52,6 +61,9 @@ type RefreshStore interface {
 	// with dismiss_stale_approvals dismiss approvals a head move made
 	// stale).
 	BranchProtections(ctx context.Context, repoID int64) ([]store.BranchProtection, error)
+	// BranchByName returns a branch's record: its commit and who moved
+	// it there (store.ErrNotFound when none).
+	BranchByName(ctx context.Context, repoID int64, name string) (*store.Branch, error)
 }
 
 // RefreshGit is the git the refresher uses.
@@ -213,6 +225,9 @@ func (r *Refresher) RefreshRepo(ctx context.Context, repoID int64) error {
 		if err := r.refreshBase(ctx, paths, byBase[baseID]); err != nil {
 			errs = append(errs, err)
 		}
+		for _, f := range r.refreshed {
+			f(ctx, baseID)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -260,10 +275,9 @@ func (r *Refresher) refreshBase(ctx context.Context, paths map[int64]string, lis
 		if s.base != s.pr.BaseSHA && st.MergeBase == s.head {
 			// The base moved to contain the whole head: its commits
 			// reached the base by a plain push, so the pull request is
-			// merged, as Gitea marks it. Who pushed is not known here:
-			// merged_by stays empty.
+			// merged, as Gitea marks it, by whoever pushed.
 			err := r.store.MarkPullRequestMerged(ctx, store.PullMerge{PullID: s.pr.ID, IssueID: s.pr.IssueID,
-				RepoID: s.pr.RepoID, MergedSHA: s.base, HeadSHA: s.head})
+				RepoID: s.pr.RepoID, MergerID: r.pusher(ctx, s.pr, s.base), MergedSHA: s.base, HeadSHA: s.head})
 			if err != nil && !errors.Is(err, store.ErrPullRequestMerged) {
 				errs = append(errs, err)
 			}
@@ -284,6 +298,18 @@ func (r *Refresher) refreshBase(ctx context.Context, paths map[int64]string, lis
 		// from commits at least as new, and the next change is noted again.
 	}
 	return errors.Join(errs...)
+}
+
+// pusher is who moved pr's base branch to base: the pusher its branch
+// record names when the record holds that commit (the push recorded it
+// before the refresher was told), else 0, unknown (a move the reconciler
+// found in the journal after a crash, a record not written yet).
+func (r *Refresher) pusher(ctx context.Context, pr *store.PullRequest, base string) int64 {
+	b, err := r.store.BranchByName(ctx, pr.RepoID, pr.BaseBranch)
+	if err != nil || b.CommitID != base {
+		return 0
+	}
+	return b.PusherID
 }
 
 // branchTips reads, once per repository, the commits of the branches the

@@ -39,6 +39,21 @@ type Server struct {
 	teams     orgs.Renderer
 	root      string // ROOT_URL, ends with "/"
 	limits    paging.Limits
+	// submitted are told the repository of each review submitted.
+	submitted []func(ctx context.Context, repoID int64)
+}
+
+// OnSubmitted adds f to what is told the repository of each review
+// submitted (a scheduled merge may wait for approvals).
+func (s *Server) OnSubmitted(f func(ctx context.Context, repoID int64)) *Server {
+	s.submitted = append(s.submitted, f)
+	return s
+}
+
+func (s *Server) tellSubmitted(ctx context.Context, repoID int64) {
+	for _, f := range s.submitted {
+		f(ctx, repoID)
+	}
 }
 
 var _ reviewsv1.ReviewServiceServer = (*Server)(nil)
@@ -183,6 +198,7 @@ func (s *Server) CreatePullReview(ctx context.Context, req *reviewsv1.CreatePull
 	if err != nil {
 		return nil, err
 	}
+	s.tellSubmitted(ctx, t.repo.ID)
 	out, err := s.one(ctx, t, rv)
 	if err != nil {
 		return nil, err
@@ -256,6 +272,7 @@ func (s *Server) SubmitPullReview(ctx context.Context, req *reviewsv1.SubmitPull
 	if err != nil {
 		return nil, errs.Replace(err, store.ErrNotFound, errPullNotFound)
 	}
+	s.tellSubmitted(ctx, t.repo.ID)
 	out, err := s.one(ctx, t, rv)
 	if err != nil {
 		return nil, err

@@ -63,6 +63,7 @@ var storeHTTPStatus = []struct {
 	{store.ErrRepoExists, http.StatusConflict},
 	{store.ErrForkExists, http.StatusConflict},
 	{store.ErrVariableExists, http.StatusConflict},
+	{store.ErrAutoMergeScheduled, http.StatusConflict},
 	{store.ErrTokenNameUsed, http.StatusBadRequest},
 	// A second rule of one name: 403, not 409 (Gitea 1.22).
 	{store.ErrBranchProtectionExists, http.StatusForbidden},

@@ -25,6 +25,15 @@ type Server struct {
 	store  Store
 	render repos.Renderer
 	limits paging.Limits
+	// created are told the repository of each status created.
+	created []func(ctx context.Context, repoID int64)
+}
+
+// OnCreated adds f to what is told the repository of each commit status
+// created (a scheduled merge may wait for it).
+func (s *Server) OnCreated(f func(ctx context.Context, repoID int64)) *Server {
+	s.created = append(s.created, f)
+	return s
 }
 
 var _ statusesv1.CommitStatusServiceServer = (*Server)(nil)
@@ -50,6 +59,9 @@ func (s *Server) CreateCommitStatus(ctx context.Context, req *statusesv1.CreateC
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range s.created {
+		f(ctx, r.ID)
 	}
 	out, err := s.statuses(ctx, r, []store.CommitStatus{*st})
 	if err != nil {

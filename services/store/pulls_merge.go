@@ -27,7 +27,8 @@ type PullMerge struct {
 // MarkPullRequestMerged records a merge in one transaction: the pull
 // request row becomes merged (by m.MergerID, at m.MergedUnix, as m.MergedSHA, with
 // the head merged) and its issue is closed, moving the repository's and
-// labels' counters and queueing the closing activity. A pull request
+// labels' counters and queueing the closing activity; the pull request's
+// scheduled merge, if any, is deleted. A pull request
 // merged meanwhile is ErrPullRequestMerged and changes nothing, with one
 // exception: a merger may claim a merge recorded without one (the
 // refresher saw the base contain the head) of the same commit, because
@@ -55,6 +56,11 @@ func (s *Store) MarkPullRequestMerged(ctx context.Context, m PullMerge) error {
 		}
 		if res.RowsAffected == 0 {
 			return ErrPullRequestMerged
+		}
+		// A scheduled merge is used up by any merge (its own, another, a
+		// push): deleting it here makes the merge it schedules run once.
+		if err := tx.Where("pull_id = ?", m.PullID).Delete(&AutoMerge{}).Error; err != nil {
+			return errs.Wrap(err, "drop the scheduled merge")
 		}
 		if is.IsClosed {
 			// A merger claiming the refresher's record of its own merge

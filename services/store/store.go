@@ -52,7 +52,7 @@ func Sentinels() []error {
 		ErrDependencyExists, ErrDependencySelf, ErrDependencyCycle, ErrDependencyNotFound, ErrDependenciesOpen,
 		ErrTeamExists, ErrLastOrgOwner, ErrOwnersTeam, ErrOrgOwnsRepos, ErrRepoNotInOrg,
 		ErrPullRequestExists, ErrPullRequestMerged, ErrPullRequestMoved, ErrPullRequestClosed, ErrRetargetMerged,
-		ErrReviewNotPending, ErrBranchProtectionExists, ErrVariableExists,
+		ErrReviewNotPending, ErrBranchProtectionExists, ErrVariableExists, ErrAutoMergeScheduled,
 		ErrLoginSourceExists, ErrLoginSourceInUse}
 }
 

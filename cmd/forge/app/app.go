@@ -52,12 +52,14 @@ type App struct {
 	// PullUpdates edits pull requests and runs the refresher that keeps
 	// open ones in step with their branches.
 	PullUpdates *pulls.EditServer
-	checker     *access.Checker
-	syncer      *repos.Syncer
-	authn       *auth.Authenticator
-	usage       *auth.UsageRecorder
-	grpc        *grpc.Server
-	handler     http.Handler
+	// PullMerges merges pull requests and runs the scheduled merges.
+	PullMerges *pulls.MergeServer
+	checker    *access.Checker
+	syncer     *repos.Syncer
+	authn      *auth.Authenticator
+	usage      *auth.UsageRecorder
+	grpc       *grpc.Server
+	handler    http.Handler
 	// notifier fans the activity queue out into notification threads.
 	notifier *notify.Worker
 
@@ -165,6 +167,9 @@ func (a *App) build() error {
 	if a.PullUpdates, err = implementation[*pulls.EditServer](impls); err != nil {
 		return err
 	}
+	if a.PullMerges, err = implementation[*pulls.MergeServer](impls); err != nil {
+		return err
+	}
 	a.sweep(context.Background()) // debris of a previous run that was killed
 
 	// Each method declares its policy in its proto; the areas' declarations
@@ -268,6 +273,10 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// previous run left behind, then each recorded ref change.
 	refreshDone := make(chan struct{})
 	go func() { a.PullUpdates.RunRefresher(schedCtx); close(refreshDone) }()
+	// Scheduled merges run when their checks pass: at start-up those
+	// waiting already, then on each status, review and refresh.
+	autoMergeDone := make(chan struct{})
+	go func() { a.PullMerges.RunAutoMerger(schedCtx); close(autoMergeDone) }()
 	// The notifier delivers what the previous run left queued, then keeps
 	// up with new activity.
 	notifyDone := make(chan struct{})
@@ -287,6 +296,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	<-sweepDone
 	<-reconcileDone
 	<-refreshDone
+	<-autoMergeDone
 	<-notifyDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil

@@ -60,7 +60,7 @@ func TestPullsFollowBranches(t *testing.T) {
 		directHead := strings.TrimSpace(gitCmd(t, work, "rev-parse", "direct"))
 		gitCmd(t, work, "push", "-q", "origin", "direct:main")
 		waitPull(t, bob, "alice", "proj", direct.Index, "its head pushed to the base", func(pr *gitea.PullRequest) bool {
-			return pr.HasMerged && pr.State == gitea.StateClosed && pr.MergedCommitID != nil && *pr.MergedCommitID == directHead && pr.MergedBy == nil
+			return pr.HasMerged && pr.State == gitea.StateClosed && pr.MergedCommitID != nil && *pr.MergedCommitID == directHead && pr.MergedBy != nil && pr.MergedBy.UserName == "alice"
 		})
 		if _, resp, err := bob.IsPullRequestMerged("alice", "proj", direct.Index); err != nil || resp.StatusCode != 204 {
 			t.Fatalf("IsPullRequestMerged after the push: %v %v", resp, err)

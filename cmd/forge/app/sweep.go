@@ -7,6 +7,7 @@ import (
 
 	"forge/services/attachments"
 	"forge/services/git"
+	"forge/services/pulls"
 )
 
 // sweepEvery is how often debris of killed operations is looked for while
@@ -32,8 +33,23 @@ func (a *App) sweep(ctx context.Context) {
 	}
 }
 
-// runSweeper sweeps every sweepEvery until ctx is done.
+// sweepPullRefs removes the refs/pull/<index>/head refs of pull requests
+// that do not exist (a creation cut short by a crash after writing its
+// ref), once per start, in the background: it reads every repository's
+// refs.
+func (a *App) sweepPullRefs(ctx context.Context) {
+	n, err := pulls.SweepPullHeads(ctx, a.Store, a.Git)
+	if err != nil && ctx.Err() == nil {
+		slog.Warn("removing refs of pull requests that do not exist", "removed", n, "err", err)
+	} else if n > 0 {
+		slog.Info("removed refs of pull requests that do not exist", "removed", n)
+	}
+}
+
+// runSweeper sweeps the pull request refs once, then every sweepEvery
+// what sweep does, until ctx is done.
 func (a *App) runSweeper(ctx context.Context) {
+	a.sweepPullRefs(ctx)
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	for {

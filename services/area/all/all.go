@@ -77,7 +77,7 @@ var entries = []entry{
 		return serves(releases.NewServer(d.Store, d.Git, d.users(), d.Config.Server.RootURL, d.Paging))
 	}},
 	{statuses.Area, func(d Deps) ([]any, error) {
-		return serves(statuses.NewServer(d.Store, d.Git, d.repos(), d.Paging))
+		return serves(statuses.NewServer(d.Store, d.Git, d.repos(), d.Paging).OnCreated(d.events.checks))
 	}},
 	{watch.Area, func(d Deps) ([]any, error) {
 		return serves(watch.NewServer(d.Store, d.Access, d.repos(), d.Paging))
@@ -98,11 +98,17 @@ var entries = []entry{
 		refresher := pulls.NewRefresher(d.Store, d.Git)
 		d.Syncer.OnChange = append(d.Syncer.OnChange, refresher.Changed)
 		pullServer := pulls.NewServer(o)
+		// Scheduled merges are tried when a status or a review comes, and
+		// when the refresher recomputed the pull requests of a repository.
+		merges := pulls.NewMergeServer(d.Store, d.Git, d.Syncer, protection.NewService(d.Store)).
+			WithReviews(protection.NewReviews(d.Store, d.Access)).RetargetChildren(d.Config.Repository.RetargetChildrenOnMerge, refresher.Changed).
+			WithAutoMerges(d.Store, d.Access)
+		d.events.checksChanged = append(d.events.checksChanged, merges.AutoMerges().Changed)
+		refresher.OnRefreshed(merges.AutoMerges().Changed)
 		return serves(pullServer, pulls.NewEditServer(pulls.EditOptions{Options: o, Store: d.Store,
 			Issues: issues.NewService(d.Store, d.Access, d.Paging), Refresher: refresher}),
 			pulls.NewDiffServer(pulls.DiffOptions{Store: d.Store, Git: d.Git, RootURL: d.Config.Server.RootURL, Limits: d.Paging}),
-			pulls.NewMergeServer(d.Store, d.Git, d.Syncer, protection.NewService(d.Store)).
-				WithReviews(protection.NewReviews(d.Store, d.Access)).RetargetChildren(d.Config.Repository.RetargetChildrenOnMerge, refresher.Changed),
+			merges,
 			pulls.NewUpdateServer(d.Store, d.Git, d.Syncer),
 			pulls.NewByBranchServer(d.Store, pullServer))
 	}},
@@ -112,7 +118,7 @@ var entries = []entry{
 		return serves(reviews.NewServer(reviews.Options{Store: d.Store, Git: d.Git, Access: d.Access, Users: d.users(),
 			Officials: officials,
 			Teams:     orgs.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(), Repos: d.repos()},
-			RootURL:   d.Config.Server.RootURL, Limits: d.Paging}))
+			RootURL:   d.Config.Server.RootURL, Limits: d.Paging}).OnSubmitted(d.events.checks))
 	}},
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),
@@ -171,6 +177,7 @@ func declarations(list []entry) []area.Area {
 // Servers builds the implementations of every area's services, for
 // area.Bind, in area order.
 func Servers(d Deps) ([]any, error) {
+	d.events = &events{}
 	var out []any
 	for _, e := range entries {
 		impls, err := e.new(d)

@@ -1,6 +1,8 @@
 package all
 
 import (
+	"context"
+
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/blob"
@@ -30,6 +32,25 @@ type Deps struct {
 	Syncer *repos.Syncer
 	TOTP   *auth.TOTP
 	Paging paging.Limits
+
+	// events passes notices between areas (set by Servers).
+	events *events
+}
+
+// events are the hooks by which one area tells another that something
+// happened, where the teller is built before the listener: each area's
+// constructor adds its listeners, and the tellers call them at run time.
+type events struct {
+	// checksChanged: a repository's merge checks may pass now (a commit
+	// status created, a review submitted).
+	checksChanged []func(ctx context.Context, repoID int64)
+}
+
+// checks tells the listeners of checksChanged.
+func (e *events) checks(ctx context.Context, repoID int64) {
+	for _, f := range e.checksChanged {
+		f(ctx, repoID)
+	}
 }
 
 // users renders accounts.

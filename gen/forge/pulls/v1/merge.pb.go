@@ -139,7 +139,10 @@ type MergePullRequestRequest struct {
 	HeadCommitId string `protobuf:"bytes,8,opt,name=head_commit_id,json=headCommitId,proto3" json:"head_commit_id,omitempty"`
 	// Repository administrators skip branch protection (none exists yet).
 	ForceMerge bool `protobuf:"varint,9,opt,name=force_merge,json=forceMerge,proto3" json:"force_merge,omitempty"`
-	// Scheduling a merge for when the checks succeed is not supported yet.
+	// Merge once the base branch's protection lets the merge through
+	// (required status checks, approvals): when it does not yet, the merge
+	// is scheduled (201) and runs as the caller when it does; when it does,
+	// the pull request is merged now (200).
 	MergeWhenChecksSucceed bool `protobuf:"varint,10,opt,name=merge_when_checks_succeed,json=mergeWhenChecksSucceed,proto3" json:"merge_when_checks_succeed,omitempty"`
 	// Delete the head branch (of the same repository, not its default
 	// branch) once merged, unless another open pull request uses it.
@@ -255,9 +258,13 @@ func (x *MergePullRequestRequest) GetDeleteBranchAfterMerge() bool {
 	return false
 }
 
-// MergePullRequestResponse is empty: Gitea answers 200 without a body.
+// MergePullRequestResponse is empty: Gitea answers 200 without a body,
+// or 201 without a body when the merge was scheduled.
 type MergePullRequestResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The merge was scheduled (merge_when_checks_succeed): the gateway
+	// answers 201 instead of 200.
+	Created       bool `protobuf:"varint,1,opt,name=created,proto3" json:"created,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -292,11 +299,114 @@ func (*MergePullRequestResponse) Descriptor() ([]byte, []int) {
 	return file_forge_pulls_v1_merge_proto_rawDescGZIP(), []int{3}
 }
 
+func (x *MergePullRequestResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
+type CancelScheduledAutoMergeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index         int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelScheduledAutoMergeRequest) Reset() {
+	*x = CancelScheduledAutoMergeRequest{}
+	mi := &file_forge_pulls_v1_merge_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelScheduledAutoMergeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelScheduledAutoMergeRequest) ProtoMessage() {}
+
+func (x *CancelScheduledAutoMergeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_pulls_v1_merge_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelScheduledAutoMergeRequest.ProtoReflect.Descriptor instead.
+func (*CancelScheduledAutoMergeRequest) Descriptor() ([]byte, []int) {
+	return file_forge_pulls_v1_merge_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CancelScheduledAutoMergeRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *CancelScheduledAutoMergeRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *CancelScheduledAutoMergeRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+type CancelScheduledAutoMergeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelScheduledAutoMergeResponse) Reset() {
+	*x = CancelScheduledAutoMergeResponse{}
+	mi := &file_forge_pulls_v1_merge_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelScheduledAutoMergeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelScheduledAutoMergeResponse) ProtoMessage() {}
+
+func (x *CancelScheduledAutoMergeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_pulls_v1_merge_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelScheduledAutoMergeResponse.ProtoReflect.Descriptor instead.
+func (*CancelScheduledAutoMergeResponse) Descriptor() ([]byte, []int) {
+	return file_forge_pulls_v1_merge_proto_rawDescGZIP(), []int{5}
+}
+
 var File_forge_pulls_v1_merge_proto protoreflect.FileDescriptor
 
 const file_forge_pulls_v1_merge_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/pulls/v1/merge.proto\x12\x0eforge.pulls.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\"\\\n" +
+	"\x1aforge/pulls/v1/merge.proto\x12\x0eforge.pulls.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\"\\\n" +
 	"\x1aIsPullRequestMergedRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
@@ -316,13 +426,21 @@ const file_forge_pulls_v1_merge_proto_rawDesc = "" +
 	"\x19merge_when_checks_succeed\x18\n" +
 	" \x01(\bR\x16mergeWhenChecksSucceed\x12>\n" +
 	"\x19delete_branch_after_merge\x18\v \x01(\bH\x00R\x16deleteBranchAfterMerge\x88\x01\x01B\x1c\n" +
-	"\x1a_delete_branch_after_merge\"\x1a\n" +
-	"\x18MergePullRequestResponse2\xae\x03\n" +
+	"\x1a_delete_branch_after_merge\":\n" +
+	"\x18MergePullRequestResponse\x12\x1e\n" +
+	"\acreated\x18\x01 \x01(\bB\x04\x90\xb5\x18\x01R\acreated\"a\n" +
+	"\x1fCancelScheduledAutoMergeRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\"\"\n" +
+	" CancelScheduledAutoMergeResponse2\xa1\x05\n" +
 	"\x10PullMergeService\x12\xc9\x01\n" +
 	"\x13IsPullRequestMerged\x12*.forge.pulls.v1.IsPullRequestMergedRequest\x1a+.forge.pulls.v1.IsPullRequestMergedResponse\"Y\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x022\x120/api/v1/repos/{owner}/{repo}/pulls/{index}/merge\x12\xcd\x01\n" +
 	"\x10MergePullRequest\x12'.forge.pulls.v1.MergePullRequestRequest\x1a(.forge.pulls.v1.MergePullRequestResponse\"f\x92\xb5\x18'\b\x02\x1a\n" +
-	"repository \x02(\x03:\x06\b\x01\x10\x03\x18\x01B\vpull-merger\x82\xd3\xe4\x93\x025:\x01*\"0/api/v1/repos/{owner}/{repo}/pulls/{index}/mergeB\x9c\x01\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x03\x18\x01B\vpull-merger\x82\xd3\xe4\x93\x025:\x01*\"0/api/v1/repos/{owner}/{repo}/pulls/{index}/merge\x12\xf0\x01\n" +
+	"\x18CancelScheduledAutoMerge\x12/.forge.pulls.v1.CancelScheduledAutoMergeRequest\x1a0.forge.pulls.v1.CancelScheduledAutoMergeResponse\"q\x88\xb5\x18\xcc\x01\x92\xb5\x180\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x03\x18\x01B\x14auto-merge-canceller\x82\xd3\xe4\x93\x022*0/api/v1/repos/{owner}/{repo}/pulls/{index}/mergeB\x9c\x01\n" +
 	"\x12com.forge.pulls.v1B\n" +
 	"MergeProtoP\x01Z forge/gen/forge/pulls/v1;pullsv1\xa2\x02\x03FPX\xaa\x02\x0eForge.Pulls.V1\xca\x02\x0eForge\\Pulls\\V1\xe2\x02\x1aForge\\Pulls\\V1\\GPBMetadata\xea\x02\x10Forge::Pulls::V1b\x06proto3"
 
@@ -338,20 +456,24 @@ func file_forge_pulls_v1_merge_proto_rawDescGZIP() []byte {
 	return file_forge_pulls_v1_merge_proto_rawDescData
 }
 
-var file_forge_pulls_v1_merge_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_forge_pulls_v1_merge_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_forge_pulls_v1_merge_proto_goTypes = []any{
-	(*IsPullRequestMergedRequest)(nil),  // 0: forge.pulls.v1.IsPullRequestMergedRequest
-	(*IsPullRequestMergedResponse)(nil), // 1: forge.pulls.v1.IsPullRequestMergedResponse
-	(*MergePullRequestRequest)(nil),     // 2: forge.pulls.v1.MergePullRequestRequest
-	(*MergePullRequestResponse)(nil),    // 3: forge.pulls.v1.MergePullRequestResponse
+	(*IsPullRequestMergedRequest)(nil),       // 0: forge.pulls.v1.IsPullRequestMergedRequest
+	(*IsPullRequestMergedResponse)(nil),      // 1: forge.pulls.v1.IsPullRequestMergedResponse
+	(*MergePullRequestRequest)(nil),          // 2: forge.pulls.v1.MergePullRequestRequest
+	(*MergePullRequestResponse)(nil),         // 3: forge.pulls.v1.MergePullRequestResponse
+	(*CancelScheduledAutoMergeRequest)(nil),  // 4: forge.pulls.v1.CancelScheduledAutoMergeRequest
+	(*CancelScheduledAutoMergeResponse)(nil), // 5: forge.pulls.v1.CancelScheduledAutoMergeResponse
 }
 var file_forge_pulls_v1_merge_proto_depIdxs = []int32{
 	0, // 0: forge.pulls.v1.PullMergeService.IsPullRequestMerged:input_type -> forge.pulls.v1.IsPullRequestMergedRequest
 	2, // 1: forge.pulls.v1.PullMergeService.MergePullRequest:input_type -> forge.pulls.v1.MergePullRequestRequest
-	1, // 2: forge.pulls.v1.PullMergeService.IsPullRequestMerged:output_type -> forge.pulls.v1.IsPullRequestMergedResponse
-	3, // 3: forge.pulls.v1.PullMergeService.MergePullRequest:output_type -> forge.pulls.v1.MergePullRequestResponse
-	2, // [2:4] is the sub-list for method output_type
-	0, // [0:2] is the sub-list for method input_type
+	4, // 2: forge.pulls.v1.PullMergeService.CancelScheduledAutoMerge:input_type -> forge.pulls.v1.CancelScheduledAutoMergeRequest
+	1, // 3: forge.pulls.v1.PullMergeService.IsPullRequestMerged:output_type -> forge.pulls.v1.IsPullRequestMergedResponse
+	3, // 4: forge.pulls.v1.PullMergeService.MergePullRequest:output_type -> forge.pulls.v1.MergePullRequestResponse
+	5, // 5: forge.pulls.v1.PullMergeService.CancelScheduledAutoMerge:output_type -> forge.pulls.v1.CancelScheduledAutoMergeResponse
+	3, // [3:6] is the sub-list for method output_type
+	0, // [0:3] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
 	0, // [0:0] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
@@ -369,7 +491,7 @@ func file_forge_pulls_v1_merge_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_pulls_v1_merge_proto_rawDesc), len(file_forge_pulls_v1_merge_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	PullMergeService_IsPullRequestMerged_FullMethodName = "/forge.pulls.v1.PullMergeService/IsPullRequestMerged"
-	PullMergeService_MergePullRequest_FullMethodName    = "/forge.pulls.v1.PullMergeService/MergePullRequest"
+	PullMergeService_IsPullRequestMerged_FullMethodName      = "/forge.pulls.v1.PullMergeService/IsPullRequestMerged"
+	PullMergeService_MergePullRequest_FullMethodName         = "/forge.pulls.v1.PullMergeService/MergePullRequest"
+	PullMergeService_CancelScheduledAutoMerge_FullMethodName = "/forge.pulls.v1.PullMergeService/CancelScheduledAutoMerge"
 )
 
 // PullMergeServiceClient is the client API for PullMergeService service.
@@ -42,6 +43,11 @@ type PullMergeServiceClient interface {
 	// merged one, 405 "User not allowed to merge PR" unless the caller
 	// writes the code.
 	MergePullRequest(ctx context.Context, in *MergePullRequestRequest, opts ...grpc.CallOption) (*MergePullRequestResponse, error)
+	// CancelScheduledAutoMerge cancels the pull request's scheduled merge
+	// (DELETE /repos/{owner}/{repo}/pulls/{index}/merge): 204, 404 when none
+	// is scheduled; only the one who scheduled it or a repository
+	// administrator may (the rule auto-merge-canceller, else 403).
+	CancelScheduledAutoMerge(ctx context.Context, in *CancelScheduledAutoMergeRequest, opts ...grpc.CallOption) (*CancelScheduledAutoMergeResponse, error)
 }
 
 type pullMergeServiceClient struct {
@@ -72,6 +78,16 @@ func (c *pullMergeServiceClient) MergePullRequest(ctx context.Context, in *Merge
 	return out, nil
 }
 
+func (c *pullMergeServiceClient) CancelScheduledAutoMerge(ctx context.Context, in *CancelScheduledAutoMergeRequest, opts ...grpc.CallOption) (*CancelScheduledAutoMergeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelScheduledAutoMergeResponse)
+	err := c.cc.Invoke(ctx, PullMergeService_CancelScheduledAutoMerge_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PullMergeServiceServer is the server API for PullMergeService service.
 // All implementations must embed UnimplementedPullMergeServiceServer
 // for forward compatibility.
@@ -91,6 +107,11 @@ type PullMergeServiceServer interface {
 	// merged one, 405 "User not allowed to merge PR" unless the caller
 	// writes the code.
 	MergePullRequest(context.Context, *MergePullRequestRequest) (*MergePullRequestResponse, error)
+	// CancelScheduledAutoMerge cancels the pull request's scheduled merge
+	// (DELETE /repos/{owner}/{repo}/pulls/{index}/merge): 204, 404 when none
+	// is scheduled; only the one who scheduled it or a repository
+	// administrator may (the rule auto-merge-canceller, else 403).
+	CancelScheduledAutoMerge(context.Context, *CancelScheduledAutoMergeRequest) (*CancelScheduledAutoMergeResponse, error)
 	mustEmbedUnimplementedPullMergeServiceServer()
 }
 
@@ -106,6 +127,9 @@ func (UnimplementedPullMergeServiceServer) IsPullRequestMerged(context.Context, 
 }
 func (UnimplementedPullMergeServiceServer) MergePullRequest(context.Context, *MergePullRequestRequest) (*MergePullRequestResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method MergePullRequest not implemented")
+}
+func (UnimplementedPullMergeServiceServer) CancelScheduledAutoMerge(context.Context, *CancelScheduledAutoMergeRequest) (*CancelScheduledAutoMergeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelScheduledAutoMerge not implemented")
 }
 func (UnimplementedPullMergeServiceServer) mustEmbedUnimplementedPullMergeServiceServer() {}
 func (UnimplementedPullMergeServiceServer) testEmbeddedByValue()                          {}
@@ -164,6 +188,24 @@ func _PullMergeService_MergePullRequest_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PullMergeService_CancelScheduledAutoMerge_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelScheduledAutoMergeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PullMergeServiceServer).CancelScheduledAutoMerge(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PullMergeService_CancelScheduledAutoMerge_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PullMergeServiceServer).CancelScheduledAutoMerge(ctx, req.(*CancelScheduledAutoMergeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // PullMergeService_ServiceDesc is the grpc.ServiceDesc for PullMergeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -178,6 +220,10 @@ var PullMergeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "MergePullRequest",
 			Handler:    _PullMergeService_MergePullRequest_Handler,
+		},
+		{
+			MethodName: "CancelScheduledAutoMerge",
+			Handler:    _PullMergeService_CancelScheduledAutoMerge_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
