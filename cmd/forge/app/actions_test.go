@@ -13,6 +13,7 @@ import (
 // repository and the user level are three secrets, and the value is not
 // in the database in clear. (Who may call: testdata/cases/actions.yaml.)
 func TestActionsSecretsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))
@@ -107,6 +108,7 @@ func TestActionsSecretsSDK(t *testing.T) {
 // names upper-cased, 409 on a taken name, rename by PUT, the same name at
 // two levels independent.
 func TestActionsVariablesSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))
@@ -184,6 +186,7 @@ func TestActionsVariablesSDK(t *testing.T) {
 // every GET and POST (the SDK's calls and raw HTTP, the global one at
 // both paths), sealed in the database.
 func TestRunnerRegistrationTokens(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))

@@ -99,6 +99,7 @@ func TestAreasDeclareEveryMethod(t *testing.T) {
 // too, such as issue_assignees.assignee_id; Own checks they exist); and
 // what the areas declare is what the running store was given.
 func TestAreasOwnEveryTable(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		ctx := context.Background()
 		owned, err := all.Owned()
@@ -146,6 +147,7 @@ func TestAreasOwnEveryTable(t *testing.T) {
 // TestDeletesLeaveNoOrphans: deleting a repository and then a user through
 // the API leaves no row behind in any table the areas declare as theirs.
 func TestDeletesLeaveNoOrphans(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, allowLocal, func(t *testing.T, s *testServer) {
 		ctx := context.Background()
 		aliceToken := s.seedUser("alice", "password1", false)

@@ -104,6 +104,7 @@ func (s *testServer) blobTemps(t *testing.T) []string {
 }
 
 func TestReleaseAttachmentsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -266,6 +267,7 @@ func (z *countingZeros) Read(p []byte) (int, error) {
 }
 
 func TestAttachmentVisibility(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -334,6 +336,7 @@ func TestAttachmentVisibility(t *testing.T) {
 }
 
 func TestIssueAttachmentsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false) // reader collaborator
@@ -484,6 +487,7 @@ func TestIssueAttachmentsSDK(t *testing.T) {
 // JSON (assets), in single objects and lists, as the attachments area
 // renders them; deleting the issue takes its and its comments' files.
 func TestIssueAssetsInJSON(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))
@@ -599,6 +603,7 @@ func TestIssueAssetsInJSON(t *testing.T) {
 // TestAttachmentLimits: MAX_SIZE answers 413 without holding the upload
 // in memory, and a large upload within it streams with bounded memory.
 func TestAttachmentLimits(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(c *config.Config) {
 		c.Attachment.MaxSize = 1
 		c.Attachment.ReleaseMaxSize = 96
@@ -731,6 +736,7 @@ func TestAttachmentLimits(t *testing.T) {
 
 // TestAttachmentGRPC: the same service over gRPC, uploading in chunks.
 func TestAttachmentGRPC(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -811,6 +817,7 @@ func TestAttachmentGRPC(t *testing.T) {
 // databases with the interceptor's message, and nothing is stored;
 // control characters and directories are dropped.
 func TestAttachmentNameText(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))

@@ -27,6 +27,7 @@ func expectQueryTokenWarning(t *testing.T, r response) {
 // when it carries a valid token in the Authorization header as well (the
 // header used to win, and the request was answered 200).
 func TestQueryTokenDisabled(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(c *config.Config) { c.Security.DisableQueryAuthToken = true }, func(t *testing.T, s *testServer) {
 		header := []string{"Authorization", "token " + s.AdminToken}
 		for _, tc := range []struct {
@@ -69,6 +70,7 @@ func TestQueryTokenDisabled(t *testing.T) {
 // TestQueryTokenEnabled: by default query tokens still authenticate, with
 // the deprecation warning.
 func TestQueryTokenEnabled(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		for _, key := range []string{"token", "access_token"} {
 			r := s.do("GET", "/api/v1/user?"+key+"="+s.AdminToken, "")

@@ -75,6 +75,7 @@ func TestQueryTokens(t *testing.T) {
 }
 
 func TestTOTPBasicAuth(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		s.seedUser("alice", "alice-password", false)
 		// Enrol through the admin API over gRPC (see grpc_test) or the REST-less

@@ -32,6 +32,7 @@ func warm(t *testing.T, s *testServer, path, token string, want int) {
 }
 
 func TestAuthCacheInvalidation(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		t.Run("revoked token", func(t *testing.T) {
 			tok := s.seedUser("revoked", "revoked-password-1", false)

@@ -59,6 +59,7 @@ var updateAuthz = flag.Bool("update-authz", false, "rewrite testdata/authz_polic
 // golden is rewritten (go test -run TestAuthorizationMatrix -update-authz),
 // which shows the change in review.
 func TestAuthorizationMatrix(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		pols := s.App.Policies()
 		checkPolicyGolden(t, pols)

@@ -82,6 +82,7 @@ func contains(list []string, s string) bool {
 // testdata/cases/branches.yaml.
 
 func TestBranchesAPI(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		const pw = "alice-password"
 		aliceTok := s.seedUser("alice", pw, false)

@@ -366,6 +366,7 @@ var casesAlone = flag.Bool("cases-alone", false, "TestAPICases: run every case a
 //
 //	go test -run 'TestAPICases/.*/sqlite3' ./cmd/forge/app/ -args -cases-alone
 func TestAPICases(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/cases/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no case files: %v", err)
@@ -397,6 +398,7 @@ func TestAPICases(t *testing.T) {
 			return w, cf.Cases
 		}
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
+			t.Parallel() // each file on its own servers; -test.parallel sets how many at once
 			checkCaseFile(t, file, shape.Cases)
 			if *casesAlone {
 				for _, kind := range storetest.Backends {

@@ -32,6 +32,7 @@ func fileStatuses(c *gitea.Commit) string {
 }
 
 func TestCommitsEmptyRepository(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, aliceTok, "empty", false, false)
@@ -44,6 +45,7 @@ func TestCommitsEmptyRepository(t *testing.T) {
 }
 
 func TestCommitsAPI(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		const pw = "alice-password"
 		aliceTok := s.seedUser("alice", pw, false)

@@ -19,6 +19,7 @@ func blobSHA(t *testing.T, dir, rev, path string) string {
 }
 
 func TestContentsEmptyRepository(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, aliceTok, "empty", false, false)
@@ -41,6 +42,7 @@ func TestContentsEmptyRepository(t *testing.T) {
 }
 
 func TestContentsRead(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		const pw = "alice-password"
 		aliceTok := s.seedUser("alice", pw, false)
@@ -146,6 +148,7 @@ func TestContentsRead(t *testing.T) {
 }
 
 func TestRawFiles(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		const pw = "alice-password"
 		aliceTok := s.seedUser("alice", pw, false)
@@ -220,6 +223,7 @@ func TestRawFiles(t *testing.T) {
 }
 
 func TestContentsWrite(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		const pw = "alice-password"
 		aliceTok := s.seedUser("alice", pw, false)

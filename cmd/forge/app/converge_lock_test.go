@@ -20,6 +20,7 @@ import (
 // once the lock is released the records equal git's refs within 5 s,
 // without any further write.
 func TestConvergeAfterDatabaseLockedDuringPush(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, tok, "locked", true, false)

@@ -35,6 +35,7 @@ func equalStrings(a, b []string) bool {
 // dependency (412), removal; and a private issue of a repository the
 // caller cannot read is refused with 403 and left out of lists.
 func TestIssueDependenciesSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -140,6 +141,7 @@ func TestIssueDependenciesSDK(t *testing.T) {
 // ALLOW_CROSS_REPOSITORY_DEPENDENCIES = false a dependency on another
 // repository's issue is 400, one in the same repository still works.
 func TestCrossRepositoryDependenciesDisabled(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(c *config.Config) { c.Service.AllowCrossRepositoryDependencies = false }, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(tok))

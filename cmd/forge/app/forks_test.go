@@ -16,6 +16,7 @@ import (
 // forks_count at exactly 20, and deleting a fork counts it off. (Who may
 // fork and see forks are cases in testdata/cases/forks.yaml.)
 func TestForksSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)

@@ -37,6 +37,7 @@ func secretFromURI(t *testing.T, uri string) string {
 // TestGRPCMeetsTheSameChecks: gRPC clients go through the same interceptor
 // as REST clients.
 func TestGRPCMeetsTheSameChecks(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		ctx := t.Context()
 		users := usersv1.NewUserServiceClient(s.grpcConn())

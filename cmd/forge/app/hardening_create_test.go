@@ -20,6 +20,7 @@ import (
 // different file on main at once; all get 201 and main gets 100 commits.
 // Before, 95-98 of them got 422 `ref "refs/heads/main" moved concurrently`.
 func TestContentsConcurrentWritesOneBranch(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, tok, "busy", true, false)
@@ -66,6 +67,7 @@ func TestContentsConcurrentWritesOneBranch(t *testing.T) {
 // status and message: concurrent creates of one path (one wins), and an
 // update or delete with a sha that is no longer the file's.
 func TestContentsRealConflicts(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, tok, "r", true, false)
@@ -133,6 +135,7 @@ func TestContentsRealConflicts(t *testing.T) {
 // already exist"), and DELETE of a record whose directory is not a
 // repository, or is missing, removes what exists and answers 204.
 func TestRepoCreateAndDeleteLeftovers(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("alice", "alice-password", false)
 		h := []string{"Authorization", "token " + tok, "Content-Type", jsonCT}
@@ -182,6 +185,7 @@ func TestRepoCreateAndDeleteLeftovers(t *testing.T) {
 // quarantines, push logs and temporary indexes; starting forge removes
 // those older than an hour and keeps younger ones (a live operation's).
 func TestStartupSweepsLeftovers(t *testing.T) {
+	t.Parallel()
 	var gone, kept []string
 	plant := func(p string, age time.Duration) string {
 		if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {

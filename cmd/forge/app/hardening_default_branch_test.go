@@ -13,6 +13,7 @@ import (
 // or 300 characters that overflow PostgreSQL's column). It is a branch name
 // wherever it is set: repository creation and PATCH, empty or not.
 func TestHardeningDefaultBranchValidated(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(tok))

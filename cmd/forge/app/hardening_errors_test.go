@@ -36,6 +36,7 @@ func expectDeclared(t *testing.T, err error, code codes.Code, reason, httpStatus
 // table in the gateway): REST clients get Gitea's status and message, gRPC
 // clients the canonical code with the declared status in ErrorInfo.
 func TestDeclaredErrorStatuses(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		const alicePW = "alice-password"
 		aliceTok := s.seedUser("alice", alicePW, false)

@@ -14,6 +14,7 @@ import (
 // recorded; exactly one wins, the others get Gitea's refusal and leave
 // nothing behind: no record, no directory, no scratch clone.
 func TestMigrateRacesAllOrNothing(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, allowLocal, func(t *testing.T, s *testServer) {
 		const alicePW = "alice-password"
 		aliceTok := s.seedUser("alice", alicePW, false)

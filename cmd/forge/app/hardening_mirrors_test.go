@@ -100,6 +100,7 @@ func scanProcesses(t *testing.T, marker string, secrets ...string) (cmdlines, en
 // requires them, and looks at every process while git talks to it: the
 // password is on no command line; git has it, in its environment.
 func TestMirrorCredentialsOffCommandLine(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, allowLocal, func(t *testing.T, s *testServer) {
 		b := make([]byte, 8)
 		rand.Read(b)

@@ -13,6 +13,7 @@ import (
 // TestReadOnlyArchivedRepository: git fetches from an archived repository
 // but cannot push to it, with Gitea's text; unarchiving lets the push in.
 func TestReadOnlyArchivedRepository(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		const alicePW = "alice-password"
 		aliceTok := s.seedUser("alice", alicePW, false)
@@ -40,6 +41,7 @@ func TestReadOnlyArchivedRepository(t *testing.T) {
 
 // TestReadOnlyPullMirror: git clones a pull mirror but cannot push to it.
 func TestReadOnlyPullMirror(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, allowLocal, func(t *testing.T, s *testServer) {
 		const carolPW = "carol-password"
 		aliceTok := s.seedUser("alice", "alice-password", false)

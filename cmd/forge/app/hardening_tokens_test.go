@@ -30,6 +30,7 @@ type credential struct {
 // for another user are bound by their own credential the same way. Every
 // case runs over REST and over gRPC.
 func TestTokenCreationCannotEscalate(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		s.seedUser("alice", "alice-password", false)
 		s.seedUser("carol", "carol-password", false)
@@ -131,6 +132,7 @@ func TestTokenCreationCannotEscalate(t *testing.T) {
 // gRPC, and across two forge processes on one database; the next step's
 // code then works, once.
 func TestTOTPCodeSingleUse(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		s.seedUser("alice", "alice-password", false)
 		secret := secretFromURI(t, enrollTOTP(t, s, "alice"))

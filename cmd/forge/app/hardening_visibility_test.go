@@ -71,6 +71,7 @@ func visibilityWorld(t *testing.T, s *testServer) viewers {
 // authors as it is at GET /users/{u}. (Search, collaborators, subscribers
 // and release authors are cases in testdata/cases/visibility.yaml.)
 func TestHiddenUsersDoNotLeak(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		v := visibilityWorld(t, s)
 		admin := s.AdminToken
@@ -105,6 +106,7 @@ func TestHiddenUsersDoNotLeak(t *testing.T) {
 // it over git too, and lifting the restriction restores the public view.
 // (REST and gRPC reads are cases in testdata/cases/visibility.yaml.)
 func TestRestrictedUsers(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		v := visibilityWorld(t, s)
 		expectStatus(t, v.get(v.rst, "/api/v1/repos/alice/pub"), 404)
@@ -130,6 +132,7 @@ func TestRestrictedUsers(t *testing.T) {
 // repository creation through every path; site administrators are not
 // limited.
 func TestMaxRepoCreation(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, allowLocal, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -187,6 +190,7 @@ func TestMaxRepoCreation(t *testing.T) {
 // TestMaxCreationLimitDefault: [repository] MAX_CREATION_LIMIT applies to
 // accounts whose own max_repo_creation is -1.
 func TestMaxCreationLimitDefault(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(c *config.Config) { c.Repository.MaxCreationLimit = 1 }, func(t *testing.T, s *testServer) {
 		carol := s.seedUser("carol", "carol-password", false)
 		s.adminDo(t, "PATCH", "/api/v1/admin/users/carol", `{"max_repo_creation":-1}`, 200)

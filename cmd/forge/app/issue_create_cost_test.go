@@ -13,6 +13,7 @@ import (
 // attachments; its assignees are the ones just stored). The answer is the
 // same issue a GET returns.
 func TestCreateIssueStatements(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		owner := s.seedUser("owner", "owner-password-1", false)
 		s.createRepo(t, owner, "proj", false, false)

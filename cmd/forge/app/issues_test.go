@@ -24,6 +24,7 @@ func issueNumbers(is []*gitea.Issue) []int64 {
 // closed_at and moves open_issues_count), comments (an edit keeps the
 // creation time), and the search across repositories.
 func TestIssuesSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -181,6 +182,7 @@ func TestIssuesSDK(t *testing.T) {
 // through one process on SQLite); the numbers are exactly 1..100 and the
 // repository counts 100 open issues.
 func TestIssueNumbersTwoProcesses(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, tok, "busy", false, false)

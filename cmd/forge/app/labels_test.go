@@ -21,6 +21,7 @@ func sdkLabelNames(ls []*gitea.Label) string {
 // archive state kept by an edit that does not carry it, paging, labels on
 // create, add/replace/delete/clear, the exclusive 422 and replace-on-add.
 func TestLabelsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -139,6 +140,7 @@ func TestLabelsSDK(t *testing.T) {
 // (owners only), get, list, edit, delete, and their use on an issue of
 // the organization's repository.
 func TestOrgLabelsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)

@@ -90,6 +90,7 @@ func (s *testServer) dueNow(t *testing.T) {
 }
 
 func TestPullMirror(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, allowLocal, func(t *testing.T, s *testServer) {
 		const alicePW = "alice-password"
 		aliceTok := s.seedUser("alice", alicePW, false)
@@ -220,6 +221,7 @@ func TestPullMirror(t *testing.T) {
 }
 
 func TestMigratePlainRepository(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, allowLocal, func(t *testing.T, s *testServer) {
 		const alicePW = "alice-password"
 		aliceTok := s.seedUser("alice", alicePW, false)
@@ -396,6 +398,7 @@ func TestMigrateFailedCloneLeavesNothing(t *testing.T) {
 var remoteNameRE = regexp.MustCompile(`^remote_mirror_[A-Za-z0-9]{10}$`)
 
 func TestPushMirrors(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, allowLocal, func(t *testing.T, s *testServer) {
 		const alicePW = "alice-password"
 		aliceTok := s.seedUser("alice", alicePW, false)

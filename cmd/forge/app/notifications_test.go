@@ -27,6 +27,7 @@ func unreadCount(t *testing.T, c *gitea.Client) int64 {
 }
 
 func TestNotificationsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false) // owner, watches by creating
 		bobTok := s.seedUser("bob", "bob-password", false)       // watcher

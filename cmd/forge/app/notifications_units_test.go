@@ -19,6 +19,7 @@ import (
 // writes him no thread at all. The unit back, the old thread is his
 // again, the new issue still not.
 func TestNotificationsFollowTheIssuesUnit(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)

@@ -21,6 +21,7 @@ import (
 // repository, and check that team membership gives git push access to
 // the team's repository and nothing to anyone else.
 func TestOrganizationsWithTheSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		ownerTok := s.seedUser("boss", "boss-password", false)
 		s.seedUser("dev", "dev-password", false)
@@ -140,6 +141,7 @@ func TestOrganizationsWithTheSDK(t *testing.T) {
 // only site administrators create organizations (Gitea's 403 and its odd
 // message); creating one for a user as administrator still works.
 func TestDisableRegularOrgCreation(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(c *config.Config) { c.Admin.DisableRegularOrgCreation = true }, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("boss", "boss-password", false)
 		user := s.sdk(gitea.SetToken(tok))
@@ -167,6 +169,7 @@ func TestDisableRegularOrgCreation(t *testing.T) {
 // ends in the second team and, as every team member, in the organization:
 // its member list shows him.
 func TestTeamMoveTwoProcesses(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("boss", "boss-password", false)
 		s.seedUser("mover", "mover-password", false)

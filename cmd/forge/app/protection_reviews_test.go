@@ -106,6 +106,7 @@ func (r *reviewedRepo) merged(index int64) {
 // rule has one, and block_on_rejected_reviews refuses while a writer
 // requests changes.
 func TestProtectionApprovals(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		r := newReviewedRepo(t, s)
 		pr1 := r.open("one")
@@ -156,6 +157,7 @@ func TestProtectionApprovals(t *testing.T) {
 // refuses the merge while a writer's review request is open, and not for
 // a reader's.
 func TestProtectionOfficialReviewRequests(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		r := newReviewedRepo(t, s)
 		pr := r.open("one")
@@ -207,6 +209,7 @@ func (r *reviewedRepo) reviewWithin(index, id int64, what string, ok func(*gitea
 // ignore_stale_approvals they stay but do not count; a fresh approval
 // lets the merge through.
 func TestProtectionStaleApprovals(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		r := newReviewedRepo(t, s)
 		yes := true

@@ -20,6 +20,7 @@ import (
 // a list replaces), refused when duplicated (403) or naming an unknown
 // user (422), and deleted (then 404).
 func TestBranchProtectionCRUD(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("alice", "alice-password", false)
 		s.seedUser("bob", "bob-password", false)
@@ -190,6 +191,7 @@ func pushRefused(t *testing.T, dir, want string, args ...string) {
 // why as "remote: ..." lines; what the rule allows still lands, and a
 // branch no rule names is unaffected.
 func TestBranchProtectionPush(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		alice, _, aliceDir, bobDir := protectedRepo(t, s)
 		mk := func(o gitea.CreateBranchProtectionOption) {
@@ -256,6 +258,7 @@ func TestBranchProtectionPush(t *testing.T) {
 // protected file, a branch that requires signed commits (forge does not
 // sign its commits) and a protected branch's deletion.
 func TestBranchProtectionAPI(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		alice, bob, aliceTok, _, aliceDir, _ := protectedRepoTokens(t, s)
 		gitCmd(t, aliceDir, "push", "-q", "origin", "main:release/1", "main:signed")
@@ -312,6 +315,7 @@ func TestBranchProtectionAPI(t *testing.T) {
 // statuses, required approvals (no review counts yet), an outdated head,
 // and force_merge by a repository administrator skipping the checks.
 func TestBranchProtectionMerge(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		alice, _, aliceTok, bobTok, aliceDir, _ := protectedRepoTokens(t, s)
 		open := func(branch string) int64 {

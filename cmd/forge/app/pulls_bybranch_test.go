@@ -13,6 +13,7 @@ import (
 // a new one from the same branches, the open one; unknown branches are
 // 404.
 func TestPullByBaseHead(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))

@@ -21,6 +21,7 @@ import (
 // and git format-patch print it; one commit's .diff and .patch (the root
 // commit's too) and 404 for an unknown commit.
 func TestPullDiffSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)

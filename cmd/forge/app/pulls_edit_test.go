@@ -15,6 +15,7 @@ import (
 // the base; then retargets one (EditPullRequest Base), closes and reopens
 // it (State), and does the same through a fork's branch.
 func TestPullsFollowBranches(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)

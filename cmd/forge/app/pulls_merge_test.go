@@ -23,6 +23,7 @@ import (
 // true, and a second merge is 405. A fast-forward-only merge of a
 // diverged head is 409 and moves nothing.
 func TestPullMergeSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))
@@ -190,6 +191,7 @@ func TestPullMergeSDK(t *testing.T) {
 // merge answered 200 (its head and its merge commit); a merge that lost
 // the race for good is 409, and a push that lost is refused by git.
 func TestPullMergeConcurrentPush(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		tok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(tok))

@@ -15,6 +15,7 @@ import (
 // and reads open, then merged once merged; a pull request closed without
 // a merge reads closed. The subject-type filter pull finds them.
 func TestPullNotifications(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))

@@ -111,6 +111,7 @@ func stillThen(t *testing.T, c *gitea.Client, owner string, index int64, what st
 // child keeps its base, and a merge that keeps its branch retargets
 // nothing.
 func TestPullRetargetChildrenOnMerge(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))
@@ -180,6 +181,7 @@ func TestPullRetargetChildrenOnMerge(t *testing.T) {
 // the merge deletes the parent's branch and the child, whose base it was,
 // is closed (not merged), its base unchanged.
 func TestPullRetargetChildrenOff(t *testing.T) {
+	t.Parallel()
 	off := func(cfg *config.Config) { cfg.Repository.RetargetChildrenOnMerge = false }
 	eachBackend(t, off, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
@@ -208,6 +210,7 @@ func TestPullRetargetChildrenOff(t *testing.T) {
 // merged head, however alike), nor bob's child in his fork stacked on his
 // parent, whose branch stays.
 func TestPullRetargetNotAcrossForks(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -255,6 +258,7 @@ func TestPullRetargetNotAcrossForks(t *testing.T) {
 // --delete, and by a push deleting a fork's branch that a pull request
 // into the parent repository comes from. Other pull requests stay open.
 func TestPullBranchDeletionClosesPulls(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)

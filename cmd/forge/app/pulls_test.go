@@ -19,6 +19,7 @@ import (
 // 404 and 409 answers leave nothing behind; 20 concurrent creations get
 // distinct numbers shared with issues.
 func TestPullsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)

@@ -20,6 +20,7 @@ import (
 // by a writer of the base only once the poster allows maintainers to edit.
 // Each time the pull request's head sha and mergeability follow.
 func TestPullUpdate(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)

@@ -172,6 +172,7 @@ func queriesOf(t *testing.T, s *testServer, token, path string) (int64, int) {
 }
 
 func TestListQueriesConstant(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		viewer := s.seedUser("viewer", "viewer-password-1", false)
 		sizes := []int{5, 50}

@@ -31,6 +31,7 @@ func releaseTags(rs []*gitea.Release) string {
 }
 
 func TestReleasesSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)

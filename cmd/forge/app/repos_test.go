@@ -13,6 +13,7 @@ import (
 )
 
 func TestRepositoryLifecycleSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -142,6 +143,7 @@ func revParse(t *testing.T, dir, ref string) string {
 }
 
 func TestGitCloneAndPush(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, aliceTok, "project", false, false)
@@ -265,6 +267,7 @@ func TestGitAccessRules(t *testing.T) {
 // TestDeleteUserWithRepositories: a user who owns repositories is deleted
 // only with ?purge=true, which removes the repositories and their files.
 func TestDeleteUserWithRepositories(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		bobTok := s.seedUser("bob", "bob-password", false)
 		s.createRepo(t, bobTok, "mine", true, false)

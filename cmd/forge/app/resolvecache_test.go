@@ -30,6 +30,7 @@ type repoSeen struct {
 }
 
 func TestResolveCacheInvalidation(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		ctx := context.Background()
 		other, err := store.Open(s.Cfg.Database)

@@ -19,6 +19,7 @@ import (
 // repository administrator dismisses and undismisses; the reviewer
 // deletes; a push to the head makes earlier reviews stale.
 func TestPullReviewsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		writerTok := s.seedUser("writer", "writer-password", false)

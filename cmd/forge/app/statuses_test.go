@@ -18,6 +18,7 @@ import (
 // (Who may call, the 422s and the list's sort, filter and headers are
 // cases in testdata/cases/statuses.yaml.)
 func TestCommitStatusesSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))

@@ -56,6 +56,7 @@ func timelineTypes(items []timelineItem) string {
 // order with Gitea's type names and fields, paged; the plain comment
 // endpoints and the issue's comment count still see the one comment.
 func TestIssueTimeline(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		writerTok := s.seedUser("writer", "writer-password", false)

@@ -16,6 +16,7 @@ import (
 // may call, the name rules and the 422 bodies are cases in
 // testdata/cases/topics.yaml.)
 func TestTopicsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		alice := s.sdk(gitea.SetToken(aliceTok))

@@ -11,6 +11,7 @@ import (
 // calls: a PATCH changes only what it carries, and hide_email turns the
 // e-mail other users see into the no-reply placeholder.
 func TestUserSettingsSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		alice := s.sdk(gitea.SetToken(s.seedUser("alice", "alice-password", false)))
 		bob := s.sdk(gitea.SetToken(s.seedUser("bob", "bob-password", false)))

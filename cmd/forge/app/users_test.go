@@ -13,6 +13,7 @@ func ptr[T any](v T) *T { return &v }
 
 // TestAdminUserLifecycleSDK drives user management with the official SDK.
 func TestAdminUserLifecycleSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		admin := s.sdk(gitea.SetToken(s.AdminToken))
 		me, _, err := admin.GetMyUserInfo()

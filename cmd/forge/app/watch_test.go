@@ -21,6 +21,7 @@ func repoNames(rs []*gitea.Repository) string {
 }
 
 func TestWatchSDK(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		bobTok := s.seedUser("bob", "bob-password", false)
@@ -132,6 +133,7 @@ func TestWatchREST(t *testing.T) {
 // Concurrent watch and unwatch calls over HTTP leave watchers_count equal
 // to the number of subscribers.
 func TestWatchCountUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		aliceTok := s.seedUser("alice", "alice-password", false)
 		s.createRepo(t, aliceTok, "proj", false, false)
