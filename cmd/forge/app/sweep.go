@@ -13,35 +13,34 @@ import (
 // serving (it is also removed at start-up).
 const sweepEvery = time.Hour
 
-// sweep removes scratch files and push quarantines left by killed
-// operations (see git.Store.Sweep); failures are logged, never fatal.
+// sweep removes the debris of killed operations, scratch files and
+// orphaned attachment files; failures are logged, never fatal.
 func (a *App) sweep(ctx context.Context) {
-	n, err := a.Git.Sweep(ctx, git.DefaultScratchAge)
-	if err != nil {
-		slog.Warn("removing leftovers of interrupted operations", "removed", n, "err", err)
-	} else if n > 0 {
-		slog.Info("removed leftovers of interrupted operations", "removed", n)
+	if err := a.sweepScratch(ctx); err != nil {
+		slog.Warn("removing leftovers of interrupted operations", "err", err)
 	}
-	// Attachment files without a row (an upload or delete cut short, a
-	// parent deleted with its rows) and unfinished uploads.
-	n, err = a.Attachments.Sweep(ctx, attachments.SweepAge)
-	if err != nil {
-		slog.Warn("removing orphaned attachment files", "removed", n, "err", err)
-	} else if n > 0 {
-		slog.Info("removed orphaned attachment files", "removed", n)
+	if err := a.sweepAttachments(ctx); err != nil {
+		slog.Warn("removing orphaned attachment files", "err", err)
 	}
 }
 
-// runSweeper sweeps every sweepEvery until ctx is done.
-func (a *App) runSweeper(ctx context.Context) {
-	t := time.NewTicker(sweepEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			a.sweep(ctx)
-		}
+// sweepScratch removes scratch files and push quarantines left by killed
+// operations (see git.Store.Sweep).
+func (a *App) sweepScratch(ctx context.Context) error {
+	n, err := a.Git.Sweep(ctx, git.DefaultScratchAge)
+	if err == nil && n > 0 {
+		slog.Info("removed leftovers of interrupted operations", "removed", n)
 	}
+	return err
+}
+
+// sweepAttachments removes attachment files without a row (an upload or
+// delete cut short, a parent deleted with its rows) and unfinished
+// uploads.
+func (a *App) sweepAttachments(ctx context.Context) error {
+	n, err := a.Attachments.Sweep(ctx, attachments.SweepAge)
+	if err == nil && n > 0 {
+		slog.Info("removed orphaned attachment files", "removed", n)
+	}
+	return err
 }
