@@ -1,6 +1,8 @@
 package app_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"time"
 
 	"code.gitea.io/sdk/gitea"
+
+	"forge/services/store"
 )
 
 // TestAdminListOrgs: the site administrator lists every organization,
@@ -212,4 +216,42 @@ func cronTasks(t *testing.T, c *gitea.Client) map[string]*gitea.CronTask {
 		out[task.Name] = task
 	}
 	return out
+}
+
+// TestAdminListsQueriesConstant: a page of 50 organizations or addresses
+// costs the statements of a page of 5 (TestListQueriesConstant's rule).
+func TestAdminListsQueriesConstant(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, "sqlite3", nil)
+	ctx := context.Background()
+	seed := func(from, to int) {
+		for i := from; i < to; i++ {
+			u := &store.User{Name: fmt.Sprintf("u%02d", i), Email: fmt.Sprintf("u%02d@example.org", i), IsActive: true,
+				Visibility: store.VisibilityPrivate}
+			o := &store.User{Name: fmt.Sprintf("o%02d", i), Type: store.UserTypeOrganization, Visibility: store.VisibilityPrivate}
+			for _, x := range []*store.User{u, o} {
+				if err := s.App.Store.CreateUser(ctx, x); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for _, path := range []string{"/api/v1/admin/orgs?limit=%d", "/api/v1/admin/emails?limit=%d", "/api/v1/admin/emails/search?q=u&limit=%d"} {
+		seed(0, 5)
+		small, n := queriesOf(t, s, s.AdminToken, fmt.Sprintf(path, 5))
+		if n != 5 {
+			t.Fatalf("%s: %d items", path, n)
+		}
+		seed(5, 50)
+		large, n := queriesOf(t, s, s.AdminToken, fmt.Sprintf(path, 50))
+		if n != 50 {
+			t.Fatalf("%s: %d items", path, n)
+		}
+		if small != large {
+			t.Errorf("%s: %d queries for 5 items, %d for 50", path, small, large)
+		}
+		if err := s.App.Store.DB().Exec("DELETE FROM users WHERE name LIKE 'u%' OR name LIKE 'o%'").Error; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
