@@ -29,7 +29,8 @@ type Task struct {
 	// AtStart runs a first round as soon as the schedule starts;
 	// otherwise the first round is after Every.
 	AtStart bool
-	// Wake, when set, starts a round at once whenever it receives.
+	// Wake, when set, starts a round at once whenever it receives; that
+	// round's context answers true to Woken.
 	Wake <-chan struct{}
 	// MaxBackoff, when set, doubles the wait after each failed round up
 	// to this, until a round succeeds.
@@ -113,10 +114,15 @@ func (r *Registry) loop(ctx context.Context, e *entry) {
 	if e.AtStart {
 		e.setNext(start)
 	}
+	woken := false
 	for run := e.AtStart; ; run = true {
 		if run {
 			start = time.Now()
-			ran, err := r.round(ctx, e)
+			rctx := ctx
+			if woken {
+				rctx = context.WithValue(ctx, wokenKey{}, true)
+			}
+			ran, err := r.round(rctx, e)
 			switch {
 			case ran && err != nil && e.MaxBackoff > 0:
 				wait = min(2*wait, e.MaxBackoff)
@@ -133,7 +139,9 @@ func (r *Registry) loop(ctx context.Context, e *entry) {
 			return
 		case <-e.Wake: // a nil channel never receives
 			timer.Stop()
+			woken = true
 		case <-timer.C:
+			woken = false
 		}
 	}
 }
@@ -159,6 +167,15 @@ func (r *Registry) round(ctx context.Context, e *entry) (ran bool, err error) {
 		slog.Warn("scheduled task failed", "task", e.Name, "err", err)
 	}
 	return true, err
+}
+
+type wokenKey struct{}
+
+// Woken reports whether the round running under ctx was started by its
+// task's Wake channel (not by its interval nor by hand).
+func Woken(ctx context.Context) bool {
+	w, _ := ctx.Value(wokenKey{}).(bool)
+	return w
 }
 
 func (e *entry) setNext(t time.Time) {

@@ -26,7 +26,14 @@ func TestRegistry(t *testing.T) {
 	must(t, r.Add(Task{Name: "slow", Every: time.Hour, Do: func(context.Context) error { slow.Add(1); return nil }}))
 	must(t, r.Add(Task{Name: "fast", Every: 10 * time.Millisecond, AtStart: true,
 		Do: func(context.Context) error { fast.Add(1); return errors.New("fails") }, MaxBackoff: 40 * time.Millisecond}))
-	must(t, r.Add(Task{Name: "woken", Every: time.Hour, Wake: wake, Do: func(context.Context) error { woken.Add(1); return nil }}))
+	var notWoken atomic.Int64
+	must(t, r.Add(Task{Name: "woken", Every: time.Hour, Wake: wake, Do: func(ctx context.Context) error {
+		if !Woken(ctx) {
+			notWoken.Add(1)
+		}
+		woken.Add(1)
+		return nil
+	}}))
 	if err := r.Add(Task{Name: "slow", Every: time.Hour, Do: func(context.Context) error { return nil }}); err == nil {
 		t.Fatal("a name added twice was accepted")
 	}
@@ -44,6 +51,14 @@ func TestRegistry(t *testing.T) {
 	waitFor(t, func() bool { return slow.Load() == 1 })
 	wake <- struct{}{}
 	waitFor(t, func() bool { return woken.Load() == 1 })
+	if notWoken.Load() != 0 {
+		t.Fatal("a woken round did not know it")
+	}
+	r.Start("woken")
+	waitFor(t, func() bool { return woken.Load() == 2 })
+	if notWoken.Load() != 1 {
+		t.Fatal("a manual round thought it was woken")
+	}
 
 	list := r.List()
 	if len(list) != 3 || list[0].Name != "fast" || list[1].Name != "slow" || list[2].Name != "woken" {

@@ -170,9 +170,6 @@ func (a *App) build() error {
 		return err
 	}
 	a.sweep(context.Background()) // debris of a previous run that was killed
-	if err := a.tasks(); err != nil {
-		return err
-	}
 
 	// Each method declares its policy in its proto; the areas' declarations
 	// are read here, and the interceptor refuses any method without one.
@@ -191,6 +188,9 @@ func (a *App) build() error {
 	// other processes record is found by its poll.
 	a.notifier = notify.NewWorker(a.Store, notify.PollInterval)
 	a.Store.OnActivity(a.notifier.Kick)
+	if err := a.tasks(); err != nil {
+		return err
+	}
 
 	// One interceptor chain, used by both transports. rpcerr, outermost,
 	// is the one translator of errors to statuses.
@@ -259,17 +259,13 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// (Store.QueryCount).
 	schedCtx, stopSched := context.WithCancel(store.Background(ctx))
 	// The scheduled tasks (tasks): mirror syncs, sweeps, the branch
-	// reconciler.
+	// reconciler, the notifier.
 	cronDone := make(chan struct{})
 	go func() { a.cron.Run(schedCtx); close(cronDone) }()
 	// Open pull requests follow their branches: at start-up those a
 	// previous run left behind, then each recorded ref change.
 	refreshDone := make(chan struct{})
 	go func() { a.PullUpdates.RunRefresher(schedCtx); close(refreshDone) }()
-	// The notifier delivers what the previous run left queued, then keeps
-	// up with new activity.
-	notifyDone := make(chan struct{})
-	go func() { a.notifier.Run(schedCtx); close(notifyDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -283,7 +279,6 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	stopSched()
 	<-cronDone
 	<-refreshDone
-	<-notifyDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}
@@ -304,6 +299,10 @@ func (a *App) tasks() error {
 		// Debris of killed operations (also removed at start-up, in build).
 		{Name: "delete_orphaned_attachments", Every: sweepEvery, Do: a.sweepAttachments},
 		{Name: "delete_scratch_files", Every: sweepEvery, Do: a.sweepScratch},
+		// The notifier delivers what the previous run left queued, then
+		// keeps up with new activity: woken by this process's inserts,
+		// polling for the other processes'.
+		{Name: "deliver_notifications", Every: a.notifier.Poll(), AtStart: true, Wake: a.notifier.Woken(), Do: a.notifier.Round},
 	} {
 		if err := a.cron.Add(t); err != nil {
 			return err
