@@ -1,5 +1,6 @@
 // Package admin serves forge.admin.v1.AdminService: site administrators
-// manage user accounts.
+// manage user accounts and list the site's organizations, e-mail
+// addresses and scheduled tasks.
 package admin
 
 import (
@@ -13,6 +14,7 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
+	"forge/services/orgs"
 	"forge/services/paging"
 	"forge/services/store"
 	"forge/services/users"
@@ -27,6 +29,8 @@ type Store interface {
 	UserByName(ctx context.Context, name string) (*store.User, error)
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 	LoginSourceByID(ctx context.Context, id int64) (*store.LoginSource, error)
+	ListOrganizations(ctx context.Context, o store.OrgListOptions) ([]store.User, int64, error)
+	ListEmails(ctx context.Context, opts store.EmailListOptions) ([]store.User, int64, error)
 }
 
 // Server implements adminv1.AdminServiceServer.
@@ -38,6 +42,8 @@ type Server struct {
 	minPassword int
 	totp        *auth.TOTP
 	purger      RepoPurger
+	orgs        orgs.Renderer
+	tasks       Tasks
 }
 
 var _ adminv1.AdminServiceServer = (*Server)(nil)

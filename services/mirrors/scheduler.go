@@ -9,7 +9,9 @@ import (
 	"forge/services/store"
 )
 
-// Scheduling: RunScheduler wakes every period and calls SyncDue, which
+// Scheduling: the server's task update_mirrors (services/cron, every
+// minute, and on demand through POST /admin/cron/update_mirrors) calls
+// SyncDue, which
 // syncs the pull mirrors and pushes the push mirrors whose next sync is due
 // (those with interval 0 never are). Each due mirror is first claimed in
 // the database by moving its next sync one interval ahead with a
@@ -23,23 +25,6 @@ const (
 	// workers is how many syncs one round runs at once.
 	workers = 4
 )
-
-// RunScheduler syncs due mirrors every period until ctx is done, starting
-// with a round right away. It returns when the last round has finished.
-func (s *Server) RunScheduler(ctx context.Context, period time.Duration) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		if err := s.SyncDue(ctx); err != nil && ctx.Err() == nil {
-			logError("mirror scheduler", 0, err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
 
 // SyncDue runs one scheduling round: it claims every due mirror it can and
 // syncs the ones it won, a few at a time, returning when all are done.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"forge/services/cron"
 )
 
 // QueueStore is what the notifier needs: FanOutActivities claims up to
@@ -59,27 +61,55 @@ func (w *Worker) Kick() {
 	}
 }
 
-// Run drains the queue until ctx is done.
+// Run drains the queue until ctx is done: at once, then every poll
+// interval and on each Kick. The server runs the same schedule from its
+// registry of scheduled tasks (the task deliver_notifications: Round,
+// Poll, Woken).
 func (w *Worker) Run(ctx context.Context) {
 	t := time.NewTicker(w.poll)
 	defer t.Stop()
+	woken := false
 	for {
-		w.Drain(ctx)
+		w.round(ctx, woken)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			woken = false
 		case <-w.kick:
-			for _, d := range settle {
-				if w.Drain(ctx) > 0 {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(d):
-				}
-			}
+			woken = true
+		}
+	}
+}
+
+// Round is one round of the schedule, for a scheduler that runs it every
+// Poll and whenever Woken receives (cron.Woken tells the round it was
+// kicked).
+func (w *Worker) Round(ctx context.Context) error {
+	w.round(ctx, cron.Woken(ctx))
+	return nil
+}
+
+// Poll is the worker's poll interval.
+func (w *Worker) Poll() time.Duration { return w.poll }
+
+// Woken receives after each Kick.
+func (w *Worker) Woken() <-chan struct{} { return w.kick }
+
+// round drains the queue; after a kick that found it empty it looks again
+// a few times (settle).
+func (w *Worker) round(ctx context.Context, woken bool) {
+	if w.Drain(ctx) > 0 || !woken {
+		return
+	}
+	for _, d := range settle {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(d):
+		}
+		if w.Drain(ctx) > 0 {
+			return
 		}
 	}
 }

@@ -3,7 +3,6 @@ package repos
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -15,9 +14,9 @@ import (
 // when nothing wakes it.
 const ReconcileInterval = 2 * time.Second
 
-// maxReconcileBackoff bounds the wait between attempts while the database
+// MaxReconcileBackoff bounds the wait between attempts while the database
 // keeps failing (locked, unreachable): entries wait, they are never dropped.
-const maxReconcileBackoff = 5 * time.Second
+const MaxReconcileBackoff = 5 * time.Second
 
 // Kick wakes the reconciler (after a failed record write).
 func (s *Syncer) Kick() {
@@ -32,29 +31,11 @@ func (s *Syncer) kickChan() chan struct{} {
 	return s.kick
 }
 
-// RunReconciler reconciles the ref journal at once (start-up), then every
-// interval and whenever Kick is called, until ctx is done. While attempts
-// fail it backs off, doubling the wait up to maxReconcileBackoff.
-func (s *Syncer) RunReconciler(ctx context.Context, interval time.Duration) {
-	wait := interval
-	for {
-		if err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
-			slog.Warn("reconcile branch records", "err", err, "retry_in", wait)
-			wait = min(2*wait, maxReconcileBackoff)
-		} else {
-			wait = interval
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return
-		case <-s.kickChan():
-			timer.Stop()
-		case <-timer.C:
-		}
-	}
-}
+// Woken receives after each Kick: the reconciler's schedule (a task of
+// the server's cron registry: Reconcile at start-up, every
+// ReconcileInterval and on each Kick, backing off up to
+// MaxReconcileBackoff while attempts fail) also runs on it.
+func (s *Syncer) Woken() <-chan struct{} { return s.kickChan() }
 
 // Reconcile brings the branch records of every journaled ref in step with
 // git and forgets the entries that are settled (their refs can no longer

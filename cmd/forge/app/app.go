@@ -25,6 +25,7 @@ import (
 	"forge/services/auth"
 	"forge/services/blob"
 	"forge/services/config"
+	"forge/services/cron"
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/githost"
@@ -62,6 +63,9 @@ type App struct {
 	handler    http.Handler
 	// notifier fans the activity queue out into notification threads.
 	notifier *notify.Worker
+	// cron runs the scheduled tasks (tasks), which the admin area lists
+	// and starts.
+	cron *cron.Registry
 
 	// policies is the per-method table the areas declare in their protos
 	// (Policies).
@@ -143,12 +147,13 @@ func (a *App) build() error {
 		WithCrossRepositoryDependencies(cfg.Service.AllowCrossRepositoryDependencies)
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker
+	a.cron = cron.New()
 
 	// Every area's services get their implementations from the area's
 	// constructor in the one list (package all); area.Bind pairs them by
 	// the service interface they implement and fails on a gap.
 	impls, err := all.Servers(all.Deps{Config: cfg, Store: a.Store, Git: gitStore, Blobs: blobs,
-		Access: checker, Syncer: syncer, TOTP: totp, Paging: limits})
+		Access: checker, Syncer: syncer, TOTP: totp, Paging: limits, Cron: a.cron})
 	if err != nil {
 		return err
 	}
@@ -194,6 +199,9 @@ func (a *App) build() error {
 	// other processes record is found by its poll.
 	a.notifier = notify.NewWorker(a.Store, notify.PollInterval)
 	a.Store.OnActivity(a.notifier.Kick)
+	if err := a.tasks(); err != nil {
+		return err
+	}
 
 	// One interceptor chain, used by both transports. rpcerr, outermost,
 	// is the one translator of errors to statuses.
@@ -261,14 +269,10 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// Background work's statements are not a request's
 	// (Store.QueryCount).
 	schedCtx, stopSched := context.WithCancel(store.Background(ctx))
-	schedDone := make(chan struct{})
-	go func() { a.Mirrors.RunScheduler(schedCtx, time.Minute); close(schedDone) }()
-	sweepDone := make(chan struct{})
-	go func() { a.runSweeper(schedCtx); close(sweepDone) }()
-	// Branch records converge to git's refs: at start-up (after a crash),
-	// every few seconds, and after any failed record write.
-	reconcileDone := make(chan struct{})
-	go func() { a.syncer.RunReconciler(schedCtx, repos.ReconcileInterval); close(reconcileDone) }()
+	// The scheduled tasks (tasks): mirror syncs, sweeps, the branch
+	// reconciler, the notifier.
+	cronDone := make(chan struct{})
+	go func() { a.cron.Run(schedCtx); close(cronDone) }()
 	// Open pull requests follow their branches: at start-up those a
 	// previous run left behind, then each recorded ref change.
 	refreshDone := make(chan struct{})
@@ -277,10 +281,6 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// waiting already, then on each status, review and refresh.
 	autoMergeDone := make(chan struct{})
 	go func() { a.PullMerges.RunAutoMerger(schedCtx); close(autoMergeDone) }()
-	// The notifier delivers what the previous run left queued, then keeps
-	// up with new activity.
-	notifyDone := make(chan struct{})
-	go func() { a.notifier.Run(schedCtx); close(notifyDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -292,16 +292,42 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	a.grpc.GracefulStop()
 	a.Git.StopHousekeeping() // no git left running in the data directory
 	stopSched()
-	<-schedDone
-	<-sweepDone
-	<-reconcileDone
+	<-cronDone
 	<-refreshDone
 	<-autoMergeDone
-	<-notifyDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}
 	return err
+}
+
+// tasks registers the server's scheduled work with its registry, under
+// Gitea's task names where Gitea has the task.
+func (a *App) tasks() error {
+	for _, t := range []cron.Task{
+		// Due pull mirrors, at start-up and then every minute (each mirror
+		// has its own interval; a round syncs those that are due).
+		{Name: "update_mirrors", Every: time.Minute, AtStart: true, Do: a.Mirrors.SyncDue},
+		// Branch records converge to git's refs: at start-up (after a
+		// crash), every few seconds, and after any failed record write.
+		{Name: "reconcile_branches", Every: repos.ReconcileInterval, AtStart: true,
+			Wake: a.syncer.Woken(), MaxBackoff: repos.MaxReconcileBackoff, Do: a.syncer.Reconcile},
+		// Debris of killed operations (also removed at start-up, in build).
+		{Name: "delete_orphaned_attachments", Every: sweepEvery, Do: a.sweepAttachments},
+		{Name: "delete_scratch_files", Every: sweepEvery, Do: a.sweepScratch},
+		// refs/pull/N/head of pull requests a crash cut short: at start-up
+		// and with the other sweeps.
+		{Name: "delete_stray_pull_refs", Every: sweepEvery, AtStart: true, Do: a.sweepPullRefs},
+		// The notifier delivers what the previous run left queued, then
+		// keeps up with new activity: woken by this process's inserts,
+		// polling for the other processes'.
+		{Name: "deliver_notifications", Every: a.notifier.Poll(), AtStart: true, Wake: a.notifier.Woken(), Do: a.notifier.Round},
+	} {
+		if err := a.cron.Add(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // implementation finds the implementation of type T among impls.

@@ -53,8 +53,13 @@ var entries = []entry{
 		return serves(users.NewServer(d.Store, d.users(), d.Paging))
 	}},
 	{admin.Area, func(d Deps) ([]any, error) {
+		var tasks admin.Tasks
+		if d.Cron != nil {
+			tasks = d.Cron
+		}
 		return serves(admin.NewServer(d.Store, d.users(), d.Paging, d.Config.Security.MinPasswordLength, d.TOTP,
-			repos.Purger{Store: d.Store, Git: d.Git}))
+			repos.Purger{Store: d.Store, Git: d.Git}).
+			WithLists(orgs.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(), Repos: d.repos()}, tasks))
 	}},
 	{tokens.Area, func(d Deps) ([]any, error) {
 		return serves(tokens.NewServer(d.Store, d.Paging))

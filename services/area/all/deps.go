@@ -8,6 +8,7 @@ import (
 	"forge/services/blob"
 	"forge/services/code"
 	"forge/services/config"
+	"forge/services/cron"
 	"forge/services/git"
 	"forge/services/paging"
 	"forge/services/protection"
@@ -32,7 +33,9 @@ type Deps struct {
 	Syncer *repos.Syncer
 	TOTP   *auth.TOTP
 	Paging paging.Limits
-
+	// Cron is the registry of the server's scheduled tasks, which the
+	// admin area lists and starts (nil: none).
+	Cron *cron.Registry
 	// events passes notices between areas (set by Servers).
 	events *events
 }

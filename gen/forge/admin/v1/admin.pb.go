@@ -8,6 +8,7 @@ package adminv1
 
 import (
 	_ "forge/gen/forge/options/v1"
+	v11 "forge/gen/forge/orgs/v1"
 	v1 "forge/gen/forge/users/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -811,11 +812,596 @@ func (*DisableUserTOTPResponse) Descriptor() ([]byte, []int) {
 	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{11}
 }
 
+type ListOrgsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Page          int32                  `protobuf:"varint,1,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOrgsRequest) Reset() {
+	*x = ListOrgsRequest{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOrgsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOrgsRequest) ProtoMessage() {}
+
+func (x *ListOrgsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOrgsRequest.ProtoReflect.Descriptor instead.
+func (*ListOrgsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ListOrgsRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListOrgsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type ListOrgsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Organizations []*v11.Organization    `protobuf:"bytes,1,rep,name=organizations,proto3" json:"organizations,omitempty"`
+	TotalCount    int64                  `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOrgsResponse) Reset() {
+	*x = ListOrgsResponse{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOrgsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOrgsResponse) ProtoMessage() {}
+
+func (x *ListOrgsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOrgsResponse.ProtoReflect.Descriptor instead.
+func (*ListOrgsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListOrgsResponse) GetOrganizations() []*v11.Organization {
+	if x != nil {
+		return x.Organizations
+	}
+	return nil
+}
+
+func (x *ListOrgsResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+type ListEmailsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Page          int32                  `protobuf:"varint,1,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEmailsRequest) Reset() {
+	*x = ListEmailsRequest{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEmailsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEmailsRequest) ProtoMessage() {}
+
+func (x *ListEmailsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEmailsRequest.ProtoReflect.Descriptor instead.
+func (*ListEmailsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListEmailsRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListEmailsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type ListEmailsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Emails        []*v1.Email            `protobuf:"bytes,1,rep,name=emails,proto3" json:"emails,omitempty"`
+	TotalCount    int64                  `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEmailsResponse) Reset() {
+	*x = ListEmailsResponse{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEmailsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEmailsResponse) ProtoMessage() {}
+
+func (x *ListEmailsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEmailsResponse.ProtoReflect.Descriptor instead.
+func (*ListEmailsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ListEmailsResponse) GetEmails() []*v1.Email {
+	if x != nil {
+		return x.Emails
+	}
+	return nil
+}
+
+func (x *ListEmailsResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+type SearchEmailsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Q             string                 `protobuf:"bytes,1,opt,name=q,proto3" json:"q,omitempty"`
+	Page          int32                  `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchEmailsRequest) Reset() {
+	*x = SearchEmailsRequest{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchEmailsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchEmailsRequest) ProtoMessage() {}
+
+func (x *SearchEmailsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchEmailsRequest.ProtoReflect.Descriptor instead.
+func (*SearchEmailsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SearchEmailsRequest) GetQ() string {
+	if x != nil {
+		return x.Q
+	}
+	return ""
+}
+
+func (x *SearchEmailsRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *SearchEmailsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type SearchEmailsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Emails        []*v1.Email            `protobuf:"bytes,1,rep,name=emails,proto3" json:"emails,omitempty"`
+	TotalCount    int64                  `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchEmailsResponse) Reset() {
+	*x = SearchEmailsResponse{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchEmailsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchEmailsResponse) ProtoMessage() {}
+
+func (x *SearchEmailsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchEmailsResponse.ProtoReflect.Descriptor instead.
+func (*SearchEmailsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SearchEmailsResponse) GetEmails() []*v1.Email {
+	if x != nil {
+		return x.Emails
+	}
+	return nil
+}
+
+func (x *SearchEmailsResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+// CronTask is Gitea's Cron object.
+type CronTask struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// "@every 10m"
+	Schedule string `protobuf:"bytes,2,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	// When the next scheduled round is due; 0001-01-01T00:00:00Z when
+	// unknown.
+	Next *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=next,proto3" json:"next,omitempty"`
+	// When the last round started; 0001-01-01T00:00:00Z when none ran.
+	Prev          *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=prev,proto3" json:"prev,omitempty"`
+	ExecTimes     int64                  `protobuf:"varint,5,opt,name=exec_times,json=execTimes,proto3" json:"exec_times,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CronTask) Reset() {
+	*x = CronTask{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CronTask) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CronTask) ProtoMessage() {}
+
+func (x *CronTask) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CronTask.ProtoReflect.Descriptor instead.
+func (*CronTask) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *CronTask) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CronTask) GetSchedule() string {
+	if x != nil {
+		return x.Schedule
+	}
+	return ""
+}
+
+func (x *CronTask) GetNext() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Next
+	}
+	return nil
+}
+
+func (x *CronTask) GetPrev() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Prev
+	}
+	return nil
+}
+
+func (x *CronTask) GetExecTimes() int64 {
+	if x != nil {
+		return x.ExecTimes
+	}
+	return 0
+}
+
+type ListCronTasksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Page          int32                  `protobuf:"varint,1,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCronTasksRequest) Reset() {
+	*x = ListCronTasksRequest{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCronTasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCronTasksRequest) ProtoMessage() {}
+
+func (x *ListCronTasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCronTasksRequest.ProtoReflect.Descriptor instead.
+func (*ListCronTasksRequest) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListCronTasksRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListCronTasksRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type ListCronTasksResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tasks         []*CronTask            `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	TotalCount    int64                  `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCronTasksResponse) Reset() {
+	*x = ListCronTasksResponse{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCronTasksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCronTasksResponse) ProtoMessage() {}
+
+func (x *ListCronTasksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCronTasksResponse.ProtoReflect.Descriptor instead.
+func (*ListCronTasksResponse) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ListCronTasksResponse) GetTasks() []*CronTask {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+func (x *ListCronTasksResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+type RunCronTaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Task          string                 `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunCronTaskRequest) Reset() {
+	*x = RunCronTaskRequest{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunCronTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunCronTaskRequest) ProtoMessage() {}
+
+func (x *RunCronTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunCronTaskRequest.ProtoReflect.Descriptor instead.
+func (*RunCronTaskRequest) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *RunCronTaskRequest) GetTask() string {
+	if x != nil {
+		return x.Task
+	}
+	return ""
+}
+
+type RunCronTaskResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunCronTaskResponse) Reset() {
+	*x = RunCronTaskResponse{}
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunCronTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunCronTaskResponse) ProtoMessage() {}
+
+func (x *RunCronTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_admin_v1_admin_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunCronTaskResponse.ProtoReflect.Descriptor instead.
+func (*RunCronTaskResponse) Descriptor() ([]byte, []int) {
+	return file_forge_admin_v1_admin_proto_rawDescGZIP(), []int{22}
+}
+
 var File_forge_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/admin/v1/admin.proto\x12\x0eforge.admin.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"x\n" +
+	"\x1aforge/admin/v1/admin.proto\x12\x0eforge.admin.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x18forge/orgs/v1/orgs.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"x\n" +
 	"\x10ListUsersRequest\x12\x1b\n" +
 	"\tsource_id\x18\x01 \x01(\x03R\bsourceId\x12\x1d\n" +
 	"\n" +
@@ -907,7 +1493,46 @@ const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"otpauthUri\"4\n" +
 	"\x16DisableUserTOTPRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\"\x19\n" +
-	"\x17DisableUserTOTPResponse2\xad\x06\n" +
+	"\x17DisableUserTOTPResponse\";\n" +
+	"\x0fListOrgsRequest\x12\x12\n" +
+	"\x04page\x18\x01 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"v\n" +
+	"\x10ListOrgsResponse\x12A\n" +
+	"\rorganizations\x18\x01 \x03(\v2\x1b.forge.orgs.v1.OrganizationR\rorganizations\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"=\n" +
+	"\x11ListEmailsRequest\x12\x12\n" +
+	"\x04page\x18\x01 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"d\n" +
+	"\x12ListEmailsResponse\x12-\n" +
+	"\x06emails\x18\x01 \x03(\v2\x15.forge.users.v1.EmailR\x06emails\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"V\n" +
+	"\x13SearchEmailsRequest\x12\x15\n" +
+	"\x01q\x18\x01 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x01q\x12\x12\n" +
+	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"f\n" +
+	"\x14SearchEmailsResponse\x12-\n" +
+	"\x06emails\x18\x01 \x03(\v2\x15.forge.users.v1.EmailR\x06emails\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"\xb9\x01\n" +
+	"\bCronTask\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
+	"\bschedule\x18\x02 \x01(\tR\bschedule\x12.\n" +
+	"\x04next\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x04next\x12.\n" +
+	"\x04prev\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04prev\x12\x1d\n" +
+	"\n" +
+	"exec_times\x18\x05 \x01(\x03R\texecTimes\"@\n" +
+	"\x14ListCronTasksRequest\x12\x12\n" +
+	"\x04page\x18\x01 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"h\n" +
+	"\x15ListCronTasksResponse\x12.\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x18.forge.admin.v1.CronTaskR\x05tasks\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"0\n" +
+	"\x12RunCronTaskRequest\x12\x1a\n" +
+	"\x04task\x18\x01 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\x04task\"\x15\n" +
+	"\x13RunCronTaskResponse2\xff\v\n" +
 	"\fAdminService\x12\x83\x01\n" +
 	"\tListUsers\x12 .forge.admin.v1.ListUsersRequest\x1a!.forge.admin.v1.ListUsersResponse\"1\x92\xb5\x18\v\b\x03\x1a\x05admin \x01\x82\xd3\xe4\x93\x02\x1cb\x05users\x12\x13/api/v1/admin/users\x12\x8d\x01\n" +
 	"\n" +
@@ -916,7 +1541,13 @@ const file_forge_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"DeleteUser\x12!.forge.admin.v1.DeleteUserRequest\x1a\".forge.admin.v1.DeleteUserResponse\":\x88\xb5\x18\xcc\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x82\xd3\xe4\x93\x02 *\x1e/api/v1/admin/users/{username}\x12p\n" +
 	"\x0eEnableUserTOTP\x12%.forge.admin.v1.EnableUserTOTPRequest\x1a&.forge.admin.v1.EnableUserTOTPResponse\"\x0f\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x12s\n" +
-	"\x0fDisableUserTOTP\x12&.forge.admin.v1.DisableUserTOTPRequest\x1a'.forge.admin.v1.DisableUserTOTPResponse\"\x0f\x92\xb5\x18\v\b\x03\x1a\x05admin \x02B\x9c\x01\n" +
+	"\x0fDisableUserTOTP\x12&.forge.admin.v1.DisableUserTOTPRequest\x1a'.forge.admin.v1.DisableUserTOTPResponse\"\x0f\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x12\x87\x01\n" +
+	"\bListOrgs\x12\x1f.forge.admin.v1.ListOrgsRequest\x1a .forge.admin.v1.ListOrgsResponse\"8\x92\xb5\x18\v\b\x03\x1a\x05admin \x01\x82\xd3\xe4\x93\x02#b\rorganizations\x12\x12/api/v1/admin/orgs\x12\x88\x01\n" +
+	"\n" +
+	"ListEmails\x12!.forge.admin.v1.ListEmailsRequest\x1a\".forge.admin.v1.ListEmailsResponse\"3\x92\xb5\x18\v\b\x03\x1a\x05admin \x01\x82\xd3\xe4\x93\x02\x1eb\x06emails\x12\x14/api/v1/admin/emails\x12\x95\x01\n" +
+	"\fSearchEmails\x12#.forge.admin.v1.SearchEmailsRequest\x1a$.forge.admin.v1.SearchEmailsResponse\":\x92\xb5\x18\v\b\x03\x1a\x05admin \x01\x82\xd3\xe4\x93\x02%b\x06emails\x12\x1b/api/v1/admin/emails/search\x12\x92\x01\n" +
+	"\rListCronTasks\x12$.forge.admin.v1.ListCronTasksRequest\x1a%.forge.admin.v1.ListCronTasksResponse\"4\x92\xb5\x18\v\b\x03\x1a\x05admin \x01\xb8\xb5\x18\x01\x82\xd3\xe4\x93\x02\x1bb\x05tasks\x12\x12/api/v1/admin/cron\x12\x8d\x01\n" +
+	"\vRunCronTask\x12\".forge.admin.v1.RunCronTaskRequest\x1a#.forge.admin.v1.RunCronTaskResponse\"5\x88\xb5\x18\xcc\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x82\xd3\xe4\x93\x02\x1b\"\x19/api/v1/admin/cron/{task}B\x9c\x01\n" +
 	"\x12com.forge.admin.v1B\n" +
 	"AdminProtoP\x01Z forge/gen/forge/admin/v1;adminv1\xa2\x02\x03FAX\xaa\x02\x0eForge.Admin.V1\xca\x02\x0eForge\\Admin\\V1\xe2\x02\x1aForge\\Admin\\V1\\GPBMetadata\xea\x02\x10Forge::Admin::V1b\x06proto3"
 
@@ -932,7 +1563,7 @@ func file_forge_admin_v1_admin_proto_rawDescGZIP() []byte {
 	return file_forge_admin_v1_admin_proto_rawDescData
 }
 
-var file_forge_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_forge_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_forge_admin_v1_admin_proto_goTypes = []any{
 	(*ListUsersRequest)(nil),        // 0: forge.admin.v1.ListUsersRequest
 	(*ListUsersResponse)(nil),       // 1: forge.admin.v1.ListUsersResponse
@@ -946,31 +1577,60 @@ var file_forge_admin_v1_admin_proto_goTypes = []any{
 	(*EnableUserTOTPResponse)(nil),  // 9: forge.admin.v1.EnableUserTOTPResponse
 	(*DisableUserTOTPRequest)(nil),  // 10: forge.admin.v1.DisableUserTOTPRequest
 	(*DisableUserTOTPResponse)(nil), // 11: forge.admin.v1.DisableUserTOTPResponse
-	(*v1.User)(nil),                 // 12: forge.users.v1.User
-	(*timestamppb.Timestamp)(nil),   // 13: google.protobuf.Timestamp
+	(*ListOrgsRequest)(nil),         // 12: forge.admin.v1.ListOrgsRequest
+	(*ListOrgsResponse)(nil),        // 13: forge.admin.v1.ListOrgsResponse
+	(*ListEmailsRequest)(nil),       // 14: forge.admin.v1.ListEmailsRequest
+	(*ListEmailsResponse)(nil),      // 15: forge.admin.v1.ListEmailsResponse
+	(*SearchEmailsRequest)(nil),     // 16: forge.admin.v1.SearchEmailsRequest
+	(*SearchEmailsResponse)(nil),    // 17: forge.admin.v1.SearchEmailsResponse
+	(*CronTask)(nil),                // 18: forge.admin.v1.CronTask
+	(*ListCronTasksRequest)(nil),    // 19: forge.admin.v1.ListCronTasksRequest
+	(*ListCronTasksResponse)(nil),   // 20: forge.admin.v1.ListCronTasksResponse
+	(*RunCronTaskRequest)(nil),      // 21: forge.admin.v1.RunCronTaskRequest
+	(*RunCronTaskResponse)(nil),     // 22: forge.admin.v1.RunCronTaskResponse
+	(*v1.User)(nil),                 // 23: forge.users.v1.User
+	(*timestamppb.Timestamp)(nil),   // 24: google.protobuf.Timestamp
+	(*v11.Organization)(nil),        // 25: forge.orgs.v1.Organization
+	(*v1.Email)(nil),                // 26: forge.users.v1.Email
 }
 var file_forge_admin_v1_admin_proto_depIdxs = []int32{
-	12, // 0: forge.admin.v1.ListUsersResponse.users:type_name -> forge.users.v1.User
-	13, // 1: forge.admin.v1.CreateUserRequest.created_at:type_name -> google.protobuf.Timestamp
-	12, // 2: forge.admin.v1.CreateUserResponse.user:type_name -> forge.users.v1.User
-	12, // 3: forge.admin.v1.EditUserResponse.user:type_name -> forge.users.v1.User
-	0,  // 4: forge.admin.v1.AdminService.ListUsers:input_type -> forge.admin.v1.ListUsersRequest
-	2,  // 5: forge.admin.v1.AdminService.CreateUser:input_type -> forge.admin.v1.CreateUserRequest
-	4,  // 6: forge.admin.v1.AdminService.EditUser:input_type -> forge.admin.v1.EditUserRequest
-	6,  // 7: forge.admin.v1.AdminService.DeleteUser:input_type -> forge.admin.v1.DeleteUserRequest
-	8,  // 8: forge.admin.v1.AdminService.EnableUserTOTP:input_type -> forge.admin.v1.EnableUserTOTPRequest
-	10, // 9: forge.admin.v1.AdminService.DisableUserTOTP:input_type -> forge.admin.v1.DisableUserTOTPRequest
-	1,  // 10: forge.admin.v1.AdminService.ListUsers:output_type -> forge.admin.v1.ListUsersResponse
-	3,  // 11: forge.admin.v1.AdminService.CreateUser:output_type -> forge.admin.v1.CreateUserResponse
-	5,  // 12: forge.admin.v1.AdminService.EditUser:output_type -> forge.admin.v1.EditUserResponse
-	7,  // 13: forge.admin.v1.AdminService.DeleteUser:output_type -> forge.admin.v1.DeleteUserResponse
-	9,  // 14: forge.admin.v1.AdminService.EnableUserTOTP:output_type -> forge.admin.v1.EnableUserTOTPResponse
-	11, // 15: forge.admin.v1.AdminService.DisableUserTOTP:output_type -> forge.admin.v1.DisableUserTOTPResponse
-	10, // [10:16] is the sub-list for method output_type
-	4,  // [4:10] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	23, // 0: forge.admin.v1.ListUsersResponse.users:type_name -> forge.users.v1.User
+	24, // 1: forge.admin.v1.CreateUserRequest.created_at:type_name -> google.protobuf.Timestamp
+	23, // 2: forge.admin.v1.CreateUserResponse.user:type_name -> forge.users.v1.User
+	23, // 3: forge.admin.v1.EditUserResponse.user:type_name -> forge.users.v1.User
+	25, // 4: forge.admin.v1.ListOrgsResponse.organizations:type_name -> forge.orgs.v1.Organization
+	26, // 5: forge.admin.v1.ListEmailsResponse.emails:type_name -> forge.users.v1.Email
+	26, // 6: forge.admin.v1.SearchEmailsResponse.emails:type_name -> forge.users.v1.Email
+	24, // 7: forge.admin.v1.CronTask.next:type_name -> google.protobuf.Timestamp
+	24, // 8: forge.admin.v1.CronTask.prev:type_name -> google.protobuf.Timestamp
+	18, // 9: forge.admin.v1.ListCronTasksResponse.tasks:type_name -> forge.admin.v1.CronTask
+	0,  // 10: forge.admin.v1.AdminService.ListUsers:input_type -> forge.admin.v1.ListUsersRequest
+	2,  // 11: forge.admin.v1.AdminService.CreateUser:input_type -> forge.admin.v1.CreateUserRequest
+	4,  // 12: forge.admin.v1.AdminService.EditUser:input_type -> forge.admin.v1.EditUserRequest
+	6,  // 13: forge.admin.v1.AdminService.DeleteUser:input_type -> forge.admin.v1.DeleteUserRequest
+	8,  // 14: forge.admin.v1.AdminService.EnableUserTOTP:input_type -> forge.admin.v1.EnableUserTOTPRequest
+	10, // 15: forge.admin.v1.AdminService.DisableUserTOTP:input_type -> forge.admin.v1.DisableUserTOTPRequest
+	12, // 16: forge.admin.v1.AdminService.ListOrgs:input_type -> forge.admin.v1.ListOrgsRequest
+	14, // 17: forge.admin.v1.AdminService.ListEmails:input_type -> forge.admin.v1.ListEmailsRequest
+	16, // 18: forge.admin.v1.AdminService.SearchEmails:input_type -> forge.admin.v1.SearchEmailsRequest
+	19, // 19: forge.admin.v1.AdminService.ListCronTasks:input_type -> forge.admin.v1.ListCronTasksRequest
+	21, // 20: forge.admin.v1.AdminService.RunCronTask:input_type -> forge.admin.v1.RunCronTaskRequest
+	1,  // 21: forge.admin.v1.AdminService.ListUsers:output_type -> forge.admin.v1.ListUsersResponse
+	3,  // 22: forge.admin.v1.AdminService.CreateUser:output_type -> forge.admin.v1.CreateUserResponse
+	5,  // 23: forge.admin.v1.AdminService.EditUser:output_type -> forge.admin.v1.EditUserResponse
+	7,  // 24: forge.admin.v1.AdminService.DeleteUser:output_type -> forge.admin.v1.DeleteUserResponse
+	9,  // 25: forge.admin.v1.AdminService.EnableUserTOTP:output_type -> forge.admin.v1.EnableUserTOTPResponse
+	11, // 26: forge.admin.v1.AdminService.DisableUserTOTP:output_type -> forge.admin.v1.DisableUserTOTPResponse
+	13, // 27: forge.admin.v1.AdminService.ListOrgs:output_type -> forge.admin.v1.ListOrgsResponse
+	15, // 28: forge.admin.v1.AdminService.ListEmails:output_type -> forge.admin.v1.ListEmailsResponse
+	17, // 29: forge.admin.v1.AdminService.SearchEmails:output_type -> forge.admin.v1.SearchEmailsResponse
+	20, // 30: forge.admin.v1.AdminService.ListCronTasks:output_type -> forge.admin.v1.ListCronTasksResponse
+	22, // 31: forge.admin.v1.AdminService.RunCronTask:output_type -> forge.admin.v1.RunCronTaskResponse
+	21, // [21:32] is the sub-list for method output_type
+	10, // [10:21] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_forge_admin_v1_admin_proto_init() }
@@ -986,7 +1646,7 @@ func file_forge_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_admin_v1_admin_proto_rawDesc), len(file_forge_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

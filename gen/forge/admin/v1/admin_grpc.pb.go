@@ -25,13 +25,19 @@ const (
 	AdminService_DeleteUser_FullMethodName      = "/forge.admin.v1.AdminService/DeleteUser"
 	AdminService_EnableUserTOTP_FullMethodName  = "/forge.admin.v1.AdminService/EnableUserTOTP"
 	AdminService_DisableUserTOTP_FullMethodName = "/forge.admin.v1.AdminService/DisableUserTOTP"
+	AdminService_ListOrgs_FullMethodName        = "/forge.admin.v1.AdminService/ListOrgs"
+	AdminService_ListEmails_FullMethodName      = "/forge.admin.v1.AdminService/ListEmails"
+	AdminService_SearchEmails_FullMethodName    = "/forge.admin.v1.AdminService/SearchEmails"
+	AdminService_ListCronTasks_FullMethodName   = "/forge.admin.v1.AdminService/ListCronTasks"
+	AdminService_RunCronTask_FullMethodName     = "/forge.admin.v1.AdminService/RunCronTask"
 )
 
 // AdminServiceClient is the client API for AdminService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// AdminService manages user accounts; every method needs a site
+// AdminService manages user accounts and lists the site's organizations,
+// e-mail addresses and scheduled tasks; every method needs a site
 // administrator.
 type AdminServiceClient interface {
 	// ListUsers lists all users, sorted by name.
@@ -48,6 +54,22 @@ type AdminServiceClient interface {
 	EnableUserTOTP(ctx context.Context, in *EnableUserTOTPRequest, opts ...grpc.CallOption) (*EnableUserTOTPResponse, error)
 	// DisableUserTOTP removes a user's TOTP enrolment.
 	DisableUserTOTP(ctx context.Context, in *DisableUserTOTPRequest, opts ...grpc.CallOption) (*DisableUserTOTPResponse, error)
+	// ListOrgs lists every organization, private ones included, sorted by
+	// name (GET /admin/orgs).
+	ListOrgs(ctx context.Context, in *ListOrgsRequest, opts ...grpc.CallOption) (*ListOrgsResponse, error)
+	// ListEmails lists the e-mail addresses of every user, sorted by address
+	// (GET /admin/emails). forge keeps one address per account, its primary.
+	ListEmails(ctx context.Context, in *ListEmailsRequest, opts ...grpc.CallOption) (*ListEmailsResponse, error)
+	// SearchEmails lists the addresses whose address, user name or full name
+	// contains q, case-insensitively (GET /admin/emails/search).
+	SearchEmails(ctx context.Context, in *SearchEmailsRequest, opts ...grpc.CallOption) (*SearchEmailsResponse, error)
+	// ListCronTasks lists the scheduled tasks of the process that answers,
+	// by name (GET /admin/cron; X-Total-Count, no Link header, as Gitea).
+	ListCronTasks(ctx context.Context, in *ListCronTasksRequest, opts ...grpc.CallOption) (*ListCronTasksResponse, error)
+	// RunCronTask starts a round of a scheduled task now, in the process
+	// that answers, and answers at once (POST /admin/cron/{task}, 204; an
+	// unknown task is 404).
+	RunCronTask(ctx context.Context, in *RunCronTaskRequest, opts ...grpc.CallOption) (*RunCronTaskResponse, error)
 }
 
 type adminServiceClient struct {
@@ -118,11 +140,62 @@ func (c *adminServiceClient) DisableUserTOTP(ctx context.Context, in *DisableUse
 	return out, nil
 }
 
+func (c *adminServiceClient) ListOrgs(ctx context.Context, in *ListOrgsRequest, opts ...grpc.CallOption) (*ListOrgsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOrgsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListOrgs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListEmails(ctx context.Context, in *ListEmailsRequest, opts ...grpc.CallOption) (*ListEmailsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListEmailsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListEmails_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) SearchEmails(ctx context.Context, in *SearchEmailsRequest, opts ...grpc.CallOption) (*SearchEmailsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchEmailsResponse)
+	err := c.cc.Invoke(ctx, AdminService_SearchEmails_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListCronTasks(ctx context.Context, in *ListCronTasksRequest, opts ...grpc.CallOption) (*ListCronTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListCronTasksResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListCronTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) RunCronTask(ctx context.Context, in *RunCronTaskRequest, opts ...grpc.CallOption) (*RunCronTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RunCronTaskResponse)
+	err := c.cc.Invoke(ctx, AdminService_RunCronTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
 //
-// AdminService manages user accounts; every method needs a site
+// AdminService manages user accounts and lists the site's organizations,
+// e-mail addresses and scheduled tasks; every method needs a site
 // administrator.
 type AdminServiceServer interface {
 	// ListUsers lists all users, sorted by name.
@@ -139,6 +212,22 @@ type AdminServiceServer interface {
 	EnableUserTOTP(context.Context, *EnableUserTOTPRequest) (*EnableUserTOTPResponse, error)
 	// DisableUserTOTP removes a user's TOTP enrolment.
 	DisableUserTOTP(context.Context, *DisableUserTOTPRequest) (*DisableUserTOTPResponse, error)
+	// ListOrgs lists every organization, private ones included, sorted by
+	// name (GET /admin/orgs).
+	ListOrgs(context.Context, *ListOrgsRequest) (*ListOrgsResponse, error)
+	// ListEmails lists the e-mail addresses of every user, sorted by address
+	// (GET /admin/emails). forge keeps one address per account, its primary.
+	ListEmails(context.Context, *ListEmailsRequest) (*ListEmailsResponse, error)
+	// SearchEmails lists the addresses whose address, user name or full name
+	// contains q, case-insensitively (GET /admin/emails/search).
+	SearchEmails(context.Context, *SearchEmailsRequest) (*SearchEmailsResponse, error)
+	// ListCronTasks lists the scheduled tasks of the process that answers,
+	// by name (GET /admin/cron; X-Total-Count, no Link header, as Gitea).
+	ListCronTasks(context.Context, *ListCronTasksRequest) (*ListCronTasksResponse, error)
+	// RunCronTask starts a round of a scheduled task now, in the process
+	// that answers, and answers at once (POST /admin/cron/{task}, 204; an
+	// unknown task is 404).
+	RunCronTask(context.Context, *RunCronTaskRequest) (*RunCronTaskResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -166,6 +255,21 @@ func (UnimplementedAdminServiceServer) EnableUserTOTP(context.Context, *EnableUs
 }
 func (UnimplementedAdminServiceServer) DisableUserTOTP(context.Context, *DisableUserTOTPRequest) (*DisableUserTOTPResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DisableUserTOTP not implemented")
+}
+func (UnimplementedAdminServiceServer) ListOrgs(context.Context, *ListOrgsRequest) (*ListOrgsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOrgs not implemented")
+}
+func (UnimplementedAdminServiceServer) ListEmails(context.Context, *ListEmailsRequest) (*ListEmailsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListEmails not implemented")
+}
+func (UnimplementedAdminServiceServer) SearchEmails(context.Context, *SearchEmailsRequest) (*SearchEmailsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchEmails not implemented")
+}
+func (UnimplementedAdminServiceServer) ListCronTasks(context.Context, *ListCronTasksRequest) (*ListCronTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListCronTasks not implemented")
+}
+func (UnimplementedAdminServiceServer) RunCronTask(context.Context, *RunCronTaskRequest) (*RunCronTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunCronTask not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -296,6 +400,96 @@ func _AdminService_DisableUserTOTP_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListOrgs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOrgsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListOrgs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListOrgs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListOrgs(ctx, req.(*ListOrgsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListEmails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListEmailsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListEmails(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListEmails_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListEmails(ctx, req.(*ListEmailsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_SearchEmails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchEmailsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).SearchEmails(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_SearchEmails_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).SearchEmails(ctx, req.(*SearchEmailsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListCronTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListCronTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListCronTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListCronTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListCronTasks(ctx, req.(*ListCronTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_RunCronTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RunCronTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).RunCronTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_RunCronTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).RunCronTask(ctx, req.(*RunCronTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -326,6 +520,26 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DisableUserTOTP",
 			Handler:    _AdminService_DisableUserTOTP_Handler,
+		},
+		{
+			MethodName: "ListOrgs",
+			Handler:    _AdminService_ListOrgs_Handler,
+		},
+		{
+			MethodName: "ListEmails",
+			Handler:    _AdminService_ListEmails_Handler,
+		},
+		{
+			MethodName: "SearchEmails",
+			Handler:    _AdminService_SearchEmails_Handler,
+		},
+		{
+			MethodName: "ListCronTasks",
+			Handler:    _AdminService_ListCronTasks_Handler,
+		},
+		{
+			MethodName: "RunCronTask",
+			Handler:    _AdminService_RunCronTask_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
