@@ -603,7 +603,7 @@ func TestIssueAssetsInJSON(t *testing.T) {
 // TestAttachmentLimits: MAX_SIZE answers 413 without holding the upload
 // in memory, and a large upload within it streams with bounded memory.
 func TestAttachmentLimits(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures the process's heap during an upload.
 	eachBackend(t, func(c *config.Config) {
 		c.Attachment.MaxSize = 1
 		c.Attachment.ReleaseMaxSize = 96
