@@ -25,6 +25,7 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/store"
+	"forge/services/store/storetest"
 )
 
 var updateAuthz = flag.Bool("update-authz", false, "rewrite testdata/authz_policies.golden from the policy table")
@@ -60,55 +61,67 @@ var updateAuthz = flag.Bool("update-authz", false, "rewrite testdata/authz_polic
 // which shows the change in review.
 func TestAuthorizationMatrix(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, nil, func(t *testing.T, s *testServer) {
-		pols := s.App.Policies()
+	// The longest test of the package: its backends run side by side.
+	for _, kind := range storetest.Backends {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			matrixOn(t, startServer(t, kind, nil), kind == storetest.Backends[0])
+		})
+	}
+}
+
+// matrixOn walks the matrix on server s; golden also checks the policy
+// table against its golden file (once per run).
+func matrixOn(t *testing.T, s *testServer, golden bool) {
+	pols := s.App.Policies()
+	if golden {
 		checkPolicyGolden(t, pols)
-		m := newMatrix(t, s)
-		counts := map[string]*matrixCount{}
-		// Every registered method (surfaces served outside gRPC, such as
-		// git's, are walked by their own tests).
-		for _, method := range registeredMethods(s) {
-			kind := pols[method].Resource.Kind.String()
-			if counts[kind] == nil {
-				counts[kind] = &matrixCount{}
-			}
-			counts[kind].want += m.callsPerMethod(pols[method].Resource.Kind)
+	}
+	m := newMatrix(t, s)
+	counts := map[string]*matrixCount{}
+	// Every registered method (surfaces served outside gRPC, such as
+	// git's, are walked by their own tests).
+	for _, method := range registeredMethods(s) {
+		kind := pols[method].Resource.Kind.String()
+		if counts[kind] == nil {
+			counts[kind] = &matrixCount{}
 		}
-		for _, method := range registeredMethods(s) {
-			pol, ok := pols[method]
-			if !ok {
-				t.Errorf("%s is registered without a policy", method)
-				continue
-			}
-			md := methodDescriptor(t, method)
-			count := counts[pol.Resource.Kind.String()]
-			switch pol.Resource.Kind {
-			case auth.RepositoryResource:
-				m.checkRepoMethod(t, md, method, pol, count)
-			case auth.OrganizationResource, auth.TeamResource:
-				m.orgs.check(t, m, md, method, pol, count)
-			default:
-				if namesRepository(md.Input()) {
-					t.Errorf("%s: its request names a repository but its policy declares none (resource: {kind: RESOURCE_KIND_REPOSITORY ...} in its proto)", method)
-				}
-				if namesOrganization(md.Input()) {
-					t.Errorf("%s: its request names an organization but its policy declares none (RESOURCE_KIND_ORGANIZATION)", method)
-				}
-				m.users.check(t, m, md, method, pol, count)
-			}
+		counts[kind].want += m.callsPerMethod(pols[method].Resource.Kind)
+	}
+	for _, method := range registeredMethods(s) {
+		pol, ok := pols[method]
+		if !ok {
+			t.Errorf("%s is registered without a policy", method)
+			continue
 		}
-		for _, kind := range []string{"repository", "organization", "team", "none"} {
-			c := counts[kind]
-			if c == nil || c.want == 0 {
-				t.Errorf("no method declares a %s resource: the matrix's walk of that kind is untested", kind)
-				continue
+		md := methodDescriptor(t, method)
+		count := counts[pol.Resource.Kind.String()]
+		switch pol.Resource.Kind {
+		case auth.RepositoryResource:
+			m.checkRepoMethod(t, md, method, pol, count)
+		case auth.OrganizationResource, auth.TeamResource:
+			m.orgs.check(t, m, md, method, pol, count)
+		default:
+			if namesRepository(md.Input()) {
+				t.Errorf("%s: its request names a repository but its policy declares none (resource: {kind: RESOURCE_KIND_REPOSITORY ...} in its proto)", method)
 			}
-			t.Logf("%s methods: %d refused and %d allowed calls", kind, c.refused, c.allowed)
-			if made := c.refused + c.allowed; made < c.want || c.refused == 0 || c.allowed == 0 {
-				t.Errorf("%s methods: %d calls made (%d refused, %d allowed), want %d with both kinds", kind, made, c.refused, c.allowed, c.want)
+			if namesOrganization(md.Input()) {
+				t.Errorf("%s: its request names an organization but its policy declares none (RESOURCE_KIND_ORGANIZATION)", method)
 			}
+			m.users.check(t, m, md, method, pol, count)
 		}
-	})
+	}
+	for _, kind := range []string{"repository", "organization", "team", "none"} {
+		c := counts[kind]
+		if c == nil || c.want == 0 {
+			t.Errorf("no method declares a %s resource: the matrix's walk of that kind is untested", kind)
+			continue
+		}
+		t.Logf("%s methods: %d refused and %d allowed calls", kind, c.refused, c.allowed)
+		if made := c.refused + c.allowed; made < c.want || c.refused == 0 || c.allowed == 0 {
+			t.Errorf("%s methods: %d calls made (%d refused, %d allowed), want %d with both kinds", kind, made, c.refused, c.allowed, c.want)
+		}
+	}
 }
 
 // matrixCount counts the calls made for the methods of one resource kind,
