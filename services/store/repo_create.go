@@ -65,6 +65,9 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 				return err
 			}
 		}
+		if err := copyDefaultHooks(tx, r.ID); err != nil {
+			return err
+		}
 		for _, b := range n.Branches {
 			rec := Branch{RepoID: r.ID, Name: b.Name, CommitID: b.CommitID, CommitMessage: storableText(b.CommitMessage),
 				CommitUnix: b.CommitUnix, PusherID: n.PusherID, CreatedUnix: now, UpdatedUnix: now}

@@ -66,6 +66,7 @@ type Store struct {
 	users    userCache
 	owned    *Owned // see Own
 	activity activityHooks
+	hooks    hookKicks     // see OnHookEvent
 	queries  *atomic.Int64 // see querycount.go
 }
 
