@@ -82,11 +82,11 @@ func (s *Store) kickHooks() {
 	}
 }
 
-// enqueueHookEvent records e inside the transaction tx of the change, only
+// insertHookEvent records e inside the transaction tx of the change, only
 // when an active hook may hear of it (the repository's, its owner's or a
 // system hook): one statement, nothing written for the common repository
-// without hooks.
-func (s *Store) enqueueHookEvent(tx *gorm.DB, e HookEvent) error {
+// without hooks. It reports whether it wrote.
+func insertHookEvent(tx *gorm.DB, e HookEvent) (bool, error) {
 	if e.CreatedUnix == 0 {
 		e.CreatedUnix = time.Now().Unix()
 	}
@@ -98,13 +98,16 @@ WHERE EXISTS (SELECT 1 FROM webhooks WHERE active = ? AND (repo_id = ?
 	OR (repo_id = 0 AND owner_id = 0 AND is_system = ?)))`,
 		e.Kind, e.RepoID, e.IssueID, e.CommentID, e.ActorID, e.Ref, e.OldSHA, e.NewSHA, e.Extra, e.CreatedUnix,
 		true, e.RepoID, e.RepoID, true)
-	if res.Error != nil {
-		return res.Error
-	}
-	if res.RowsAffected > 0 {
+	return res.RowsAffected > 0, res.Error
+}
+
+// enqueueHookEvent is insertHookEvent, waking this process's worker.
+func (s *Store) enqueueHookEvent(tx *gorm.DB, e HookEvent) error {
+	wrote, err := insertHookEvent(tx, e)
+	if wrote {
 		s.kickHooks()
 	}
-	return nil
+	return err
 }
 
 // EnqueueHookEvent records e on its own (a test delivery, or an event of
@@ -219,3 +222,11 @@ func (s *Store) HookTasks(ctx context.Context, hookID int64, offset, limit int) 
 	err := s.db.WithContext(ctx).Where("hook_id = ?", hookID).Order("id DESC").Offset(offset).Limit(limit).Find(&out).Error
 	return out, err
 }
+
+// Outbox kinds of branch changes (SyncBranchHeads): a branch created
+// (a create event and a push), moved (a push) or deleted.
+const (
+	HookKindPush   = "push"
+	HookKindCreate = "create"
+	HookKindDelete = "delete"
+)

@@ -15,9 +15,11 @@ import (
 	"github.com/fullstorydev/grpchan/inprocgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/protobuf/proto"
 
 	"forge/gateway"
 	"forge/gateway/apidocs"
+	"forge/gateway/giteajson"
 	"forge/services/access"
 	"forge/services/area"
 	"forge/services/area/all"
@@ -28,6 +30,7 @@ import (
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/githost"
+	"forge/services/issues"
 	"forge/services/mirrors"
 	"forge/services/notify"
 	"forge/services/paging"
@@ -37,7 +40,9 @@ import (
 	"forge/services/rpcerr"
 	"forge/services/secretbox"
 	"forge/services/store"
+	"forge/services/users"
 	"forge/services/validate"
+	"forge/services/webhooks"
 )
 
 // App is a configured forge instance.
@@ -59,6 +64,8 @@ type App struct {
 	handler     http.Handler
 	// notifier fans the activity queue out into notification threads.
 	notifier *notify.Worker
+	// webhooks renders queued webhook events and delivers them.
+	webhooks *webhooks.Worker
 
 	// policies is the per-method table the areas declare in their protos
 	// (Policies).
@@ -183,6 +190,13 @@ func (a *App) build() error {
 	// other processes record is found by its poll.
 	a.notifier = notify.NewWorker(a.Store, notify.PollInterval)
 	a.Store.OnActivity(a.notifier.Kick)
+	if a.webhooks, err = newWebhookWorker(cfg, a.Store, gitStore); err != nil {
+		return err
+	}
+	// Issue activity records its webhook event in the same transaction;
+	// branch changes and test deliveries wake the worker themselves.
+	a.Store.OnActivity(a.webhooks.Kick)
+	a.Store.OnHookEvent(a.webhooks.Kick)
 
 	// One interceptor chain, used by both transports. rpcerr, outermost,
 	// is the one translator of errors to statuses.
@@ -266,6 +280,10 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// up with new activity.
 	notifyDone := make(chan struct{})
 	go func() { a.notifier.Run(schedCtx); close(notifyDone) }()
+	// The webhook worker sends what the previous run left queued, then
+	// keeps up; a slow receiver delays only its own delivery.
+	hooksDone := make(chan struct{})
+	go func() { a.webhooks.Run(schedCtx); close(hooksDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -282,6 +300,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	<-reconcileDone
 	<-refreshDone
 	<-notifyDone
+	<-hooksDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}
@@ -329,4 +348,24 @@ func recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h
 
 func panicError(method string, r any) error {
 	return errs.Wrap(fmt.Errorf("panic in handler: %v", r), method)
+}
+
+// newWebhookWorker builds the webhook delivery worker: payloads rendered
+// with the areas' renderers and written as Gitea's JSON, [webhook]
+// settings for the connections.
+func newWebhookWorker(cfg *config.Config, st *store.Store, g *git.Store) (*webhooks.Worker, error) {
+	u := users.Renderer{RootURL: cfg.Server.RootURL, Domain: cfg.Server.Domain()}
+	enc := giteajson.New(nil) // local time, as the API answers
+	return webhooks.NewWorker(webhooks.WorkerOptions{
+		Store: st,
+		Render: &webhooks.Renderers{Store: st, Git: g, RootURL: cfg.Server.RootURL, Users: u,
+			Repos: repos.Renderer{RootURL: cfg.Server.RootURL, Users: u}, Issues: issues.NewRenderer(st, u, cfg.Server.RootURL)},
+		Marshal:       func(m proto.Message) ([]byte, error) { return enc.Marshal(m) },
+		SecretKey:     cfg.Security.SecretKey,
+		Hosts:         webhooks.ParseHostList(cfg.Webhook.AllowedHostList),
+		Timeout:       seconds(cfg.Webhook.DeliverTimeout),
+		SkipTLSVerify: cfg.Webhook.SkipTLSVerify,
+		Workers:       cfg.Webhook.Workers,
+		Disabled:      cfg.Webhook.Disabled,
+	})
 }

@@ -27,7 +27,7 @@ func TestWebhooksSDK(t *testing.T) {
 
 		const secret, authz = "hook-secret-in-clear", "Bearer auth-in-clear"
 		h, resp, err := alice.CreateRepoHook("alice", "proj", gitea.CreateHookOption{Type: gitea.HookTypeGitea,
-			Config: map[string]string{"url": "http://example.com/hook", "content_type": "json", "secret": secret},
+			Config:              map[string]string{"url": "http://example.com/hook", "content_type": "json", "secret": secret},
 			AuthorizationHeader: authz, BranchFilter: "main"})
 		if err != nil || resp.StatusCode != http.StatusCreated {
 			t.Fatalf("create: %v %v", resp, err)

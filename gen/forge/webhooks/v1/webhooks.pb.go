@@ -7,7 +7,10 @@
 package webhooksv1
 
 import (
+	v1 "forge/gen/forge/issues/v1"
 	_ "forge/gen/forge/options/v1"
+	v11 "forge/gen/forge/repos/v1"
+	v12 "forge/gen/forge/users/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -307,6 +310,629 @@ func (x *EditHookOption) GetActive() bool {
 	return false
 }
 
+// IssuePayload is Gitea's IssuePayload, the body of issues events (and
+// their assign, label and milestone sub-events).
+type IssuePayload struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Action        string                 `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	Number        int64                  `protobuf:"varint,2,opt,name=number,proto3" json:"number,omitempty"`
+	Issue         *v1.Issue              `protobuf:"bytes,3,opt,name=issue,proto3" json:"issue,omitempty"`
+	Repository    *v11.Repository        `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
+	Sender        *v12.User              `protobuf:"bytes,5,opt,name=sender,proto3" json:"sender,omitempty"`
+	CommitId      string                 `protobuf:"bytes,6,opt,name=commit_id,json=commitId,proto3" json:"commit_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssuePayload) Reset() {
+	*x = IssuePayload{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssuePayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssuePayload) ProtoMessage() {}
+
+func (x *IssuePayload) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssuePayload.ProtoReflect.Descriptor instead.
+func (*IssuePayload) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *IssuePayload) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *IssuePayload) GetNumber() int64 {
+	if x != nil {
+		return x.Number
+	}
+	return 0
+}
+
+func (x *IssuePayload) GetIssue() *v1.Issue {
+	if x != nil {
+		return x.Issue
+	}
+	return nil
+}
+
+func (x *IssuePayload) GetRepository() *v11.Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *IssuePayload) GetSender() *v12.User {
+	if x != nil {
+		return x.Sender
+	}
+	return nil
+}
+
+func (x *IssuePayload) GetCommitId() string {
+	if x != nil {
+		return x.CommitId
+	}
+	return ""
+}
+
+// IssueCommentPayload is Gitea's IssueCommentPayload.
+type IssueCommentPayload struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Action        string                 `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	Issue         *v1.Issue              `protobuf:"bytes,2,opt,name=issue,proto3" json:"issue,omitempty"`
+	Comment       *v1.Comment            `protobuf:"bytes,3,opt,name=comment,proto3" json:"comment,omitempty"`
+	Repository    *v11.Repository        `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
+	Sender        *v12.User              `protobuf:"bytes,5,opt,name=sender,proto3" json:"sender,omitempty"`
+	IsPull        bool                   `protobuf:"varint,6,opt,name=is_pull,json=isPull,proto3" json:"is_pull,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssueCommentPayload) Reset() {
+	*x = IssueCommentPayload{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssueCommentPayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssueCommentPayload) ProtoMessage() {}
+
+func (x *IssueCommentPayload) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssueCommentPayload.ProtoReflect.Descriptor instead.
+func (*IssueCommentPayload) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *IssueCommentPayload) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *IssueCommentPayload) GetIssue() *v1.Issue {
+	if x != nil {
+		return x.Issue
+	}
+	return nil
+}
+
+func (x *IssueCommentPayload) GetComment() *v1.Comment {
+	if x != nil {
+		return x.Comment
+	}
+	return nil
+}
+
+func (x *IssueCommentPayload) GetRepository() *v11.Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *IssueCommentPayload) GetSender() *v12.User {
+	if x != nil {
+		return x.Sender
+	}
+	return nil
+}
+
+func (x *IssueCommentPayload) GetIsPull() bool {
+	if x != nil {
+		return x.IsPull
+	}
+	return false
+}
+
+// PayloadUser is Gitea's PayloadUser: a commit's author or committer.
+type PayloadUser struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Email         string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	Username      string                 `protobuf:"bytes,3,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PayloadUser) Reset() {
+	*x = PayloadUser{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PayloadUser) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PayloadUser) ProtoMessage() {}
+
+func (x *PayloadUser) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PayloadUser.ProtoReflect.Descriptor instead.
+func (*PayloadUser) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *PayloadUser) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PayloadUser) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *PayloadUser) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+// PayloadCommit is Gitea's PayloadCommit.
+type PayloadCommit struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Message   string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	Url       string                 `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	Author    *PayloadUser           `protobuf:"bytes,4,opt,name=author,proto3" json:"author,omitempty"`
+	Committer *PayloadUser           `protobuf:"bytes,5,opt,name=committer,proto3" json:"committer,omitempty"`
+	// Always null: forge does not verify signatures.
+	Verification  *PayloadUser           `protobuf:"bytes,6,opt,name=verification,proto3" json:"verification,omitempty"`
+	Timestamp     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	Added         []string               `protobuf:"bytes,8,rep,name=added,proto3" json:"added,omitempty"`
+	Removed       []string               `protobuf:"bytes,9,rep,name=removed,proto3" json:"removed,omitempty"`
+	Modified      []string               `protobuf:"bytes,10,rep,name=modified,proto3" json:"modified,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PayloadCommit) Reset() {
+	*x = PayloadCommit{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PayloadCommit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PayloadCommit) ProtoMessage() {}
+
+func (x *PayloadCommit) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PayloadCommit.ProtoReflect.Descriptor instead.
+func (*PayloadCommit) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *PayloadCommit) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PayloadCommit) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *PayloadCommit) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *PayloadCommit) GetAuthor() *PayloadUser {
+	if x != nil {
+		return x.Author
+	}
+	return nil
+}
+
+func (x *PayloadCommit) GetCommitter() *PayloadUser {
+	if x != nil {
+		return x.Committer
+	}
+	return nil
+}
+
+func (x *PayloadCommit) GetVerification() *PayloadUser {
+	if x != nil {
+		return x.Verification
+	}
+	return nil
+}
+
+func (x *PayloadCommit) GetTimestamp() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Timestamp
+	}
+	return nil
+}
+
+func (x *PayloadCommit) GetAdded() []string {
+	if x != nil {
+		return x.Added
+	}
+	return nil
+}
+
+func (x *PayloadCommit) GetRemoved() []string {
+	if x != nil {
+		return x.Removed
+	}
+	return nil
+}
+
+func (x *PayloadCommit) GetModified() []string {
+	if x != nil {
+		return x.Modified
+	}
+	return nil
+}
+
+// PushPayload is Gitea's PushPayload, the body of push events and of
+// test deliveries.
+type PushPayload struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ref           string                 `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	Before        string                 `protobuf:"bytes,2,opt,name=before,proto3" json:"before,omitempty"`
+	After         string                 `protobuf:"bytes,3,opt,name=after,proto3" json:"after,omitempty"`
+	CompareUrl    string                 `protobuf:"bytes,4,opt,name=compare_url,json=compareUrl,proto3" json:"compare_url,omitempty"`
+	Commits       []*PayloadCommit       `protobuf:"bytes,5,rep,name=commits,proto3" json:"commits,omitempty"`
+	TotalCommits  int64                  `protobuf:"varint,6,opt,name=total_commits,json=totalCommits,proto3" json:"total_commits,omitempty"`
+	HeadCommit    *PayloadCommit         `protobuf:"bytes,7,opt,name=head_commit,json=headCommit,proto3" json:"head_commit,omitempty"`
+	Repository    *v11.Repository        `protobuf:"bytes,8,opt,name=repository,proto3" json:"repository,omitempty"`
+	Pusher        *v12.User              `protobuf:"bytes,9,opt,name=pusher,proto3" json:"pusher,omitempty"`
+	Sender        *v12.User              `protobuf:"bytes,10,opt,name=sender,proto3" json:"sender,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PushPayload) Reset() {
+	*x = PushPayload{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PushPayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PushPayload) ProtoMessage() {}
+
+func (x *PushPayload) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PushPayload.ProtoReflect.Descriptor instead.
+func (*PushPayload) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *PushPayload) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *PushPayload) GetBefore() string {
+	if x != nil {
+		return x.Before
+	}
+	return ""
+}
+
+func (x *PushPayload) GetAfter() string {
+	if x != nil {
+		return x.After
+	}
+	return ""
+}
+
+func (x *PushPayload) GetCompareUrl() string {
+	if x != nil {
+		return x.CompareUrl
+	}
+	return ""
+}
+
+func (x *PushPayload) GetCommits() []*PayloadCommit {
+	if x != nil {
+		return x.Commits
+	}
+	return nil
+}
+
+func (x *PushPayload) GetTotalCommits() int64 {
+	if x != nil {
+		return x.TotalCommits
+	}
+	return 0
+}
+
+func (x *PushPayload) GetHeadCommit() *PayloadCommit {
+	if x != nil {
+		return x.HeadCommit
+	}
+	return nil
+}
+
+func (x *PushPayload) GetRepository() *v11.Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *PushPayload) GetPusher() *v12.User {
+	if x != nil {
+		return x.Pusher
+	}
+	return nil
+}
+
+func (x *PushPayload) GetSender() *v12.User {
+	if x != nil {
+		return x.Sender
+	}
+	return nil
+}
+
+// CreatePayload is Gitea's CreatePayload (create events); DeletePayload
+// has the same fields plus pusher_type.
+type CreatePayload struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Sha           string                 `protobuf:"bytes,1,opt,name=sha,proto3" json:"sha,omitempty"`
+	Ref           string                 `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
+	RefType       string                 `protobuf:"bytes,3,opt,name=ref_type,json=refType,proto3" json:"ref_type,omitempty"`
+	Repository    *v11.Repository        `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
+	Sender        *v12.User              `protobuf:"bytes,5,opt,name=sender,proto3" json:"sender,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatePayload) Reset() {
+	*x = CreatePayload{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatePayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatePayload) ProtoMessage() {}
+
+func (x *CreatePayload) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatePayload.ProtoReflect.Descriptor instead.
+func (*CreatePayload) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CreatePayload) GetSha() string {
+	if x != nil {
+		return x.Sha
+	}
+	return ""
+}
+
+func (x *CreatePayload) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *CreatePayload) GetRefType() string {
+	if x != nil {
+		return x.RefType
+	}
+	return ""
+}
+
+func (x *CreatePayload) GetRepository() *v11.Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *CreatePayload) GetSender() *v12.User {
+	if x != nil {
+		return x.Sender
+	}
+	return nil
+}
+
+// DeletePayload is Gitea's DeletePayload.
+type DeletePayload struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ref           string                 `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	RefType       string                 `protobuf:"bytes,2,opt,name=ref_type,json=refType,proto3" json:"ref_type,omitempty"`
+	PusherType    string                 `protobuf:"bytes,3,opt,name=pusher_type,json=pusherType,proto3" json:"pusher_type,omitempty"`
+	Repository    *v11.Repository        `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
+	Sender        *v12.User              `protobuf:"bytes,5,opt,name=sender,proto3" json:"sender,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeletePayload) Reset() {
+	*x = DeletePayload{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeletePayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeletePayload) ProtoMessage() {}
+
+func (x *DeletePayload) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeletePayload.ProtoReflect.Descriptor instead.
+func (*DeletePayload) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *DeletePayload) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *DeletePayload) GetRefType() string {
+	if x != nil {
+		return x.RefType
+	}
+	return ""
+}
+
+func (x *DeletePayload) GetPusherType() string {
+	if x != nil {
+		return x.PusherType
+	}
+	return ""
+}
+
+func (x *DeletePayload) GetRepository() *v11.Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *DeletePayload) GetSender() *v12.User {
+	if x != nil {
+		return x.Sender
+	}
+	return nil
+}
+
 type ListRepoHooksRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
@@ -319,7 +945,7 @@ type ListRepoHooksRequest struct {
 
 func (x *ListRepoHooksRequest) Reset() {
 	*x = ListRepoHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[3]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -331,7 +957,7 @@ func (x *ListRepoHooksRequest) String() string {
 func (*ListRepoHooksRequest) ProtoMessage() {}
 
 func (x *ListRepoHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[3]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -344,7 +970,7 @@ func (x *ListRepoHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRepoHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListRepoHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{3}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListRepoHooksRequest) GetOwner() string {
@@ -385,7 +1011,7 @@ type ListRepoHooksResponse struct {
 
 func (x *ListRepoHooksResponse) Reset() {
 	*x = ListRepoHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[4]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -397,7 +1023,7 @@ func (x *ListRepoHooksResponse) String() string {
 func (*ListRepoHooksResponse) ProtoMessage() {}
 
 func (x *ListRepoHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[4]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -410,7 +1036,7 @@ func (x *ListRepoHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRepoHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListRepoHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{4}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListRepoHooksResponse) GetHooks() []*Hook {
@@ -438,7 +1064,7 @@ type CreateRepoHookRequest struct {
 
 func (x *CreateRepoHookRequest) Reset() {
 	*x = CreateRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[5]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -450,7 +1076,7 @@ func (x *CreateRepoHookRequest) String() string {
 func (*CreateRepoHookRequest) ProtoMessage() {}
 
 func (x *CreateRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[5]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -463,7 +1089,7 @@ func (x *CreateRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{5}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateRepoHookRequest) GetOwner() string {
@@ -496,7 +1122,7 @@ type CreateRepoHookResponse struct {
 
 func (x *CreateRepoHookResponse) Reset() {
 	*x = CreateRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[6]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -508,7 +1134,7 @@ func (x *CreateRepoHookResponse) String() string {
 func (*CreateRepoHookResponse) ProtoMessage() {}
 
 func (x *CreateRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[6]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -521,7 +1147,7 @@ func (x *CreateRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{6}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateRepoHookResponse) GetHook() *Hook {
@@ -542,7 +1168,7 @@ type GetRepoHookRequest struct {
 
 func (x *GetRepoHookRequest) Reset() {
 	*x = GetRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[7]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -554,7 +1180,7 @@ func (x *GetRepoHookRequest) String() string {
 func (*GetRepoHookRequest) ProtoMessage() {}
 
 func (x *GetRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[7]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -567,7 +1193,7 @@ func (x *GetRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*GetRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{7}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetRepoHookRequest) GetOwner() string {
@@ -600,7 +1226,7 @@ type GetRepoHookResponse struct {
 
 func (x *GetRepoHookResponse) Reset() {
 	*x = GetRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[8]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -612,7 +1238,7 @@ func (x *GetRepoHookResponse) String() string {
 func (*GetRepoHookResponse) ProtoMessage() {}
 
 func (x *GetRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[8]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -625,7 +1251,7 @@ func (x *GetRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*GetRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{8}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetRepoHookResponse) GetHook() *Hook {
@@ -647,7 +1273,7 @@ type EditRepoHookRequest struct {
 
 func (x *EditRepoHookRequest) Reset() {
 	*x = EditRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[9]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -659,7 +1285,7 @@ func (x *EditRepoHookRequest) String() string {
 func (*EditRepoHookRequest) ProtoMessage() {}
 
 func (x *EditRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[9]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -672,7 +1298,7 @@ func (x *EditRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*EditRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{9}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *EditRepoHookRequest) GetOwner() string {
@@ -712,7 +1338,7 @@ type EditRepoHookResponse struct {
 
 func (x *EditRepoHookResponse) Reset() {
 	*x = EditRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[10]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -724,7 +1350,7 @@ func (x *EditRepoHookResponse) String() string {
 func (*EditRepoHookResponse) ProtoMessage() {}
 
 func (x *EditRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[10]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -737,7 +1363,7 @@ func (x *EditRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*EditRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{10}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EditRepoHookResponse) GetHook() *Hook {
@@ -758,7 +1384,7 @@ type DeleteRepoHookRequest struct {
 
 func (x *DeleteRepoHookRequest) Reset() {
 	*x = DeleteRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[11]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -770,7 +1396,7 @@ func (x *DeleteRepoHookRequest) String() string {
 func (*DeleteRepoHookRequest) ProtoMessage() {}
 
 func (x *DeleteRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[11]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -783,7 +1409,7 @@ func (x *DeleteRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{11}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DeleteRepoHookRequest) GetOwner() string {
@@ -815,7 +1441,7 @@ type DeleteRepoHookResponse struct {
 
 func (x *DeleteRepoHookResponse) Reset() {
 	*x = DeleteRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[12]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -827,7 +1453,7 @@ func (x *DeleteRepoHookResponse) String() string {
 func (*DeleteRepoHookResponse) ProtoMessage() {}
 
 func (x *DeleteRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[12]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -840,7 +1466,7 @@ func (x *DeleteRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{12}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{19}
 }
 
 type TestRepoHookRequest struct {
@@ -856,7 +1482,7 @@ type TestRepoHookRequest struct {
 
 func (x *TestRepoHookRequest) Reset() {
 	*x = TestRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[13]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -868,7 +1494,7 @@ func (x *TestRepoHookRequest) String() string {
 func (*TestRepoHookRequest) ProtoMessage() {}
 
 func (x *TestRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[13]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -881,7 +1507,7 @@ func (x *TestRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*TestRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{13}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TestRepoHookRequest) GetOwner() string {
@@ -920,7 +1546,7 @@ type TestRepoHookResponse struct {
 
 func (x *TestRepoHookResponse) Reset() {
 	*x = TestRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -932,7 +1558,7 @@ func (x *TestRepoHookResponse) String() string {
 func (*TestRepoHookResponse) ProtoMessage() {}
 
 func (x *TestRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -945,7 +1571,7 @@ func (x *TestRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*TestRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{14}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{21}
 }
 
 type ListOrgHooksRequest struct {
@@ -959,7 +1585,7 @@ type ListOrgHooksRequest struct {
 
 func (x *ListOrgHooksRequest) Reset() {
 	*x = ListOrgHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -971,7 +1597,7 @@ func (x *ListOrgHooksRequest) String() string {
 func (*ListOrgHooksRequest) ProtoMessage() {}
 
 func (x *ListOrgHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -984,7 +1610,7 @@ func (x *ListOrgHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOrgHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListOrgHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{15}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListOrgHooksRequest) GetOrg() string {
@@ -1018,7 +1644,7 @@ type ListOrgHooksResponse struct {
 
 func (x *ListOrgHooksResponse) Reset() {
 	*x = ListOrgHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1030,7 +1656,7 @@ func (x *ListOrgHooksResponse) String() string {
 func (*ListOrgHooksResponse) ProtoMessage() {}
 
 func (x *ListOrgHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1043,7 +1669,7 @@ func (x *ListOrgHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOrgHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListOrgHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{16}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListOrgHooksResponse) GetHooks() []*Hook {
@@ -1070,7 +1696,7 @@ type CreateOrgHookRequest struct {
 
 func (x *CreateOrgHookRequest) Reset() {
 	*x = CreateOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1708,7 @@ func (x *CreateOrgHookRequest) String() string {
 func (*CreateOrgHookRequest) ProtoMessage() {}
 
 func (x *CreateOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1721,7 @@ func (x *CreateOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{17}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CreateOrgHookRequest) GetOrg() string {
@@ -1121,7 +1747,7 @@ type CreateOrgHookResponse struct {
 
 func (x *CreateOrgHookResponse) Reset() {
 	*x = CreateOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1759,7 @@ func (x *CreateOrgHookResponse) String() string {
 func (*CreateOrgHookResponse) ProtoMessage() {}
 
 func (x *CreateOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1772,7 @@ func (x *CreateOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{18}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CreateOrgHookResponse) GetHook() *Hook {
@@ -1166,7 +1792,7 @@ type GetOrgHookRequest struct {
 
 func (x *GetOrgHookRequest) Reset() {
 	*x = GetOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1178,7 +1804,7 @@ func (x *GetOrgHookRequest) String() string {
 func (*GetOrgHookRequest) ProtoMessage() {}
 
 func (x *GetOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1191,7 +1817,7 @@ func (x *GetOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*GetOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{19}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetOrgHookRequest) GetOrg() string {
@@ -1217,7 +1843,7 @@ type GetOrgHookResponse struct {
 
 func (x *GetOrgHookResponse) Reset() {
 	*x = GetOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1229,7 +1855,7 @@ func (x *GetOrgHookResponse) String() string {
 func (*GetOrgHookResponse) ProtoMessage() {}
 
 func (x *GetOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1242,7 +1868,7 @@ func (x *GetOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*GetOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{20}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetOrgHookResponse) GetHook() *Hook {
@@ -1263,7 +1889,7 @@ type EditOrgHookRequest struct {
 
 func (x *EditOrgHookRequest) Reset() {
 	*x = EditOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1275,7 +1901,7 @@ func (x *EditOrgHookRequest) String() string {
 func (*EditOrgHookRequest) ProtoMessage() {}
 
 func (x *EditOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1288,7 +1914,7 @@ func (x *EditOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*EditOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{21}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *EditOrgHookRequest) GetOrg() string {
@@ -1321,7 +1947,7 @@ type EditOrgHookResponse struct {
 
 func (x *EditOrgHookResponse) Reset() {
 	*x = EditOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1333,7 +1959,7 @@ func (x *EditOrgHookResponse) String() string {
 func (*EditOrgHookResponse) ProtoMessage() {}
 
 func (x *EditOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1346,7 +1972,7 @@ func (x *EditOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*EditOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{22}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *EditOrgHookResponse) GetHook() *Hook {
@@ -1366,7 +1992,7 @@ type DeleteOrgHookRequest struct {
 
 func (x *DeleteOrgHookRequest) Reset() {
 	*x = DeleteOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1378,7 +2004,7 @@ func (x *DeleteOrgHookRequest) String() string {
 func (*DeleteOrgHookRequest) ProtoMessage() {}
 
 func (x *DeleteOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1391,7 +2017,7 @@ func (x *DeleteOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{23}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DeleteOrgHookRequest) GetOrg() string {
@@ -1416,7 +2042,7 @@ type DeleteOrgHookResponse struct {
 
 func (x *DeleteOrgHookResponse) Reset() {
 	*x = DeleteOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1428,7 +2054,7 @@ func (x *DeleteOrgHookResponse) String() string {
 func (*DeleteOrgHookResponse) ProtoMessage() {}
 
 func (x *DeleteOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1441,7 +2067,7 @@ func (x *DeleteOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{24}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{31}
 }
 
 type ListUserHooksRequest struct {
@@ -1454,7 +2080,7 @@ type ListUserHooksRequest struct {
 
 func (x *ListUserHooksRequest) Reset() {
 	*x = ListUserHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1466,7 +2092,7 @@ func (x *ListUserHooksRequest) String() string {
 func (*ListUserHooksRequest) ProtoMessage() {}
 
 func (x *ListUserHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1479,7 +2105,7 @@ func (x *ListUserHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUserHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListUserHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{25}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListUserHooksRequest) GetPage() int32 {
@@ -1506,7 +2132,7 @@ type ListUserHooksResponse struct {
 
 func (x *ListUserHooksResponse) Reset() {
 	*x = ListUserHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1518,7 +2144,7 @@ func (x *ListUserHooksResponse) String() string {
 func (*ListUserHooksResponse) ProtoMessage() {}
 
 func (x *ListUserHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1531,7 +2157,7 @@ func (x *ListUserHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUserHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListUserHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{26}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListUserHooksResponse) GetHooks() []*Hook {
@@ -1557,7 +2183,7 @@ type CreateUserHookRequest struct {
 
 func (x *CreateUserHookRequest) Reset() {
 	*x = CreateUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1569,7 +2195,7 @@ func (x *CreateUserHookRequest) String() string {
 func (*CreateUserHookRequest) ProtoMessage() {}
 
 func (x *CreateUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1582,7 +2208,7 @@ func (x *CreateUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateUserHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{27}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CreateUserHookRequest) GetHook() *CreateHookOption {
@@ -1601,7 +2227,7 @@ type CreateUserHookResponse struct {
 
 func (x *CreateUserHookResponse) Reset() {
 	*x = CreateUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1613,7 +2239,7 @@ func (x *CreateUserHookResponse) String() string {
 func (*CreateUserHookResponse) ProtoMessage() {}
 
 func (x *CreateUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1626,7 +2252,7 @@ func (x *CreateUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateUserHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{28}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CreateUserHookResponse) GetHook() *Hook {
@@ -1645,7 +2271,7 @@ type GetUserHookRequest struct {
 
 func (x *GetUserHookRequest) Reset() {
 	*x = GetUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1657,7 +2283,7 @@ func (x *GetUserHookRequest) String() string {
 func (*GetUserHookRequest) ProtoMessage() {}
 
 func (x *GetUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1670,7 +2296,7 @@ func (x *GetUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserHookRequest.ProtoReflect.Descriptor instead.
 func (*GetUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{29}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetUserHookRequest) GetId() int64 {
@@ -1689,7 +2315,7 @@ type GetUserHookResponse struct {
 
 func (x *GetUserHookResponse) Reset() {
 	*x = GetUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1701,7 +2327,7 @@ func (x *GetUserHookResponse) String() string {
 func (*GetUserHookResponse) ProtoMessage() {}
 
 func (x *GetUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1714,7 +2340,7 @@ func (x *GetUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserHookResponse.ProtoReflect.Descriptor instead.
 func (*GetUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{30}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetUserHookResponse) GetHook() *Hook {
@@ -1734,7 +2360,7 @@ type EditUserHookRequest struct {
 
 func (x *EditUserHookRequest) Reset() {
 	*x = EditUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1746,7 +2372,7 @@ func (x *EditUserHookRequest) String() string {
 func (*EditUserHookRequest) ProtoMessage() {}
 
 func (x *EditUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1759,7 +2385,7 @@ func (x *EditUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditUserHookRequest.ProtoReflect.Descriptor instead.
 func (*EditUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{31}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *EditUserHookRequest) GetId() int64 {
@@ -1785,7 +2411,7 @@ type EditUserHookResponse struct {
 
 func (x *EditUserHookResponse) Reset() {
 	*x = EditUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1797,7 +2423,7 @@ func (x *EditUserHookResponse) String() string {
 func (*EditUserHookResponse) ProtoMessage() {}
 
 func (x *EditUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1810,7 +2436,7 @@ func (x *EditUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditUserHookResponse.ProtoReflect.Descriptor instead.
 func (*EditUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{32}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *EditUserHookResponse) GetHook() *Hook {
@@ -1829,7 +2455,7 @@ type DeleteUserHookRequest struct {
 
 func (x *DeleteUserHookRequest) Reset() {
 	*x = DeleteUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1841,7 +2467,7 @@ func (x *DeleteUserHookRequest) String() string {
 func (*DeleteUserHookRequest) ProtoMessage() {}
 
 func (x *DeleteUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1854,7 +2480,7 @@ func (x *DeleteUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteUserHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{33}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *DeleteUserHookRequest) GetId() int64 {
@@ -1872,7 +2498,7 @@ type DeleteUserHookResponse struct {
 
 func (x *DeleteUserHookResponse) Reset() {
 	*x = DeleteUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1884,7 +2510,7 @@ func (x *DeleteUserHookResponse) String() string {
 func (*DeleteUserHookResponse) ProtoMessage() {}
 
 func (x *DeleteUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1897,7 +2523,7 @@ func (x *DeleteUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteUserHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{34}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{41}
 }
 
 type ListAdminHooksRequest struct {
@@ -1912,7 +2538,7 @@ type ListAdminHooksRequest struct {
 
 func (x *ListAdminHooksRequest) Reset() {
 	*x = ListAdminHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1924,7 +2550,7 @@ func (x *ListAdminHooksRequest) String() string {
 func (*ListAdminHooksRequest) ProtoMessage() {}
 
 func (x *ListAdminHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1937,7 +2563,7 @@ func (x *ListAdminHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAdminHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListAdminHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{35}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ListAdminHooksRequest) GetType() string {
@@ -1971,7 +2597,7 @@ type ListAdminHooksResponse struct {
 
 func (x *ListAdminHooksResponse) Reset() {
 	*x = ListAdminHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1983,7 +2609,7 @@ func (x *ListAdminHooksResponse) String() string {
 func (*ListAdminHooksResponse) ProtoMessage() {}
 
 func (x *ListAdminHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1996,7 +2622,7 @@ func (x *ListAdminHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAdminHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListAdminHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{36}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListAdminHooksResponse) GetHooks() []*Hook {
@@ -2025,7 +2651,7 @@ type CreateAdminHookRequest struct {
 
 func (x *CreateAdminHookRequest) Reset() {
 	*x = CreateAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2037,7 +2663,7 @@ func (x *CreateAdminHookRequest) String() string {
 func (*CreateAdminHookRequest) ProtoMessage() {}
 
 func (x *CreateAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2050,7 +2676,7 @@ func (x *CreateAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{37}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CreateAdminHookRequest) GetType() string {
@@ -2076,7 +2702,7 @@ type CreateAdminHookResponse struct {
 
 func (x *CreateAdminHookResponse) Reset() {
 	*x = CreateAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2088,7 +2714,7 @@ func (x *CreateAdminHookResponse) String() string {
 func (*CreateAdminHookResponse) ProtoMessage() {}
 
 func (x *CreateAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2101,7 +2727,7 @@ func (x *CreateAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{38}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CreateAdminHookResponse) GetHook() *Hook {
@@ -2120,7 +2746,7 @@ type GetAdminHookRequest struct {
 
 func (x *GetAdminHookRequest) Reset() {
 	*x = GetAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2132,7 +2758,7 @@ func (x *GetAdminHookRequest) String() string {
 func (*GetAdminHookRequest) ProtoMessage() {}
 
 func (x *GetAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2145,7 +2771,7 @@ func (x *GetAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*GetAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{39}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GetAdminHookRequest) GetId() int64 {
@@ -2164,7 +2790,7 @@ type GetAdminHookResponse struct {
 
 func (x *GetAdminHookResponse) Reset() {
 	*x = GetAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2176,7 +2802,7 @@ func (x *GetAdminHookResponse) String() string {
 func (*GetAdminHookResponse) ProtoMessage() {}
 
 func (x *GetAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2189,7 +2815,7 @@ func (x *GetAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*GetAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{40}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *GetAdminHookResponse) GetHook() *Hook {
@@ -2209,7 +2835,7 @@ type EditAdminHookRequest struct {
 
 func (x *EditAdminHookRequest) Reset() {
 	*x = EditAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2221,7 +2847,7 @@ func (x *EditAdminHookRequest) String() string {
 func (*EditAdminHookRequest) ProtoMessage() {}
 
 func (x *EditAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2234,7 +2860,7 @@ func (x *EditAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*EditAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{41}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *EditAdminHookRequest) GetId() int64 {
@@ -2260,7 +2886,7 @@ type EditAdminHookResponse struct {
 
 func (x *EditAdminHookResponse) Reset() {
 	*x = EditAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2272,7 +2898,7 @@ func (x *EditAdminHookResponse) String() string {
 func (*EditAdminHookResponse) ProtoMessage() {}
 
 func (x *EditAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2285,7 +2911,7 @@ func (x *EditAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*EditAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{42}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *EditAdminHookResponse) GetHook() *Hook {
@@ -2304,7 +2930,7 @@ type DeleteAdminHookRequest struct {
 
 func (x *DeleteAdminHookRequest) Reset() {
 	*x = DeleteAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2316,7 +2942,7 @@ func (x *DeleteAdminHookRequest) String() string {
 func (*DeleteAdminHookRequest) ProtoMessage() {}
 
 func (x *DeleteAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2329,7 +2955,7 @@ func (x *DeleteAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{43}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *DeleteAdminHookRequest) GetId() int64 {
@@ -2347,7 +2973,7 @@ type DeleteAdminHookResponse struct {
 
 func (x *DeleteAdminHookResponse) Reset() {
 	*x = DeleteAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2359,7 +2985,7 @@ func (x *DeleteAdminHookResponse) String() string {
 func (*DeleteAdminHookResponse) ProtoMessage() {}
 
 func (x *DeleteAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2372,14 +2998,14 @@ func (x *DeleteAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{44}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{51}
 }
 
 var File_forge_webhooks_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_forge_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
-	" forge/webhooks/v1/webhooks.proto\x12\x11forge.webhooks.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa0\x03\n" +
+	" forge/webhooks/v1/webhooks.proto\x12\x11forge.webhooks.v1\x1a\x1cforge/issues/v1/issues.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa0\x03\n" +
 	"\x04Hook\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12#\n" +
@@ -2414,7 +3040,74 @@ const file_forge_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\t\n" +
-	"\a_active\"j\n" +
+	"\a_active\"\xf3\x01\n" +
+	"\fIssuePayload\x12\x16\n" +
+	"\x06action\x18\x01 \x01(\tR\x06action\x12\x16\n" +
+	"\x06number\x18\x02 \x01(\x03R\x06number\x12,\n" +
+	"\x05issue\x18\x03 \x01(\v2\x16.forge.issues.v1.IssueR\x05issue\x12:\n" +
+	"\n" +
+	"repository\x18\x04 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x12,\n" +
+	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\x12\x1b\n" +
+	"\tcommit_id\x18\x06 \x01(\tR\bcommitId\"\x92\x02\n" +
+	"\x13IssueCommentPayload\x12\x16\n" +
+	"\x06action\x18\x01 \x01(\tR\x06action\x12,\n" +
+	"\x05issue\x18\x02 \x01(\v2\x16.forge.issues.v1.IssueR\x05issue\x122\n" +
+	"\acomment\x18\x03 \x01(\v2\x18.forge.issues.v1.CommentR\acomment\x12:\n" +
+	"\n" +
+	"repository\x18\x04 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x12,\n" +
+	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\x12\x17\n" +
+	"\ais_pull\x18\x06 \x01(\bR\x06isPull\"S\n" +
+	"\vPayloadUser\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12\x1a\n" +
+	"\busername\x18\x03 \x01(\tR\busername\"\x8b\x03\n" +
+	"\rPayloadCommit\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x10\n" +
+	"\x03url\x18\x03 \x01(\tR\x03url\x126\n" +
+	"\x06author\x18\x04 \x01(\v2\x1e.forge.webhooks.v1.PayloadUserR\x06author\x12<\n" +
+	"\tcommitter\x18\x05 \x01(\v2\x1e.forge.webhooks.v1.PayloadUserR\tcommitter\x12B\n" +
+	"\fverification\x18\x06 \x01(\v2\x1e.forge.webhooks.v1.PayloadUserR\fverification\x128\n" +
+	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12\x14\n" +
+	"\x05added\x18\b \x03(\tR\x05added\x12\x18\n" +
+	"\aremoved\x18\t \x03(\tR\aremoved\x12\x1a\n" +
+	"\bmodified\x18\n" +
+	" \x03(\tR\bmodified\"\xaa\x03\n" +
+	"\vPushPayload\x12\x10\n" +
+	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x16\n" +
+	"\x06before\x18\x02 \x01(\tR\x06before\x12\x14\n" +
+	"\x05after\x18\x03 \x01(\tR\x05after\x12\x1f\n" +
+	"\vcompare_url\x18\x04 \x01(\tR\n" +
+	"compareUrl\x12:\n" +
+	"\acommits\x18\x05 \x03(\v2 .forge.webhooks.v1.PayloadCommitR\acommits\x12#\n" +
+	"\rtotal_commits\x18\x06 \x01(\x03R\ftotalCommits\x12A\n" +
+	"\vhead_commit\x18\a \x01(\v2 .forge.webhooks.v1.PayloadCommitR\n" +
+	"headCommit\x12:\n" +
+	"\n" +
+	"repository\x18\b \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x12,\n" +
+	"\x06pusher\x18\t \x01(\v2\x14.forge.users.v1.UserR\x06pusher\x12,\n" +
+	"\x06sender\x18\n" +
+	" \x01(\v2\x14.forge.users.v1.UserR\x06sender\"\xb8\x01\n" +
+	"\rCreatePayload\x12\x10\n" +
+	"\x03sha\x18\x01 \x01(\tR\x03sha\x12\x10\n" +
+	"\x03ref\x18\x02 \x01(\tR\x03ref\x12\x19\n" +
+	"\bref_type\x18\x03 \x01(\tR\arefType\x12:\n" +
+	"\n" +
+	"repository\x18\x04 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x12,\n" +
+	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\"\xc7\x01\n" +
+	"\rDeletePayload\x12\x10\n" +
+	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x19\n" +
+	"\bref_type\x18\x02 \x01(\tR\arefType\x12\x1f\n" +
+	"\vpusher_type\x18\x03 \x01(\tR\n" +
+	"pusherType\x12:\n" +
+	"\n" +
+	"repository\x18\x04 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x12,\n" +
+	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\"j\n" +
 	"\x14ListRepoHooksRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x12\n" +
@@ -2578,135 +3271,166 @@ func file_forge_webhooks_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_forge_webhooks_v1_webhooks_proto_rawDescData
 }
 
-var file_forge_webhooks_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_forge_webhooks_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_forge_webhooks_v1_webhooks_proto_goTypes = []any{
 	(*Hook)(nil),                    // 0: forge.webhooks.v1.Hook
 	(*CreateHookOption)(nil),        // 1: forge.webhooks.v1.CreateHookOption
 	(*EditHookOption)(nil),          // 2: forge.webhooks.v1.EditHookOption
-	(*ListRepoHooksRequest)(nil),    // 3: forge.webhooks.v1.ListRepoHooksRequest
-	(*ListRepoHooksResponse)(nil),   // 4: forge.webhooks.v1.ListRepoHooksResponse
-	(*CreateRepoHookRequest)(nil),   // 5: forge.webhooks.v1.CreateRepoHookRequest
-	(*CreateRepoHookResponse)(nil),  // 6: forge.webhooks.v1.CreateRepoHookResponse
-	(*GetRepoHookRequest)(nil),      // 7: forge.webhooks.v1.GetRepoHookRequest
-	(*GetRepoHookResponse)(nil),     // 8: forge.webhooks.v1.GetRepoHookResponse
-	(*EditRepoHookRequest)(nil),     // 9: forge.webhooks.v1.EditRepoHookRequest
-	(*EditRepoHookResponse)(nil),    // 10: forge.webhooks.v1.EditRepoHookResponse
-	(*DeleteRepoHookRequest)(nil),   // 11: forge.webhooks.v1.DeleteRepoHookRequest
-	(*DeleteRepoHookResponse)(nil),  // 12: forge.webhooks.v1.DeleteRepoHookResponse
-	(*TestRepoHookRequest)(nil),     // 13: forge.webhooks.v1.TestRepoHookRequest
-	(*TestRepoHookResponse)(nil),    // 14: forge.webhooks.v1.TestRepoHookResponse
-	(*ListOrgHooksRequest)(nil),     // 15: forge.webhooks.v1.ListOrgHooksRequest
-	(*ListOrgHooksResponse)(nil),    // 16: forge.webhooks.v1.ListOrgHooksResponse
-	(*CreateOrgHookRequest)(nil),    // 17: forge.webhooks.v1.CreateOrgHookRequest
-	(*CreateOrgHookResponse)(nil),   // 18: forge.webhooks.v1.CreateOrgHookResponse
-	(*GetOrgHookRequest)(nil),       // 19: forge.webhooks.v1.GetOrgHookRequest
-	(*GetOrgHookResponse)(nil),      // 20: forge.webhooks.v1.GetOrgHookResponse
-	(*EditOrgHookRequest)(nil),      // 21: forge.webhooks.v1.EditOrgHookRequest
-	(*EditOrgHookResponse)(nil),     // 22: forge.webhooks.v1.EditOrgHookResponse
-	(*DeleteOrgHookRequest)(nil),    // 23: forge.webhooks.v1.DeleteOrgHookRequest
-	(*DeleteOrgHookResponse)(nil),   // 24: forge.webhooks.v1.DeleteOrgHookResponse
-	(*ListUserHooksRequest)(nil),    // 25: forge.webhooks.v1.ListUserHooksRequest
-	(*ListUserHooksResponse)(nil),   // 26: forge.webhooks.v1.ListUserHooksResponse
-	(*CreateUserHookRequest)(nil),   // 27: forge.webhooks.v1.CreateUserHookRequest
-	(*CreateUserHookResponse)(nil),  // 28: forge.webhooks.v1.CreateUserHookResponse
-	(*GetUserHookRequest)(nil),      // 29: forge.webhooks.v1.GetUserHookRequest
-	(*GetUserHookResponse)(nil),     // 30: forge.webhooks.v1.GetUserHookResponse
-	(*EditUserHookRequest)(nil),     // 31: forge.webhooks.v1.EditUserHookRequest
-	(*EditUserHookResponse)(nil),    // 32: forge.webhooks.v1.EditUserHookResponse
-	(*DeleteUserHookRequest)(nil),   // 33: forge.webhooks.v1.DeleteUserHookRequest
-	(*DeleteUserHookResponse)(nil),  // 34: forge.webhooks.v1.DeleteUserHookResponse
-	(*ListAdminHooksRequest)(nil),   // 35: forge.webhooks.v1.ListAdminHooksRequest
-	(*ListAdminHooksResponse)(nil),  // 36: forge.webhooks.v1.ListAdminHooksResponse
-	(*CreateAdminHookRequest)(nil),  // 37: forge.webhooks.v1.CreateAdminHookRequest
-	(*CreateAdminHookResponse)(nil), // 38: forge.webhooks.v1.CreateAdminHookResponse
-	(*GetAdminHookRequest)(nil),     // 39: forge.webhooks.v1.GetAdminHookRequest
-	(*GetAdminHookResponse)(nil),    // 40: forge.webhooks.v1.GetAdminHookResponse
-	(*EditAdminHookRequest)(nil),    // 41: forge.webhooks.v1.EditAdminHookRequest
-	(*EditAdminHookResponse)(nil),   // 42: forge.webhooks.v1.EditAdminHookResponse
-	(*DeleteAdminHookRequest)(nil),  // 43: forge.webhooks.v1.DeleteAdminHookRequest
-	(*DeleteAdminHookResponse)(nil), // 44: forge.webhooks.v1.DeleteAdminHookResponse
-	nil,                             // 45: forge.webhooks.v1.Hook.ConfigEntry
-	nil,                             // 46: forge.webhooks.v1.CreateHookOption.ConfigEntry
-	nil,                             // 47: forge.webhooks.v1.EditHookOption.ConfigEntry
-	(*timestamppb.Timestamp)(nil),   // 48: google.protobuf.Timestamp
+	(*IssuePayload)(nil),            // 3: forge.webhooks.v1.IssuePayload
+	(*IssueCommentPayload)(nil),     // 4: forge.webhooks.v1.IssueCommentPayload
+	(*PayloadUser)(nil),             // 5: forge.webhooks.v1.PayloadUser
+	(*PayloadCommit)(nil),           // 6: forge.webhooks.v1.PayloadCommit
+	(*PushPayload)(nil),             // 7: forge.webhooks.v1.PushPayload
+	(*CreatePayload)(nil),           // 8: forge.webhooks.v1.CreatePayload
+	(*DeletePayload)(nil),           // 9: forge.webhooks.v1.DeletePayload
+	(*ListRepoHooksRequest)(nil),    // 10: forge.webhooks.v1.ListRepoHooksRequest
+	(*ListRepoHooksResponse)(nil),   // 11: forge.webhooks.v1.ListRepoHooksResponse
+	(*CreateRepoHookRequest)(nil),   // 12: forge.webhooks.v1.CreateRepoHookRequest
+	(*CreateRepoHookResponse)(nil),  // 13: forge.webhooks.v1.CreateRepoHookResponse
+	(*GetRepoHookRequest)(nil),      // 14: forge.webhooks.v1.GetRepoHookRequest
+	(*GetRepoHookResponse)(nil),     // 15: forge.webhooks.v1.GetRepoHookResponse
+	(*EditRepoHookRequest)(nil),     // 16: forge.webhooks.v1.EditRepoHookRequest
+	(*EditRepoHookResponse)(nil),    // 17: forge.webhooks.v1.EditRepoHookResponse
+	(*DeleteRepoHookRequest)(nil),   // 18: forge.webhooks.v1.DeleteRepoHookRequest
+	(*DeleteRepoHookResponse)(nil),  // 19: forge.webhooks.v1.DeleteRepoHookResponse
+	(*TestRepoHookRequest)(nil),     // 20: forge.webhooks.v1.TestRepoHookRequest
+	(*TestRepoHookResponse)(nil),    // 21: forge.webhooks.v1.TestRepoHookResponse
+	(*ListOrgHooksRequest)(nil),     // 22: forge.webhooks.v1.ListOrgHooksRequest
+	(*ListOrgHooksResponse)(nil),    // 23: forge.webhooks.v1.ListOrgHooksResponse
+	(*CreateOrgHookRequest)(nil),    // 24: forge.webhooks.v1.CreateOrgHookRequest
+	(*CreateOrgHookResponse)(nil),   // 25: forge.webhooks.v1.CreateOrgHookResponse
+	(*GetOrgHookRequest)(nil),       // 26: forge.webhooks.v1.GetOrgHookRequest
+	(*GetOrgHookResponse)(nil),      // 27: forge.webhooks.v1.GetOrgHookResponse
+	(*EditOrgHookRequest)(nil),      // 28: forge.webhooks.v1.EditOrgHookRequest
+	(*EditOrgHookResponse)(nil),     // 29: forge.webhooks.v1.EditOrgHookResponse
+	(*DeleteOrgHookRequest)(nil),    // 30: forge.webhooks.v1.DeleteOrgHookRequest
+	(*DeleteOrgHookResponse)(nil),   // 31: forge.webhooks.v1.DeleteOrgHookResponse
+	(*ListUserHooksRequest)(nil),    // 32: forge.webhooks.v1.ListUserHooksRequest
+	(*ListUserHooksResponse)(nil),   // 33: forge.webhooks.v1.ListUserHooksResponse
+	(*CreateUserHookRequest)(nil),   // 34: forge.webhooks.v1.CreateUserHookRequest
+	(*CreateUserHookResponse)(nil),  // 35: forge.webhooks.v1.CreateUserHookResponse
+	(*GetUserHookRequest)(nil),      // 36: forge.webhooks.v1.GetUserHookRequest
+	(*GetUserHookResponse)(nil),     // 37: forge.webhooks.v1.GetUserHookResponse
+	(*EditUserHookRequest)(nil),     // 38: forge.webhooks.v1.EditUserHookRequest
+	(*EditUserHookResponse)(nil),    // 39: forge.webhooks.v1.EditUserHookResponse
+	(*DeleteUserHookRequest)(nil),   // 40: forge.webhooks.v1.DeleteUserHookRequest
+	(*DeleteUserHookResponse)(nil),  // 41: forge.webhooks.v1.DeleteUserHookResponse
+	(*ListAdminHooksRequest)(nil),   // 42: forge.webhooks.v1.ListAdminHooksRequest
+	(*ListAdminHooksResponse)(nil),  // 43: forge.webhooks.v1.ListAdminHooksResponse
+	(*CreateAdminHookRequest)(nil),  // 44: forge.webhooks.v1.CreateAdminHookRequest
+	(*CreateAdminHookResponse)(nil), // 45: forge.webhooks.v1.CreateAdminHookResponse
+	(*GetAdminHookRequest)(nil),     // 46: forge.webhooks.v1.GetAdminHookRequest
+	(*GetAdminHookResponse)(nil),    // 47: forge.webhooks.v1.GetAdminHookResponse
+	(*EditAdminHookRequest)(nil),    // 48: forge.webhooks.v1.EditAdminHookRequest
+	(*EditAdminHookResponse)(nil),   // 49: forge.webhooks.v1.EditAdminHookResponse
+	(*DeleteAdminHookRequest)(nil),  // 50: forge.webhooks.v1.DeleteAdminHookRequest
+	(*DeleteAdminHookResponse)(nil), // 51: forge.webhooks.v1.DeleteAdminHookResponse
+	nil,                             // 52: forge.webhooks.v1.Hook.ConfigEntry
+	nil,                             // 53: forge.webhooks.v1.CreateHookOption.ConfigEntry
+	nil,                             // 54: forge.webhooks.v1.EditHookOption.ConfigEntry
+	(*timestamppb.Timestamp)(nil),   // 55: google.protobuf.Timestamp
+	(*v1.Issue)(nil),                // 56: forge.issues.v1.Issue
+	(*v11.Repository)(nil),          // 57: forge.repos.v1.Repository
+	(*v12.User)(nil),                // 58: forge.users.v1.User
+	(*v1.Comment)(nil),              // 59: forge.issues.v1.Comment
 }
 var file_forge_webhooks_v1_webhooks_proto_depIdxs = []int32{
-	45, // 0: forge.webhooks.v1.Hook.config:type_name -> forge.webhooks.v1.Hook.ConfigEntry
-	48, // 1: forge.webhooks.v1.Hook.updated_at:type_name -> google.protobuf.Timestamp
-	48, // 2: forge.webhooks.v1.Hook.created_at:type_name -> google.protobuf.Timestamp
-	46, // 3: forge.webhooks.v1.CreateHookOption.config:type_name -> forge.webhooks.v1.CreateHookOption.ConfigEntry
-	47, // 4: forge.webhooks.v1.EditHookOption.config:type_name -> forge.webhooks.v1.EditHookOption.ConfigEntry
-	0,  // 5: forge.webhooks.v1.ListRepoHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 6: forge.webhooks.v1.CreateRepoHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 7: forge.webhooks.v1.CreateRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 8: forge.webhooks.v1.GetRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 9: forge.webhooks.v1.EditRepoHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 10: forge.webhooks.v1.EditRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 11: forge.webhooks.v1.ListOrgHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 12: forge.webhooks.v1.CreateOrgHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 13: forge.webhooks.v1.CreateOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 14: forge.webhooks.v1.GetOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 15: forge.webhooks.v1.EditOrgHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 16: forge.webhooks.v1.EditOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 17: forge.webhooks.v1.ListUserHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 18: forge.webhooks.v1.CreateUserHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 19: forge.webhooks.v1.CreateUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 20: forge.webhooks.v1.GetUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 21: forge.webhooks.v1.EditUserHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 22: forge.webhooks.v1.EditUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 23: forge.webhooks.v1.ListAdminHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 24: forge.webhooks.v1.CreateAdminHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 25: forge.webhooks.v1.CreateAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 26: forge.webhooks.v1.GetAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 27: forge.webhooks.v1.EditAdminHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 28: forge.webhooks.v1.EditAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	3,  // 29: forge.webhooks.v1.WebhookService.ListRepoHooks:input_type -> forge.webhooks.v1.ListRepoHooksRequest
-	5,  // 30: forge.webhooks.v1.WebhookService.CreateRepoHook:input_type -> forge.webhooks.v1.CreateRepoHookRequest
-	7,  // 31: forge.webhooks.v1.WebhookService.GetRepoHook:input_type -> forge.webhooks.v1.GetRepoHookRequest
-	9,  // 32: forge.webhooks.v1.WebhookService.EditRepoHook:input_type -> forge.webhooks.v1.EditRepoHookRequest
-	11, // 33: forge.webhooks.v1.WebhookService.DeleteRepoHook:input_type -> forge.webhooks.v1.DeleteRepoHookRequest
-	13, // 34: forge.webhooks.v1.WebhookService.TestRepoHook:input_type -> forge.webhooks.v1.TestRepoHookRequest
-	15, // 35: forge.webhooks.v1.WebhookService.ListOrgHooks:input_type -> forge.webhooks.v1.ListOrgHooksRequest
-	17, // 36: forge.webhooks.v1.WebhookService.CreateOrgHook:input_type -> forge.webhooks.v1.CreateOrgHookRequest
-	19, // 37: forge.webhooks.v1.WebhookService.GetOrgHook:input_type -> forge.webhooks.v1.GetOrgHookRequest
-	21, // 38: forge.webhooks.v1.WebhookService.EditOrgHook:input_type -> forge.webhooks.v1.EditOrgHookRequest
-	23, // 39: forge.webhooks.v1.WebhookService.DeleteOrgHook:input_type -> forge.webhooks.v1.DeleteOrgHookRequest
-	25, // 40: forge.webhooks.v1.WebhookService.ListUserHooks:input_type -> forge.webhooks.v1.ListUserHooksRequest
-	27, // 41: forge.webhooks.v1.WebhookService.CreateUserHook:input_type -> forge.webhooks.v1.CreateUserHookRequest
-	29, // 42: forge.webhooks.v1.WebhookService.GetUserHook:input_type -> forge.webhooks.v1.GetUserHookRequest
-	31, // 43: forge.webhooks.v1.WebhookService.EditUserHook:input_type -> forge.webhooks.v1.EditUserHookRequest
-	33, // 44: forge.webhooks.v1.WebhookService.DeleteUserHook:input_type -> forge.webhooks.v1.DeleteUserHookRequest
-	35, // 45: forge.webhooks.v1.WebhookService.ListAdminHooks:input_type -> forge.webhooks.v1.ListAdminHooksRequest
-	37, // 46: forge.webhooks.v1.WebhookService.CreateAdminHook:input_type -> forge.webhooks.v1.CreateAdminHookRequest
-	39, // 47: forge.webhooks.v1.WebhookService.GetAdminHook:input_type -> forge.webhooks.v1.GetAdminHookRequest
-	41, // 48: forge.webhooks.v1.WebhookService.EditAdminHook:input_type -> forge.webhooks.v1.EditAdminHookRequest
-	43, // 49: forge.webhooks.v1.WebhookService.DeleteAdminHook:input_type -> forge.webhooks.v1.DeleteAdminHookRequest
-	4,  // 50: forge.webhooks.v1.WebhookService.ListRepoHooks:output_type -> forge.webhooks.v1.ListRepoHooksResponse
-	6,  // 51: forge.webhooks.v1.WebhookService.CreateRepoHook:output_type -> forge.webhooks.v1.CreateRepoHookResponse
-	8,  // 52: forge.webhooks.v1.WebhookService.GetRepoHook:output_type -> forge.webhooks.v1.GetRepoHookResponse
-	10, // 53: forge.webhooks.v1.WebhookService.EditRepoHook:output_type -> forge.webhooks.v1.EditRepoHookResponse
-	12, // 54: forge.webhooks.v1.WebhookService.DeleteRepoHook:output_type -> forge.webhooks.v1.DeleteRepoHookResponse
-	14, // 55: forge.webhooks.v1.WebhookService.TestRepoHook:output_type -> forge.webhooks.v1.TestRepoHookResponse
-	16, // 56: forge.webhooks.v1.WebhookService.ListOrgHooks:output_type -> forge.webhooks.v1.ListOrgHooksResponse
-	18, // 57: forge.webhooks.v1.WebhookService.CreateOrgHook:output_type -> forge.webhooks.v1.CreateOrgHookResponse
-	20, // 58: forge.webhooks.v1.WebhookService.GetOrgHook:output_type -> forge.webhooks.v1.GetOrgHookResponse
-	22, // 59: forge.webhooks.v1.WebhookService.EditOrgHook:output_type -> forge.webhooks.v1.EditOrgHookResponse
-	24, // 60: forge.webhooks.v1.WebhookService.DeleteOrgHook:output_type -> forge.webhooks.v1.DeleteOrgHookResponse
-	26, // 61: forge.webhooks.v1.WebhookService.ListUserHooks:output_type -> forge.webhooks.v1.ListUserHooksResponse
-	28, // 62: forge.webhooks.v1.WebhookService.CreateUserHook:output_type -> forge.webhooks.v1.CreateUserHookResponse
-	30, // 63: forge.webhooks.v1.WebhookService.GetUserHook:output_type -> forge.webhooks.v1.GetUserHookResponse
-	32, // 64: forge.webhooks.v1.WebhookService.EditUserHook:output_type -> forge.webhooks.v1.EditUserHookResponse
-	34, // 65: forge.webhooks.v1.WebhookService.DeleteUserHook:output_type -> forge.webhooks.v1.DeleteUserHookResponse
-	36, // 66: forge.webhooks.v1.WebhookService.ListAdminHooks:output_type -> forge.webhooks.v1.ListAdminHooksResponse
-	38, // 67: forge.webhooks.v1.WebhookService.CreateAdminHook:output_type -> forge.webhooks.v1.CreateAdminHookResponse
-	40, // 68: forge.webhooks.v1.WebhookService.GetAdminHook:output_type -> forge.webhooks.v1.GetAdminHookResponse
-	42, // 69: forge.webhooks.v1.WebhookService.EditAdminHook:output_type -> forge.webhooks.v1.EditAdminHookResponse
-	44, // 70: forge.webhooks.v1.WebhookService.DeleteAdminHook:output_type -> forge.webhooks.v1.DeleteAdminHookResponse
-	50, // [50:71] is the sub-list for method output_type
-	29, // [29:50] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	52, // 0: forge.webhooks.v1.Hook.config:type_name -> forge.webhooks.v1.Hook.ConfigEntry
+	55, // 1: forge.webhooks.v1.Hook.updated_at:type_name -> google.protobuf.Timestamp
+	55, // 2: forge.webhooks.v1.Hook.created_at:type_name -> google.protobuf.Timestamp
+	53, // 3: forge.webhooks.v1.CreateHookOption.config:type_name -> forge.webhooks.v1.CreateHookOption.ConfigEntry
+	54, // 4: forge.webhooks.v1.EditHookOption.config:type_name -> forge.webhooks.v1.EditHookOption.ConfigEntry
+	56, // 5: forge.webhooks.v1.IssuePayload.issue:type_name -> forge.issues.v1.Issue
+	57, // 6: forge.webhooks.v1.IssuePayload.repository:type_name -> forge.repos.v1.Repository
+	58, // 7: forge.webhooks.v1.IssuePayload.sender:type_name -> forge.users.v1.User
+	56, // 8: forge.webhooks.v1.IssueCommentPayload.issue:type_name -> forge.issues.v1.Issue
+	59, // 9: forge.webhooks.v1.IssueCommentPayload.comment:type_name -> forge.issues.v1.Comment
+	57, // 10: forge.webhooks.v1.IssueCommentPayload.repository:type_name -> forge.repos.v1.Repository
+	58, // 11: forge.webhooks.v1.IssueCommentPayload.sender:type_name -> forge.users.v1.User
+	5,  // 12: forge.webhooks.v1.PayloadCommit.author:type_name -> forge.webhooks.v1.PayloadUser
+	5,  // 13: forge.webhooks.v1.PayloadCommit.committer:type_name -> forge.webhooks.v1.PayloadUser
+	5,  // 14: forge.webhooks.v1.PayloadCommit.verification:type_name -> forge.webhooks.v1.PayloadUser
+	55, // 15: forge.webhooks.v1.PayloadCommit.timestamp:type_name -> google.protobuf.Timestamp
+	6,  // 16: forge.webhooks.v1.PushPayload.commits:type_name -> forge.webhooks.v1.PayloadCommit
+	6,  // 17: forge.webhooks.v1.PushPayload.head_commit:type_name -> forge.webhooks.v1.PayloadCommit
+	57, // 18: forge.webhooks.v1.PushPayload.repository:type_name -> forge.repos.v1.Repository
+	58, // 19: forge.webhooks.v1.PushPayload.pusher:type_name -> forge.users.v1.User
+	58, // 20: forge.webhooks.v1.PushPayload.sender:type_name -> forge.users.v1.User
+	57, // 21: forge.webhooks.v1.CreatePayload.repository:type_name -> forge.repos.v1.Repository
+	58, // 22: forge.webhooks.v1.CreatePayload.sender:type_name -> forge.users.v1.User
+	57, // 23: forge.webhooks.v1.DeletePayload.repository:type_name -> forge.repos.v1.Repository
+	58, // 24: forge.webhooks.v1.DeletePayload.sender:type_name -> forge.users.v1.User
+	0,  // 25: forge.webhooks.v1.ListRepoHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 26: forge.webhooks.v1.CreateRepoHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 27: forge.webhooks.v1.CreateRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 28: forge.webhooks.v1.GetRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 29: forge.webhooks.v1.EditRepoHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 30: forge.webhooks.v1.EditRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 31: forge.webhooks.v1.ListOrgHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 32: forge.webhooks.v1.CreateOrgHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 33: forge.webhooks.v1.CreateOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 34: forge.webhooks.v1.GetOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 35: forge.webhooks.v1.EditOrgHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 36: forge.webhooks.v1.EditOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 37: forge.webhooks.v1.ListUserHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 38: forge.webhooks.v1.CreateUserHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 39: forge.webhooks.v1.CreateUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 40: forge.webhooks.v1.GetUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 41: forge.webhooks.v1.EditUserHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 42: forge.webhooks.v1.EditUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 43: forge.webhooks.v1.ListAdminHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 44: forge.webhooks.v1.CreateAdminHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 45: forge.webhooks.v1.CreateAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 46: forge.webhooks.v1.GetAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 47: forge.webhooks.v1.EditAdminHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 48: forge.webhooks.v1.EditAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	10, // 49: forge.webhooks.v1.WebhookService.ListRepoHooks:input_type -> forge.webhooks.v1.ListRepoHooksRequest
+	12, // 50: forge.webhooks.v1.WebhookService.CreateRepoHook:input_type -> forge.webhooks.v1.CreateRepoHookRequest
+	14, // 51: forge.webhooks.v1.WebhookService.GetRepoHook:input_type -> forge.webhooks.v1.GetRepoHookRequest
+	16, // 52: forge.webhooks.v1.WebhookService.EditRepoHook:input_type -> forge.webhooks.v1.EditRepoHookRequest
+	18, // 53: forge.webhooks.v1.WebhookService.DeleteRepoHook:input_type -> forge.webhooks.v1.DeleteRepoHookRequest
+	20, // 54: forge.webhooks.v1.WebhookService.TestRepoHook:input_type -> forge.webhooks.v1.TestRepoHookRequest
+	22, // 55: forge.webhooks.v1.WebhookService.ListOrgHooks:input_type -> forge.webhooks.v1.ListOrgHooksRequest
+	24, // 56: forge.webhooks.v1.WebhookService.CreateOrgHook:input_type -> forge.webhooks.v1.CreateOrgHookRequest
+	26, // 57: forge.webhooks.v1.WebhookService.GetOrgHook:input_type -> forge.webhooks.v1.GetOrgHookRequest
+	28, // 58: forge.webhooks.v1.WebhookService.EditOrgHook:input_type -> forge.webhooks.v1.EditOrgHookRequest
+	30, // 59: forge.webhooks.v1.WebhookService.DeleteOrgHook:input_type -> forge.webhooks.v1.DeleteOrgHookRequest
+	32, // 60: forge.webhooks.v1.WebhookService.ListUserHooks:input_type -> forge.webhooks.v1.ListUserHooksRequest
+	34, // 61: forge.webhooks.v1.WebhookService.CreateUserHook:input_type -> forge.webhooks.v1.CreateUserHookRequest
+	36, // 62: forge.webhooks.v1.WebhookService.GetUserHook:input_type -> forge.webhooks.v1.GetUserHookRequest
+	38, // 63: forge.webhooks.v1.WebhookService.EditUserHook:input_type -> forge.webhooks.v1.EditUserHookRequest
+	40, // 64: forge.webhooks.v1.WebhookService.DeleteUserHook:input_type -> forge.webhooks.v1.DeleteUserHookRequest
+	42, // 65: forge.webhooks.v1.WebhookService.ListAdminHooks:input_type -> forge.webhooks.v1.ListAdminHooksRequest
+	44, // 66: forge.webhooks.v1.WebhookService.CreateAdminHook:input_type -> forge.webhooks.v1.CreateAdminHookRequest
+	46, // 67: forge.webhooks.v1.WebhookService.GetAdminHook:input_type -> forge.webhooks.v1.GetAdminHookRequest
+	48, // 68: forge.webhooks.v1.WebhookService.EditAdminHook:input_type -> forge.webhooks.v1.EditAdminHookRequest
+	50, // 69: forge.webhooks.v1.WebhookService.DeleteAdminHook:input_type -> forge.webhooks.v1.DeleteAdminHookRequest
+	11, // 70: forge.webhooks.v1.WebhookService.ListRepoHooks:output_type -> forge.webhooks.v1.ListRepoHooksResponse
+	13, // 71: forge.webhooks.v1.WebhookService.CreateRepoHook:output_type -> forge.webhooks.v1.CreateRepoHookResponse
+	15, // 72: forge.webhooks.v1.WebhookService.GetRepoHook:output_type -> forge.webhooks.v1.GetRepoHookResponse
+	17, // 73: forge.webhooks.v1.WebhookService.EditRepoHook:output_type -> forge.webhooks.v1.EditRepoHookResponse
+	19, // 74: forge.webhooks.v1.WebhookService.DeleteRepoHook:output_type -> forge.webhooks.v1.DeleteRepoHookResponse
+	21, // 75: forge.webhooks.v1.WebhookService.TestRepoHook:output_type -> forge.webhooks.v1.TestRepoHookResponse
+	23, // 76: forge.webhooks.v1.WebhookService.ListOrgHooks:output_type -> forge.webhooks.v1.ListOrgHooksResponse
+	25, // 77: forge.webhooks.v1.WebhookService.CreateOrgHook:output_type -> forge.webhooks.v1.CreateOrgHookResponse
+	27, // 78: forge.webhooks.v1.WebhookService.GetOrgHook:output_type -> forge.webhooks.v1.GetOrgHookResponse
+	29, // 79: forge.webhooks.v1.WebhookService.EditOrgHook:output_type -> forge.webhooks.v1.EditOrgHookResponse
+	31, // 80: forge.webhooks.v1.WebhookService.DeleteOrgHook:output_type -> forge.webhooks.v1.DeleteOrgHookResponse
+	33, // 81: forge.webhooks.v1.WebhookService.ListUserHooks:output_type -> forge.webhooks.v1.ListUserHooksResponse
+	35, // 82: forge.webhooks.v1.WebhookService.CreateUserHook:output_type -> forge.webhooks.v1.CreateUserHookResponse
+	37, // 83: forge.webhooks.v1.WebhookService.GetUserHook:output_type -> forge.webhooks.v1.GetUserHookResponse
+	39, // 84: forge.webhooks.v1.WebhookService.EditUserHook:output_type -> forge.webhooks.v1.EditUserHookResponse
+	41, // 85: forge.webhooks.v1.WebhookService.DeleteUserHook:output_type -> forge.webhooks.v1.DeleteUserHookResponse
+	43, // 86: forge.webhooks.v1.WebhookService.ListAdminHooks:output_type -> forge.webhooks.v1.ListAdminHooksResponse
+	45, // 87: forge.webhooks.v1.WebhookService.CreateAdminHook:output_type -> forge.webhooks.v1.CreateAdminHookResponse
+	47, // 88: forge.webhooks.v1.WebhookService.GetAdminHook:output_type -> forge.webhooks.v1.GetAdminHookResponse
+	49, // 89: forge.webhooks.v1.WebhookService.EditAdminHook:output_type -> forge.webhooks.v1.EditAdminHookResponse
+	51, // 90: forge.webhooks.v1.WebhookService.DeleteAdminHook:output_type -> forge.webhooks.v1.DeleteAdminHookResponse
+	70, // [70:91] is the sub-list for method output_type
+	49, // [49:70] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_forge_webhooks_v1_webhooks_proto_init() }
@@ -2721,7 +3445,7 @@ func file_forge_webhooks_v1_webhooks_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_webhooks_v1_webhooks_proto_rawDesc), len(file_forge_webhooks_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   48,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
