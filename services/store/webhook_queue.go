@@ -19,6 +19,7 @@ type HookEvent struct {
 	RepoID    int64
 	IssueID   int64
 	CommentID int64
+	ReleaseID int64
 	ActorID   int64
 	// HookID: a test delivery for this one hook; 0 every matching hook.
 	HookID       int64
@@ -90,13 +91,13 @@ func insertHookEvent(tx *gorm.DB, e HookEvent) (bool, error) {
 	if e.CreatedUnix == 0 {
 		e.CreatedUnix = time.Now().Unix()
 	}
-	res := tx.Exec(`INSERT INTO hook_events (kind, repo_id, issue_id, comment_id, actor_id, hook_id, ref,
+	res := tx.Exec(`INSERT INTO hook_events (kind, repo_id, issue_id, comment_id, release_id, actor_id, hook_id, ref,
 	old_sha, new_sha, extra, claimed_until, created_unix)
-SELECT ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, 0, ?
+SELECT ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, 0, ?
 WHERE EXISTS (SELECT 1 FROM webhooks WHERE active = ? AND (repo_id = ?
 	OR (repo_id = 0 AND owner_id <> 0 AND owner_id = (SELECT owner_id FROM repositories WHERE id = ?))
 	OR (repo_id = 0 AND owner_id = 0 AND is_system = ?)))`,
-		e.Kind, e.RepoID, e.IssueID, e.CommentID, e.ActorID, e.Ref, e.OldSHA, e.NewSHA, e.Extra, e.CreatedUnix,
+		e.Kind, e.RepoID, e.IssueID, e.CommentID, e.ReleaseID, e.ActorID, e.Ref, e.OldSHA, e.NewSHA, e.Extra, e.CreatedUnix,
 		true, e.RepoID, e.RepoID, true)
 	return res.RowsAffected > 0, res.Error
 }
@@ -229,4 +230,7 @@ const (
 	HookKindPush   = "push"
 	HookKindCreate = "create"
 	HookKindDelete = "delete"
+	// A release published (created, or a draft made public) or updated.
+	HookKindReleasePublished = "release_published"
+	HookKindReleaseUpdated   = "release_updated"
 )

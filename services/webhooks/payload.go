@@ -13,6 +13,8 @@ import (
 	"forge/services/access"
 	"forge/services/git"
 	"forge/services/issues"
+	"forge/services/pulls"
+	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/store"
 	"forge/services/users"
@@ -26,6 +28,9 @@ type PayloadStore interface {
 	// CommentByID: store.ErrNotFound when the repository has no such
 	// comment.
 	CommentByID(ctx context.Context, repoID, id int64) (*store.Comment, error)
+	// ReleaseByID: store.ErrNotFound when there is no such release.
+	ReleaseByID(ctx context.Context, repoID, id int64) (*store.Release, error)
+	AttachmentsOf(ctx context.Context, repoID int64, column string, ids []int64) (map[int64][]store.Attachment, error)
 }
 
 // Renderers turn an event into Gitea's payload with the renderers the
@@ -38,6 +43,9 @@ type Renderers struct {
 	Users   users.Renderer
 	Repos   repos.Renderer
 	Issues  issues.Renderer
+	Pulls   pulls.Renderer
+	// Releases renders releases.
+	Releases releases.Renderer
 }
 
 // rendered is an event ready to be queued: its Gitea event type
@@ -50,15 +58,16 @@ type rendered struct {
 }
 
 // Outbox kinds of the activity the issue tracker records (store.Activity
-// kinds) map to Gitea's actions.
-var issueActions = map[string]struct{ typ, action string }{
-	store.ActivityIssueCreated:  {evIssues, "opened"},
-	store.ActivityIssueClosed:   {evIssues, "closed"},
-	store.ActivityIssueReopened: {evIssues, "reopened"},
-	store.ActivityTitleChanged:  {evIssues, "edited"},
-	store.ActivityLabeled:       {evIssueLabel, "label_updated"},
-	store.ActivityAssigned:      {evIssueAssign, "assigned"},
-	store.ActivityCommented:     {evIssueComment, "created"},
+// kinds) map to Gitea's event types and actions, for issues and for pull
+// requests.
+var issueActions = map[string]struct{ typ, pullTyp, action string }{
+	store.ActivityIssueCreated:  {evIssues, evPullRequest, "opened"},
+	store.ActivityIssueClosed:   {evIssues, evPullRequest, "closed"},
+	store.ActivityIssueReopened: {evIssues, evPullRequest, "reopened"},
+	store.ActivityTitleChanged:  {evIssues, evPullRequest, "edited"},
+	store.ActivityLabeled:       {evIssueLabel, evPullRequestLabel, "label_updated"},
+	store.ActivityAssigned:      {evIssueAssign, evPullRequestAssign, "assigned"},
+	store.ActivityCommented:     {evIssueComment, evPullRequestComment, "created"},
 }
 
 // errSkip: the event has nothing to send (its issue or repository is
@@ -96,6 +105,8 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 	case KindDelete:
 		return &rendered{typ: evDelete, branch: e.Ref, payload: &webhooksv1.DeletePayload{Ref: e.Ref, RefType: "branch",
 			PusherType: "user", Repository: repoJSON, Sender: sender}}, nil
+	case store.HookKindReleasePublished, store.HookKindReleaseUpdated:
+		return r.release(ctx, e, &access.Repo{Repository: repo, Owner: owner, Mode: store.AccessOwner}, repoJSON, sender)
 	}
 	act, ok := issueActions[e.Kind]
 	if !ok {
@@ -106,13 +117,23 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 		return nil, err
 	}
 	is := found[e.IssueID]
-	if is == nil || is.IsPull {
-		// Pull request events are not rendered yet.
+	if is == nil {
 		return nil, errSkip
 	}
 	list, err := r.Issues.Issues(ctx, nil, []store.Issue{*is}, func(int64) (string, string) { return owner.Name, repo.Name })
 	if err != nil || len(list) == 0 {
 		return nil, err
+	}
+	if is.IsPull && act.typ != evIssueComment {
+		pr, err := r.Pulls.Pull(ctx, nil, &access.Repo{Repository: repo, Owner: owner, Mode: store.AccessOwner}, is)
+		if err != nil {
+			return nil, err
+		}
+		if pr == nil {
+			return nil, errSkip
+		}
+		return &rendered{typ: act.pullTyp, payload: &webhooksv1.PullRequestPayload{Action: act.action, Number: is.Index,
+			PullRequest: pr, Repository: repoJSON, Sender: sender}}, nil
 	}
 	if act.typ == evIssueComment {
 		c, err := r.Store.CommentByID(ctx, repo.ID, e.CommentID)
@@ -126,11 +147,41 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 		if err != nil {
 			return nil, err
 		}
-		return &rendered{typ: evIssueComment, payload: &webhooksv1.IssueCommentPayload{Action: act.action, Issue: list[0],
+		typ := evIssueComment
+		if is.IsPull {
+			typ = evPullRequestComment
+		}
+		return &rendered{typ: typ, payload: &webhooksv1.IssueCommentPayload{Action: act.action, Issue: list[0],
 			Comment: cj, Repository: repoJSON, Sender: sender, IsPull: is.IsPull}}, nil
 	}
 	return &rendered{typ: act.typ, payload: &webhooksv1.IssuePayload{Action: act.action, Number: is.Index, Issue: list[0],
 		Repository: repoJSON, Sender: sender}}, nil
+}
+
+// release renders a release event: published (created, or a draft made
+// public) or updated.
+func (r *Renderers) release(ctx context.Context, e *store.HookEvent, base *access.Repo, repoJSON *reposv1.Repository, sender *usersv1.User) (*rendered, error) {
+	rel, err := r.Store.ReleaseByID(ctx, e.RepoID, e.ReleaseID)
+	if err == store.ErrNotFound {
+		return nil, errSkip
+	}
+	if err != nil {
+		return nil, err
+	}
+	people, err := r.Store.UsersByID(ctx, []int64{rel.PublisherID})
+	if err != nil {
+		return nil, err
+	}
+	assets, err := r.Store.AttachmentsOf(ctx, e.RepoID, "release_id", []int64{rel.ID})
+	if err != nil {
+		return nil, err
+	}
+	action := "published"
+	if e.Kind == store.HookKindReleaseUpdated {
+		action = "updated"
+	}
+	return &rendered{typ: evRelease, payload: &webhooksv1.ReleasePayload{Action: action,
+		Release: r.Releases.Release(base, rel, people[rel.PublisherID], assets[rel.ID]), Repository: repoJSON, Sender: sender}}, nil
 }
 
 // Outbox kinds of ref changes (store.SyncBranchHeads) and of test
@@ -167,8 +218,14 @@ func (r *Renderers) push(ctx context.Context, e *store.HookEvent, repo *store.Re
 		before = c.SHA
 	}
 	opts := git.LogOptions{Ref: after, Limit: maxPayloadCommits, Files: true}
-	if before != "" && before != zeroSHA && e.Kind != KindTest {
+	switch {
+	case e.Kind == KindTest:
+	case before != "" && before != zeroSHA:
 		opts.Not = []string{before}
+	case ref != repo.DefaultBranch:
+		// A new branch lists what the default branch does not have, as
+		// Gitea.
+		opts.Not = []string{"refs/heads/" + repo.DefaultBranch}
 	}
 	if e.Kind == KindTest {
 		opts.Limit = 1
@@ -176,7 +233,14 @@ func (r *Renderers) push(ctx context.Context, e *store.HookEvent, repo *store.Re
 	var commits []git.Commit
 	total := 0
 	if after != "" && after != zeroSHA {
-		if commits, total, err = r.Git.Log(ctx, path, opts); err != nil {
+		commits, total, err = r.Git.Log(ctx, path, opts)
+		if err != nil && len(opts.Not) > 0 {
+			// The excluded ref may be gone (a first push, a deleted
+			// default branch): list from the head alone.
+			opts.Not = nil
+			commits, total, err = r.Git.Log(ctx, path, opts)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -192,8 +256,15 @@ func (r *Renderers) push(ctx context.Context, e *store.HookEvent, repo *store.Re
 	for i := range commits {
 		out.Commits = append(out.Commits, payloadCommit(&commits[i], repoJSON.GetHtmlUrl()))
 	}
-	if len(out.Commits) > 0 {
+	// head_commit is the new head, also when the push brought no new
+	// commit (a branch made at an existing one), as Gitea.
+	switch {
+	case len(out.Commits) > 0 && out.Commits[0].Id == after:
 		out.HeadCommit = out.Commits[0]
+	case after != "" && after != zeroSHA:
+		if c, err := r.Git.GetCommit(ctx, path, after); err == nil {
+			out.HeadCommit = payloadCommit(&c, repoJSON.GetHtmlUrl())
+		}
 	}
 	return &rendered{typ: evPush, payload: out, branch: ref}, nil
 }

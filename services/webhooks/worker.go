@@ -86,6 +86,10 @@ var settle = []time.Duration{5 * time.Millisecond, 20 * time.Millisecond, 100 * 
 
 const eventBatch = 50
 
+// maxEventAge is how long an event whose payload fails to render is
+// retried (each claim lasts a minute) before it is dropped.
+const maxEventAge = time.Hour
+
 // NewWorker builds a worker.
 func NewWorker(o WorkerOptions) (*Worker, error) {
 	box, err := NewBox(o.SecretKey)
@@ -218,6 +222,12 @@ func (w *Worker) resolve(ctx context.Context, e *store.HookEvent) error {
 		return w.o.Store.ResolveHookEvent(ctx, e.ID, nil)
 	}
 	if err != nil {
+		if time.Since(time.Unix(e.CreatedUnix, 0)) > maxEventAge {
+			// Still failing after an hour of retries: give up on it
+			// rather than retry it forever.
+			w.log.Error("webhooks: event dropped, its payload cannot be rendered", "event", e.ID, "kind", e.Kind, "err", err)
+			return w.o.Store.ResolveHookEvent(ctx, e.ID, nil)
+		}
 		return err
 	}
 	body, err := w.o.Marshal(r.payload)

@@ -36,6 +36,7 @@ import (
 	"forge/services/paging"
 	"forge/services/protection"
 	"forge/services/pulls"
+	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/secretbox"
@@ -190,7 +191,7 @@ func (a *App) build() error {
 	// other processes record is found by its poll.
 	a.notifier = notify.NewWorker(a.Store, notify.PollInterval)
 	a.Store.OnActivity(a.notifier.Kick)
-	if a.webhooks, err = newWebhookWorker(cfg, a.Store, gitStore); err != nil {
+	if a.webhooks, err = newWebhookWorker(cfg, a.Store, gitStore, checker); err != nil {
 		return err
 	}
 	// Issue activity records its webhook event in the same transaction;
@@ -353,13 +354,17 @@ func panicError(method string, r any) error {
 // newWebhookWorker builds the webhook delivery worker: payloads rendered
 // with the areas' renderers and written as Gitea's JSON, [webhook]
 // settings for the connections.
-func newWebhookWorker(cfg *config.Config, st *store.Store, g *git.Store) (*webhooks.Worker, error) {
-	u := users.Renderer{RootURL: cfg.Server.RootURL, Domain: cfg.Server.Domain()}
+func newWebhookWorker(cfg *config.Config, st *store.Store, g *git.Store, checker *access.Checker) (*webhooks.Worker, error) {
+	root := cfg.Server.RootURL
+	u := users.Renderer{RootURL: root, Domain: cfg.Server.Domain()}
+	rr := repos.Renderer{RootURL: root, Users: u}
+	ir := issues.NewRenderer(st, u, root)
 	enc := giteajson.New(nil) // local time, as the API answers
 	return webhooks.NewWorker(webhooks.WorkerOptions{
 		Store: st,
-		Render: &webhooks.Renderers{Store: st, Git: g, RootURL: cfg.Server.RootURL, Users: u,
-			Repos: repos.Renderer{RootURL: cfg.Server.RootURL, Users: u}, Issues: issues.NewRenderer(st, u, cfg.Server.RootURL)},
+		Render: &webhooks.Renderers{Store: st, Git: g, RootURL: root, Users: u, Repos: rr, Issues: ir,
+			Pulls:    pulls.NewRenderer(pulls.Options{Store: st, Git: g, Access: checker, Users: u, Repos: rr, Labels: ir, RootURL: root}),
+			Releases: releases.NewRenderer(u, root)},
 		Marshal:       func(m proto.Message) ([]byte, error) { return enc.Marshal(m) },
 		SecretKey:     cfg.Security.SecretKey,
 		Hosts:         webhooks.ParseHostList(cfg.Webhook.AllowedHostList),

@@ -34,6 +34,7 @@ func (History) Step0107_webhooks(tx *gorm.DB) error {
 		RepoID    int64  `gorm:"not null;default:0;index"`
 		IssueID   int64  `gorm:"not null;default:0"`
 		CommentID int64  `gorm:"not null;default:0"`
+		ReleaseID int64  `gorm:"not null;default:0"`
 		ActorID   int64  `gorm:"not null;default:0"`
 		// HookID: a test delivery for this one hook; 0 every matching hook.
 		HookID       int64  `gorm:"not null;default:0"`

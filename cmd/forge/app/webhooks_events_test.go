@@ -1,0 +1,99 @@
+package app_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"code.gitea.io/sdk/gitea"
+)
+
+// TestWebhookEvents: a git push, a pull request, a comment on it and a
+// release reach the hooks that chose them, as Gitea's payloads.
+func TestWebhookEvents(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, openLoopback, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		s.createRepo(t, aliceTok, "proj", true, false)
+		push, prs, rels := newReceiver(t, 0), newReceiver(t, 0), newReceiver(t, 0)
+		for _, h := range []struct {
+			url    string
+			events []string
+		}{{push.URL, []string{"push"}}, {prs.URL, []string{"pull_request"}}, {rels.URL, []string{"release"}}} {
+			if _, _, err := alice.CreateRepoHook("alice", "proj", gitea.CreateHookOption{Type: gitea.HookTypeGitea, Active: true,
+				Config: map[string]string{"url": h.url, "content_type": "json"}, Events: h.events}); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		work := s.clone(t, "alice", "alice-password", "alice", "proj")
+		gitCmd(t, work, "checkout", "-q", "-b", "feature")
+		commitFile(t, work, "a.txt", "one\n", "first")
+		commitFile(t, work, "b.txt", "two\n", "second")
+		gitCmd(t, work, "push", "-q", "origin", "feature")
+		head := strings.TrimSpace(gitCmd(t, work, "rev-parse", "feature"))
+		var p struct {
+			Ref, Before, After string
+			TotalCommits       int `json:"total_commits"`
+			Commits            []struct {
+				ID, Message string
+				Added       []string
+			}
+		}
+		d := push.wait(t, 1)[0]
+		if err := json.Unmarshal(d.Body, &p); err != nil || p.Ref != "refs/heads/feature" || p.After != head ||
+			p.TotalCommits != 2 || len(p.Commits) != 2 || p.Commits[0].ID != head || strings.TrimSpace(p.Commits[0].Message) != "second" ||
+			len(p.Commits[0].Added) != 1 || p.Commits[0].Added[0] != "b.txt" {
+			t.Fatalf("push payload: %+v %v\n%s", p, err, d.Body)
+		}
+
+		if _, _, err := alice.CreatePullRequest("alice", "proj", gitea.CreatePullRequestOption{Head: "feature", Base: "main", Title: "Feature"}); err != nil {
+			t.Fatal(err)
+		}
+		d = prs.wait(t, 1)[0]
+		var pp struct {
+			Action      string
+			Number      int64
+			PullRequest struct {
+				Title string
+				Head  struct{ Ref, Sha string }
+			} `json:"pull_request"`
+		}
+		if err := json.Unmarshal(d.Body, &pp); err != nil || pp.Action != "opened" || pp.Number != 1 || pp.PullRequest.Title != "Feature" ||
+			pp.PullRequest.Head.Ref != "feature" || pp.PullRequest.Head.Sha != head || d.Header.Get("X-Gitea-Event") != "pull_request" {
+			t.Fatalf("pull request payload: %+v %v\n%s", pp, err, d.Body)
+		}
+		if _, _, err := alice.CreateIssueComment("alice", "proj", 1, gitea.CreateIssueCommentOption{Body: "looks good"}); err != nil {
+			t.Fatal(err)
+		}
+		d = prs.wait(t, 2)[1]
+		if d.Header.Get("X-Gitea-Event") != "issue_comment" || d.Header.Get("X-Gitea-Event-Type") != "pull_request_comment" ||
+			!strings.Contains(string(d.Body), `"is_pull":true`) {
+			t.Fatalf("pull request comment: %v %s", d.Header, d.Body)
+		}
+
+		if _, _, err := alice.CreateRelease("alice", "proj", gitea.CreateReleaseOption{TagName: "v1.0", Title: "One", IsDraft: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateRelease("alice", "proj", gitea.CreateReleaseOption{TagName: "v2.0", Title: "Two"}); err != nil {
+			t.Fatal(err)
+		}
+		d = rels.wait(t, 1)[0]
+		var rp struct {
+			Action  string
+			Release struct {
+				TagName string `json:"tag_name"`
+				Author  struct{ Login string }
+			}
+		}
+		if err := json.Unmarshal(d.Body, &rp); err != nil || rp.Action != "published" || rp.Release.TagName != "v2.0" ||
+			rp.Release.Author.Login != "alice" || d.Header.Get("X-Gitea-Event") != "release" {
+			t.Fatalf("release payload (the draft is not announced): %+v %v\n%s", rp, err, d.Body)
+		}
+		if n := push.count(); n != 1 {
+			// Tags made by releases are not branch pushes.
+			t.Fatalf("push hook got %d deliveries", n)
+		}
+	})
+}
