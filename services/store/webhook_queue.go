@@ -233,4 +233,8 @@ const (
 	// A release published (created, or a draft made public) or updated.
 	HookKindReleasePublished = "release_published"
 	HookKindReleaseUpdated   = "release_updated"
+	// New commits on a pull request's head (pull_request_sync).
+	HookKindPullSync = "pull_sync"
+	// A review submitted; Extra holds the review's id.
+	HookKindReview = "review"
 )

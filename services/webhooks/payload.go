@@ -3,10 +3,12 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	pullsv1 "forge/gen/forge/pulls/v1"
 	reposv1 "forge/gen/forge/repos/v1"
 	usersv1 "forge/gen/forge/users/v1"
 	webhooksv1 "forge/gen/forge/webhooks/v1"
@@ -28,6 +30,8 @@ type PayloadStore interface {
 	// CommentByID: store.ErrNotFound when the repository has no such
 	// comment.
 	CommentByID(ctx context.Context, repoID, id int64) (*store.Comment, error)
+	// ReviewByID: store.ErrNotFound when there is no such review.
+	ReviewByID(ctx context.Context, id int64) (*store.Review, error)
 	// ReleaseByID: store.ErrNotFound when there is no such release.
 	ReleaseByID(ctx context.Context, repoID, id int64) (*store.Release, error)
 	AttachmentsOf(ctx context.Context, repoID int64, column string, ids []int64) (map[int64][]store.Attachment, error)
@@ -109,6 +113,13 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 		return r.release(ctx, e, &access.Repo{Repository: repo, Owner: owner, Mode: store.AccessOwner}, repoJSON, sender)
 	}
 	act, ok := issueActions[e.Kind]
+	switch e.Kind {
+	case store.HookKindPullSync:
+		act, ok = issueActions[store.ActivityIssueCreated], true
+		act.pullTyp, act.action = evPullRequestSync, "synchronized"
+	case store.HookKindReview:
+		act, ok = issueActions[store.ActivityIssueCreated], true
+	}
 	if !ok {
 		return nil, errSkip
 	}
@@ -131,6 +142,9 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 		}
 		if pr == nil {
 			return nil, errSkip
+		}
+		if e.Kind == store.HookKindReview {
+			return r.review(ctx, e, is, pr, repoJSON, sender)
 		}
 		return &rendered{typ: act.pullTyp, payload: &webhooksv1.PullRequestPayload{Action: act.action, Number: is.Index,
 			PullRequest: pr, Repository: repoJSON, Sender: sender}}, nil
@@ -156,6 +170,32 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 	}
 	return &rendered{typ: act.typ, payload: &webhooksv1.IssuePayload{Action: act.action, Number: is.Index, Issue: list[0],
 		Repository: repoJSON, Sender: sender}}, nil
+}
+
+// review renders a submitted review of pull request pr.
+func (r *Renderers) review(ctx context.Context, e *store.HookEvent, is *store.Issue, pr *pullsv1.PullRequest, repoJSON *reposv1.Repository, sender *usersv1.User) (*rendered, error) {
+	id, _ := strconv.ParseInt(e.Extra, 10, 64)
+	rv, err := r.Store.ReviewByID(ctx, id)
+	if err == store.ErrNotFound {
+		return nil, errSkip
+	}
+	if err != nil {
+		return nil, err
+	}
+	var typ string
+	switch rv.Type {
+	case store.ReviewApprove:
+		typ = "pull_request_review_approved"
+	case store.ReviewReject:
+		typ = "pull_request_review_rejected"
+	case store.ReviewComment:
+		typ = "pull_request_review_comment"
+	default:
+		return nil, errSkip
+	}
+	return &rendered{typ: typ, payload: &webhooksv1.PullRequestReviewPayload{Action: "reviewed", Number: is.Index,
+		PullRequest: pr, Repository: repoJSON, Sender: sender, CommitId: rv.CommitID,
+		Review: &webhooksv1.ReviewPayload{Type: typ, Content: rv.Content}}}, nil
 }
 
 // release renders a release event: published (created, or a draft made

@@ -73,6 +73,29 @@ func TestWebhookEvents(t *testing.T) {
 			t.Fatalf("pull request comment: %v %s", d.Header, d.Body)
 		}
 
+		// New commits on the head: pull_request_sync.
+		commitFile(t, work, "c.txt", "three\n", "third")
+		gitCmd(t, work, "push", "-q", "origin", "feature")
+		newHead := strings.TrimSpace(gitCmd(t, work, "rev-parse", "feature"))
+		d = prs.wait(t, 3)[2]
+		if err := json.Unmarshal(d.Body, &pp); err != nil || pp.Action != "synchronized" || pp.PullRequest.Head.Sha != newHead ||
+			d.Header.Get("X-Gitea-Event-Type") != "pull_request_sync" || d.Header.Get("X-Gitea-Event") != "pull_request" {
+			t.Fatalf("sync payload: %+v %v %v", pp, err, d.Header)
+		}
+		// A review.
+		if _, _, err := alice.CreatePullReview("alice", "proj", 1, gitea.CreatePullReviewOptions{State: gitea.ReviewStateComment, Body: "nice"}); err != nil {
+			t.Fatal(err)
+		}
+		d = prs.wait(t, 4)[3]
+		var rv struct {
+			Action string
+			Review struct{ Type, Content string }
+		}
+		if err := json.Unmarshal(d.Body, &rv); err != nil || rv.Action != "reviewed" || rv.Review.Type != "pull_request_review_comment" ||
+			rv.Review.Content != "nice" || d.Header.Get("X-Gitea-Event") != "pull_request_comment" {
+			t.Fatalf("review payload: %+v %v %v", rv, err, d.Header)
+		}
+
 		if _, _, err := alice.CreateRelease("alice", "proj", gitea.CreateReleaseOption{TagName: "v1.0", Title: "One", IsDraft: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +114,7 @@ func TestWebhookEvents(t *testing.T) {
 			rp.Release.Author.Login != "alice" || d.Header.Get("X-Gitea-Event") != "release" {
 			t.Fatalf("release payload (the draft is not announced): %+v %v\n%s", rp, err, d.Body)
 		}
-		if n := push.count(); n != 1 {
+		if n := push.count(); n != 2 {
 			// Tags made by releases are not branch pushes.
 			t.Fatalf("push hook got %d deliveries", n)
 		}

@@ -1090,6 +1090,154 @@ func (x *ReleasePayload) GetSender() *v12.User {
 	return nil
 }
 
+// ReviewPayload is Gitea's ReviewPayload: the review's event type and
+// text.
+type ReviewPayload struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Content       string                 `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewPayload) Reset() {
+	*x = ReviewPayload{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewPayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewPayload) ProtoMessage() {}
+
+func (x *ReviewPayload) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewPayload.ProtoReflect.Descriptor instead.
+func (*ReviewPayload) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ReviewPayload) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ReviewPayload) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+// PullRequestReviewPayload is Gitea's PullRequestPayload of a review event
+// (pull_request_review_approved, _rejected, _comment).
+type PullRequestReviewPayload struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Action        string                 `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	Number        int64                  `protobuf:"varint,2,opt,name=number,proto3" json:"number,omitempty"`
+	PullRequest   *v13.PullRequest       `protobuf:"bytes,3,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
+	Repository    *v11.Repository        `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
+	Sender        *v12.User              `protobuf:"bytes,5,opt,name=sender,proto3" json:"sender,omitempty"`
+	CommitId      string                 `protobuf:"bytes,6,opt,name=commit_id,json=commitId,proto3" json:"commit_id,omitempty"`
+	Review        *ReviewPayload         `protobuf:"bytes,7,opt,name=review,proto3" json:"review,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PullRequestReviewPayload) Reset() {
+	*x = PullRequestReviewPayload{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PullRequestReviewPayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PullRequestReviewPayload) ProtoMessage() {}
+
+func (x *PullRequestReviewPayload) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PullRequestReviewPayload.ProtoReflect.Descriptor instead.
+func (*PullRequestReviewPayload) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *PullRequestReviewPayload) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *PullRequestReviewPayload) GetNumber() int64 {
+	if x != nil {
+		return x.Number
+	}
+	return 0
+}
+
+func (x *PullRequestReviewPayload) GetPullRequest() *v13.PullRequest {
+	if x != nil {
+		return x.PullRequest
+	}
+	return nil
+}
+
+func (x *PullRequestReviewPayload) GetRepository() *v11.Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *PullRequestReviewPayload) GetSender() *v12.User {
+	if x != nil {
+		return x.Sender
+	}
+	return nil
+}
+
+func (x *PullRequestReviewPayload) GetCommitId() string {
+	if x != nil {
+		return x.CommitId
+	}
+	return ""
+}
+
+func (x *PullRequestReviewPayload) GetReview() *ReviewPayload {
+	if x != nil {
+		return x.Review
+	}
+	return nil
+}
+
 type ListRepoHooksRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
@@ -1102,7 +1250,7 @@ type ListRepoHooksRequest struct {
 
 func (x *ListRepoHooksRequest) Reset() {
 	*x = ListRepoHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[12]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1114,7 +1262,7 @@ func (x *ListRepoHooksRequest) String() string {
 func (*ListRepoHooksRequest) ProtoMessage() {}
 
 func (x *ListRepoHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[12]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1127,7 +1275,7 @@ func (x *ListRepoHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRepoHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListRepoHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{12}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListRepoHooksRequest) GetOwner() string {
@@ -1168,7 +1316,7 @@ type ListRepoHooksResponse struct {
 
 func (x *ListRepoHooksResponse) Reset() {
 	*x = ListRepoHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[13]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1180,7 +1328,7 @@ func (x *ListRepoHooksResponse) String() string {
 func (*ListRepoHooksResponse) ProtoMessage() {}
 
 func (x *ListRepoHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[13]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1193,7 +1341,7 @@ func (x *ListRepoHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRepoHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListRepoHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{13}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListRepoHooksResponse) GetHooks() []*Hook {
@@ -1221,7 +1369,7 @@ type CreateRepoHookRequest struct {
 
 func (x *CreateRepoHookRequest) Reset() {
 	*x = CreateRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1233,7 +1381,7 @@ func (x *CreateRepoHookRequest) String() string {
 func (*CreateRepoHookRequest) ProtoMessage() {}
 
 func (x *CreateRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1246,7 +1394,7 @@ func (x *CreateRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{14}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateRepoHookRequest) GetOwner() string {
@@ -1279,7 +1427,7 @@ type CreateRepoHookResponse struct {
 
 func (x *CreateRepoHookResponse) Reset() {
 	*x = CreateRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1291,7 +1439,7 @@ func (x *CreateRepoHookResponse) String() string {
 func (*CreateRepoHookResponse) ProtoMessage() {}
 
 func (x *CreateRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1304,7 +1452,7 @@ func (x *CreateRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{15}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateRepoHookResponse) GetHook() *Hook {
@@ -1325,7 +1473,7 @@ type GetRepoHookRequest struct {
 
 func (x *GetRepoHookRequest) Reset() {
 	*x = GetRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1337,7 +1485,7 @@ func (x *GetRepoHookRequest) String() string {
 func (*GetRepoHookRequest) ProtoMessage() {}
 
 func (x *GetRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1350,7 +1498,7 @@ func (x *GetRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*GetRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{16}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetRepoHookRequest) GetOwner() string {
@@ -1383,7 +1531,7 @@ type GetRepoHookResponse struct {
 
 func (x *GetRepoHookResponse) Reset() {
 	*x = GetRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1395,7 +1543,7 @@ func (x *GetRepoHookResponse) String() string {
 func (*GetRepoHookResponse) ProtoMessage() {}
 
 func (x *GetRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1408,7 +1556,7 @@ func (x *GetRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*GetRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{17}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetRepoHookResponse) GetHook() *Hook {
@@ -1430,7 +1578,7 @@ type EditRepoHookRequest struct {
 
 func (x *EditRepoHookRequest) Reset() {
 	*x = EditRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1442,7 +1590,7 @@ func (x *EditRepoHookRequest) String() string {
 func (*EditRepoHookRequest) ProtoMessage() {}
 
 func (x *EditRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1455,7 +1603,7 @@ func (x *EditRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*EditRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{18}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *EditRepoHookRequest) GetOwner() string {
@@ -1495,7 +1643,7 @@ type EditRepoHookResponse struct {
 
 func (x *EditRepoHookResponse) Reset() {
 	*x = EditRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1507,7 +1655,7 @@ func (x *EditRepoHookResponse) String() string {
 func (*EditRepoHookResponse) ProtoMessage() {}
 
 func (x *EditRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1520,7 +1668,7 @@ func (x *EditRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*EditRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{19}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *EditRepoHookResponse) GetHook() *Hook {
@@ -1541,7 +1689,7 @@ type DeleteRepoHookRequest struct {
 
 func (x *DeleteRepoHookRequest) Reset() {
 	*x = DeleteRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1553,7 +1701,7 @@ func (x *DeleteRepoHookRequest) String() string {
 func (*DeleteRepoHookRequest) ProtoMessage() {}
 
 func (x *DeleteRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1566,7 +1714,7 @@ func (x *DeleteRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{20}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DeleteRepoHookRequest) GetOwner() string {
@@ -1598,7 +1746,7 @@ type DeleteRepoHookResponse struct {
 
 func (x *DeleteRepoHookResponse) Reset() {
 	*x = DeleteRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1610,7 +1758,7 @@ func (x *DeleteRepoHookResponse) String() string {
 func (*DeleteRepoHookResponse) ProtoMessage() {}
 
 func (x *DeleteRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1623,7 +1771,7 @@ func (x *DeleteRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{21}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{23}
 }
 
 type TestRepoHookRequest struct {
@@ -1639,7 +1787,7 @@ type TestRepoHookRequest struct {
 
 func (x *TestRepoHookRequest) Reset() {
 	*x = TestRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1651,7 +1799,7 @@ func (x *TestRepoHookRequest) String() string {
 func (*TestRepoHookRequest) ProtoMessage() {}
 
 func (x *TestRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1664,7 +1812,7 @@ func (x *TestRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*TestRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{22}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TestRepoHookRequest) GetOwner() string {
@@ -1703,7 +1851,7 @@ type TestRepoHookResponse struct {
 
 func (x *TestRepoHookResponse) Reset() {
 	*x = TestRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1715,7 +1863,7 @@ func (x *TestRepoHookResponse) String() string {
 func (*TestRepoHookResponse) ProtoMessage() {}
 
 func (x *TestRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1728,7 +1876,7 @@ func (x *TestRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*TestRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{23}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{25}
 }
 
 type ListOrgHooksRequest struct {
@@ -1742,7 +1890,7 @@ type ListOrgHooksRequest struct {
 
 func (x *ListOrgHooksRequest) Reset() {
 	*x = ListOrgHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1754,7 +1902,7 @@ func (x *ListOrgHooksRequest) String() string {
 func (*ListOrgHooksRequest) ProtoMessage() {}
 
 func (x *ListOrgHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1767,7 +1915,7 @@ func (x *ListOrgHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOrgHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListOrgHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{24}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListOrgHooksRequest) GetOrg() string {
@@ -1801,7 +1949,7 @@ type ListOrgHooksResponse struct {
 
 func (x *ListOrgHooksResponse) Reset() {
 	*x = ListOrgHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1813,7 +1961,7 @@ func (x *ListOrgHooksResponse) String() string {
 func (*ListOrgHooksResponse) ProtoMessage() {}
 
 func (x *ListOrgHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1826,7 +1974,7 @@ func (x *ListOrgHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOrgHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListOrgHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{25}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListOrgHooksResponse) GetHooks() []*Hook {
@@ -1853,7 +2001,7 @@ type CreateOrgHookRequest struct {
 
 func (x *CreateOrgHookRequest) Reset() {
 	*x = CreateOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1865,7 +2013,7 @@ func (x *CreateOrgHookRequest) String() string {
 func (*CreateOrgHookRequest) ProtoMessage() {}
 
 func (x *CreateOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1878,7 +2026,7 @@ func (x *CreateOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{26}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CreateOrgHookRequest) GetOrg() string {
@@ -1904,7 +2052,7 @@ type CreateOrgHookResponse struct {
 
 func (x *CreateOrgHookResponse) Reset() {
 	*x = CreateOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1916,7 +2064,7 @@ func (x *CreateOrgHookResponse) String() string {
 func (*CreateOrgHookResponse) ProtoMessage() {}
 
 func (x *CreateOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1929,7 +2077,7 @@ func (x *CreateOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{27}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CreateOrgHookResponse) GetHook() *Hook {
@@ -1949,7 +2097,7 @@ type GetOrgHookRequest struct {
 
 func (x *GetOrgHookRequest) Reset() {
 	*x = GetOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1961,7 +2109,7 @@ func (x *GetOrgHookRequest) String() string {
 func (*GetOrgHookRequest) ProtoMessage() {}
 
 func (x *GetOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1974,7 +2122,7 @@ func (x *GetOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*GetOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{28}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetOrgHookRequest) GetOrg() string {
@@ -2000,7 +2148,7 @@ type GetOrgHookResponse struct {
 
 func (x *GetOrgHookResponse) Reset() {
 	*x = GetOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2012,7 +2160,7 @@ func (x *GetOrgHookResponse) String() string {
 func (*GetOrgHookResponse) ProtoMessage() {}
 
 func (x *GetOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2025,7 +2173,7 @@ func (x *GetOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*GetOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{29}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetOrgHookResponse) GetHook() *Hook {
@@ -2046,7 +2194,7 @@ type EditOrgHookRequest struct {
 
 func (x *EditOrgHookRequest) Reset() {
 	*x = EditOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2058,7 +2206,7 @@ func (x *EditOrgHookRequest) String() string {
 func (*EditOrgHookRequest) ProtoMessage() {}
 
 func (x *EditOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2071,7 +2219,7 @@ func (x *EditOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*EditOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{30}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *EditOrgHookRequest) GetOrg() string {
@@ -2104,7 +2252,7 @@ type EditOrgHookResponse struct {
 
 func (x *EditOrgHookResponse) Reset() {
 	*x = EditOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2116,7 +2264,7 @@ func (x *EditOrgHookResponse) String() string {
 func (*EditOrgHookResponse) ProtoMessage() {}
 
 func (x *EditOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2129,7 +2277,7 @@ func (x *EditOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*EditOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{31}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *EditOrgHookResponse) GetHook() *Hook {
@@ -2149,7 +2297,7 @@ type DeleteOrgHookRequest struct {
 
 func (x *DeleteOrgHookRequest) Reset() {
 	*x = DeleteOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2161,7 +2309,7 @@ func (x *DeleteOrgHookRequest) String() string {
 func (*DeleteOrgHookRequest) ProtoMessage() {}
 
 func (x *DeleteOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2174,7 +2322,7 @@ func (x *DeleteOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{32}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *DeleteOrgHookRequest) GetOrg() string {
@@ -2199,7 +2347,7 @@ type DeleteOrgHookResponse struct {
 
 func (x *DeleteOrgHookResponse) Reset() {
 	*x = DeleteOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2211,7 +2359,7 @@ func (x *DeleteOrgHookResponse) String() string {
 func (*DeleteOrgHookResponse) ProtoMessage() {}
 
 func (x *DeleteOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2224,7 +2372,7 @@ func (x *DeleteOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{33}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{35}
 }
 
 type ListUserHooksRequest struct {
@@ -2237,7 +2385,7 @@ type ListUserHooksRequest struct {
 
 func (x *ListUserHooksRequest) Reset() {
 	*x = ListUserHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2249,7 +2397,7 @@ func (x *ListUserHooksRequest) String() string {
 func (*ListUserHooksRequest) ProtoMessage() {}
 
 func (x *ListUserHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2262,7 +2410,7 @@ func (x *ListUserHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUserHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListUserHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{34}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListUserHooksRequest) GetPage() int32 {
@@ -2289,7 +2437,7 @@ type ListUserHooksResponse struct {
 
 func (x *ListUserHooksResponse) Reset() {
 	*x = ListUserHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2301,7 +2449,7 @@ func (x *ListUserHooksResponse) String() string {
 func (*ListUserHooksResponse) ProtoMessage() {}
 
 func (x *ListUserHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2314,7 +2462,7 @@ func (x *ListUserHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUserHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListUserHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{35}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListUserHooksResponse) GetHooks() []*Hook {
@@ -2340,7 +2488,7 @@ type CreateUserHookRequest struct {
 
 func (x *CreateUserHookRequest) Reset() {
 	*x = CreateUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2352,7 +2500,7 @@ func (x *CreateUserHookRequest) String() string {
 func (*CreateUserHookRequest) ProtoMessage() {}
 
 func (x *CreateUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2365,7 +2513,7 @@ func (x *CreateUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateUserHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{36}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CreateUserHookRequest) GetHook() *CreateHookOption {
@@ -2384,7 +2532,7 @@ type CreateUserHookResponse struct {
 
 func (x *CreateUserHookResponse) Reset() {
 	*x = CreateUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2396,7 +2544,7 @@ func (x *CreateUserHookResponse) String() string {
 func (*CreateUserHookResponse) ProtoMessage() {}
 
 func (x *CreateUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2409,7 +2557,7 @@ func (x *CreateUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateUserHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{37}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *CreateUserHookResponse) GetHook() *Hook {
@@ -2428,7 +2576,7 @@ type GetUserHookRequest struct {
 
 func (x *GetUserHookRequest) Reset() {
 	*x = GetUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2440,7 +2588,7 @@ func (x *GetUserHookRequest) String() string {
 func (*GetUserHookRequest) ProtoMessage() {}
 
 func (x *GetUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2453,7 +2601,7 @@ func (x *GetUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserHookRequest.ProtoReflect.Descriptor instead.
 func (*GetUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{38}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetUserHookRequest) GetId() int64 {
@@ -2472,7 +2620,7 @@ type GetUserHookResponse struct {
 
 func (x *GetUserHookResponse) Reset() {
 	*x = GetUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2484,7 +2632,7 @@ func (x *GetUserHookResponse) String() string {
 func (*GetUserHookResponse) ProtoMessage() {}
 
 func (x *GetUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2497,7 +2645,7 @@ func (x *GetUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserHookResponse.ProtoReflect.Descriptor instead.
 func (*GetUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{39}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetUserHookResponse) GetHook() *Hook {
@@ -2517,7 +2665,7 @@ type EditUserHookRequest struct {
 
 func (x *EditUserHookRequest) Reset() {
 	*x = EditUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2529,7 +2677,7 @@ func (x *EditUserHookRequest) String() string {
 func (*EditUserHookRequest) ProtoMessage() {}
 
 func (x *EditUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2542,7 +2690,7 @@ func (x *EditUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditUserHookRequest.ProtoReflect.Descriptor instead.
 func (*EditUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{40}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *EditUserHookRequest) GetId() int64 {
@@ -2568,7 +2716,7 @@ type EditUserHookResponse struct {
 
 func (x *EditUserHookResponse) Reset() {
 	*x = EditUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2580,7 +2728,7 @@ func (x *EditUserHookResponse) String() string {
 func (*EditUserHookResponse) ProtoMessage() {}
 
 func (x *EditUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2593,7 +2741,7 @@ func (x *EditUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditUserHookResponse.ProtoReflect.Descriptor instead.
 func (*EditUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{41}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *EditUserHookResponse) GetHook() *Hook {
@@ -2612,7 +2760,7 @@ type DeleteUserHookRequest struct {
 
 func (x *DeleteUserHookRequest) Reset() {
 	*x = DeleteUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2624,7 +2772,7 @@ func (x *DeleteUserHookRequest) String() string {
 func (*DeleteUserHookRequest) ProtoMessage() {}
 
 func (x *DeleteUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2637,7 +2785,7 @@ func (x *DeleteUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteUserHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{42}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *DeleteUserHookRequest) GetId() int64 {
@@ -2655,7 +2803,7 @@ type DeleteUserHookResponse struct {
 
 func (x *DeleteUserHookResponse) Reset() {
 	*x = DeleteUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2667,7 +2815,7 @@ func (x *DeleteUserHookResponse) String() string {
 func (*DeleteUserHookResponse) ProtoMessage() {}
 
 func (x *DeleteUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2680,7 +2828,7 @@ func (x *DeleteUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteUserHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{43}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{45}
 }
 
 type ListAdminHooksRequest struct {
@@ -2695,7 +2843,7 @@ type ListAdminHooksRequest struct {
 
 func (x *ListAdminHooksRequest) Reset() {
 	*x = ListAdminHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2707,7 +2855,7 @@ func (x *ListAdminHooksRequest) String() string {
 func (*ListAdminHooksRequest) ProtoMessage() {}
 
 func (x *ListAdminHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2720,7 +2868,7 @@ func (x *ListAdminHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAdminHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListAdminHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{44}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListAdminHooksRequest) GetType() string {
@@ -2754,7 +2902,7 @@ type ListAdminHooksResponse struct {
 
 func (x *ListAdminHooksResponse) Reset() {
 	*x = ListAdminHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2766,7 +2914,7 @@ func (x *ListAdminHooksResponse) String() string {
 func (*ListAdminHooksResponse) ProtoMessage() {}
 
 func (x *ListAdminHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2779,7 +2927,7 @@ func (x *ListAdminHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAdminHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListAdminHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{45}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListAdminHooksResponse) GetHooks() []*Hook {
@@ -2808,7 +2956,7 @@ type CreateAdminHookRequest struct {
 
 func (x *CreateAdminHookRequest) Reset() {
 	*x = CreateAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2820,7 +2968,7 @@ func (x *CreateAdminHookRequest) String() string {
 func (*CreateAdminHookRequest) ProtoMessage() {}
 
 func (x *CreateAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2833,7 +2981,7 @@ func (x *CreateAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{46}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CreateAdminHookRequest) GetType() string {
@@ -2859,7 +3007,7 @@ type CreateAdminHookResponse struct {
 
 func (x *CreateAdminHookResponse) Reset() {
 	*x = CreateAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2871,7 +3019,7 @@ func (x *CreateAdminHookResponse) String() string {
 func (*CreateAdminHookResponse) ProtoMessage() {}
 
 func (x *CreateAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2884,7 +3032,7 @@ func (x *CreateAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{47}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CreateAdminHookResponse) GetHook() *Hook {
@@ -2903,7 +3051,7 @@ type GetAdminHookRequest struct {
 
 func (x *GetAdminHookRequest) Reset() {
 	*x = GetAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2915,7 +3063,7 @@ func (x *GetAdminHookRequest) String() string {
 func (*GetAdminHookRequest) ProtoMessage() {}
 
 func (x *GetAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2928,7 +3076,7 @@ func (x *GetAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*GetAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{48}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *GetAdminHookRequest) GetId() int64 {
@@ -2947,7 +3095,7 @@ type GetAdminHookResponse struct {
 
 func (x *GetAdminHookResponse) Reset() {
 	*x = GetAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2959,7 +3107,7 @@ func (x *GetAdminHookResponse) String() string {
 func (*GetAdminHookResponse) ProtoMessage() {}
 
 func (x *GetAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2972,7 +3120,7 @@ func (x *GetAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*GetAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{49}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetAdminHookResponse) GetHook() *Hook {
@@ -2992,7 +3140,7 @@ type EditAdminHookRequest struct {
 
 func (x *EditAdminHookRequest) Reset() {
 	*x = EditAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3004,7 +3152,7 @@ func (x *EditAdminHookRequest) String() string {
 func (*EditAdminHookRequest) ProtoMessage() {}
 
 func (x *EditAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3017,7 +3165,7 @@ func (x *EditAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*EditAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{50}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *EditAdminHookRequest) GetId() int64 {
@@ -3043,7 +3191,7 @@ type EditAdminHookResponse struct {
 
 func (x *EditAdminHookResponse) Reset() {
 	*x = EditAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3055,7 +3203,7 @@ func (x *EditAdminHookResponse) String() string {
 func (*EditAdminHookResponse) ProtoMessage() {}
 
 func (x *EditAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3068,7 +3216,7 @@ func (x *EditAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*EditAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{51}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *EditAdminHookResponse) GetHook() *Hook {
@@ -3087,7 +3235,7 @@ type DeleteAdminHookRequest struct {
 
 func (x *DeleteAdminHookRequest) Reset() {
 	*x = DeleteAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[52]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3099,7 +3247,7 @@ func (x *DeleteAdminHookRequest) String() string {
 func (*DeleteAdminHookRequest) ProtoMessage() {}
 
 func (x *DeleteAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[52]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3112,7 +3260,7 @@ func (x *DeleteAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{52}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *DeleteAdminHookRequest) GetId() int64 {
@@ -3130,7 +3278,7 @@ type DeleteAdminHookResponse struct {
 
 func (x *DeleteAdminHookResponse) Reset() {
 	*x = DeleteAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[53]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3142,7 +3290,7 @@ func (x *DeleteAdminHookResponse) String() string {
 func (*DeleteAdminHookResponse) ProtoMessage() {}
 
 func (x *DeleteAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[53]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3155,7 +3303,7 @@ func (x *DeleteAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{53}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{55}
 }
 
 var File_forge_webhooks_v1_webhooks_proto protoreflect.FileDescriptor
@@ -3280,7 +3428,20 @@ const file_forge_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
 	"repository\x18\x03 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
 	"repository\x12,\n" +
-	"\x06sender\x18\x04 \x01(\v2\x14.forge.users.v1.UserR\x06sender\"j\n" +
+	"\x06sender\x18\x04 \x01(\v2\x14.forge.users.v1.UserR\x06sender\"=\n" +
+	"\rReviewPayload\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\"\xcb\x02\n" +
+	"\x18PullRequestReviewPayload\x12\x16\n" +
+	"\x06action\x18\x01 \x01(\tR\x06action\x12\x16\n" +
+	"\x06number\x18\x02 \x01(\x03R\x06number\x12>\n" +
+	"\fpull_request\x18\x03 \x01(\v2\x1b.forge.pulls.v1.PullRequestR\vpullRequest\x12:\n" +
+	"\n" +
+	"repository\x18\x04 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x12,\n" +
+	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\x12\x1b\n" +
+	"\tcommit_id\x18\x06 \x01(\tR\bcommitId\x128\n" +
+	"\x06review\x18\a \x01(\v2 .forge.webhooks.v1.ReviewPayloadR\x06review\"j\n" +
 	"\x14ListRepoHooksRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x12\n" +
@@ -3444,176 +3605,182 @@ func file_forge_webhooks_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_forge_webhooks_v1_webhooks_proto_rawDescData
 }
 
-var file_forge_webhooks_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_forge_webhooks_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
 var file_forge_webhooks_v1_webhooks_proto_goTypes = []any{
-	(*Hook)(nil),                    // 0: forge.webhooks.v1.Hook
-	(*CreateHookOption)(nil),        // 1: forge.webhooks.v1.CreateHookOption
-	(*EditHookOption)(nil),          // 2: forge.webhooks.v1.EditHookOption
-	(*IssuePayload)(nil),            // 3: forge.webhooks.v1.IssuePayload
-	(*IssueCommentPayload)(nil),     // 4: forge.webhooks.v1.IssueCommentPayload
-	(*PayloadUser)(nil),             // 5: forge.webhooks.v1.PayloadUser
-	(*PayloadCommit)(nil),           // 6: forge.webhooks.v1.PayloadCommit
-	(*PushPayload)(nil),             // 7: forge.webhooks.v1.PushPayload
-	(*CreatePayload)(nil),           // 8: forge.webhooks.v1.CreatePayload
-	(*DeletePayload)(nil),           // 9: forge.webhooks.v1.DeletePayload
-	(*PullRequestPayload)(nil),      // 10: forge.webhooks.v1.PullRequestPayload
-	(*ReleasePayload)(nil),          // 11: forge.webhooks.v1.ReleasePayload
-	(*ListRepoHooksRequest)(nil),    // 12: forge.webhooks.v1.ListRepoHooksRequest
-	(*ListRepoHooksResponse)(nil),   // 13: forge.webhooks.v1.ListRepoHooksResponse
-	(*CreateRepoHookRequest)(nil),   // 14: forge.webhooks.v1.CreateRepoHookRequest
-	(*CreateRepoHookResponse)(nil),  // 15: forge.webhooks.v1.CreateRepoHookResponse
-	(*GetRepoHookRequest)(nil),      // 16: forge.webhooks.v1.GetRepoHookRequest
-	(*GetRepoHookResponse)(nil),     // 17: forge.webhooks.v1.GetRepoHookResponse
-	(*EditRepoHookRequest)(nil),     // 18: forge.webhooks.v1.EditRepoHookRequest
-	(*EditRepoHookResponse)(nil),    // 19: forge.webhooks.v1.EditRepoHookResponse
-	(*DeleteRepoHookRequest)(nil),   // 20: forge.webhooks.v1.DeleteRepoHookRequest
-	(*DeleteRepoHookResponse)(nil),  // 21: forge.webhooks.v1.DeleteRepoHookResponse
-	(*TestRepoHookRequest)(nil),     // 22: forge.webhooks.v1.TestRepoHookRequest
-	(*TestRepoHookResponse)(nil),    // 23: forge.webhooks.v1.TestRepoHookResponse
-	(*ListOrgHooksRequest)(nil),     // 24: forge.webhooks.v1.ListOrgHooksRequest
-	(*ListOrgHooksResponse)(nil),    // 25: forge.webhooks.v1.ListOrgHooksResponse
-	(*CreateOrgHookRequest)(nil),    // 26: forge.webhooks.v1.CreateOrgHookRequest
-	(*CreateOrgHookResponse)(nil),   // 27: forge.webhooks.v1.CreateOrgHookResponse
-	(*GetOrgHookRequest)(nil),       // 28: forge.webhooks.v1.GetOrgHookRequest
-	(*GetOrgHookResponse)(nil),      // 29: forge.webhooks.v1.GetOrgHookResponse
-	(*EditOrgHookRequest)(nil),      // 30: forge.webhooks.v1.EditOrgHookRequest
-	(*EditOrgHookResponse)(nil),     // 31: forge.webhooks.v1.EditOrgHookResponse
-	(*DeleteOrgHookRequest)(nil),    // 32: forge.webhooks.v1.DeleteOrgHookRequest
-	(*DeleteOrgHookResponse)(nil),   // 33: forge.webhooks.v1.DeleteOrgHookResponse
-	(*ListUserHooksRequest)(nil),    // 34: forge.webhooks.v1.ListUserHooksRequest
-	(*ListUserHooksResponse)(nil),   // 35: forge.webhooks.v1.ListUserHooksResponse
-	(*CreateUserHookRequest)(nil),   // 36: forge.webhooks.v1.CreateUserHookRequest
-	(*CreateUserHookResponse)(nil),  // 37: forge.webhooks.v1.CreateUserHookResponse
-	(*GetUserHookRequest)(nil),      // 38: forge.webhooks.v1.GetUserHookRequest
-	(*GetUserHookResponse)(nil),     // 39: forge.webhooks.v1.GetUserHookResponse
-	(*EditUserHookRequest)(nil),     // 40: forge.webhooks.v1.EditUserHookRequest
-	(*EditUserHookResponse)(nil),    // 41: forge.webhooks.v1.EditUserHookResponse
-	(*DeleteUserHookRequest)(nil),   // 42: forge.webhooks.v1.DeleteUserHookRequest
-	(*DeleteUserHookResponse)(nil),  // 43: forge.webhooks.v1.DeleteUserHookResponse
-	(*ListAdminHooksRequest)(nil),   // 44: forge.webhooks.v1.ListAdminHooksRequest
-	(*ListAdminHooksResponse)(nil),  // 45: forge.webhooks.v1.ListAdminHooksResponse
-	(*CreateAdminHookRequest)(nil),  // 46: forge.webhooks.v1.CreateAdminHookRequest
-	(*CreateAdminHookResponse)(nil), // 47: forge.webhooks.v1.CreateAdminHookResponse
-	(*GetAdminHookRequest)(nil),     // 48: forge.webhooks.v1.GetAdminHookRequest
-	(*GetAdminHookResponse)(nil),    // 49: forge.webhooks.v1.GetAdminHookResponse
-	(*EditAdminHookRequest)(nil),    // 50: forge.webhooks.v1.EditAdminHookRequest
-	(*EditAdminHookResponse)(nil),   // 51: forge.webhooks.v1.EditAdminHookResponse
-	(*DeleteAdminHookRequest)(nil),  // 52: forge.webhooks.v1.DeleteAdminHookRequest
-	(*DeleteAdminHookResponse)(nil), // 53: forge.webhooks.v1.DeleteAdminHookResponse
-	nil,                             // 54: forge.webhooks.v1.Hook.ConfigEntry
-	nil,                             // 55: forge.webhooks.v1.CreateHookOption.ConfigEntry
-	nil,                             // 56: forge.webhooks.v1.EditHookOption.ConfigEntry
-	(*timestamppb.Timestamp)(nil),   // 57: google.protobuf.Timestamp
-	(*v1.Issue)(nil),                // 58: forge.issues.v1.Issue
-	(*v11.Repository)(nil),          // 59: forge.repos.v1.Repository
-	(*v12.User)(nil),                // 60: forge.users.v1.User
-	(*v1.Comment)(nil),              // 61: forge.issues.v1.Comment
-	(*v13.PullRequest)(nil),         // 62: forge.pulls.v1.PullRequest
-	(*v14.Release)(nil),             // 63: forge.releases.v1.Release
+	(*Hook)(nil),                     // 0: forge.webhooks.v1.Hook
+	(*CreateHookOption)(nil),         // 1: forge.webhooks.v1.CreateHookOption
+	(*EditHookOption)(nil),           // 2: forge.webhooks.v1.EditHookOption
+	(*IssuePayload)(nil),             // 3: forge.webhooks.v1.IssuePayload
+	(*IssueCommentPayload)(nil),      // 4: forge.webhooks.v1.IssueCommentPayload
+	(*PayloadUser)(nil),              // 5: forge.webhooks.v1.PayloadUser
+	(*PayloadCommit)(nil),            // 6: forge.webhooks.v1.PayloadCommit
+	(*PushPayload)(nil),              // 7: forge.webhooks.v1.PushPayload
+	(*CreatePayload)(nil),            // 8: forge.webhooks.v1.CreatePayload
+	(*DeletePayload)(nil),            // 9: forge.webhooks.v1.DeletePayload
+	(*PullRequestPayload)(nil),       // 10: forge.webhooks.v1.PullRequestPayload
+	(*ReleasePayload)(nil),           // 11: forge.webhooks.v1.ReleasePayload
+	(*ReviewPayload)(nil),            // 12: forge.webhooks.v1.ReviewPayload
+	(*PullRequestReviewPayload)(nil), // 13: forge.webhooks.v1.PullRequestReviewPayload
+	(*ListRepoHooksRequest)(nil),     // 14: forge.webhooks.v1.ListRepoHooksRequest
+	(*ListRepoHooksResponse)(nil),    // 15: forge.webhooks.v1.ListRepoHooksResponse
+	(*CreateRepoHookRequest)(nil),    // 16: forge.webhooks.v1.CreateRepoHookRequest
+	(*CreateRepoHookResponse)(nil),   // 17: forge.webhooks.v1.CreateRepoHookResponse
+	(*GetRepoHookRequest)(nil),       // 18: forge.webhooks.v1.GetRepoHookRequest
+	(*GetRepoHookResponse)(nil),      // 19: forge.webhooks.v1.GetRepoHookResponse
+	(*EditRepoHookRequest)(nil),      // 20: forge.webhooks.v1.EditRepoHookRequest
+	(*EditRepoHookResponse)(nil),     // 21: forge.webhooks.v1.EditRepoHookResponse
+	(*DeleteRepoHookRequest)(nil),    // 22: forge.webhooks.v1.DeleteRepoHookRequest
+	(*DeleteRepoHookResponse)(nil),   // 23: forge.webhooks.v1.DeleteRepoHookResponse
+	(*TestRepoHookRequest)(nil),      // 24: forge.webhooks.v1.TestRepoHookRequest
+	(*TestRepoHookResponse)(nil),     // 25: forge.webhooks.v1.TestRepoHookResponse
+	(*ListOrgHooksRequest)(nil),      // 26: forge.webhooks.v1.ListOrgHooksRequest
+	(*ListOrgHooksResponse)(nil),     // 27: forge.webhooks.v1.ListOrgHooksResponse
+	(*CreateOrgHookRequest)(nil),     // 28: forge.webhooks.v1.CreateOrgHookRequest
+	(*CreateOrgHookResponse)(nil),    // 29: forge.webhooks.v1.CreateOrgHookResponse
+	(*GetOrgHookRequest)(nil),        // 30: forge.webhooks.v1.GetOrgHookRequest
+	(*GetOrgHookResponse)(nil),       // 31: forge.webhooks.v1.GetOrgHookResponse
+	(*EditOrgHookRequest)(nil),       // 32: forge.webhooks.v1.EditOrgHookRequest
+	(*EditOrgHookResponse)(nil),      // 33: forge.webhooks.v1.EditOrgHookResponse
+	(*DeleteOrgHookRequest)(nil),     // 34: forge.webhooks.v1.DeleteOrgHookRequest
+	(*DeleteOrgHookResponse)(nil),    // 35: forge.webhooks.v1.DeleteOrgHookResponse
+	(*ListUserHooksRequest)(nil),     // 36: forge.webhooks.v1.ListUserHooksRequest
+	(*ListUserHooksResponse)(nil),    // 37: forge.webhooks.v1.ListUserHooksResponse
+	(*CreateUserHookRequest)(nil),    // 38: forge.webhooks.v1.CreateUserHookRequest
+	(*CreateUserHookResponse)(nil),   // 39: forge.webhooks.v1.CreateUserHookResponse
+	(*GetUserHookRequest)(nil),       // 40: forge.webhooks.v1.GetUserHookRequest
+	(*GetUserHookResponse)(nil),      // 41: forge.webhooks.v1.GetUserHookResponse
+	(*EditUserHookRequest)(nil),      // 42: forge.webhooks.v1.EditUserHookRequest
+	(*EditUserHookResponse)(nil),     // 43: forge.webhooks.v1.EditUserHookResponse
+	(*DeleteUserHookRequest)(nil),    // 44: forge.webhooks.v1.DeleteUserHookRequest
+	(*DeleteUserHookResponse)(nil),   // 45: forge.webhooks.v1.DeleteUserHookResponse
+	(*ListAdminHooksRequest)(nil),    // 46: forge.webhooks.v1.ListAdminHooksRequest
+	(*ListAdminHooksResponse)(nil),   // 47: forge.webhooks.v1.ListAdminHooksResponse
+	(*CreateAdminHookRequest)(nil),   // 48: forge.webhooks.v1.CreateAdminHookRequest
+	(*CreateAdminHookResponse)(nil),  // 49: forge.webhooks.v1.CreateAdminHookResponse
+	(*GetAdminHookRequest)(nil),      // 50: forge.webhooks.v1.GetAdminHookRequest
+	(*GetAdminHookResponse)(nil),     // 51: forge.webhooks.v1.GetAdminHookResponse
+	(*EditAdminHookRequest)(nil),     // 52: forge.webhooks.v1.EditAdminHookRequest
+	(*EditAdminHookResponse)(nil),    // 53: forge.webhooks.v1.EditAdminHookResponse
+	(*DeleteAdminHookRequest)(nil),   // 54: forge.webhooks.v1.DeleteAdminHookRequest
+	(*DeleteAdminHookResponse)(nil),  // 55: forge.webhooks.v1.DeleteAdminHookResponse
+	nil,                              // 56: forge.webhooks.v1.Hook.ConfigEntry
+	nil,                              // 57: forge.webhooks.v1.CreateHookOption.ConfigEntry
+	nil,                              // 58: forge.webhooks.v1.EditHookOption.ConfigEntry
+	(*timestamppb.Timestamp)(nil),    // 59: google.protobuf.Timestamp
+	(*v1.Issue)(nil),                 // 60: forge.issues.v1.Issue
+	(*v11.Repository)(nil),           // 61: forge.repos.v1.Repository
+	(*v12.User)(nil),                 // 62: forge.users.v1.User
+	(*v1.Comment)(nil),               // 63: forge.issues.v1.Comment
+	(*v13.PullRequest)(nil),          // 64: forge.pulls.v1.PullRequest
+	(*v14.Release)(nil),              // 65: forge.releases.v1.Release
 }
 var file_forge_webhooks_v1_webhooks_proto_depIdxs = []int32{
-	54, // 0: forge.webhooks.v1.Hook.config:type_name -> forge.webhooks.v1.Hook.ConfigEntry
-	57, // 1: forge.webhooks.v1.Hook.updated_at:type_name -> google.protobuf.Timestamp
-	57, // 2: forge.webhooks.v1.Hook.created_at:type_name -> google.protobuf.Timestamp
-	55, // 3: forge.webhooks.v1.CreateHookOption.config:type_name -> forge.webhooks.v1.CreateHookOption.ConfigEntry
-	56, // 4: forge.webhooks.v1.EditHookOption.config:type_name -> forge.webhooks.v1.EditHookOption.ConfigEntry
-	58, // 5: forge.webhooks.v1.IssuePayload.issue:type_name -> forge.issues.v1.Issue
-	59, // 6: forge.webhooks.v1.IssuePayload.repository:type_name -> forge.repos.v1.Repository
-	60, // 7: forge.webhooks.v1.IssuePayload.sender:type_name -> forge.users.v1.User
-	58, // 8: forge.webhooks.v1.IssueCommentPayload.issue:type_name -> forge.issues.v1.Issue
-	61, // 9: forge.webhooks.v1.IssueCommentPayload.comment:type_name -> forge.issues.v1.Comment
-	59, // 10: forge.webhooks.v1.IssueCommentPayload.repository:type_name -> forge.repos.v1.Repository
-	60, // 11: forge.webhooks.v1.IssueCommentPayload.sender:type_name -> forge.users.v1.User
+	56, // 0: forge.webhooks.v1.Hook.config:type_name -> forge.webhooks.v1.Hook.ConfigEntry
+	59, // 1: forge.webhooks.v1.Hook.updated_at:type_name -> google.protobuf.Timestamp
+	59, // 2: forge.webhooks.v1.Hook.created_at:type_name -> google.protobuf.Timestamp
+	57, // 3: forge.webhooks.v1.CreateHookOption.config:type_name -> forge.webhooks.v1.CreateHookOption.ConfigEntry
+	58, // 4: forge.webhooks.v1.EditHookOption.config:type_name -> forge.webhooks.v1.EditHookOption.ConfigEntry
+	60, // 5: forge.webhooks.v1.IssuePayload.issue:type_name -> forge.issues.v1.Issue
+	61, // 6: forge.webhooks.v1.IssuePayload.repository:type_name -> forge.repos.v1.Repository
+	62, // 7: forge.webhooks.v1.IssuePayload.sender:type_name -> forge.users.v1.User
+	60, // 8: forge.webhooks.v1.IssueCommentPayload.issue:type_name -> forge.issues.v1.Issue
+	63, // 9: forge.webhooks.v1.IssueCommentPayload.comment:type_name -> forge.issues.v1.Comment
+	61, // 10: forge.webhooks.v1.IssueCommentPayload.repository:type_name -> forge.repos.v1.Repository
+	62, // 11: forge.webhooks.v1.IssueCommentPayload.sender:type_name -> forge.users.v1.User
 	5,  // 12: forge.webhooks.v1.PayloadCommit.author:type_name -> forge.webhooks.v1.PayloadUser
 	5,  // 13: forge.webhooks.v1.PayloadCommit.committer:type_name -> forge.webhooks.v1.PayloadUser
 	5,  // 14: forge.webhooks.v1.PayloadCommit.verification:type_name -> forge.webhooks.v1.PayloadUser
-	57, // 15: forge.webhooks.v1.PayloadCommit.timestamp:type_name -> google.protobuf.Timestamp
+	59, // 15: forge.webhooks.v1.PayloadCommit.timestamp:type_name -> google.protobuf.Timestamp
 	6,  // 16: forge.webhooks.v1.PushPayload.commits:type_name -> forge.webhooks.v1.PayloadCommit
 	6,  // 17: forge.webhooks.v1.PushPayload.head_commit:type_name -> forge.webhooks.v1.PayloadCommit
-	59, // 18: forge.webhooks.v1.PushPayload.repository:type_name -> forge.repos.v1.Repository
-	60, // 19: forge.webhooks.v1.PushPayload.pusher:type_name -> forge.users.v1.User
-	60, // 20: forge.webhooks.v1.PushPayload.sender:type_name -> forge.users.v1.User
-	59, // 21: forge.webhooks.v1.CreatePayload.repository:type_name -> forge.repos.v1.Repository
-	60, // 22: forge.webhooks.v1.CreatePayload.sender:type_name -> forge.users.v1.User
-	59, // 23: forge.webhooks.v1.DeletePayload.repository:type_name -> forge.repos.v1.Repository
-	60, // 24: forge.webhooks.v1.DeletePayload.sender:type_name -> forge.users.v1.User
-	62, // 25: forge.webhooks.v1.PullRequestPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
-	59, // 26: forge.webhooks.v1.PullRequestPayload.repository:type_name -> forge.repos.v1.Repository
-	60, // 27: forge.webhooks.v1.PullRequestPayload.sender:type_name -> forge.users.v1.User
-	63, // 28: forge.webhooks.v1.ReleasePayload.release:type_name -> forge.releases.v1.Release
-	59, // 29: forge.webhooks.v1.ReleasePayload.repository:type_name -> forge.repos.v1.Repository
-	60, // 30: forge.webhooks.v1.ReleasePayload.sender:type_name -> forge.users.v1.User
-	0,  // 31: forge.webhooks.v1.ListRepoHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 32: forge.webhooks.v1.CreateRepoHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 33: forge.webhooks.v1.CreateRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 34: forge.webhooks.v1.GetRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 35: forge.webhooks.v1.EditRepoHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 36: forge.webhooks.v1.EditRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 37: forge.webhooks.v1.ListOrgHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 38: forge.webhooks.v1.CreateOrgHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 39: forge.webhooks.v1.CreateOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 40: forge.webhooks.v1.GetOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 41: forge.webhooks.v1.EditOrgHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 42: forge.webhooks.v1.EditOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 43: forge.webhooks.v1.ListUserHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 44: forge.webhooks.v1.CreateUserHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 45: forge.webhooks.v1.CreateUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 46: forge.webhooks.v1.GetUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 47: forge.webhooks.v1.EditUserHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 48: forge.webhooks.v1.EditUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 49: forge.webhooks.v1.ListAdminHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 50: forge.webhooks.v1.CreateAdminHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 51: forge.webhooks.v1.CreateAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 52: forge.webhooks.v1.GetAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 53: forge.webhooks.v1.EditAdminHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 54: forge.webhooks.v1.EditAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	12, // 55: forge.webhooks.v1.WebhookService.ListRepoHooks:input_type -> forge.webhooks.v1.ListRepoHooksRequest
-	14, // 56: forge.webhooks.v1.WebhookService.CreateRepoHook:input_type -> forge.webhooks.v1.CreateRepoHookRequest
-	16, // 57: forge.webhooks.v1.WebhookService.GetRepoHook:input_type -> forge.webhooks.v1.GetRepoHookRequest
-	18, // 58: forge.webhooks.v1.WebhookService.EditRepoHook:input_type -> forge.webhooks.v1.EditRepoHookRequest
-	20, // 59: forge.webhooks.v1.WebhookService.DeleteRepoHook:input_type -> forge.webhooks.v1.DeleteRepoHookRequest
-	22, // 60: forge.webhooks.v1.WebhookService.TestRepoHook:input_type -> forge.webhooks.v1.TestRepoHookRequest
-	24, // 61: forge.webhooks.v1.WebhookService.ListOrgHooks:input_type -> forge.webhooks.v1.ListOrgHooksRequest
-	26, // 62: forge.webhooks.v1.WebhookService.CreateOrgHook:input_type -> forge.webhooks.v1.CreateOrgHookRequest
-	28, // 63: forge.webhooks.v1.WebhookService.GetOrgHook:input_type -> forge.webhooks.v1.GetOrgHookRequest
-	30, // 64: forge.webhooks.v1.WebhookService.EditOrgHook:input_type -> forge.webhooks.v1.EditOrgHookRequest
-	32, // 65: forge.webhooks.v1.WebhookService.DeleteOrgHook:input_type -> forge.webhooks.v1.DeleteOrgHookRequest
-	34, // 66: forge.webhooks.v1.WebhookService.ListUserHooks:input_type -> forge.webhooks.v1.ListUserHooksRequest
-	36, // 67: forge.webhooks.v1.WebhookService.CreateUserHook:input_type -> forge.webhooks.v1.CreateUserHookRequest
-	38, // 68: forge.webhooks.v1.WebhookService.GetUserHook:input_type -> forge.webhooks.v1.GetUserHookRequest
-	40, // 69: forge.webhooks.v1.WebhookService.EditUserHook:input_type -> forge.webhooks.v1.EditUserHookRequest
-	42, // 70: forge.webhooks.v1.WebhookService.DeleteUserHook:input_type -> forge.webhooks.v1.DeleteUserHookRequest
-	44, // 71: forge.webhooks.v1.WebhookService.ListAdminHooks:input_type -> forge.webhooks.v1.ListAdminHooksRequest
-	46, // 72: forge.webhooks.v1.WebhookService.CreateAdminHook:input_type -> forge.webhooks.v1.CreateAdminHookRequest
-	48, // 73: forge.webhooks.v1.WebhookService.GetAdminHook:input_type -> forge.webhooks.v1.GetAdminHookRequest
-	50, // 74: forge.webhooks.v1.WebhookService.EditAdminHook:input_type -> forge.webhooks.v1.EditAdminHookRequest
-	52, // 75: forge.webhooks.v1.WebhookService.DeleteAdminHook:input_type -> forge.webhooks.v1.DeleteAdminHookRequest
-	13, // 76: forge.webhooks.v1.WebhookService.ListRepoHooks:output_type -> forge.webhooks.v1.ListRepoHooksResponse
-	15, // 77: forge.webhooks.v1.WebhookService.CreateRepoHook:output_type -> forge.webhooks.v1.CreateRepoHookResponse
-	17, // 78: forge.webhooks.v1.WebhookService.GetRepoHook:output_type -> forge.webhooks.v1.GetRepoHookResponse
-	19, // 79: forge.webhooks.v1.WebhookService.EditRepoHook:output_type -> forge.webhooks.v1.EditRepoHookResponse
-	21, // 80: forge.webhooks.v1.WebhookService.DeleteRepoHook:output_type -> forge.webhooks.v1.DeleteRepoHookResponse
-	23, // 81: forge.webhooks.v1.WebhookService.TestRepoHook:output_type -> forge.webhooks.v1.TestRepoHookResponse
-	25, // 82: forge.webhooks.v1.WebhookService.ListOrgHooks:output_type -> forge.webhooks.v1.ListOrgHooksResponse
-	27, // 83: forge.webhooks.v1.WebhookService.CreateOrgHook:output_type -> forge.webhooks.v1.CreateOrgHookResponse
-	29, // 84: forge.webhooks.v1.WebhookService.GetOrgHook:output_type -> forge.webhooks.v1.GetOrgHookResponse
-	31, // 85: forge.webhooks.v1.WebhookService.EditOrgHook:output_type -> forge.webhooks.v1.EditOrgHookResponse
-	33, // 86: forge.webhooks.v1.WebhookService.DeleteOrgHook:output_type -> forge.webhooks.v1.DeleteOrgHookResponse
-	35, // 87: forge.webhooks.v1.WebhookService.ListUserHooks:output_type -> forge.webhooks.v1.ListUserHooksResponse
-	37, // 88: forge.webhooks.v1.WebhookService.CreateUserHook:output_type -> forge.webhooks.v1.CreateUserHookResponse
-	39, // 89: forge.webhooks.v1.WebhookService.GetUserHook:output_type -> forge.webhooks.v1.GetUserHookResponse
-	41, // 90: forge.webhooks.v1.WebhookService.EditUserHook:output_type -> forge.webhooks.v1.EditUserHookResponse
-	43, // 91: forge.webhooks.v1.WebhookService.DeleteUserHook:output_type -> forge.webhooks.v1.DeleteUserHookResponse
-	45, // 92: forge.webhooks.v1.WebhookService.ListAdminHooks:output_type -> forge.webhooks.v1.ListAdminHooksResponse
-	47, // 93: forge.webhooks.v1.WebhookService.CreateAdminHook:output_type -> forge.webhooks.v1.CreateAdminHookResponse
-	49, // 94: forge.webhooks.v1.WebhookService.GetAdminHook:output_type -> forge.webhooks.v1.GetAdminHookResponse
-	51, // 95: forge.webhooks.v1.WebhookService.EditAdminHook:output_type -> forge.webhooks.v1.EditAdminHookResponse
-	53, // 96: forge.webhooks.v1.WebhookService.DeleteAdminHook:output_type -> forge.webhooks.v1.DeleteAdminHookResponse
-	76, // [76:97] is the sub-list for method output_type
-	55, // [55:76] is the sub-list for method input_type
-	55, // [55:55] is the sub-list for extension type_name
-	55, // [55:55] is the sub-list for extension extendee
-	0,  // [0:55] is the sub-list for field type_name
+	61, // 18: forge.webhooks.v1.PushPayload.repository:type_name -> forge.repos.v1.Repository
+	62, // 19: forge.webhooks.v1.PushPayload.pusher:type_name -> forge.users.v1.User
+	62, // 20: forge.webhooks.v1.PushPayload.sender:type_name -> forge.users.v1.User
+	61, // 21: forge.webhooks.v1.CreatePayload.repository:type_name -> forge.repos.v1.Repository
+	62, // 22: forge.webhooks.v1.CreatePayload.sender:type_name -> forge.users.v1.User
+	61, // 23: forge.webhooks.v1.DeletePayload.repository:type_name -> forge.repos.v1.Repository
+	62, // 24: forge.webhooks.v1.DeletePayload.sender:type_name -> forge.users.v1.User
+	64, // 25: forge.webhooks.v1.PullRequestPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
+	61, // 26: forge.webhooks.v1.PullRequestPayload.repository:type_name -> forge.repos.v1.Repository
+	62, // 27: forge.webhooks.v1.PullRequestPayload.sender:type_name -> forge.users.v1.User
+	65, // 28: forge.webhooks.v1.ReleasePayload.release:type_name -> forge.releases.v1.Release
+	61, // 29: forge.webhooks.v1.ReleasePayload.repository:type_name -> forge.repos.v1.Repository
+	62, // 30: forge.webhooks.v1.ReleasePayload.sender:type_name -> forge.users.v1.User
+	64, // 31: forge.webhooks.v1.PullRequestReviewPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
+	61, // 32: forge.webhooks.v1.PullRequestReviewPayload.repository:type_name -> forge.repos.v1.Repository
+	62, // 33: forge.webhooks.v1.PullRequestReviewPayload.sender:type_name -> forge.users.v1.User
+	12, // 34: forge.webhooks.v1.PullRequestReviewPayload.review:type_name -> forge.webhooks.v1.ReviewPayload
+	0,  // 35: forge.webhooks.v1.ListRepoHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 36: forge.webhooks.v1.CreateRepoHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 37: forge.webhooks.v1.CreateRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 38: forge.webhooks.v1.GetRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 39: forge.webhooks.v1.EditRepoHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 40: forge.webhooks.v1.EditRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 41: forge.webhooks.v1.ListOrgHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 42: forge.webhooks.v1.CreateOrgHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 43: forge.webhooks.v1.CreateOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 44: forge.webhooks.v1.GetOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 45: forge.webhooks.v1.EditOrgHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 46: forge.webhooks.v1.EditOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 47: forge.webhooks.v1.ListUserHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 48: forge.webhooks.v1.CreateUserHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 49: forge.webhooks.v1.CreateUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 50: forge.webhooks.v1.GetUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 51: forge.webhooks.v1.EditUserHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 52: forge.webhooks.v1.EditUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 53: forge.webhooks.v1.ListAdminHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 54: forge.webhooks.v1.CreateAdminHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 55: forge.webhooks.v1.CreateAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 56: forge.webhooks.v1.GetAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 57: forge.webhooks.v1.EditAdminHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 58: forge.webhooks.v1.EditAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	14, // 59: forge.webhooks.v1.WebhookService.ListRepoHooks:input_type -> forge.webhooks.v1.ListRepoHooksRequest
+	16, // 60: forge.webhooks.v1.WebhookService.CreateRepoHook:input_type -> forge.webhooks.v1.CreateRepoHookRequest
+	18, // 61: forge.webhooks.v1.WebhookService.GetRepoHook:input_type -> forge.webhooks.v1.GetRepoHookRequest
+	20, // 62: forge.webhooks.v1.WebhookService.EditRepoHook:input_type -> forge.webhooks.v1.EditRepoHookRequest
+	22, // 63: forge.webhooks.v1.WebhookService.DeleteRepoHook:input_type -> forge.webhooks.v1.DeleteRepoHookRequest
+	24, // 64: forge.webhooks.v1.WebhookService.TestRepoHook:input_type -> forge.webhooks.v1.TestRepoHookRequest
+	26, // 65: forge.webhooks.v1.WebhookService.ListOrgHooks:input_type -> forge.webhooks.v1.ListOrgHooksRequest
+	28, // 66: forge.webhooks.v1.WebhookService.CreateOrgHook:input_type -> forge.webhooks.v1.CreateOrgHookRequest
+	30, // 67: forge.webhooks.v1.WebhookService.GetOrgHook:input_type -> forge.webhooks.v1.GetOrgHookRequest
+	32, // 68: forge.webhooks.v1.WebhookService.EditOrgHook:input_type -> forge.webhooks.v1.EditOrgHookRequest
+	34, // 69: forge.webhooks.v1.WebhookService.DeleteOrgHook:input_type -> forge.webhooks.v1.DeleteOrgHookRequest
+	36, // 70: forge.webhooks.v1.WebhookService.ListUserHooks:input_type -> forge.webhooks.v1.ListUserHooksRequest
+	38, // 71: forge.webhooks.v1.WebhookService.CreateUserHook:input_type -> forge.webhooks.v1.CreateUserHookRequest
+	40, // 72: forge.webhooks.v1.WebhookService.GetUserHook:input_type -> forge.webhooks.v1.GetUserHookRequest
+	42, // 73: forge.webhooks.v1.WebhookService.EditUserHook:input_type -> forge.webhooks.v1.EditUserHookRequest
+	44, // 74: forge.webhooks.v1.WebhookService.DeleteUserHook:input_type -> forge.webhooks.v1.DeleteUserHookRequest
+	46, // 75: forge.webhooks.v1.WebhookService.ListAdminHooks:input_type -> forge.webhooks.v1.ListAdminHooksRequest
+	48, // 76: forge.webhooks.v1.WebhookService.CreateAdminHook:input_type -> forge.webhooks.v1.CreateAdminHookRequest
+	50, // 77: forge.webhooks.v1.WebhookService.GetAdminHook:input_type -> forge.webhooks.v1.GetAdminHookRequest
+	52, // 78: forge.webhooks.v1.WebhookService.EditAdminHook:input_type -> forge.webhooks.v1.EditAdminHookRequest
+	54, // 79: forge.webhooks.v1.WebhookService.DeleteAdminHook:input_type -> forge.webhooks.v1.DeleteAdminHookRequest
+	15, // 80: forge.webhooks.v1.WebhookService.ListRepoHooks:output_type -> forge.webhooks.v1.ListRepoHooksResponse
+	17, // 81: forge.webhooks.v1.WebhookService.CreateRepoHook:output_type -> forge.webhooks.v1.CreateRepoHookResponse
+	19, // 82: forge.webhooks.v1.WebhookService.GetRepoHook:output_type -> forge.webhooks.v1.GetRepoHookResponse
+	21, // 83: forge.webhooks.v1.WebhookService.EditRepoHook:output_type -> forge.webhooks.v1.EditRepoHookResponse
+	23, // 84: forge.webhooks.v1.WebhookService.DeleteRepoHook:output_type -> forge.webhooks.v1.DeleteRepoHookResponse
+	25, // 85: forge.webhooks.v1.WebhookService.TestRepoHook:output_type -> forge.webhooks.v1.TestRepoHookResponse
+	27, // 86: forge.webhooks.v1.WebhookService.ListOrgHooks:output_type -> forge.webhooks.v1.ListOrgHooksResponse
+	29, // 87: forge.webhooks.v1.WebhookService.CreateOrgHook:output_type -> forge.webhooks.v1.CreateOrgHookResponse
+	31, // 88: forge.webhooks.v1.WebhookService.GetOrgHook:output_type -> forge.webhooks.v1.GetOrgHookResponse
+	33, // 89: forge.webhooks.v1.WebhookService.EditOrgHook:output_type -> forge.webhooks.v1.EditOrgHookResponse
+	35, // 90: forge.webhooks.v1.WebhookService.DeleteOrgHook:output_type -> forge.webhooks.v1.DeleteOrgHookResponse
+	37, // 91: forge.webhooks.v1.WebhookService.ListUserHooks:output_type -> forge.webhooks.v1.ListUserHooksResponse
+	39, // 92: forge.webhooks.v1.WebhookService.CreateUserHook:output_type -> forge.webhooks.v1.CreateUserHookResponse
+	41, // 93: forge.webhooks.v1.WebhookService.GetUserHook:output_type -> forge.webhooks.v1.GetUserHookResponse
+	43, // 94: forge.webhooks.v1.WebhookService.EditUserHook:output_type -> forge.webhooks.v1.EditUserHookResponse
+	45, // 95: forge.webhooks.v1.WebhookService.DeleteUserHook:output_type -> forge.webhooks.v1.DeleteUserHookResponse
+	47, // 96: forge.webhooks.v1.WebhookService.ListAdminHooks:output_type -> forge.webhooks.v1.ListAdminHooksResponse
+	49, // 97: forge.webhooks.v1.WebhookService.CreateAdminHook:output_type -> forge.webhooks.v1.CreateAdminHookResponse
+	51, // 98: forge.webhooks.v1.WebhookService.GetAdminHook:output_type -> forge.webhooks.v1.GetAdminHookResponse
+	53, // 99: forge.webhooks.v1.WebhookService.EditAdminHook:output_type -> forge.webhooks.v1.EditAdminHookResponse
+	55, // 100: forge.webhooks.v1.WebhookService.DeleteAdminHook:output_type -> forge.webhooks.v1.DeleteAdminHookResponse
+	80, // [80:101] is the sub-list for method output_type
+	59, // [59:80] is the sub-list for method input_type
+	59, // [59:59] is the sub-list for extension type_name
+	59, // [59:59] is the sub-list for extension extendee
+	0,  // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_forge_webhooks_v1_webhooks_proto_init() }
@@ -3628,7 +3795,7 @@ func file_forge_webhooks_v1_webhooks_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_webhooks_v1_webhooks_proto_rawDesc), len(file_forge_webhooks_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   57,
+			NumMessages:   59,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
