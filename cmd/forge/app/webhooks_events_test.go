@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"code.gitea.io/sdk/gitea"
 )
@@ -117,6 +118,59 @@ func TestWebhookEvents(t *testing.T) {
 		if n := push.count(); n != 2 {
 			// Tags made by releases are not branch pushes.
 			t.Fatalf("push hook got %d deliveries", n)
+		}
+	})
+}
+
+// TestWebhookLevelsFire: an event in a repository reaches the repository's
+// hooks, its owner's (organization or user) hooks and the system hooks,
+// and not another owner's; default hooks reach only repositories created
+// after them.
+func TestWebhookLevelsFire(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, openLoopback, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		bobTok := s.seedUser("bob", "bob-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		bob := s.sdk(gitea.SetToken(bobTok))
+		root := s.sdk(gitea.SetToken(s.AdminToken))
+		if _, _, err := alice.CreateOrg(gitea.CreateOrgOption{Name: "acme"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateOrgRepo("acme", gitea.CreateRepoOption{Name: "tool"}); err != nil {
+			t.Fatal(err)
+		}
+		s.createRepo(t, bobTok, "own", false, false)
+		orgRcv, userRcv, sysRcv, bobRcv := newReceiver(t, 0), newReceiver(t, 0), newReceiver(t, 0), newReceiver(t, 0)
+		opt := func(url string) gitea.CreateHookOption {
+			return gitea.CreateHookOption{Type: gitea.HookTypeGitea, Active: true, Events: []string{"issues"},
+				Config: map[string]string{"url": url, "content_type": "json"}}
+		}
+		if _, _, err := alice.CreateOrgHook("acme", opt(orgRcv.URL)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateMyHook(opt(userRcv.URL)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := bob.CreateMyHook(opt(bobRcv.URL)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := root.CreateAdminHook(opt(sysRcv.URL)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateIssue("acme", "tool", gitea.CreateIssueOption{Title: "in the org"}); err != nil {
+			t.Fatal(err)
+		}
+		orgRcv.wait(t, 1)
+		sysRcv.wait(t, 1)
+		if _, _, err := bob.CreateIssue("bob", "own", gitea.CreateIssueOption{Title: "bob's"}); err != nil {
+			t.Fatal(err)
+		}
+		bobRcv.wait(t, 1)
+		sysRcv.wait(t, 2)
+		time.Sleep(300 * time.Millisecond)
+		if orgRcv.count() != 1 || userRcv.count() != 0 || bobRcv.count() != 1 || sysRcv.count() != 2 {
+			t.Fatalf("org %d, alice %d, bob %d, system %d", orgRcv.count(), userRcv.count(), bobRcv.count(), sysRcv.count())
 		}
 	})
 }
