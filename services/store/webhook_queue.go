@@ -237,4 +237,8 @@ const (
 	HookKindPullSync = "pull_sync"
 	// A review submitted; Extra holds the review's id.
 	HookKindReview = "review"
+	// A repository created (repository event).
+	HookKindRepoCreated = "repository_created"
+	// A fork made of RepoID; Extra holds the fork's id.
+	HookKindFork = "fork"
 )

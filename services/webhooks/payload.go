@@ -109,6 +109,11 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 	case KindDelete:
 		return &rendered{typ: evDelete, branch: e.Ref, payload: &webhooksv1.DeletePayload{Ref: e.Ref, RefType: "branch",
 			PusherType: "user", Repository: repoJSON, Sender: sender}}, nil
+	case store.HookKindRepoCreated:
+		return &rendered{typ: evRepository, payload: &webhooksv1.RepositoryPayload{Action: "created", Repository: repoJSON,
+			Organization: r.Users.User(owner, nil), Sender: sender}}, nil
+	case store.HookKindFork:
+		return r.fork(ctx, e, repoJSON, sender)
 	case store.HookKindReleasePublished, store.HookKindReleaseUpdated:
 		return r.release(ctx, e, &access.Repo{Repository: repo, Owner: owner, Mode: store.AccessOwner}, repoJSON, sender)
 	}
@@ -196,6 +201,30 @@ func (r *Renderers) review(ctx context.Context, e *store.HookEvent, is *store.Is
 	return &rendered{typ: typ, payload: &webhooksv1.PullRequestReviewPayload{Action: "reviewed", Number: is.Index,
 		PullRequest: pr, Repository: repoJSON, Sender: sender, CommitId: rv.CommitID,
 		Review: &webhooksv1.ReviewPayload{Type: typ, Content: rv.Content}}}, nil
+}
+
+// fork renders a fork of the event's repository; the fork's id is in
+// e.Extra.
+func (r *Renderers) fork(ctx context.Context, e *store.HookEvent, parent *reposv1.Repository, sender *usersv1.User) (*rendered, error) {
+	id, _ := strconv.ParseInt(e.Extra, 10, 64)
+	found, err := r.Store.RepositoriesByID(ctx, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	fork := found[id]
+	if fork == nil {
+		return nil, errSkip
+	}
+	owners, err := r.Store.UsersByID(ctx, []int64{fork.OwnerID})
+	if err != nil {
+		return nil, err
+	}
+	owner := owners[fork.OwnerID]
+	if owner == nil {
+		return nil, errSkip
+	}
+	forkee := r.Repos.Repository(&access.Repo{Repository: fork, Owner: owner, Mode: store.AccessOwner}, nil)
+	return &rendered{typ: evFork, payload: &webhooksv1.ForkPayload{Forkee: forkee, Repository: parent, Sender: sender}}, nil
 }
 
 // release renders a release event: published (created, or a draft made

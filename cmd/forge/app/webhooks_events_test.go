@@ -174,3 +174,61 @@ func TestWebhookLevelsFire(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookRepositoryAndFork: a repository created in an organization
+// reaches the organization's repository hooks; a fork reaches the
+// parent's fork hooks.
+func TestWebhookRepositoryAndFork(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, openLoopback, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		bobTok := s.seedUser("bob", "bob-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		bob := s.sdk(gitea.SetToken(bobTok))
+		if _, _, err := alice.CreateOrg(gitea.CreateOrgOption{Name: "acme"}); err != nil {
+			t.Fatal(err)
+		}
+		repoRcv, forkRcv := newReceiver(t, 0), newReceiver(t, 0)
+		if _, _, err := alice.CreateOrgHook("acme", gitea.CreateHookOption{Type: gitea.HookTypeGitea, Active: true,
+			Events: []string{"repository"}, Config: map[string]string{"url": repoRcv.URL, "content_type": "json"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateOrgRepo("acme", gitea.CreateRepoOption{Name: "tool", AutoInit: true}); err != nil {
+			t.Fatal(err)
+		}
+		d := repoRcv.wait(t, 1)[0]
+		var rp struct {
+			Action     string
+			Repository struct {
+				FullName string `json:"full_name"`
+			}
+			Organization struct{ Login string }
+			Sender       struct{ Login string }
+		}
+		if err := json.Unmarshal(d.Body, &rp); err != nil || rp.Action != "created" || rp.Repository.FullName != "acme/tool" ||
+			rp.Organization.Login != "acme" || rp.Sender.Login != "alice" || d.Header.Get("X-Gitea-Event") != "repository" {
+			t.Fatalf("repository payload: %+v %v %s", rp, err, d.Body)
+		}
+		if _, _, err := alice.CreateRepoHook("acme", "tool", gitea.CreateHookOption{Type: gitea.HookTypeGitea, Active: true,
+			Events: []string{"fork"}, Config: map[string]string{"url": forkRcv.URL, "content_type": "json"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := bob.CreateFork("acme", "tool", gitea.CreateForkOption{}); err != nil {
+			t.Fatal(err)
+		}
+		d = forkRcv.wait(t, 1)[0]
+		var fp struct {
+			Forkee struct {
+				FullName string `json:"full_name"`
+			}
+			Repository struct {
+				FullName string `json:"full_name"`
+			}
+			Sender struct{ Login string }
+		}
+		if err := json.Unmarshal(d.Body, &fp); err != nil || fp.Forkee.FullName != "bob/tool" || fp.Repository.FullName != "acme/tool" ||
+			fp.Sender.Login != "bob" || d.Header.Get("X-Gitea-Event") != "fork" {
+			t.Fatalf("fork payload: %+v %v %s", fp, err, d.Body)
+		}
+	})
+}

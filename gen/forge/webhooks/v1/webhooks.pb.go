@@ -1238,6 +1238,137 @@ func (x *PullRequestReviewPayload) GetReview() *ReviewPayload {
 	return nil
 }
 
+// RepositoryPayload is Gitea's RepositoryPayload (repository events).
+type RepositoryPayload struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Action        string                 `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	Repository    *v11.Repository        `protobuf:"bytes,2,opt,name=repository,proto3" json:"repository,omitempty"`
+	Organization  *v12.User              `protobuf:"bytes,3,opt,name=organization,proto3" json:"organization,omitempty"`
+	Sender        *v12.User              `protobuf:"bytes,4,opt,name=sender,proto3" json:"sender,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RepositoryPayload) Reset() {
+	*x = RepositoryPayload{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RepositoryPayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RepositoryPayload) ProtoMessage() {}
+
+func (x *RepositoryPayload) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RepositoryPayload.ProtoReflect.Descriptor instead.
+func (*RepositoryPayload) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *RepositoryPayload) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *RepositoryPayload) GetRepository() *v11.Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *RepositoryPayload) GetOrganization() *v12.User {
+	if x != nil {
+		return x.Organization
+	}
+	return nil
+}
+
+func (x *RepositoryPayload) GetSender() *v12.User {
+	if x != nil {
+		return x.Sender
+	}
+	return nil
+}
+
+// ForkPayload is Gitea's ForkPayload (fork events, sent to the parent's
+// hooks).
+type ForkPayload struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Forkee        *v11.Repository        `protobuf:"bytes,1,opt,name=forkee,proto3" json:"forkee,omitempty"`
+	Repository    *v11.Repository        `protobuf:"bytes,2,opt,name=repository,proto3" json:"repository,omitempty"`
+	Sender        *v12.User              `protobuf:"bytes,3,opt,name=sender,proto3" json:"sender,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForkPayload) Reset() {
+	*x = ForkPayload{}
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForkPayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForkPayload) ProtoMessage() {}
+
+func (x *ForkPayload) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForkPayload.ProtoReflect.Descriptor instead.
+func (*ForkPayload) Descriptor() ([]byte, []int) {
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ForkPayload) GetForkee() *v11.Repository {
+	if x != nil {
+		return x.Forkee
+	}
+	return nil
+}
+
+func (x *ForkPayload) GetRepository() *v11.Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *ForkPayload) GetSender() *v12.User {
+	if x != nil {
+		return x.Sender
+	}
+	return nil
+}
+
 type ListRepoHooksRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
@@ -1250,7 +1381,7 @@ type ListRepoHooksRequest struct {
 
 func (x *ListRepoHooksRequest) Reset() {
 	*x = ListRepoHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1393,7 @@ func (x *ListRepoHooksRequest) String() string {
 func (*ListRepoHooksRequest) ProtoMessage() {}
 
 func (x *ListRepoHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[14]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1406,7 @@ func (x *ListRepoHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRepoHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListRepoHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{14}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListRepoHooksRequest) GetOwner() string {
@@ -1316,7 +1447,7 @@ type ListRepoHooksResponse struct {
 
 func (x *ListRepoHooksResponse) Reset() {
 	*x = ListRepoHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1328,7 +1459,7 @@ func (x *ListRepoHooksResponse) String() string {
 func (*ListRepoHooksResponse) ProtoMessage() {}
 
 func (x *ListRepoHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[15]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1341,7 +1472,7 @@ func (x *ListRepoHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRepoHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListRepoHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{15}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListRepoHooksResponse) GetHooks() []*Hook {
@@ -1369,7 +1500,7 @@ type CreateRepoHookRequest struct {
 
 func (x *CreateRepoHookRequest) Reset() {
 	*x = CreateRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1381,7 +1512,7 @@ func (x *CreateRepoHookRequest) String() string {
 func (*CreateRepoHookRequest) ProtoMessage() {}
 
 func (x *CreateRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[16]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1394,7 +1525,7 @@ func (x *CreateRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{16}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateRepoHookRequest) GetOwner() string {
@@ -1427,7 +1558,7 @@ type CreateRepoHookResponse struct {
 
 func (x *CreateRepoHookResponse) Reset() {
 	*x = CreateRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1439,7 +1570,7 @@ func (x *CreateRepoHookResponse) String() string {
 func (*CreateRepoHookResponse) ProtoMessage() {}
 
 func (x *CreateRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[17]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1452,7 +1583,7 @@ func (x *CreateRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{17}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateRepoHookResponse) GetHook() *Hook {
@@ -1473,7 +1604,7 @@ type GetRepoHookRequest struct {
 
 func (x *GetRepoHookRequest) Reset() {
 	*x = GetRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1485,7 +1616,7 @@ func (x *GetRepoHookRequest) String() string {
 func (*GetRepoHookRequest) ProtoMessage() {}
 
 func (x *GetRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[18]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1498,7 +1629,7 @@ func (x *GetRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*GetRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{18}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetRepoHookRequest) GetOwner() string {
@@ -1531,7 +1662,7 @@ type GetRepoHookResponse struct {
 
 func (x *GetRepoHookResponse) Reset() {
 	*x = GetRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +1674,7 @@ func (x *GetRepoHookResponse) String() string {
 func (*GetRepoHookResponse) ProtoMessage() {}
 
 func (x *GetRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[19]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +1687,7 @@ func (x *GetRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*GetRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{19}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetRepoHookResponse) GetHook() *Hook {
@@ -1578,7 +1709,7 @@ type EditRepoHookRequest struct {
 
 func (x *EditRepoHookRequest) Reset() {
 	*x = EditRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1590,7 +1721,7 @@ func (x *EditRepoHookRequest) String() string {
 func (*EditRepoHookRequest) ProtoMessage() {}
 
 func (x *EditRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[20]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1603,7 +1734,7 @@ func (x *EditRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*EditRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{20}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *EditRepoHookRequest) GetOwner() string {
@@ -1643,7 +1774,7 @@ type EditRepoHookResponse struct {
 
 func (x *EditRepoHookResponse) Reset() {
 	*x = EditRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1655,7 +1786,7 @@ func (x *EditRepoHookResponse) String() string {
 func (*EditRepoHookResponse) ProtoMessage() {}
 
 func (x *EditRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[21]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1668,7 +1799,7 @@ func (x *EditRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*EditRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{21}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *EditRepoHookResponse) GetHook() *Hook {
@@ -1689,7 +1820,7 @@ type DeleteRepoHookRequest struct {
 
 func (x *DeleteRepoHookRequest) Reset() {
 	*x = DeleteRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1701,7 +1832,7 @@ func (x *DeleteRepoHookRequest) String() string {
 func (*DeleteRepoHookRequest) ProtoMessage() {}
 
 func (x *DeleteRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[22]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1714,7 +1845,7 @@ func (x *DeleteRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{22}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DeleteRepoHookRequest) GetOwner() string {
@@ -1746,7 +1877,7 @@ type DeleteRepoHookResponse struct {
 
 func (x *DeleteRepoHookResponse) Reset() {
 	*x = DeleteRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1758,7 +1889,7 @@ func (x *DeleteRepoHookResponse) String() string {
 func (*DeleteRepoHookResponse) ProtoMessage() {}
 
 func (x *DeleteRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[23]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1771,7 +1902,7 @@ func (x *DeleteRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{23}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{25}
 }
 
 type TestRepoHookRequest struct {
@@ -1787,7 +1918,7 @@ type TestRepoHookRequest struct {
 
 func (x *TestRepoHookRequest) Reset() {
 	*x = TestRepoHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1799,7 +1930,7 @@ func (x *TestRepoHookRequest) String() string {
 func (*TestRepoHookRequest) ProtoMessage() {}
 
 func (x *TestRepoHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[24]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1812,7 +1943,7 @@ func (x *TestRepoHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestRepoHookRequest.ProtoReflect.Descriptor instead.
 func (*TestRepoHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{24}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *TestRepoHookRequest) GetOwner() string {
@@ -1851,7 +1982,7 @@ type TestRepoHookResponse struct {
 
 func (x *TestRepoHookResponse) Reset() {
 	*x = TestRepoHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1863,7 +1994,7 @@ func (x *TestRepoHookResponse) String() string {
 func (*TestRepoHookResponse) ProtoMessage() {}
 
 func (x *TestRepoHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[25]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1876,7 +2007,7 @@ func (x *TestRepoHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestRepoHookResponse.ProtoReflect.Descriptor instead.
 func (*TestRepoHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{25}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{27}
 }
 
 type ListOrgHooksRequest struct {
@@ -1890,7 +2021,7 @@ type ListOrgHooksRequest struct {
 
 func (x *ListOrgHooksRequest) Reset() {
 	*x = ListOrgHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1902,7 +2033,7 @@ func (x *ListOrgHooksRequest) String() string {
 func (*ListOrgHooksRequest) ProtoMessage() {}
 
 func (x *ListOrgHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[26]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1915,7 +2046,7 @@ func (x *ListOrgHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOrgHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListOrgHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{26}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListOrgHooksRequest) GetOrg() string {
@@ -1949,7 +2080,7 @@ type ListOrgHooksResponse struct {
 
 func (x *ListOrgHooksResponse) Reset() {
 	*x = ListOrgHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1961,7 +2092,7 @@ func (x *ListOrgHooksResponse) String() string {
 func (*ListOrgHooksResponse) ProtoMessage() {}
 
 func (x *ListOrgHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[27]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1974,7 +2105,7 @@ func (x *ListOrgHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOrgHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListOrgHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{27}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListOrgHooksResponse) GetHooks() []*Hook {
@@ -2001,7 +2132,7 @@ type CreateOrgHookRequest struct {
 
 func (x *CreateOrgHookRequest) Reset() {
 	*x = CreateOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2144,7 @@ func (x *CreateOrgHookRequest) String() string {
 func (*CreateOrgHookRequest) ProtoMessage() {}
 
 func (x *CreateOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[28]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,7 +2157,7 @@ func (x *CreateOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{28}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CreateOrgHookRequest) GetOrg() string {
@@ -2052,7 +2183,7 @@ type CreateOrgHookResponse struct {
 
 func (x *CreateOrgHookResponse) Reset() {
 	*x = CreateOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2064,7 +2195,7 @@ func (x *CreateOrgHookResponse) String() string {
 func (*CreateOrgHookResponse) ProtoMessage() {}
 
 func (x *CreateOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[29]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2077,7 +2208,7 @@ func (x *CreateOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{29}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CreateOrgHookResponse) GetHook() *Hook {
@@ -2097,7 +2228,7 @@ type GetOrgHookRequest struct {
 
 func (x *GetOrgHookRequest) Reset() {
 	*x = GetOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2109,7 +2240,7 @@ func (x *GetOrgHookRequest) String() string {
 func (*GetOrgHookRequest) ProtoMessage() {}
 
 func (x *GetOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[30]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2122,7 +2253,7 @@ func (x *GetOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*GetOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{30}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetOrgHookRequest) GetOrg() string {
@@ -2148,7 +2279,7 @@ type GetOrgHookResponse struct {
 
 func (x *GetOrgHookResponse) Reset() {
 	*x = GetOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2160,7 +2291,7 @@ func (x *GetOrgHookResponse) String() string {
 func (*GetOrgHookResponse) ProtoMessage() {}
 
 func (x *GetOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[31]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2173,7 +2304,7 @@ func (x *GetOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*GetOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{31}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetOrgHookResponse) GetHook() *Hook {
@@ -2194,7 +2325,7 @@ type EditOrgHookRequest struct {
 
 func (x *EditOrgHookRequest) Reset() {
 	*x = EditOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2206,7 +2337,7 @@ func (x *EditOrgHookRequest) String() string {
 func (*EditOrgHookRequest) ProtoMessage() {}
 
 func (x *EditOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[32]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2219,7 +2350,7 @@ func (x *EditOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*EditOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{32}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *EditOrgHookRequest) GetOrg() string {
@@ -2252,7 +2383,7 @@ type EditOrgHookResponse struct {
 
 func (x *EditOrgHookResponse) Reset() {
 	*x = EditOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2264,7 +2395,7 @@ func (x *EditOrgHookResponse) String() string {
 func (*EditOrgHookResponse) ProtoMessage() {}
 
 func (x *EditOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[33]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2277,7 +2408,7 @@ func (x *EditOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*EditOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{33}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *EditOrgHookResponse) GetHook() *Hook {
@@ -2297,7 +2428,7 @@ type DeleteOrgHookRequest struct {
 
 func (x *DeleteOrgHookRequest) Reset() {
 	*x = DeleteOrgHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2309,7 +2440,7 @@ func (x *DeleteOrgHookRequest) String() string {
 func (*DeleteOrgHookRequest) ProtoMessage() {}
 
 func (x *DeleteOrgHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[34]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2322,7 +2453,7 @@ func (x *DeleteOrgHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOrgHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteOrgHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{34}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DeleteOrgHookRequest) GetOrg() string {
@@ -2347,7 +2478,7 @@ type DeleteOrgHookResponse struct {
 
 func (x *DeleteOrgHookResponse) Reset() {
 	*x = DeleteOrgHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2359,7 +2490,7 @@ func (x *DeleteOrgHookResponse) String() string {
 func (*DeleteOrgHookResponse) ProtoMessage() {}
 
 func (x *DeleteOrgHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[35]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2372,7 +2503,7 @@ func (x *DeleteOrgHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOrgHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteOrgHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{35}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{37}
 }
 
 type ListUserHooksRequest struct {
@@ -2385,7 +2516,7 @@ type ListUserHooksRequest struct {
 
 func (x *ListUserHooksRequest) Reset() {
 	*x = ListUserHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2397,7 +2528,7 @@ func (x *ListUserHooksRequest) String() string {
 func (*ListUserHooksRequest) ProtoMessage() {}
 
 func (x *ListUserHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[36]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2410,7 +2541,7 @@ func (x *ListUserHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUserHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListUserHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{36}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListUserHooksRequest) GetPage() int32 {
@@ -2437,7 +2568,7 @@ type ListUserHooksResponse struct {
 
 func (x *ListUserHooksResponse) Reset() {
 	*x = ListUserHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2449,7 +2580,7 @@ func (x *ListUserHooksResponse) String() string {
 func (*ListUserHooksResponse) ProtoMessage() {}
 
 func (x *ListUserHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[37]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2462,7 +2593,7 @@ func (x *ListUserHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUserHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListUserHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{37}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListUserHooksResponse) GetHooks() []*Hook {
@@ -2488,7 +2619,7 @@ type CreateUserHookRequest struct {
 
 func (x *CreateUserHookRequest) Reset() {
 	*x = CreateUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2500,7 +2631,7 @@ func (x *CreateUserHookRequest) String() string {
 func (*CreateUserHookRequest) ProtoMessage() {}
 
 func (x *CreateUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[38]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2513,7 +2644,7 @@ func (x *CreateUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateUserHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{38}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CreateUserHookRequest) GetHook() *CreateHookOption {
@@ -2532,7 +2663,7 @@ type CreateUserHookResponse struct {
 
 func (x *CreateUserHookResponse) Reset() {
 	*x = CreateUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2544,7 +2675,7 @@ func (x *CreateUserHookResponse) String() string {
 func (*CreateUserHookResponse) ProtoMessage() {}
 
 func (x *CreateUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[39]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2557,7 +2688,7 @@ func (x *CreateUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateUserHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{39}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CreateUserHookResponse) GetHook() *Hook {
@@ -2576,7 +2707,7 @@ type GetUserHookRequest struct {
 
 func (x *GetUserHookRequest) Reset() {
 	*x = GetUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2588,7 +2719,7 @@ func (x *GetUserHookRequest) String() string {
 func (*GetUserHookRequest) ProtoMessage() {}
 
 func (x *GetUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[40]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2601,7 +2732,7 @@ func (x *GetUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserHookRequest.ProtoReflect.Descriptor instead.
 func (*GetUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{40}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetUserHookRequest) GetId() int64 {
@@ -2620,7 +2751,7 @@ type GetUserHookResponse struct {
 
 func (x *GetUserHookResponse) Reset() {
 	*x = GetUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2632,7 +2763,7 @@ func (x *GetUserHookResponse) String() string {
 func (*GetUserHookResponse) ProtoMessage() {}
 
 func (x *GetUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[41]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2645,7 +2776,7 @@ func (x *GetUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUserHookResponse.ProtoReflect.Descriptor instead.
 func (*GetUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{41}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetUserHookResponse) GetHook() *Hook {
@@ -2665,7 +2796,7 @@ type EditUserHookRequest struct {
 
 func (x *EditUserHookRequest) Reset() {
 	*x = EditUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2677,7 +2808,7 @@ func (x *EditUserHookRequest) String() string {
 func (*EditUserHookRequest) ProtoMessage() {}
 
 func (x *EditUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[42]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2690,7 +2821,7 @@ func (x *EditUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditUserHookRequest.ProtoReflect.Descriptor instead.
 func (*EditUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{42}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *EditUserHookRequest) GetId() int64 {
@@ -2716,7 +2847,7 @@ type EditUserHookResponse struct {
 
 func (x *EditUserHookResponse) Reset() {
 	*x = EditUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2728,7 +2859,7 @@ func (x *EditUserHookResponse) String() string {
 func (*EditUserHookResponse) ProtoMessage() {}
 
 func (x *EditUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[43]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2741,7 +2872,7 @@ func (x *EditUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditUserHookResponse.ProtoReflect.Descriptor instead.
 func (*EditUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{43}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *EditUserHookResponse) GetHook() *Hook {
@@ -2760,7 +2891,7 @@ type DeleteUserHookRequest struct {
 
 func (x *DeleteUserHookRequest) Reset() {
 	*x = DeleteUserHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2772,7 +2903,7 @@ func (x *DeleteUserHookRequest) String() string {
 func (*DeleteUserHookRequest) ProtoMessage() {}
 
 func (x *DeleteUserHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[44]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2785,7 +2916,7 @@ func (x *DeleteUserHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteUserHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteUserHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{44}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *DeleteUserHookRequest) GetId() int64 {
@@ -2803,7 +2934,7 @@ type DeleteUserHookResponse struct {
 
 func (x *DeleteUserHookResponse) Reset() {
 	*x = DeleteUserHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2815,7 +2946,7 @@ func (x *DeleteUserHookResponse) String() string {
 func (*DeleteUserHookResponse) ProtoMessage() {}
 
 func (x *DeleteUserHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[45]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2828,7 +2959,7 @@ func (x *DeleteUserHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteUserHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteUserHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{45}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{47}
 }
 
 type ListAdminHooksRequest struct {
@@ -2843,7 +2974,7 @@ type ListAdminHooksRequest struct {
 
 func (x *ListAdminHooksRequest) Reset() {
 	*x = ListAdminHooksRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2855,7 +2986,7 @@ func (x *ListAdminHooksRequest) String() string {
 func (*ListAdminHooksRequest) ProtoMessage() {}
 
 func (x *ListAdminHooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[46]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2868,7 +2999,7 @@ func (x *ListAdminHooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAdminHooksRequest.ProtoReflect.Descriptor instead.
 func (*ListAdminHooksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{46}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListAdminHooksRequest) GetType() string {
@@ -2902,7 +3033,7 @@ type ListAdminHooksResponse struct {
 
 func (x *ListAdminHooksResponse) Reset() {
 	*x = ListAdminHooksResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2914,7 +3045,7 @@ func (x *ListAdminHooksResponse) String() string {
 func (*ListAdminHooksResponse) ProtoMessage() {}
 
 func (x *ListAdminHooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[47]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2927,7 +3058,7 @@ func (x *ListAdminHooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAdminHooksResponse.ProtoReflect.Descriptor instead.
 func (*ListAdminHooksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{47}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListAdminHooksResponse) GetHooks() []*Hook {
@@ -2956,7 +3087,7 @@ type CreateAdminHookRequest struct {
 
 func (x *CreateAdminHookRequest) Reset() {
 	*x = CreateAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2968,7 +3099,7 @@ func (x *CreateAdminHookRequest) String() string {
 func (*CreateAdminHookRequest) ProtoMessage() {}
 
 func (x *CreateAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[48]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2981,7 +3112,7 @@ func (x *CreateAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*CreateAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{48}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CreateAdminHookRequest) GetType() string {
@@ -3007,7 +3138,7 @@ type CreateAdminHookResponse struct {
 
 func (x *CreateAdminHookResponse) Reset() {
 	*x = CreateAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3019,7 +3150,7 @@ func (x *CreateAdminHookResponse) String() string {
 func (*CreateAdminHookResponse) ProtoMessage() {}
 
 func (x *CreateAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[49]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3032,7 +3163,7 @@ func (x *CreateAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*CreateAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{49}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *CreateAdminHookResponse) GetHook() *Hook {
@@ -3051,7 +3182,7 @@ type GetAdminHookRequest struct {
 
 func (x *GetAdminHookRequest) Reset() {
 	*x = GetAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3063,7 +3194,7 @@ func (x *GetAdminHookRequest) String() string {
 func (*GetAdminHookRequest) ProtoMessage() {}
 
 func (x *GetAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[50]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3076,7 +3207,7 @@ func (x *GetAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*GetAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{50}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GetAdminHookRequest) GetId() int64 {
@@ -3095,7 +3226,7 @@ type GetAdminHookResponse struct {
 
 func (x *GetAdminHookResponse) Reset() {
 	*x = GetAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3107,7 +3238,7 @@ func (x *GetAdminHookResponse) String() string {
 func (*GetAdminHookResponse) ProtoMessage() {}
 
 func (x *GetAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[51]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3120,7 +3251,7 @@ func (x *GetAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*GetAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{51}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetAdminHookResponse) GetHook() *Hook {
@@ -3140,7 +3271,7 @@ type EditAdminHookRequest struct {
 
 func (x *EditAdminHookRequest) Reset() {
 	*x = EditAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[52]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3152,7 +3283,7 @@ func (x *EditAdminHookRequest) String() string {
 func (*EditAdminHookRequest) ProtoMessage() {}
 
 func (x *EditAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[52]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3165,7 +3296,7 @@ func (x *EditAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*EditAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{52}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *EditAdminHookRequest) GetId() int64 {
@@ -3191,7 +3322,7 @@ type EditAdminHookResponse struct {
 
 func (x *EditAdminHookResponse) Reset() {
 	*x = EditAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[53]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3203,7 +3334,7 @@ func (x *EditAdminHookResponse) String() string {
 func (*EditAdminHookResponse) ProtoMessage() {}
 
 func (x *EditAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[53]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3216,7 +3347,7 @@ func (x *EditAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*EditAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{53}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *EditAdminHookResponse) GetHook() *Hook {
@@ -3235,7 +3366,7 @@ type DeleteAdminHookRequest struct {
 
 func (x *DeleteAdminHookRequest) Reset() {
 	*x = DeleteAdminHookRequest{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[54]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3247,7 +3378,7 @@ func (x *DeleteAdminHookRequest) String() string {
 func (*DeleteAdminHookRequest) ProtoMessage() {}
 
 func (x *DeleteAdminHookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[54]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3260,7 +3391,7 @@ func (x *DeleteAdminHookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAdminHookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteAdminHookRequest) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{54}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *DeleteAdminHookRequest) GetId() int64 {
@@ -3278,7 +3409,7 @@ type DeleteAdminHookResponse struct {
 
 func (x *DeleteAdminHookResponse) Reset() {
 	*x = DeleteAdminHookResponse{}
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[55]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3290,7 +3421,7 @@ func (x *DeleteAdminHookResponse) String() string {
 func (*DeleteAdminHookResponse) ProtoMessage() {}
 
 func (x *DeleteAdminHookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[55]
+	mi := &file_forge_webhooks_v1_webhooks_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3303,7 +3434,7 @@ func (x *DeleteAdminHookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteAdminHookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteAdminHookResponse) Descriptor() ([]byte, []int) {
-	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{55}
+	return file_forge_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{57}
 }
 
 var File_forge_webhooks_v1_webhooks_proto protoreflect.FileDescriptor
@@ -3441,7 +3572,20 @@ const file_forge_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"repository\x12,\n" +
 	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\x12\x1b\n" +
 	"\tcommit_id\x18\x06 \x01(\tR\bcommitId\x128\n" +
-	"\x06review\x18\a \x01(\v2 .forge.webhooks.v1.ReviewPayloadR\x06review\"j\n" +
+	"\x06review\x18\a \x01(\v2 .forge.webhooks.v1.ReviewPayloadR\x06review\"\xcf\x01\n" +
+	"\x11RepositoryPayload\x12\x16\n" +
+	"\x06action\x18\x01 \x01(\tR\x06action\x12:\n" +
+	"\n" +
+	"repository\x18\x02 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x128\n" +
+	"\forganization\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\forganization\x12,\n" +
+	"\x06sender\x18\x04 \x01(\v2\x14.forge.users.v1.UserR\x06sender\"\xab\x01\n" +
+	"\vForkPayload\x122\n" +
+	"\x06forkee\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\x06forkee\x12:\n" +
+	"\n" +
+	"repository\x18\x02 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x12,\n" +
+	"\x06sender\x18\x03 \x01(\v2\x14.forge.users.v1.UserR\x06sender\"j\n" +
 	"\x14ListRepoHooksRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x12\n" +
@@ -3605,7 +3749,7 @@ func file_forge_webhooks_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_forge_webhooks_v1_webhooks_proto_rawDescData
 }
 
-var file_forge_webhooks_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
+var file_forge_webhooks_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_forge_webhooks_v1_webhooks_proto_goTypes = []any{
 	(*Hook)(nil),                     // 0: forge.webhooks.v1.Hook
 	(*CreateHookOption)(nil),         // 1: forge.webhooks.v1.CreateHookOption
@@ -3621,166 +3765,174 @@ var file_forge_webhooks_v1_webhooks_proto_goTypes = []any{
 	(*ReleasePayload)(nil),           // 11: forge.webhooks.v1.ReleasePayload
 	(*ReviewPayload)(nil),            // 12: forge.webhooks.v1.ReviewPayload
 	(*PullRequestReviewPayload)(nil), // 13: forge.webhooks.v1.PullRequestReviewPayload
-	(*ListRepoHooksRequest)(nil),     // 14: forge.webhooks.v1.ListRepoHooksRequest
-	(*ListRepoHooksResponse)(nil),    // 15: forge.webhooks.v1.ListRepoHooksResponse
-	(*CreateRepoHookRequest)(nil),    // 16: forge.webhooks.v1.CreateRepoHookRequest
-	(*CreateRepoHookResponse)(nil),   // 17: forge.webhooks.v1.CreateRepoHookResponse
-	(*GetRepoHookRequest)(nil),       // 18: forge.webhooks.v1.GetRepoHookRequest
-	(*GetRepoHookResponse)(nil),      // 19: forge.webhooks.v1.GetRepoHookResponse
-	(*EditRepoHookRequest)(nil),      // 20: forge.webhooks.v1.EditRepoHookRequest
-	(*EditRepoHookResponse)(nil),     // 21: forge.webhooks.v1.EditRepoHookResponse
-	(*DeleteRepoHookRequest)(nil),    // 22: forge.webhooks.v1.DeleteRepoHookRequest
-	(*DeleteRepoHookResponse)(nil),   // 23: forge.webhooks.v1.DeleteRepoHookResponse
-	(*TestRepoHookRequest)(nil),      // 24: forge.webhooks.v1.TestRepoHookRequest
-	(*TestRepoHookResponse)(nil),     // 25: forge.webhooks.v1.TestRepoHookResponse
-	(*ListOrgHooksRequest)(nil),      // 26: forge.webhooks.v1.ListOrgHooksRequest
-	(*ListOrgHooksResponse)(nil),     // 27: forge.webhooks.v1.ListOrgHooksResponse
-	(*CreateOrgHookRequest)(nil),     // 28: forge.webhooks.v1.CreateOrgHookRequest
-	(*CreateOrgHookResponse)(nil),    // 29: forge.webhooks.v1.CreateOrgHookResponse
-	(*GetOrgHookRequest)(nil),        // 30: forge.webhooks.v1.GetOrgHookRequest
-	(*GetOrgHookResponse)(nil),       // 31: forge.webhooks.v1.GetOrgHookResponse
-	(*EditOrgHookRequest)(nil),       // 32: forge.webhooks.v1.EditOrgHookRequest
-	(*EditOrgHookResponse)(nil),      // 33: forge.webhooks.v1.EditOrgHookResponse
-	(*DeleteOrgHookRequest)(nil),     // 34: forge.webhooks.v1.DeleteOrgHookRequest
-	(*DeleteOrgHookResponse)(nil),    // 35: forge.webhooks.v1.DeleteOrgHookResponse
-	(*ListUserHooksRequest)(nil),     // 36: forge.webhooks.v1.ListUserHooksRequest
-	(*ListUserHooksResponse)(nil),    // 37: forge.webhooks.v1.ListUserHooksResponse
-	(*CreateUserHookRequest)(nil),    // 38: forge.webhooks.v1.CreateUserHookRequest
-	(*CreateUserHookResponse)(nil),   // 39: forge.webhooks.v1.CreateUserHookResponse
-	(*GetUserHookRequest)(nil),       // 40: forge.webhooks.v1.GetUserHookRequest
-	(*GetUserHookResponse)(nil),      // 41: forge.webhooks.v1.GetUserHookResponse
-	(*EditUserHookRequest)(nil),      // 42: forge.webhooks.v1.EditUserHookRequest
-	(*EditUserHookResponse)(nil),     // 43: forge.webhooks.v1.EditUserHookResponse
-	(*DeleteUserHookRequest)(nil),    // 44: forge.webhooks.v1.DeleteUserHookRequest
-	(*DeleteUserHookResponse)(nil),   // 45: forge.webhooks.v1.DeleteUserHookResponse
-	(*ListAdminHooksRequest)(nil),    // 46: forge.webhooks.v1.ListAdminHooksRequest
-	(*ListAdminHooksResponse)(nil),   // 47: forge.webhooks.v1.ListAdminHooksResponse
-	(*CreateAdminHookRequest)(nil),   // 48: forge.webhooks.v1.CreateAdminHookRequest
-	(*CreateAdminHookResponse)(nil),  // 49: forge.webhooks.v1.CreateAdminHookResponse
-	(*GetAdminHookRequest)(nil),      // 50: forge.webhooks.v1.GetAdminHookRequest
-	(*GetAdminHookResponse)(nil),     // 51: forge.webhooks.v1.GetAdminHookResponse
-	(*EditAdminHookRequest)(nil),     // 52: forge.webhooks.v1.EditAdminHookRequest
-	(*EditAdminHookResponse)(nil),    // 53: forge.webhooks.v1.EditAdminHookResponse
-	(*DeleteAdminHookRequest)(nil),   // 54: forge.webhooks.v1.DeleteAdminHookRequest
-	(*DeleteAdminHookResponse)(nil),  // 55: forge.webhooks.v1.DeleteAdminHookResponse
-	nil,                              // 56: forge.webhooks.v1.Hook.ConfigEntry
-	nil,                              // 57: forge.webhooks.v1.CreateHookOption.ConfigEntry
-	nil,                              // 58: forge.webhooks.v1.EditHookOption.ConfigEntry
-	(*timestamppb.Timestamp)(nil),    // 59: google.protobuf.Timestamp
-	(*v1.Issue)(nil),                 // 60: forge.issues.v1.Issue
-	(*v11.Repository)(nil),           // 61: forge.repos.v1.Repository
-	(*v12.User)(nil),                 // 62: forge.users.v1.User
-	(*v1.Comment)(nil),               // 63: forge.issues.v1.Comment
-	(*v13.PullRequest)(nil),          // 64: forge.pulls.v1.PullRequest
-	(*v14.Release)(nil),              // 65: forge.releases.v1.Release
+	(*RepositoryPayload)(nil),        // 14: forge.webhooks.v1.RepositoryPayload
+	(*ForkPayload)(nil),              // 15: forge.webhooks.v1.ForkPayload
+	(*ListRepoHooksRequest)(nil),     // 16: forge.webhooks.v1.ListRepoHooksRequest
+	(*ListRepoHooksResponse)(nil),    // 17: forge.webhooks.v1.ListRepoHooksResponse
+	(*CreateRepoHookRequest)(nil),    // 18: forge.webhooks.v1.CreateRepoHookRequest
+	(*CreateRepoHookResponse)(nil),   // 19: forge.webhooks.v1.CreateRepoHookResponse
+	(*GetRepoHookRequest)(nil),       // 20: forge.webhooks.v1.GetRepoHookRequest
+	(*GetRepoHookResponse)(nil),      // 21: forge.webhooks.v1.GetRepoHookResponse
+	(*EditRepoHookRequest)(nil),      // 22: forge.webhooks.v1.EditRepoHookRequest
+	(*EditRepoHookResponse)(nil),     // 23: forge.webhooks.v1.EditRepoHookResponse
+	(*DeleteRepoHookRequest)(nil),    // 24: forge.webhooks.v1.DeleteRepoHookRequest
+	(*DeleteRepoHookResponse)(nil),   // 25: forge.webhooks.v1.DeleteRepoHookResponse
+	(*TestRepoHookRequest)(nil),      // 26: forge.webhooks.v1.TestRepoHookRequest
+	(*TestRepoHookResponse)(nil),     // 27: forge.webhooks.v1.TestRepoHookResponse
+	(*ListOrgHooksRequest)(nil),      // 28: forge.webhooks.v1.ListOrgHooksRequest
+	(*ListOrgHooksResponse)(nil),     // 29: forge.webhooks.v1.ListOrgHooksResponse
+	(*CreateOrgHookRequest)(nil),     // 30: forge.webhooks.v1.CreateOrgHookRequest
+	(*CreateOrgHookResponse)(nil),    // 31: forge.webhooks.v1.CreateOrgHookResponse
+	(*GetOrgHookRequest)(nil),        // 32: forge.webhooks.v1.GetOrgHookRequest
+	(*GetOrgHookResponse)(nil),       // 33: forge.webhooks.v1.GetOrgHookResponse
+	(*EditOrgHookRequest)(nil),       // 34: forge.webhooks.v1.EditOrgHookRequest
+	(*EditOrgHookResponse)(nil),      // 35: forge.webhooks.v1.EditOrgHookResponse
+	(*DeleteOrgHookRequest)(nil),     // 36: forge.webhooks.v1.DeleteOrgHookRequest
+	(*DeleteOrgHookResponse)(nil),    // 37: forge.webhooks.v1.DeleteOrgHookResponse
+	(*ListUserHooksRequest)(nil),     // 38: forge.webhooks.v1.ListUserHooksRequest
+	(*ListUserHooksResponse)(nil),    // 39: forge.webhooks.v1.ListUserHooksResponse
+	(*CreateUserHookRequest)(nil),    // 40: forge.webhooks.v1.CreateUserHookRequest
+	(*CreateUserHookResponse)(nil),   // 41: forge.webhooks.v1.CreateUserHookResponse
+	(*GetUserHookRequest)(nil),       // 42: forge.webhooks.v1.GetUserHookRequest
+	(*GetUserHookResponse)(nil),      // 43: forge.webhooks.v1.GetUserHookResponse
+	(*EditUserHookRequest)(nil),      // 44: forge.webhooks.v1.EditUserHookRequest
+	(*EditUserHookResponse)(nil),     // 45: forge.webhooks.v1.EditUserHookResponse
+	(*DeleteUserHookRequest)(nil),    // 46: forge.webhooks.v1.DeleteUserHookRequest
+	(*DeleteUserHookResponse)(nil),   // 47: forge.webhooks.v1.DeleteUserHookResponse
+	(*ListAdminHooksRequest)(nil),    // 48: forge.webhooks.v1.ListAdminHooksRequest
+	(*ListAdminHooksResponse)(nil),   // 49: forge.webhooks.v1.ListAdminHooksResponse
+	(*CreateAdminHookRequest)(nil),   // 50: forge.webhooks.v1.CreateAdminHookRequest
+	(*CreateAdminHookResponse)(nil),  // 51: forge.webhooks.v1.CreateAdminHookResponse
+	(*GetAdminHookRequest)(nil),      // 52: forge.webhooks.v1.GetAdminHookRequest
+	(*GetAdminHookResponse)(nil),     // 53: forge.webhooks.v1.GetAdminHookResponse
+	(*EditAdminHookRequest)(nil),     // 54: forge.webhooks.v1.EditAdminHookRequest
+	(*EditAdminHookResponse)(nil),    // 55: forge.webhooks.v1.EditAdminHookResponse
+	(*DeleteAdminHookRequest)(nil),   // 56: forge.webhooks.v1.DeleteAdminHookRequest
+	(*DeleteAdminHookResponse)(nil),  // 57: forge.webhooks.v1.DeleteAdminHookResponse
+	nil,                              // 58: forge.webhooks.v1.Hook.ConfigEntry
+	nil,                              // 59: forge.webhooks.v1.CreateHookOption.ConfigEntry
+	nil,                              // 60: forge.webhooks.v1.EditHookOption.ConfigEntry
+	(*timestamppb.Timestamp)(nil),    // 61: google.protobuf.Timestamp
+	(*v1.Issue)(nil),                 // 62: forge.issues.v1.Issue
+	(*v11.Repository)(nil),           // 63: forge.repos.v1.Repository
+	(*v12.User)(nil),                 // 64: forge.users.v1.User
+	(*v1.Comment)(nil),               // 65: forge.issues.v1.Comment
+	(*v13.PullRequest)(nil),          // 66: forge.pulls.v1.PullRequest
+	(*v14.Release)(nil),              // 67: forge.releases.v1.Release
 }
 var file_forge_webhooks_v1_webhooks_proto_depIdxs = []int32{
-	56, // 0: forge.webhooks.v1.Hook.config:type_name -> forge.webhooks.v1.Hook.ConfigEntry
-	59, // 1: forge.webhooks.v1.Hook.updated_at:type_name -> google.protobuf.Timestamp
-	59, // 2: forge.webhooks.v1.Hook.created_at:type_name -> google.protobuf.Timestamp
-	57, // 3: forge.webhooks.v1.CreateHookOption.config:type_name -> forge.webhooks.v1.CreateHookOption.ConfigEntry
-	58, // 4: forge.webhooks.v1.EditHookOption.config:type_name -> forge.webhooks.v1.EditHookOption.ConfigEntry
-	60, // 5: forge.webhooks.v1.IssuePayload.issue:type_name -> forge.issues.v1.Issue
-	61, // 6: forge.webhooks.v1.IssuePayload.repository:type_name -> forge.repos.v1.Repository
-	62, // 7: forge.webhooks.v1.IssuePayload.sender:type_name -> forge.users.v1.User
-	60, // 8: forge.webhooks.v1.IssueCommentPayload.issue:type_name -> forge.issues.v1.Issue
-	63, // 9: forge.webhooks.v1.IssueCommentPayload.comment:type_name -> forge.issues.v1.Comment
-	61, // 10: forge.webhooks.v1.IssueCommentPayload.repository:type_name -> forge.repos.v1.Repository
-	62, // 11: forge.webhooks.v1.IssueCommentPayload.sender:type_name -> forge.users.v1.User
+	58, // 0: forge.webhooks.v1.Hook.config:type_name -> forge.webhooks.v1.Hook.ConfigEntry
+	61, // 1: forge.webhooks.v1.Hook.updated_at:type_name -> google.protobuf.Timestamp
+	61, // 2: forge.webhooks.v1.Hook.created_at:type_name -> google.protobuf.Timestamp
+	59, // 3: forge.webhooks.v1.CreateHookOption.config:type_name -> forge.webhooks.v1.CreateHookOption.ConfigEntry
+	60, // 4: forge.webhooks.v1.EditHookOption.config:type_name -> forge.webhooks.v1.EditHookOption.ConfigEntry
+	62, // 5: forge.webhooks.v1.IssuePayload.issue:type_name -> forge.issues.v1.Issue
+	63, // 6: forge.webhooks.v1.IssuePayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 7: forge.webhooks.v1.IssuePayload.sender:type_name -> forge.users.v1.User
+	62, // 8: forge.webhooks.v1.IssueCommentPayload.issue:type_name -> forge.issues.v1.Issue
+	65, // 9: forge.webhooks.v1.IssueCommentPayload.comment:type_name -> forge.issues.v1.Comment
+	63, // 10: forge.webhooks.v1.IssueCommentPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 11: forge.webhooks.v1.IssueCommentPayload.sender:type_name -> forge.users.v1.User
 	5,  // 12: forge.webhooks.v1.PayloadCommit.author:type_name -> forge.webhooks.v1.PayloadUser
 	5,  // 13: forge.webhooks.v1.PayloadCommit.committer:type_name -> forge.webhooks.v1.PayloadUser
 	5,  // 14: forge.webhooks.v1.PayloadCommit.verification:type_name -> forge.webhooks.v1.PayloadUser
-	59, // 15: forge.webhooks.v1.PayloadCommit.timestamp:type_name -> google.protobuf.Timestamp
+	61, // 15: forge.webhooks.v1.PayloadCommit.timestamp:type_name -> google.protobuf.Timestamp
 	6,  // 16: forge.webhooks.v1.PushPayload.commits:type_name -> forge.webhooks.v1.PayloadCommit
 	6,  // 17: forge.webhooks.v1.PushPayload.head_commit:type_name -> forge.webhooks.v1.PayloadCommit
-	61, // 18: forge.webhooks.v1.PushPayload.repository:type_name -> forge.repos.v1.Repository
-	62, // 19: forge.webhooks.v1.PushPayload.pusher:type_name -> forge.users.v1.User
-	62, // 20: forge.webhooks.v1.PushPayload.sender:type_name -> forge.users.v1.User
-	61, // 21: forge.webhooks.v1.CreatePayload.repository:type_name -> forge.repos.v1.Repository
-	62, // 22: forge.webhooks.v1.CreatePayload.sender:type_name -> forge.users.v1.User
-	61, // 23: forge.webhooks.v1.DeletePayload.repository:type_name -> forge.repos.v1.Repository
-	62, // 24: forge.webhooks.v1.DeletePayload.sender:type_name -> forge.users.v1.User
-	64, // 25: forge.webhooks.v1.PullRequestPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
-	61, // 26: forge.webhooks.v1.PullRequestPayload.repository:type_name -> forge.repos.v1.Repository
-	62, // 27: forge.webhooks.v1.PullRequestPayload.sender:type_name -> forge.users.v1.User
-	65, // 28: forge.webhooks.v1.ReleasePayload.release:type_name -> forge.releases.v1.Release
-	61, // 29: forge.webhooks.v1.ReleasePayload.repository:type_name -> forge.repos.v1.Repository
-	62, // 30: forge.webhooks.v1.ReleasePayload.sender:type_name -> forge.users.v1.User
-	64, // 31: forge.webhooks.v1.PullRequestReviewPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
-	61, // 32: forge.webhooks.v1.PullRequestReviewPayload.repository:type_name -> forge.repos.v1.Repository
-	62, // 33: forge.webhooks.v1.PullRequestReviewPayload.sender:type_name -> forge.users.v1.User
+	63, // 18: forge.webhooks.v1.PushPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 19: forge.webhooks.v1.PushPayload.pusher:type_name -> forge.users.v1.User
+	64, // 20: forge.webhooks.v1.PushPayload.sender:type_name -> forge.users.v1.User
+	63, // 21: forge.webhooks.v1.CreatePayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 22: forge.webhooks.v1.CreatePayload.sender:type_name -> forge.users.v1.User
+	63, // 23: forge.webhooks.v1.DeletePayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 24: forge.webhooks.v1.DeletePayload.sender:type_name -> forge.users.v1.User
+	66, // 25: forge.webhooks.v1.PullRequestPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
+	63, // 26: forge.webhooks.v1.PullRequestPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 27: forge.webhooks.v1.PullRequestPayload.sender:type_name -> forge.users.v1.User
+	67, // 28: forge.webhooks.v1.ReleasePayload.release:type_name -> forge.releases.v1.Release
+	63, // 29: forge.webhooks.v1.ReleasePayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 30: forge.webhooks.v1.ReleasePayload.sender:type_name -> forge.users.v1.User
+	66, // 31: forge.webhooks.v1.PullRequestReviewPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
+	63, // 32: forge.webhooks.v1.PullRequestReviewPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 33: forge.webhooks.v1.PullRequestReviewPayload.sender:type_name -> forge.users.v1.User
 	12, // 34: forge.webhooks.v1.PullRequestReviewPayload.review:type_name -> forge.webhooks.v1.ReviewPayload
-	0,  // 35: forge.webhooks.v1.ListRepoHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 36: forge.webhooks.v1.CreateRepoHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 37: forge.webhooks.v1.CreateRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 38: forge.webhooks.v1.GetRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 39: forge.webhooks.v1.EditRepoHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 40: forge.webhooks.v1.EditRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 41: forge.webhooks.v1.ListOrgHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 42: forge.webhooks.v1.CreateOrgHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 43: forge.webhooks.v1.CreateOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 44: forge.webhooks.v1.GetOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 45: forge.webhooks.v1.EditOrgHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 46: forge.webhooks.v1.EditOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 47: forge.webhooks.v1.ListUserHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 48: forge.webhooks.v1.CreateUserHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 49: forge.webhooks.v1.CreateUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 50: forge.webhooks.v1.GetUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 51: forge.webhooks.v1.EditUserHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 52: forge.webhooks.v1.EditUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 53: forge.webhooks.v1.ListAdminHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 54: forge.webhooks.v1.CreateAdminHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 55: forge.webhooks.v1.CreateAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 56: forge.webhooks.v1.GetAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 57: forge.webhooks.v1.EditAdminHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 58: forge.webhooks.v1.EditAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	14, // 59: forge.webhooks.v1.WebhookService.ListRepoHooks:input_type -> forge.webhooks.v1.ListRepoHooksRequest
-	16, // 60: forge.webhooks.v1.WebhookService.CreateRepoHook:input_type -> forge.webhooks.v1.CreateRepoHookRequest
-	18, // 61: forge.webhooks.v1.WebhookService.GetRepoHook:input_type -> forge.webhooks.v1.GetRepoHookRequest
-	20, // 62: forge.webhooks.v1.WebhookService.EditRepoHook:input_type -> forge.webhooks.v1.EditRepoHookRequest
-	22, // 63: forge.webhooks.v1.WebhookService.DeleteRepoHook:input_type -> forge.webhooks.v1.DeleteRepoHookRequest
-	24, // 64: forge.webhooks.v1.WebhookService.TestRepoHook:input_type -> forge.webhooks.v1.TestRepoHookRequest
-	26, // 65: forge.webhooks.v1.WebhookService.ListOrgHooks:input_type -> forge.webhooks.v1.ListOrgHooksRequest
-	28, // 66: forge.webhooks.v1.WebhookService.CreateOrgHook:input_type -> forge.webhooks.v1.CreateOrgHookRequest
-	30, // 67: forge.webhooks.v1.WebhookService.GetOrgHook:input_type -> forge.webhooks.v1.GetOrgHookRequest
-	32, // 68: forge.webhooks.v1.WebhookService.EditOrgHook:input_type -> forge.webhooks.v1.EditOrgHookRequest
-	34, // 69: forge.webhooks.v1.WebhookService.DeleteOrgHook:input_type -> forge.webhooks.v1.DeleteOrgHookRequest
-	36, // 70: forge.webhooks.v1.WebhookService.ListUserHooks:input_type -> forge.webhooks.v1.ListUserHooksRequest
-	38, // 71: forge.webhooks.v1.WebhookService.CreateUserHook:input_type -> forge.webhooks.v1.CreateUserHookRequest
-	40, // 72: forge.webhooks.v1.WebhookService.GetUserHook:input_type -> forge.webhooks.v1.GetUserHookRequest
-	42, // 73: forge.webhooks.v1.WebhookService.EditUserHook:input_type -> forge.webhooks.v1.EditUserHookRequest
-	44, // 74: forge.webhooks.v1.WebhookService.DeleteUserHook:input_type -> forge.webhooks.v1.DeleteUserHookRequest
-	46, // 75: forge.webhooks.v1.WebhookService.ListAdminHooks:input_type -> forge.webhooks.v1.ListAdminHooksRequest
-	48, // 76: forge.webhooks.v1.WebhookService.CreateAdminHook:input_type -> forge.webhooks.v1.CreateAdminHookRequest
-	50, // 77: forge.webhooks.v1.WebhookService.GetAdminHook:input_type -> forge.webhooks.v1.GetAdminHookRequest
-	52, // 78: forge.webhooks.v1.WebhookService.EditAdminHook:input_type -> forge.webhooks.v1.EditAdminHookRequest
-	54, // 79: forge.webhooks.v1.WebhookService.DeleteAdminHook:input_type -> forge.webhooks.v1.DeleteAdminHookRequest
-	15, // 80: forge.webhooks.v1.WebhookService.ListRepoHooks:output_type -> forge.webhooks.v1.ListRepoHooksResponse
-	17, // 81: forge.webhooks.v1.WebhookService.CreateRepoHook:output_type -> forge.webhooks.v1.CreateRepoHookResponse
-	19, // 82: forge.webhooks.v1.WebhookService.GetRepoHook:output_type -> forge.webhooks.v1.GetRepoHookResponse
-	21, // 83: forge.webhooks.v1.WebhookService.EditRepoHook:output_type -> forge.webhooks.v1.EditRepoHookResponse
-	23, // 84: forge.webhooks.v1.WebhookService.DeleteRepoHook:output_type -> forge.webhooks.v1.DeleteRepoHookResponse
-	25, // 85: forge.webhooks.v1.WebhookService.TestRepoHook:output_type -> forge.webhooks.v1.TestRepoHookResponse
-	27, // 86: forge.webhooks.v1.WebhookService.ListOrgHooks:output_type -> forge.webhooks.v1.ListOrgHooksResponse
-	29, // 87: forge.webhooks.v1.WebhookService.CreateOrgHook:output_type -> forge.webhooks.v1.CreateOrgHookResponse
-	31, // 88: forge.webhooks.v1.WebhookService.GetOrgHook:output_type -> forge.webhooks.v1.GetOrgHookResponse
-	33, // 89: forge.webhooks.v1.WebhookService.EditOrgHook:output_type -> forge.webhooks.v1.EditOrgHookResponse
-	35, // 90: forge.webhooks.v1.WebhookService.DeleteOrgHook:output_type -> forge.webhooks.v1.DeleteOrgHookResponse
-	37, // 91: forge.webhooks.v1.WebhookService.ListUserHooks:output_type -> forge.webhooks.v1.ListUserHooksResponse
-	39, // 92: forge.webhooks.v1.WebhookService.CreateUserHook:output_type -> forge.webhooks.v1.CreateUserHookResponse
-	41, // 93: forge.webhooks.v1.WebhookService.GetUserHook:output_type -> forge.webhooks.v1.GetUserHookResponse
-	43, // 94: forge.webhooks.v1.WebhookService.EditUserHook:output_type -> forge.webhooks.v1.EditUserHookResponse
-	45, // 95: forge.webhooks.v1.WebhookService.DeleteUserHook:output_type -> forge.webhooks.v1.DeleteUserHookResponse
-	47, // 96: forge.webhooks.v1.WebhookService.ListAdminHooks:output_type -> forge.webhooks.v1.ListAdminHooksResponse
-	49, // 97: forge.webhooks.v1.WebhookService.CreateAdminHook:output_type -> forge.webhooks.v1.CreateAdminHookResponse
-	51, // 98: forge.webhooks.v1.WebhookService.GetAdminHook:output_type -> forge.webhooks.v1.GetAdminHookResponse
-	53, // 99: forge.webhooks.v1.WebhookService.EditAdminHook:output_type -> forge.webhooks.v1.EditAdminHookResponse
-	55, // 100: forge.webhooks.v1.WebhookService.DeleteAdminHook:output_type -> forge.webhooks.v1.DeleteAdminHookResponse
-	80, // [80:101] is the sub-list for method output_type
-	59, // [59:80] is the sub-list for method input_type
-	59, // [59:59] is the sub-list for extension type_name
-	59, // [59:59] is the sub-list for extension extendee
-	0,  // [0:59] is the sub-list for field type_name
+	63, // 35: forge.webhooks.v1.RepositoryPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 36: forge.webhooks.v1.RepositoryPayload.organization:type_name -> forge.users.v1.User
+	64, // 37: forge.webhooks.v1.RepositoryPayload.sender:type_name -> forge.users.v1.User
+	63, // 38: forge.webhooks.v1.ForkPayload.forkee:type_name -> forge.repos.v1.Repository
+	63, // 39: forge.webhooks.v1.ForkPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 40: forge.webhooks.v1.ForkPayload.sender:type_name -> forge.users.v1.User
+	0,  // 41: forge.webhooks.v1.ListRepoHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 42: forge.webhooks.v1.CreateRepoHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 43: forge.webhooks.v1.CreateRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 44: forge.webhooks.v1.GetRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 45: forge.webhooks.v1.EditRepoHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 46: forge.webhooks.v1.EditRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 47: forge.webhooks.v1.ListOrgHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 48: forge.webhooks.v1.CreateOrgHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 49: forge.webhooks.v1.CreateOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 50: forge.webhooks.v1.GetOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 51: forge.webhooks.v1.EditOrgHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 52: forge.webhooks.v1.EditOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 53: forge.webhooks.v1.ListUserHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 54: forge.webhooks.v1.CreateUserHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 55: forge.webhooks.v1.CreateUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 56: forge.webhooks.v1.GetUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 57: forge.webhooks.v1.EditUserHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 58: forge.webhooks.v1.EditUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 59: forge.webhooks.v1.ListAdminHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 60: forge.webhooks.v1.CreateAdminHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 61: forge.webhooks.v1.CreateAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 62: forge.webhooks.v1.GetAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 63: forge.webhooks.v1.EditAdminHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 64: forge.webhooks.v1.EditAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	16, // 65: forge.webhooks.v1.WebhookService.ListRepoHooks:input_type -> forge.webhooks.v1.ListRepoHooksRequest
+	18, // 66: forge.webhooks.v1.WebhookService.CreateRepoHook:input_type -> forge.webhooks.v1.CreateRepoHookRequest
+	20, // 67: forge.webhooks.v1.WebhookService.GetRepoHook:input_type -> forge.webhooks.v1.GetRepoHookRequest
+	22, // 68: forge.webhooks.v1.WebhookService.EditRepoHook:input_type -> forge.webhooks.v1.EditRepoHookRequest
+	24, // 69: forge.webhooks.v1.WebhookService.DeleteRepoHook:input_type -> forge.webhooks.v1.DeleteRepoHookRequest
+	26, // 70: forge.webhooks.v1.WebhookService.TestRepoHook:input_type -> forge.webhooks.v1.TestRepoHookRequest
+	28, // 71: forge.webhooks.v1.WebhookService.ListOrgHooks:input_type -> forge.webhooks.v1.ListOrgHooksRequest
+	30, // 72: forge.webhooks.v1.WebhookService.CreateOrgHook:input_type -> forge.webhooks.v1.CreateOrgHookRequest
+	32, // 73: forge.webhooks.v1.WebhookService.GetOrgHook:input_type -> forge.webhooks.v1.GetOrgHookRequest
+	34, // 74: forge.webhooks.v1.WebhookService.EditOrgHook:input_type -> forge.webhooks.v1.EditOrgHookRequest
+	36, // 75: forge.webhooks.v1.WebhookService.DeleteOrgHook:input_type -> forge.webhooks.v1.DeleteOrgHookRequest
+	38, // 76: forge.webhooks.v1.WebhookService.ListUserHooks:input_type -> forge.webhooks.v1.ListUserHooksRequest
+	40, // 77: forge.webhooks.v1.WebhookService.CreateUserHook:input_type -> forge.webhooks.v1.CreateUserHookRequest
+	42, // 78: forge.webhooks.v1.WebhookService.GetUserHook:input_type -> forge.webhooks.v1.GetUserHookRequest
+	44, // 79: forge.webhooks.v1.WebhookService.EditUserHook:input_type -> forge.webhooks.v1.EditUserHookRequest
+	46, // 80: forge.webhooks.v1.WebhookService.DeleteUserHook:input_type -> forge.webhooks.v1.DeleteUserHookRequest
+	48, // 81: forge.webhooks.v1.WebhookService.ListAdminHooks:input_type -> forge.webhooks.v1.ListAdminHooksRequest
+	50, // 82: forge.webhooks.v1.WebhookService.CreateAdminHook:input_type -> forge.webhooks.v1.CreateAdminHookRequest
+	52, // 83: forge.webhooks.v1.WebhookService.GetAdminHook:input_type -> forge.webhooks.v1.GetAdminHookRequest
+	54, // 84: forge.webhooks.v1.WebhookService.EditAdminHook:input_type -> forge.webhooks.v1.EditAdminHookRequest
+	56, // 85: forge.webhooks.v1.WebhookService.DeleteAdminHook:input_type -> forge.webhooks.v1.DeleteAdminHookRequest
+	17, // 86: forge.webhooks.v1.WebhookService.ListRepoHooks:output_type -> forge.webhooks.v1.ListRepoHooksResponse
+	19, // 87: forge.webhooks.v1.WebhookService.CreateRepoHook:output_type -> forge.webhooks.v1.CreateRepoHookResponse
+	21, // 88: forge.webhooks.v1.WebhookService.GetRepoHook:output_type -> forge.webhooks.v1.GetRepoHookResponse
+	23, // 89: forge.webhooks.v1.WebhookService.EditRepoHook:output_type -> forge.webhooks.v1.EditRepoHookResponse
+	25, // 90: forge.webhooks.v1.WebhookService.DeleteRepoHook:output_type -> forge.webhooks.v1.DeleteRepoHookResponse
+	27, // 91: forge.webhooks.v1.WebhookService.TestRepoHook:output_type -> forge.webhooks.v1.TestRepoHookResponse
+	29, // 92: forge.webhooks.v1.WebhookService.ListOrgHooks:output_type -> forge.webhooks.v1.ListOrgHooksResponse
+	31, // 93: forge.webhooks.v1.WebhookService.CreateOrgHook:output_type -> forge.webhooks.v1.CreateOrgHookResponse
+	33, // 94: forge.webhooks.v1.WebhookService.GetOrgHook:output_type -> forge.webhooks.v1.GetOrgHookResponse
+	35, // 95: forge.webhooks.v1.WebhookService.EditOrgHook:output_type -> forge.webhooks.v1.EditOrgHookResponse
+	37, // 96: forge.webhooks.v1.WebhookService.DeleteOrgHook:output_type -> forge.webhooks.v1.DeleteOrgHookResponse
+	39, // 97: forge.webhooks.v1.WebhookService.ListUserHooks:output_type -> forge.webhooks.v1.ListUserHooksResponse
+	41, // 98: forge.webhooks.v1.WebhookService.CreateUserHook:output_type -> forge.webhooks.v1.CreateUserHookResponse
+	43, // 99: forge.webhooks.v1.WebhookService.GetUserHook:output_type -> forge.webhooks.v1.GetUserHookResponse
+	45, // 100: forge.webhooks.v1.WebhookService.EditUserHook:output_type -> forge.webhooks.v1.EditUserHookResponse
+	47, // 101: forge.webhooks.v1.WebhookService.DeleteUserHook:output_type -> forge.webhooks.v1.DeleteUserHookResponse
+	49, // 102: forge.webhooks.v1.WebhookService.ListAdminHooks:output_type -> forge.webhooks.v1.ListAdminHooksResponse
+	51, // 103: forge.webhooks.v1.WebhookService.CreateAdminHook:output_type -> forge.webhooks.v1.CreateAdminHookResponse
+	53, // 104: forge.webhooks.v1.WebhookService.GetAdminHook:output_type -> forge.webhooks.v1.GetAdminHookResponse
+	55, // 105: forge.webhooks.v1.WebhookService.EditAdminHook:output_type -> forge.webhooks.v1.EditAdminHookResponse
+	57, // 106: forge.webhooks.v1.WebhookService.DeleteAdminHook:output_type -> forge.webhooks.v1.DeleteAdminHookResponse
+	86, // [86:107] is the sub-list for method output_type
+	65, // [65:86] is the sub-list for method input_type
+	65, // [65:65] is the sub-list for extension type_name
+	65, // [65:65] is the sub-list for extension extendee
+	0,  // [0:65] is the sub-list for field type_name
 }
 
 func init() { file_forge_webhooks_v1_webhooks_proto_init() }
@@ -3795,7 +3947,7 @@ func file_forge_webhooks_v1_webhooks_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_webhooks_v1_webhooks_proto_rawDesc), len(file_forge_webhooks_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   59,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
