@@ -56,11 +56,13 @@ type WorkerOptions struct {
 // never lost), bounded (Workers deliveries at once, each within Timeout)
 // and apart from requests (a slow receiver delays only its own delivery).
 type Worker struct {
-	o      WorkerOptions
-	box    *secretbox.Box
-	client *http.Client
-	kick   chan struct{}
-	log    *slog.Logger
+	o        WorkerOptions
+	box      *secretbox.Box
+	client   *http.Client
+	kick     chan struct{}
+	log      *slog.Logger
+	slots    chan struct{}  // one per delivery in flight, Workers at most
+	inflight sync.WaitGroup // deliveries in flight, awaited by Run
 }
 
 // PollInterval is how often the worker looks for work other processes
@@ -103,7 +105,7 @@ func NewWorker(o WorkerOptions) (*Worker, error) {
 		o.Poll = PollInterval
 	}
 	return &Worker{o: o, box: box, client: newClient(o.Hosts, o.Timeout, o.SkipTLSVerify),
-		kick: make(chan struct{}, 1), log: slog.Default()}, nil
+		kick: make(chan struct{}, 1), log: slog.Default(), slots: make(chan struct{}, o.Workers)}, nil
 }
 
 // Kick wakes the worker; it never blocks.
@@ -114,10 +116,13 @@ func (w *Worker) Kick() {
 	}
 }
 
-// Run works until ctx is done.
+// Run works until ctx is done, then waits for the deliveries in flight
+// (each ends within Timeout; one cut short by ctx is left claimed and is
+// sent again after its lease).
 func (w *Worker) Run(ctx context.Context) {
 	t := time.NewTicker(w.o.Poll)
 	defer t.Stop()
+	defer w.inflight.Wait()
 	for {
 		w.Drain(ctx)
 		select {
@@ -139,9 +144,10 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
-// Drain resolves queued events into deliveries and sends the due ones,
-// until there is nothing left or ctx is done; it returns how many events
-// and deliveries it handled. Failures are logged; the rows stay queued.
+// Drain resolves queued events into deliveries and starts sending the due
+// ones in the free slots, until there is nothing left, every slot is busy
+// or ctx is done; it returns how many events and deliveries it took.
+// Failures are logged; the rows stay queued.
 func (w *Worker) Drain(ctx context.Context) int {
 	if w.o.Disabled {
 		return 0
@@ -163,26 +169,33 @@ func (w *Worker) Drain(ctx context.Context) int {
 			break
 		}
 	}
-	batch := 2 * w.o.Workers
+	// Deliveries: as many as there are free slots; each slot, when its
+	// delivery ends, wakes the worker to take the next, so a slow
+	// receiver holds one slot, not a batch.
 	for ctx.Err() == nil {
-		tasks, err := w.o.Store.ClaimHookTasks(ctx, batch, w.o.Timeout+30*time.Second)
+		free := cap(w.slots) - len(w.slots)
+		if free == 0 {
+			break
+		}
+		tasks, err := w.o.Store.ClaimHookTasks(ctx, free, w.o.Timeout+30*time.Second)
 		if err != nil {
 			w.logErr(ctx, "claim deliveries", err)
 			break
 		}
-		sem := make(chan struct{}, w.o.Workers)
-		var wg sync.WaitGroup
 		for i := range tasks {
-			sem <- struct{}{}
-			wg.Add(1)
-			go func(t *store.HookTask) {
-				defer func() { <-sem; wg.Done() }()
-				w.deliver(ctx, t)
-			}(&tasks[i])
+			w.slots <- struct{}{}
+			w.inflight.Add(1)
+			go func(t store.HookTask) {
+				defer func() {
+					<-w.slots
+					w.inflight.Done()
+					w.Kick()
+				}()
+				w.deliver(ctx, &t)
+			}(tasks[i])
 		}
-		wg.Wait()
 		n += len(tasks)
-		if len(tasks) < batch {
+		if len(tasks) < free {
 			break
 		}
 	}
