@@ -31,6 +31,16 @@ type Config struct {
 	Limits     Limits
 	Attachment Attachment
 	Admin      Admin
+	Webhook    Webhook
+}
+
+// Webhook configures the delivery of webhooks.
+type Webhook struct {
+	DeliverTimeout  int    // [webhook] DELIVER_TIMEOUT, seconds per delivery
+	AllowedHostList string // [webhook] ALLOWED_HOST_LIST, Gitea's values
+	SkipTLSVerify   bool   // [webhook] SKIP_TLS_VERIFY
+	Workers         int    // [webhook] DELIVERY_WORKERS (forge's own): deliveries at once per process
+	Disabled        bool   // [security] DISABLE_WEBHOOKS
 }
 
 type Admin struct {
@@ -184,6 +194,7 @@ func Default() *Config {
 			AllowedTypes:   DefaultAllowedTypes,
 			ReleaseMaxSize: 2048,
 		},
+		Webhook: Webhook{DeliverTimeout: 5, AllowedHostList: "external", Workers: 4},
 		Limits: Limits{
 			// Large enough for the contents API's base64 files (a 24 MiB
 			// file is 32 MiB encoded), small enough that a few concurrent
@@ -272,6 +283,12 @@ func Load(path string, environ []string) (*Config, error) {
 	r.str("attachment", "ALLOWED_TYPES", &at.AllowedTypes)
 	r.int("repository.release", "FILE_MAX_SIZE", &at.ReleaseMaxSize)
 	r.str("repository.release", "ALLOWED_TYPES", &at.ReleaseAllowedTypes)
+	wh := &cfg.Webhook
+	r.int("webhook", "DELIVER_TIMEOUT", &wh.DeliverTimeout)
+	r.str("webhook", "ALLOWED_HOST_LIST", &wh.AllowedHostList)
+	r.bool("webhook", "SKIP_TLS_VERIFY", &wh.SkipTLSVerify)
+	r.int("webhook", "DELIVERY_WORKERS", &wh.Workers)
+	r.bool("security", "DISABLE_WEBHOOKS", &wh.Disabled)
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, err
 	}
@@ -345,6 +362,8 @@ func (c *Config) Validate() error {
 		{"[git] MAX_PROCESSES", c.Limits.GitMaxProcesses},
 		{"[attachment] MAX_SIZE", c.Attachment.MaxSize},
 		{"[repository.release] FILE_MAX_SIZE", c.Attachment.ReleaseMaxSize},
+		{"[webhook] DELIVER_TIMEOUT", c.Webhook.DeliverTimeout},
+		{"[webhook] DELIVERY_WORKERS", c.Webhook.Workers},
 	} {
 		if k.v < 1 {
 			bad(k.name, "must be at least 1")

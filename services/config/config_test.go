@@ -149,6 +149,11 @@ func TestDocumentedDefaults(t *testing.T) {
 		"attachment.ALLOWED_TYPES":                           cfg.Attachment.AllowedTypes,
 		"repository.release.FILE_MAX_SIZE":                   itoa(cfg.Attachment.ReleaseMaxSize),
 		"repository.release.ALLOWED_TYPES":                   cfg.Attachment.ReleaseAllowedTypes,
+		"webhook.DELIVER_TIMEOUT":                            itoa(cfg.Webhook.DeliverTimeout),
+		"webhook.ALLOWED_HOST_LIST":                          cfg.Webhook.AllowedHostList,
+		"webhook.SKIP_TLS_VERIFY":                            btoa(cfg.Webhook.SkipTLSVerify),
+		"webhook.DELIVERY_WORKERS":                           itoa(cfg.Webhook.Workers),
+		"security.DISABLE_WEBHOOKS":                          btoa(cfg.Webhook.Disabled),
 	}
 	documented := map[string]string{}
 	sc := bufio.NewScanner(f)

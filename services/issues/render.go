@@ -32,3 +32,14 @@ func (r Renderer) Issues(ctx context.Context, viewer *auth.Principal, list []sto
 func (r Renderer) Label(l *store.Label, owner, name string) *issuesv1.Label {
 	return r.v.label(l, repoRef{owner: owner, name: name})
 }
+
+// Comment renders comment c of issue is in the repository owner/name
+// exactly as this area does (webhook payloads).
+func (r Renderer) Comment(ctx context.Context, viewer *auth.Principal, c *store.Comment, is *store.Issue, owner, name string) (*issuesv1.Comment, error) {
+	out, err := r.v.comments(ctx, viewer, []store.Comment{*c}, repoRef{id: is.RepoID, owner: owner, name: name},
+		map[int64]*store.Issue{is.ID: is})
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return out[0], nil
+}

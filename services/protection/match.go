@@ -223,3 +223,38 @@ func allMatch(patterns, paths []string) bool {
 	}
 	return true
 }
+
+// ValidGlob reports whether pattern is a well-formed glob for
+// GlobMatches: every [ class and { group closed, and a class that compiles
+// (a webhook's branch filter is checked with it when set).
+func ValidGlob(pattern string) bool {
+	depth := 0
+	rs := []rune(pattern)
+	for i := 0; i < len(rs); i++ {
+		switch rs[i] {
+		case '\\':
+			i++
+		case '[':
+			j := i + 1
+			for j < len(rs) && rs[j] != ']' {
+				j++
+			}
+			if j >= len(rs) {
+				return false
+			}
+			i = j
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return false
+			}
+			depth--
+		}
+	}
+	if depth != 0 {
+		return false
+	}
+	_, err := regexp.Compile(globRegexp(pattern, ""))
+	return err == nil
+}

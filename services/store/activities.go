@@ -6,8 +6,9 @@ import (
 	"gorm.io/gorm"
 )
 
-// enqueueActivity records something that notifies people, inside the
-// transaction tx of the change itself: the notifier (services/notify)
+// enqueueActivity records something that notifies people, and the webhook
+// event of it when a hook may hear it, inside the transaction tx of the
+// change itself: the notifier (services/notify)
 // fans the row out later and deletes it, so an activity is never lost
 // with a crash and never recorded for a change that rolled back.
 func enqueueActivity(tx *gorm.DB, a Activity) error {
@@ -15,5 +16,12 @@ func enqueueActivity(tx *gorm.DB, a Activity) error {
 	if a.CreatedUnix == 0 {
 		a.CreatedUnix = time.Now().Unix()
 	}
-	return tx.Create(&a).Error
+	if err := tx.Create(&a).Error; err != nil {
+		return err
+	}
+	// The same change, for webhooks (services/webhooks renders it); the
+	// activity insert wakes the webhook worker too (OnActivity).
+	_, err := insertHookEvent(tx, HookEvent{Kind: a.Kind, RepoID: a.RepoID, IssueID: a.IssueID, CommentID: a.CommentID,
+		ActorID: a.ActorID, CreatedUnix: a.CreatedUnix})
+	return err
 }

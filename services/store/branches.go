@@ -85,7 +85,25 @@ func (s *Store) SyncBranchHeads(ctx context.Context, repoID, pusherID int64, nam
 				return err
 			}
 		}
-		if changed, err = applyChanges(tx, repoID, pusherID, now, updates); err != nil {
+		// Each branch created, moved or deleted is a webhook event, in
+		// this transaction (nothing is written when no hook listens).
+		hookEvent := func(name, old, new string) error {
+			e := HookEvent{RepoID: repoID, ActorID: pusherID, Ref: name, OldSHA: old, NewSHA: new, CreatedUnix: now}
+			switch {
+			case new == "":
+				e.Kind = HookKindDelete
+			case old == "":
+				e.Kind = HookKindCreate
+				if err := s.enqueueHookEvent(tx, e); err != nil {
+					return err
+				}
+				e.Kind = HookKindPush
+			default:
+				e.Kind = HookKindPush
+			}
+			return s.enqueueHookEvent(tx, e)
+		}
+		if changed, err = applyChanges(tx, repoID, pusherID, now, updates, hookEvent); err != nil {
 			return err
 		}
 		if has, err = hasBranches(tx, repoID); err != nil {
@@ -120,8 +138,10 @@ func headsOrDeleted(ctx context.Context, names []string, read func(context.Conte
 	return heads, nil
 }
 
-// applyChanges writes updates that differ from the records.
-func applyChanges(tx *gorm.DB, repoID, pusherID, now int64, updates []BranchUpdate) (bool, error) {
+// applyChanges writes updates that differ from the records and calls
+// changed for each: the branch, its old commit ("" when created) and its
+// new one ("" when deleted).
+func applyChanges(tx *gorm.DB, repoID, pusherID, now int64, updates []BranchUpdate, onChange func(name, old, new string) error) (bool, error) {
 	if len(updates) == 0 {
 		return false, nil
 	}
@@ -169,6 +189,13 @@ func applyChanges(tx *gorm.DB, repoID, pusherID, now int64, updates []BranchUpda
 			added++
 		}
 		changed = true
+		newCommit := u.CommitID
+		if u.Deleted {
+			newCommit = ""
+		}
+		if err := onChange(u.Name, commit, newCommit); err != nil {
+			return changed, err
+		}
 		have[u.Name] = u.CommitID
 		if u.Deleted {
 			delete(have, u.Name)

@@ -93,7 +93,17 @@ func (s *Store) RefreshPullRequest(ctx context.Context, from *PullRequest, st Pu
 			return errs.Wrap(res.Error, "refresh pull request")
 		}
 		wrote = res.RowsAffected == 1
-		if !wrote || !st.DismissStale {
+		if !wrote {
+			return nil
+		}
+		if st.HeadSHA != from.HeadSHA {
+			// New commits on the head: a pull_request_sync webhook event.
+			if err := s.enqueueHookEvent(tx, HookEvent{Kind: HookKindPullSync, RepoID: from.RepoID, IssueID: from.IssueID,
+				OldSHA: from.HeadSHA, NewSHA: st.HeadSHA}); err != nil {
+				return err
+			}
+		}
+		if !st.DismissStale {
 			return nil
 		}
 		return s.dismissStale(tx, from, st.HeadSHA)

@@ -39,14 +39,20 @@ func (s *Store) CreateRelease(ctx context.Context, r *Release) error {
 		switch {
 		case errors.Is(err, gorm.ErrRecordNotFound):
 			r.ID = 0
-			return tx.Create(r).Error
+			if err := tx.Create(r).Error; err != nil {
+				return err
+			}
 		case err != nil:
 			return err
 		case !old.IsTag:
 			return ErrReleaseExists
+		default:
+			r.ID = old.ID
+			if err := tx.Select("*").Save(r).Error; err != nil {
+				return err
+			}
 		}
-		r.ID = old.ID
-		return tx.Select("*").Save(r).Error
+		return s.releaseHookEvent(tx, r, HookKindReleasePublished)
 	})
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return ErrReleaseExists
@@ -136,6 +142,7 @@ func (s *Store) UpdateRelease(ctx context.Context, repoID, id int64, change func
 		if err := s.forUpdate(tx).Where("id = ? AND repo_id = ? AND is_tag = ?", id, repoID, false).Take(&r).Error; err != nil {
 			return notFound(err)
 		}
+		wasDraft := r.IsDraft
 		if err := change(&r); err != nil {
 			return err
 		}
@@ -161,7 +168,11 @@ func (s *Store) UpdateRelease(ctx context.Context, repoID, id int64, change func
 			return err
 		}
 		out = r
-		return nil
+		kind := HookKindReleaseUpdated
+		if wasDraft {
+			kind = HookKindReleasePublished
+		}
+		return s.releaseHookEvent(tx, &r, kind)
 	})
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return nil, ErrReleaseExists
@@ -218,4 +229,13 @@ func (s *Store) CountReleasesOf(ctx context.Context, repoIDs []int64) (map[int64
 		out[r.RepoID] = r.N
 	}
 	return out, nil
+}
+
+// releaseHookEvent records the webhook event of a release write in its
+// transaction; drafts are not announced, as Gitea.
+func (s *Store) releaseHookEvent(tx *gorm.DB, r *Release, kind string) error {
+	if r.IsDraft || r.IsTag {
+		return nil
+	}
+	return s.enqueueHookEvent(tx, HookEvent{Kind: kind, RepoID: r.RepoID, ReleaseID: r.ID, ActorID: r.PublisherID})
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,24 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 		}
 		if n.WatcherID != 0 {
 			if err := tx.Create(&Watch{UserID: n.WatcherID, RepoID: r.ID, CreatedUnix: now}).Error; err != nil {
+				return err
+			}
+		}
+		if err := copyDefaultHooks(tx, r.ID); err != nil {
+			return err
+		}
+		// Webhook events: the repository created (its hooks, its owner's,
+		// the system's) and, for a fork, a fork of its parent.
+		doer := n.WatcherID
+		if doer == 0 {
+			doer = n.PusherID
+		}
+		if err := s.enqueueHookEvent(tx, HookEvent{Kind: HookKindRepoCreated, RepoID: r.ID, ActorID: doer}); err != nil {
+			return err
+		}
+		if r.ForkID != 0 {
+			if err := s.enqueueHookEvent(tx, HookEvent{Kind: HookKindFork, RepoID: r.ForkID, ActorID: doer,
+				Extra: strconv.FormatInt(r.ID, 10)}); err != nil {
 				return err
 			}
 		}

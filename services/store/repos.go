@@ -45,9 +45,11 @@ func (s *Store) CreateRepository(ctx context.Context, r *Repository, watcherID i
 			return err
 		}
 		if watcherID != 0 {
-			return tx.Create(&Watch{UserID: watcherID, RepoID: r.ID, CreatedUnix: now}).Error
+			if err := tx.Create(&Watch{UserID: watcherID, RepoID: r.ID, CreatedUnix: now}).Error; err != nil {
+				return err
+			}
 		}
-		return nil
+		return copyDefaultHooks(tx, r.ID)
 	})
 }
 

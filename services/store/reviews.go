@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"gorm.io/gorm"
@@ -163,6 +164,11 @@ func (s *Store) SubmitReview(ctx context.Context, n NewReview) (*Review, error) 
 			event := Comment{Type: CommentTypeReview, RepoID: out.RepoID, IssueID: out.IssueID, PosterID: out.ReviewerID,
 				ReviewID: out.ID, Content: out.Content, CreatedUnix: now}
 			if err := recordEvent(tx, event); err != nil {
+				return err
+			}
+			// The submitted review, for webhooks.
+			if err := s.enqueueHookEvent(tx, HookEvent{Kind: HookKindReview, RepoID: out.RepoID, IssueID: out.IssueID,
+				ActorID: out.ReviewerID, Extra: strconv.FormatInt(out.ID, 10)}); err != nil {
 				return err
 			}
 			if err := tx.Where("issue_id = ? AND reviewer_id = ? AND type = ?", out.IssueID, out.ReviewerID, ReviewRequest).

@@ -67,6 +67,7 @@ type Store struct {
 	users    userCache
 	owned    *Owned // see Own
 	activity activityHooks
+	hooks    hookKicks     // see OnHookEvent
 	queries  *atomic.Int64 // see querycount.go
 }
 

@@ -15,9 +15,11 @@ import (
 	"github.com/fullstorydev/grpchan/inprocgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/protobuf/proto"
 
 	"forge/gateway"
 	"forge/gateway/apidocs"
+	"forge/gateway/giteajson"
 	"forge/services/access"
 	"forge/services/area"
 	"forge/services/area/all"
@@ -29,17 +31,21 @@ import (
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/githost"
+	"forge/services/issues"
 	"forge/services/ldapauth"
 	"forge/services/mirrors"
 	"forge/services/notify"
 	"forge/services/paging"
 	"forge/services/protection"
 	"forge/services/pulls"
+	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/secretbox"
 	"forge/services/store"
+	"forge/services/users"
 	"forge/services/validate"
+	"forge/services/webhooks"
 )
 
 // App is a configured forge instance.
@@ -66,6 +72,8 @@ type App struct {
 	// cron runs the scheduled tasks (tasks), which the admin area lists
 	// and starts.
 	cron *cron.Registry
+	// webhooks renders queued webhook events and delivers them.
+	webhooks *webhooks.Worker
 
 	// policies is the per-method table the areas declare in their protos
 	// (Policies).
@@ -199,6 +207,13 @@ func (a *App) build() error {
 	// other processes record is found by its poll.
 	a.notifier = notify.NewWorker(a.Store, notify.PollInterval)
 	a.Store.OnActivity(a.notifier.Kick)
+	if a.webhooks, err = newWebhookWorker(cfg, a.Store, gitStore, checker); err != nil {
+		return err
+	}
+	// Issue activity records its webhook event in the same transaction;
+	// branch changes and test deliveries wake the worker themselves.
+	a.Store.OnActivity(a.webhooks.Kick)
+	a.Store.OnHookEvent(a.webhooks.Kick)
 	if err := a.tasks(); err != nil {
 		return err
 	}
@@ -281,6 +296,10 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// waiting already, then on each status, review and refresh.
 	autoMergeDone := make(chan struct{})
 	go func() { a.PullMerges.RunAutoMerger(schedCtx); close(autoMergeDone) }()
+	// The webhook worker sends what the previous run left queued, then
+	// keeps up; a slow receiver delays only its own delivery.
+	hooksDone := make(chan struct{})
+	go func() { a.webhooks.Run(schedCtx); close(hooksDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -295,6 +314,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	<-cronDone
 	<-refreshDone
 	<-autoMergeDone
+	<-hooksDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}
@@ -371,4 +391,28 @@ func recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h
 
 func panicError(method string, r any) error {
 	return errs.Wrap(fmt.Errorf("panic in handler: %v", r), method)
+}
+
+// newWebhookWorker builds the webhook delivery worker: payloads rendered
+// with the areas' renderers and written as Gitea's JSON, [webhook]
+// settings for the connections.
+func newWebhookWorker(cfg *config.Config, st *store.Store, g *git.Store, checker *access.Checker) (*webhooks.Worker, error) {
+	root := cfg.Server.RootURL
+	u := users.Renderer{RootURL: root, Domain: cfg.Server.Domain()}
+	rr := repos.Renderer{RootURL: root, Users: u}
+	ir := issues.NewRenderer(st, u, root)
+	enc := giteajson.New(nil) // local time, as the API answers
+	return webhooks.NewWorker(webhooks.WorkerOptions{
+		Store: st,
+		Render: &webhooks.Renderers{Store: st, Git: g, RootURL: root, Users: u, Repos: rr, Issues: ir,
+			Pulls:    pulls.NewRenderer(pulls.Options{Store: st, Git: g, Access: checker, Users: u, Repos: rr, Labels: ir, RootURL: root}),
+			Releases: releases.NewRenderer(u, root)},
+		Marshal:       func(m proto.Message) ([]byte, error) { return enc.Marshal(m) },
+		SecretKey:     cfg.Security.SecretKey,
+		Hosts:         webhooks.ParseHostList(cfg.Webhook.AllowedHostList),
+		Timeout:       seconds(cfg.Webhook.DeliverTimeout),
+		SkipTLSVerify: cfg.Webhook.SkipTLSVerify,
+		Workers:       cfg.Webhook.Workers,
+		Disabled:      cfg.Webhook.Disabled,
+	})
 }

@@ -35,6 +35,7 @@ import (
 	"forge/services/tokens"
 	"forge/services/users"
 	"forge/services/watch"
+	"forge/services/webhooks"
 )
 
 // entry is an area's declaration and the constructor of the
@@ -157,6 +158,13 @@ var entries = []entry{
 			return nil, err
 		}
 		return serves(actions.NewServer(svc))
+	}},
+	{webhooks.Area, func(d Deps) ([]any, error) {
+		svc, err := webhooks.NewService(d.Store, d.Config.Security.SecretKey, d.Paging, d.Config.Webhook.Disabled)
+		if err != nil {
+			return nil, err
+		}
+		return serves(webhooks.NewServer(svc))
 	}},
 	// git's smart HTTP: policies only (Area.Surfaces); the app builds the
 	// git host on the authenticator and the gateway mounts it.

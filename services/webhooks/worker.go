@@ -1,0 +1,330 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"forge/services/protection"
+	"forge/services/secretbox"
+	"forge/services/store"
+)
+
+// QueueStore is what the worker needs of the database.
+type QueueStore interface {
+	// ClaimHookEvents claims up to max queued events for lease.
+	ClaimHookEvents(ctx context.Context, max int, lease time.Duration) ([]store.HookEvent, error)
+	// ResolveHookEvent replaces a claimed event by its deliveries in one
+	// transaction.
+	ResolveHookEvent(ctx context.Context, id int64, tasks []store.HookTask) error
+	// HooksForRepo: the active hooks an event in the repository goes to.
+	HooksForRepo(ctx context.Context, repoID int64) ([]store.Webhook, error)
+	// WebhookByID: store.ErrNotFound when the hook is gone.
+	WebhookByID(ctx context.Context, id int64) (*store.Webhook, error)
+	// ClaimHookTasks claims up to max due deliveries for lease.
+	ClaimHookTasks(ctx context.Context, max int, lease time.Duration) ([]store.HookTask, error)
+	// FinishHookTaskAttempt records an attempt and releases the task.
+	FinishHookTaskAttempt(ctx context.Context, id int64, r store.HookTaskResult) error
+}
+
+// WorkerOptions configure a Worker.
+type WorkerOptions struct {
+	Store   QueueStore
+	Render  *Renderers
+	Marshal func(proto.Message) ([]byte, error) // Gitea's JSON (gateway/giteajson)
+	// SecretKey is [security] SECRET_KEY, which sealed the hooks' secrets.
+	SecretKey     string
+	Hosts         HostList
+	Timeout       time.Duration // [webhook] DELIVER_TIMEOUT
+	SkipTLSVerify bool
+	Workers       int  // deliveries at once
+	Disabled      bool // [security] DISABLE_WEBHOOKS: queue kept, nothing sent
+	Poll          time.Duration
+}
+
+// Worker turns queued events into deliveries and sends them: durable (the
+// queue is in the database: what a crash or a restart interrupted is sent
+// by the next run), once across processes (each row is claimed by one
+// worker for a lease; an attempt that outlives its lease may be repeated,
+// never lost), bounded (Workers deliveries at once, each within Timeout)
+// and apart from requests (a slow receiver delays only its own delivery).
+type Worker struct {
+	o        WorkerOptions
+	box      *secretbox.Box
+	client   *http.Client
+	kick     chan struct{}
+	log      *slog.Logger
+	slots    chan struct{}  // one per delivery in flight, Workers at most
+	inflight sync.WaitGroup // deliveries in flight, awaited by Run
+}
+
+// PollInterval is how often the worker looks for work other processes
+// queued and for retries that came due.
+const PollInterval = time.Second
+
+// MaxAttempts bounds the attempts of one delivery.
+const MaxAttempts = 6
+
+// backoff is the wait after a failed attempt n (1-based): 10 s, 30 s,
+// 90 s, ... at most an hour.
+func backoff(n int) time.Duration {
+	d := 10 * time.Second
+	for i := 1; i < n && d < time.Hour; i++ {
+		d *= 3
+	}
+	return min(d, time.Hour)
+}
+
+// settle are the retries after a kick that found nothing: the kick comes
+// from inside the inserting transaction, which commits a moment later.
+var settle = []time.Duration{5 * time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond}
+
+const eventBatch = 50
+
+// maxEventAge is how long an event whose payload fails to render is
+// retried (each claim lasts a minute) before it is dropped.
+const maxEventAge = time.Hour
+
+// NewWorker builds a worker.
+func NewWorker(o WorkerOptions) (*Worker, error) {
+	box, err := NewBox(o.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	if o.Workers < 1 {
+		o.Workers = 1
+	}
+	if o.Poll <= 0 {
+		o.Poll = PollInterval
+	}
+	return &Worker{o: o, box: box, client: newClient(o.Hosts, o.Timeout, o.SkipTLSVerify),
+		kick: make(chan struct{}, 1), log: slog.Default(), slots: make(chan struct{}, o.Workers)}, nil
+}
+
+// Kick wakes the worker; it never blocks.
+func (w *Worker) Kick() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run works until ctx is done, then waits for the deliveries in flight
+// (each ends within Timeout; one cut short by ctx is left claimed and is
+// sent again after its lease).
+func (w *Worker) Run(ctx context.Context) {
+	t := time.NewTicker(w.o.Poll)
+	defer t.Stop()
+	defer w.inflight.Wait()
+	for {
+		w.Drain(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.kick:
+			for _, d := range settle {
+				if w.Drain(ctx) > 0 {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d):
+				}
+			}
+		}
+	}
+}
+
+// Drain resolves queued events into deliveries and starts sending the due
+// ones in the free slots, until there is nothing left, every slot is busy
+// or ctx is done; it returns how many events and deliveries it took.
+// Failures are logged; the rows stay queued.
+func (w *Worker) Drain(ctx context.Context) int {
+	if w.o.Disabled {
+		return 0
+	}
+	n := 0
+	for ctx.Err() == nil {
+		events, err := w.o.Store.ClaimHookEvents(ctx, eventBatch, time.Minute)
+		if err != nil {
+			w.logErr(ctx, "claim events", err)
+			break
+		}
+		for i := range events {
+			if err := w.resolve(ctx, &events[i]); err != nil {
+				w.logErr(ctx, "render event", err, "event", events[i].ID)
+			}
+		}
+		n += len(events)
+		if len(events) < eventBatch {
+			break
+		}
+	}
+	// Deliveries: as many as there are free slots; each slot, when its
+	// delivery ends, wakes the worker to take the next, so a slow
+	// receiver holds one slot, not a batch.
+	for ctx.Err() == nil {
+		free := cap(w.slots) - len(w.slots)
+		if free == 0 {
+			break
+		}
+		tasks, err := w.o.Store.ClaimHookTasks(ctx, free, w.o.Timeout+30*time.Second)
+		if err != nil {
+			w.logErr(ctx, "claim deliveries", err)
+			break
+		}
+		for i := range tasks {
+			w.slots <- struct{}{}
+			w.inflight.Add(1)
+			go func(t store.HookTask) {
+				defer func() {
+					<-w.slots
+					w.inflight.Done()
+					w.Kick()
+				}()
+				w.deliver(ctx, &t)
+			}(tasks[i])
+		}
+		n += len(tasks)
+		if len(tasks) < free {
+			break
+		}
+	}
+	return n
+}
+
+func (w *Worker) logErr(ctx context.Context, what string, err error, args ...any) {
+	if ctx.Err() == nil {
+		w.log.Error("webhooks: "+what+" failed", append(args, "err", err)...)
+	}
+}
+
+// resolve renders e once and queues a delivery for each hook that hears
+// it (a test delivery: its one hook, whatever its events).
+func (w *Worker) resolve(ctx context.Context, e *store.HookEvent) error {
+	var hooks []store.Webhook
+	if e.HookID != 0 {
+		h, err := w.o.Store.WebhookByID(ctx, e.HookID)
+		if errors.Is(err, store.ErrNotFound) {
+			return w.o.Store.ResolveHookEvent(ctx, e.ID, nil)
+		}
+		if err != nil {
+			return err
+		}
+		hooks = []store.Webhook{*h}
+	} else {
+		var err error
+		if hooks, err = w.o.Store.HooksForRepo(ctx, e.RepoID); err != nil {
+			return err
+		}
+	}
+	if len(hooks) == 0 {
+		return w.o.Store.ResolveHookEvent(ctx, e.ID, nil)
+	}
+	r, err := w.o.Render.render(ctx, e)
+	if errors.Is(err, errSkip) {
+		return w.o.Store.ResolveHookEvent(ctx, e.ID, nil)
+	}
+	if err != nil {
+		if time.Since(time.Unix(e.CreatedUnix, 0)) > maxEventAge {
+			// Still failing after an hour of retries: give up on it
+			// rather than retry it forever.
+			w.log.Error("webhooks: event dropped, its payload cannot be rendered", "event", e.ID, "kind", e.Kind, "err", err)
+			return w.o.Store.ResolveHookEvent(ctx, e.ID, nil)
+		}
+		return err
+	}
+	body, err := w.o.Marshal(r.payload)
+	if err != nil {
+		return err
+	}
+	var tasks []store.HookTask
+	for _, h := range hooks {
+		if e.HookID == 0 && (!hears(h.Events, r.typ) || !branchMatches(h.BranchFilter, r.branch)) {
+			continue
+		}
+		tasks = append(tasks, store.HookTask{HookID: h.ID, RepoID: e.RepoID, UUID: newUUID(),
+			Event: eventHeader(r.typ), EventType: r.typ, Payload: string(body)})
+	}
+	return w.o.Store.ResolveHookEvent(ctx, e.ID, tasks)
+}
+
+// branchMatches applies a hook's branch filter (a glob; empty or * every
+// branch) to the branch of an event; events without a branch pass.
+func branchMatches(filter, branch string) bool {
+	if filter == "" || filter == "*" || branch == "" {
+		return true
+	}
+	return protection.GlobMatches(filter, branch)
+}
+
+// deliver makes one attempt of t and records it.
+func (w *Worker) deliver(ctx context.Context, t *store.HookTask) {
+	res := w.attempt(ctx, t)
+	if ctx.Err() != nil {
+		return // shutting down: the claim expires and the attempt is made again
+	}
+	if !res.Succeeded && res.RetryAt == 0 && t.Attempts+1 < MaxAttempts && res.RequestInfo != "" {
+		res.RetryAt = time.Now().Add(backoff(t.Attempts + 1)).Unix()
+	}
+	if err := w.o.Store.FinishHookTaskAttempt(ctx, t.ID, res); err != nil {
+		w.logErr(ctx, "record delivery", err, "task", t.ID)
+	}
+}
+
+// attempt sends t. A result without RequestInfo is final (nothing could
+// be sent: the hook is gone or its type cannot be delivered).
+func (w *Worker) attempt(ctx context.Context, t *store.HookTask) store.HookTaskResult {
+	h, err := w.o.Store.WebhookByID(ctx, t.HookID)
+	if err != nil {
+		return store.HookTaskResult{ResponseInfo: errInfo(fmt.Errorf("hook: %w", err))}
+	}
+	secret, authz, err := w.open(h)
+	if err != nil {
+		return store.HookTaskResult{ResponseInfo: errInfo(errors.New("hook secrets cannot be opened"))}
+	}
+	req, err := buildRequest(h.Type, h.URL, h.ContentType, h.Meta, t.UUID, t.Event, t.EventType, []byte(t.Payload), secret, authz)
+	if err != nil {
+		return store.HookTaskResult{ResponseInfo: errInfo(err)}
+	}
+	dctx, cancel := context.WithTimeout(ctx, w.o.Timeout)
+	defer cancel()
+	ok, reqInfo, respInfo := send(dctx, w.client, req)
+	return store.HookTaskResult{Succeeded: ok, RequestInfo: reqInfo, ResponseInfo: respInfo}
+}
+
+func (w *Worker) open(h *store.Webhook) (secret, authz string, err error) {
+	if len(h.Secret) > 0 {
+		b, err := w.box.Open(h.Secret)
+		if err != nil {
+			return "", "", err
+		}
+		secret = string(b)
+	}
+	if len(h.AuthorizationHeader) > 0 {
+		b, err := w.box.Open(h.AuthorizationHeader)
+		if err != nil {
+			return "", "", err
+		}
+		authz = string(b)
+	}
+	return secret, authz, nil
+}
+
+// newUUID is a random (version 4) UUID, a delivery's X-Gitea-Delivery.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
