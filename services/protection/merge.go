@@ -41,6 +41,7 @@ const (
 	ReasonRejected         = "There are requested changes"
 	ReasonOfficialRequests = "There are official review requests"
 	ReasonOutdated         = "The head branch is behind the base branch"
+	ReasonProtectedFiles   = "Changed protected files"
 )
 
 // ErrNotAllowedToMerge: the merge whitelist leaves the doer out (405).
@@ -67,7 +68,10 @@ type MergeFacts struct {
 	HeadSHA string
 	// Behind reports whether the head lacks the base's tip (read only when
 	// the rule blocks outdated branches).
-	Behind  func(ctx context.Context) (bool, error)
+	Behind func(ctx context.Context) (bool, error)
+	// Files lists the paths the pull request changes (read only when the
+	// rule protects file patterns).
+	Files   func(ctx context.Context) ([]string, error)
 	Reviews ReviewFacts
 	// Force: force_merge by a repository administrator, who skips the
 	// checks (not the merge whitelist).
@@ -85,7 +89,8 @@ func MayMerge(rule *store.BranchProtection, d Doer) error {
 
 // CheckMerge decides a merge into a branch rule protects, in Gitea's
 // order: status checks, approvals, rejected reviews, official review
-// requests, an outdated head. 405 with the first missing condition.
+// requests, an outdated head, changed protected files. 405 with the first
+// missing condition.
 func (s *Service) CheckMerge(ctx context.Context, repoID int64, rule *store.BranchProtection, f MergeFacts) error {
 	if rule == nil || f.Force {
 		return nil
@@ -131,6 +136,15 @@ func (s *Service) CheckMerge(ctx context.Context, repoID int64, rule *store.Bran
 			return err
 		} else if behind {
 			return refuseMerge(ReasonOutdated)
+		}
+	}
+	if patterns := FilePatterns(rule.ProtectedFilePatterns); len(patterns) > 0 && f.Files != nil {
+		paths, err := f.Files(ctx)
+		if err != nil {
+			return err
+		}
+		if matchAny(patterns, paths) != "" {
+			return refuseMerge(ReasonProtectedFiles)
 		}
 	}
 	return nil

@@ -45,6 +45,8 @@ type MergeGit interface {
 	HasCommit(ctx context.Context, path, sha string) bool
 	GetCommit(ctx context.Context, path, ref string) (git.Commit, error)
 	IsAncestor(ctx context.Context, path, a, b string) (bool, error)
+	MergeBase(ctx context.Context, path, a, b string) (string, error)
+	DiffFilesBetween(ctx context.Context, path, from, to string) ([]git.ChangedFile, error)
 }
 
 // BranchRecords records ref moves in the branch records (repos.Syncer).
@@ -228,6 +230,9 @@ func (m *Merger) merge(ctx context.Context, base *access.Repo, doer *store.User,
 			Behind: func(ctx context.Context) (bool, error) {
 				in, err := m.git.IsAncestor(ctx, basePath, baseTip, headSHA)
 				return !in, err
+			},
+			Files: func(ctx context.Context) ([]string, error) {
+				return m.changedPaths(ctx, basePath, baseTip, headSHA)
 			},
 		})
 		if err != nil && (!in.WhenChecksSucceed || !protection.Refused(err)) {
@@ -507,4 +512,25 @@ func (m *Merger) deleteHead(ctx context.Context, base *access.Repo, path string,
 	}); err != nil {
 		slog.Warn("record the deleted head branch", "repo", base.ID, "err", err)
 	}
+}
+
+// changedPaths lists the paths the pull request with head headSHA changes
+// against the base tip baseTip: from their merge base, as its files list.
+func (m *Merger) changedPaths(ctx context.Context, path, baseTip, headSHA string) ([]string, error) {
+	mb, err := m.git.MergeBase(ctx, path, baseTip, headSHA)
+	if err != nil {
+		return nil, errs.Wrap(err, "merge base")
+	}
+	files, err := m.git.DiffFilesBetween(ctx, path, mb, headSHA)
+	if err != nil {
+		return nil, errs.Wrap(err, "changed files")
+	}
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		paths = append(paths, f.Filename)
+		if f.PreviousFilename != "" {
+			paths = append(paths, f.PreviousFilename) // a file moved away is changed too
+		}
+	}
+	return paths, nil
 }

@@ -422,5 +422,17 @@ func TestBranchProtectionMerge(t *testing.T) {
 		if _, _, err := alice.GetRepoBranch("alice", "proj", "four"); err != nil {
 			t.Fatalf("protected head branch deleted after the merge: %v", err)
 		}
+
+		// A pull request that changes a protected file is not merged; one
+		// that changes none of them is.
+		patterns := "docs/*.md; five.txt"
+		if _, _, err := alice.EditBranchProtection("alice", "proj", "main", gitea.EditBranchProtectionOption{ProtectedFilePatterns: &patterns}); err != nil {
+			t.Fatal(err)
+		}
+		pr5 := open("five")
+		refused(aliceTok, pr5, false, "not allowed to merge [reason: Changed protected files]")
+		pr6 := open("six")
+		merged(aliceTok, pr6, false)
+		merged(aliceTok, pr5, true)
 	})
 }
