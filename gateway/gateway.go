@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"forge/gateway/giteajson"
+	"forge/gateway/swaggerui"
 	"forge/services/auth"
 	"forge/services/paging"
 )
@@ -32,8 +33,13 @@ type Options struct {
 	// Extra handlers mounted beside the API (the git smart-HTTP endpoint),
 	// tried for paths outside /api/.
 	Git http.Handler
-	// Swagger is the OpenAPI document served at /api/swagger.
+	// Swagger is the OpenAPI document buf generated (gateway/apidocs),
+	// served completed at /swagger.v1.json (apiDocument) and shown by the
+	// page at /api/swagger. Empty: no document (the gateway's own tests,
+	// which link only some services).
 	Swagger []byte
+	// Version is the version /api/v1/version reports, the document's.
+	Version string
 	// MaxBodySize caps API request bodies (413 beyond it); 0: no cap.
 	MaxBodySize int64
 	// UploadMaxSize caps the files of attachment uploads (the larger of
@@ -68,7 +74,14 @@ type gateway struct {
 	// cc leads to the services, for the routes served outside the mux
 	// (diff.go).
 	cc grpc.ClientConnInterface
+	// apiDoc is the OpenAPI document served at SpecPath; ui the page.
+	apiDoc     []byte
+	apiDocETag string
+	ui         *swaggerui.UI
 }
+
+// SpecPath serves the OpenAPI document (Gitea's path).
+const SpecPath = "/swagger.v1.json"
 
 // NewHandler builds the HTTP handler for everything forge serves on its
 // HTTP port. cc must lead to the gRPC services through their interceptors
@@ -90,6 +103,15 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		return nil, err
 	}
 	if g.noLink, err = noLinkHeaders(routes); err != nil {
+		return nil, err
+	}
+	if len(opts.Swagger) > 0 {
+		if g.apiDoc, err = g.apiDocument(opts.Swagger, opts.Version); err != nil {
+			return nil, err
+		}
+		g.apiDocETag = swaggerui.ETag(g.apiDoc)
+	}
+	if g.ui, err = swaggerui.New(SpecPath); err != nil {
 		return nil, err
 	}
 	handlers := &capture{}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"forge/gateway/giteajson"
+	"forge/gateway/swaggerui"
 	"forge/services/auth"
 	"forge/services/errs"
 )
@@ -40,13 +41,20 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", jsonContentType)
 		io.WriteString(w, `{"status":"pass"}`+"\n")
 		return
-	case path == "/api/swagger" || path == "/swagger":
-		if path == "/swagger" {
-			http.Redirect(w, r, "/api/swagger", http.StatusFound)
+	case path == "/swagger":
+		http.Redirect(w, r, swaggerui.PagePath, http.StatusFound)
+		return
+	case path == SpecPath && g.apiDoc != nil, g.ui.Handles(path):
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			g.writeError(w, http.StatusMethodNotAllowed, http.StatusText(http.StatusMethodNotAllowed))
 			return
 		}
-		h.Set("Content-Type", jsonContentType)
-		w.Write(g.opts.Swagger)
+		if path == SpecPath {
+			swaggerui.Serve(w, r, jsonContentType, g.apiDocETag, "no-cache", g.apiDoc)
+			return
+		}
+		g.ui.ServeHTTP(w, r)
 		return
 	case strings.HasPrefix(path, "/api/v1/"), strings.HasPrefix(path, "/attachments/"):
 		// browser_download_url is served like the API (same credentials,

@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -88,5 +89,25 @@ func RESTMethods() (map[string]bool, error) {
 	for _, method := range diffPatterns {
 		out[method] = true
 	}
+	return out, nil
+}
+
+// RESTRoutes returns every route the gateway mounts as "<METHOD>
+// <template>", variables as {name}: the google.api.http bindings, the
+// hand-written streaming routes and the diff routes. The server's tests
+// compare it with the OpenAPI document.
+func RESTRoutes() ([]string, error) {
+	routes, err := loadRoutes()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(routes)+len(diffPatterns))
+	for key := range routes {
+		out = append(out, templateVariable.ReplaceAllString(key, "{${1}}"))
+	}
+	for path := range diffPatterns {
+		out = append(out, http.MethodGet+" "+path)
+	}
+	sort.Strings(out)
 	return out, nil
 }

@@ -16,6 +16,9 @@ const GiteaAPIVersion = "1.22.0"
 // Version is forge's own release.
 const Version = "0.1.0"
 
+// ReportedVersion is the version /api/v1/version reports.
+func ReportedVersion() string { return GiteaAPIVersion + "+forge." + Version }
+
 // Server implements miscv1.MiscServiceServer.
 type Server struct {
 	miscv1.UnimplementedMiscServiceServer
@@ -27,7 +30,7 @@ var _ miscv1.MiscServiceServer = (*Server)(nil)
 func NewServer(limits paging.Limits) *Server { return &Server{limits: limits} }
 
 func (s *Server) GetVersion(context.Context, *miscv1.GetVersionRequest) (*miscv1.GetVersionResponse, error) {
-	return &miscv1.GetVersionResponse{Version: GiteaAPIVersion + "+forge." + Version}, nil
+	return &miscv1.GetVersionResponse{Version: ReportedVersion()}, nil
 }
 
 func (s *Server) GetAPISettings(context.Context, *miscv1.GetAPISettingsRequest) (*miscv1.GetAPISettingsResponse, error) {

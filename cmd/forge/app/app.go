@@ -34,6 +34,7 @@ import (
 	"forge/services/issues"
 	"forge/services/ldapauth"
 	"forge/services/mirrors"
+	"forge/services/misc"
 	"forge/services/notify"
 	"forge/services/paging"
 	"forge/services/protection"
@@ -245,6 +246,7 @@ func (a *App) build() error {
 		Limits:             limits,
 		ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser,
 		Swagger:            apidocs.Swagger,
+		Version:            misc.ReportedVersion(),
 		MaxBodySize:        int64(cfg.Limits.MaxRequestBodySize),
 		UploadMaxSize:      int64(max(cfg.Attachment.MaxSize, cfg.Attachment.ReleaseMaxSize)) << 20,
 		ReadTimeout:        seconds(cfg.Limits.APIReadTimeout),
