@@ -72,6 +72,10 @@ func (e *cliEnv) openAdmin(ctx context.Context) (*adminTools, error) {
 }
 
 func (e *cliEnv) admin(args []string) int {
+	if len(args) > 0 && isHelp(args[len(args)-1]) && (len(args) == 1 || len(args) == 2) {
+		fmt.Fprint(e.stdout, usage) // admin --help, admin user --help, admin auth --help
+		return 0
+	}
 	if len(args) >= 2 && args[0] == "auth" {
 		return e.adminAuth(args[1], args[2:])
 	}
@@ -97,6 +101,8 @@ func (e *cliEnv) admin(args []string) int {
 	return 2
 }
 
+func isHelp(arg string) bool { return arg == "--help" || arg == "-h" || arg == "help" }
+
 func (e *cliEnv) withTools(ctx context.Context, fn func(*adminTools) error) int {
 	t, err := e.openAdmin(ctx)
 	if err != nil {
@@ -119,8 +125,8 @@ func (e *cliEnv) adminCreate(ctx context.Context, args []string) int {
 	withToken := fs.Bool("access-token", false, "also create an access token and print it last")
 	tokenName := fs.String("access-token-name", "gitea-admin", "name of the access token")
 	tokenScopes := fs.String("access-token-scopes", "all", "comma-separated scopes of the access token")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	return e.withTools(ctx, func(t *adminTools) error {
 		req := &adminv1.CreateUserRequest{
@@ -163,8 +169,8 @@ func (e *cliEnv) adminCreate(ctx context.Context, args []string) int {
 func (e *cliEnv) adminList(ctx context.Context, args []string) int {
 	fs := e.flags("admin user list")
 	onlyAdmins := fs.Bool("admin", false, "list only administrators")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	return e.withTools(ctx, func(t *adminTools) error {
 		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -193,8 +199,8 @@ func (e *cliEnv) adminDelete(ctx context.Context, args []string) int {
 	fs := e.flags("admin user delete")
 	username := fs.String("username", "", "user name (required)")
 	purge := fs.Bool("purge", false, "also delete the user's repositories")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	return e.withTools(ctx, func(t *adminTools) error {
 		if _, err := t.admin.DeleteUser(ctx, &adminv1.DeleteUserRequest{Username: *username, Purge: *purge}); err != nil {
@@ -210,8 +216,8 @@ func (e *cliEnv) adminChangePassword(ctx context.Context, args []string) int {
 	username := fs.String("username", "", "user name (required)")
 	password := fs.String("password", "", "new password (required)")
 	mustChange := fs.Bool("must-change-password", false, "require another change before the API can be used")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if *password == "" {
 		return e.fail(fmt.Errorf("--password is required"))
@@ -234,8 +240,8 @@ func (e *cliEnv) adminTOTP(ctx context.Context, args []string) int {
 	action := args[0]
 	fs := e.flags("admin user totp " + action)
 	username := fs.String("username", "", "user name (required)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args[1:]); !ok {
+		return code
 	}
 	return e.withTools(ctx, func(t *adminTools) error {
 		if action == "disable" {

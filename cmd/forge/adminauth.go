@@ -134,8 +134,8 @@ func (e *cliEnv) authAddLDAP(ctx context.Context, args []string, update bool) in
 		name = "admin auth update-ldap"
 	}
 	f := e.ldapFlagSet(name, update)
-	if err := f.fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(f.fs, args); !ok {
+		return code
 	}
 	if f.fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "forge %s: unexpected argument %q\n", name, f.fs.Arg(0))
@@ -165,8 +165,8 @@ func (e *cliEnv) authAddLDAP(ctx context.Context, args []string, update bool) in
 // ID, Name, Type, Enabled. Configurations (bind passwords) stay sealed.
 func (e *cliEnv) authList(ctx context.Context, args []string) int {
 	fs := e.flags("admin auth list")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	return e.withTools(ctx, func(t *adminTools) error {
 		rows, err := t.sources.List(ctx)
@@ -185,8 +185,8 @@ func (e *cliEnv) authList(ctx context.Context, args []string) int {
 func (e *cliEnv) authDelete(ctx context.Context, args []string) int {
 	fs := e.flags("admin auth delete")
 	id := fs.Int64("id", 0, "ID of the source to delete (required)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if *id <= 0 {
 		return e.fail(errors.New("--id is required"))

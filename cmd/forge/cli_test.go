@@ -174,3 +174,89 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		t.Fatalf("bad db type: %d %q", code, errOut)
 	}
 }
+
+// TestCLIHelpAndVersion: help in every form succeeds and lists every
+// command; --version and version print forge's version and the Gitea API
+// level; an unknown command says so and fails.
+func TestCLIHelpAndVersion(t *testing.T) {
+	c := newCLI(t)
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		out, errOut, code := c.run(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, %q", args, code, errOut)
+		}
+		for _, cmd := range []string{"serve", "migrate", "admin user create", "admin auth add-ldap", "vmess", "bench", "version"} {
+			if !strings.Contains(out, cmd) {
+				t.Fatalf("%v does not list %q:\n%s", args, cmd, out)
+			}
+		}
+	}
+	for _, args := range [][]string{{"serve", "--help"}, {"help", "serve"}, {"admin", "--help"}, {"admin", "user", "create", "--help"},
+		{"help", "admin", "auth", "add-ldap"}, {"migrate", "-h"}, {"vmess", "--help"}} {
+		out, errOut, code := c.run(args...)
+		if code != 0 || out+errOut == "" {
+			t.Fatalf("%v: exit %d, %q %q", args, code, out, errOut)
+		}
+	}
+	if _, errOut, _ := c.run("serve", "--help"); !strings.Contains(errOut, "-port") || !strings.Contains(errOut, "-grpc-port") {
+		t.Fatalf("serve --help does not list --port and --grpc-port: %q", errOut)
+	}
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"version"}} {
+		out, _, code := c.run(args...)
+		if code != 0 || !strings.HasPrefix(out, "forge version ") || !strings.Contains(out, "Gitea API 1.") {
+			t.Fatalf("%v: exit %d, %q", args, code, out)
+		}
+	}
+	if _, errOut, code := c.run("bogus"); code != 2 || !strings.Contains(errOut, `unknown command "bogus"`) {
+		t.Fatalf("unknown command: exit %d, %q", code, errOut)
+	}
+}
+
+// TestServePortFlags: serve --port moves HTTP and ROOT_URL, and gRPC to
+// the next port unless --grpc-port (or GRPC_ADDR) says otherwise;
+// --work-path finds custom/conf/app.ini and ./data under it.
+func TestServePortFlags(t *testing.T) {
+	c := newCLI(t)
+	work := t.TempDir()
+	os.MkdirAll(filepath.Join(work, "custom", "conf"), 0o755)
+	if err := os.WriteFile(filepath.Join(work, "custom", "conf", "app.ini"), []byte("[security]\nSECRET_KEY = from-the-work-path\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	httpPort, grpcPort := freePort(t), freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := exec.CommandContext(ctx, c.bin, "-w", work, "serve", "-p", strconv.Itoa(httpPort), "--grpc-port", strconv.Itoa(grpcPort))
+	srv.Dir, srv.Env = c.dir, c.env
+	var log bytes.Buffer
+	srv.Stdout, srv.Stderr = &log, &log
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(httpPort) + "/api/v1/version")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not answer on --port; log:\n%s", log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if conn, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(grpcPort)); err != nil {
+		t.Fatalf("nothing on --grpc-port: %v", err)
+	} else {
+		conn.Close()
+	}
+	if !strings.Contains(log.String(), "http://localhost:"+strconv.Itoa(httpPort)+"/") {
+		t.Fatalf("ROOT_URL did not follow --port; log:\n%s", log.String())
+	}
+	if _, err := os.Stat(filepath.Join(work, "data", "forge.db")); err != nil {
+		t.Fatalf("database not under the work path: %v", err)
+	}
+	srv.Process.Signal(syscall.SIGTERM)
+	srv.Wait()
+}

@@ -1,6 +1,7 @@
 // Command forge is the forge server and its administration tools.
 //
-//	forge [--config FILE] serve
+//	forge [--config FILE] [--work-path DIR] serve [--port N] [--grpc-port N]
+//	forge version
 //	forge [--config FILE] migrate
 //	forge [--config FILE] admin user create|list|delete|change-password|totp ...
 //	forge [--config FILE] admin auth add-ldap|update-ldap|list|delete ...
@@ -9,22 +10,29 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
 	"forge/cmd/forge/bench"
+	"forge/services/misc"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage: forge [--config FILE] COMMAND
+const usage = `usage: forge [--config FILE] [--work-path DIR] COMMAND
+       forge help [COMMAND] | forge --version
 
 commands:
-  serve                      run the server (REST, git over HTTP, gRPC)
+  serve [--port N] [--grpc-port N]
+                             run the server (REST, git over HTTP, gRPC); --port
+                             sets [server] HTTP_PORT (ROOT_URL and, unless
+                             GRPC_ADDR is set, the gRPC port HTTP_PORT+1 follow)
+  version                    print forge's version and the Gitea API level it serves
   migrate                    apply pending database migrations
   admin user create ...      create a user (--username --password --email [--admin]
                              [--must-change-password=false] [--access-token])
@@ -42,22 +50,51 @@ commands:
   bench --url URL ...        seed a dataset and measure a Gitea-API server against
                              a bare-HTTP ceiling (forge bench --help)
 
-The configuration file defaults to ./custom/conf/app.ini when it exists.
+The configuration file defaults to custom/conf/app.ini under the work path
+(--work-path, -w; default the current directory) when it exists; relative
+paths in it are relative to the work path. COMMAND --help lists a command's
+flags.
 `
+
+// versionLine is what --version and version print.
+func versionLine() string {
+	return fmt.Sprintf("forge version %s (Gitea API %s)\n", misc.Version, misc.GiteaAPIVersion)
+}
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	global := flag.NewFlagSet("forge", flag.ContinueOnError)
 	global.SetOutput(stderr)
-	global.Usage = func() { fmt.Fprint(stderr, usage) }
+	global.Usage = func() {} // usage is printed below, on stdout for --help
 	configPath := global.String("config", "", "configuration file (INI)")
 	global.StringVar(configPath, "c", "", "configuration file (INI), short form")
+	workPath := global.String("work-path", "", "work path: where custom/ and relative paths are")
+	global.StringVar(workPath, "w", "", "work path, short form")
+	showVersion := global.Bool("version", false, "print the version")
+	global.BoolVar(showVersion, "v", false, "print the version, short form")
 	if err := global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if *showVersion {
+		fmt.Fprint(stdout, versionLine())
+		return 0
 	}
 	args = global.Args()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if *workPath != "" {
+		// As gitea -w: everything relative (the default config file, the
+		// data directory) is found under the work path.
+		if err := os.Chdir(*workPath); err != nil {
+			fmt.Fprintf(stderr, "forge: work path: %v (give an existing directory to --work-path)\n", err)
+			return 1
+		}
 	}
 	env := &cliEnv{configPath: *configPath, stdin: stdin, stdout: stdout, stderr: stderr}
 	switch args[0] {
@@ -71,11 +108,32 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return vmessCommand(args[1:], stdin, stdout, stderr)
 	case "bench":
 		return bench.Run(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
+	case "version":
+		fmt.Fprint(stdout, versionLine())
+		return 0
+	case "help":
+		if len(args) > 1 && args[1] != "help" {
+			// help CMD [SUB...] is CMD [SUB...] --help.
+			return run(append(append([]string{}, args[1:]...), "--help"), stdin, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "forge: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "forge: unknown command %q (forge help lists the commands)\n", args[0])
 		return 2
+	}
+}
+
+// parseFlags parses a command's flags: --help prints them and succeeds
+// (exit 0), a bad flag is exit 2.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		return 0, false
+	default:
+		return 2, false
 	}
 }

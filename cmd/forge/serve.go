@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"forge/cmd/forge/app"
@@ -20,9 +21,13 @@ import (
 // cliEnv carries what every subcommand shares.
 type cliEnv struct {
 	configPath string
-	stdin      io.Reader
-	stdout     io.Writer
-	stderr     io.Writer
+	// overrides are settings given as flags, applied as the environment's
+	// FORGE__SECTION__KEY overrides are (after them), so what derives from
+	// a setting follows a flag too.
+	overrides []string
+	stdin     io.Reader
+	stdout    io.Writer
+	stderr    io.Writer
 }
 
 const defaultConfigPath = "custom/conf/app.ini"
@@ -32,6 +37,7 @@ func (e *cliEnv) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.StringVar(&e.configPath, "config", e.configPath, "configuration file (INI)")
+	fs.StringVar(&e.configPath, "c", e.configPath, "configuration file (INI), short form")
 	return fs
 }
 
@@ -44,7 +50,7 @@ func (e *cliEnv) loadConfig() (*config.Config, error) {
 			path = defaultConfigPath
 		}
 	}
-	return config.Load(path, os.Environ())
+	return config.Load(path, append(os.Environ(), e.overrides...))
 }
 
 func (e *cliEnv) fail(err error) int {
@@ -56,12 +62,22 @@ func (e *cliEnv) fail(err error) int {
 
 func (e *cliEnv) serve(args []string) int {
 	fs := e.flags("serve")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	port := fs.Int("port", -1, "HTTP port ([server] HTTP_PORT); ROOT_URL follows unless set")
+	fs.IntVar(port, "p", -1, "HTTP port, short form")
+	grpcPort := fs.Int("grpc-port", -1, "gRPC port (the port of [server] GRPC_ADDR)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if *port >= 0 {
+		e.overrides = append(e.overrides, config.EnvPrefix+"SERVER__HTTP_PORT="+strconv.Itoa(*port))
 	}
 	cfg, err := e.loadConfig()
 	if err != nil {
 		return e.fail(err)
+	}
+	if *grpcPort >= 0 {
+		host, _, _ := net.SplitHostPort(cfg.Server.GRPCAddr)
+		cfg.Server.GRPCAddr = net.JoinHostPort(host, strconv.Itoa(*grpcPort))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -89,8 +105,8 @@ func (e *cliEnv) serve(args []string) int {
 
 func (e *cliEnv) migrate(args []string) int {
 	fs := e.flags("migrate")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	cfg, err := e.loadConfig()
 	if err != nil {

@@ -235,7 +235,7 @@ func Load(path string, environ []string) (*Config, error) {
 	r.str("server", "HTTP_ADDR", &s.HTTPAddr)
 	r.int("server", "HTTP_PORT", &s.HTTPPort)
 	rootURLSet := r.str("server", "ROOT_URL", &s.RootURL)
-	r.str("server", "GRPC_ADDR", &s.GRPCAddr)
+	grpcSet := r.str("server", "GRPC_ADDR", &s.GRPCAddr)
 
 	d := &cfg.Database
 	r.str("database", "DB_TYPE", &d.Type)
@@ -299,6 +299,15 @@ func Load(path string, environ []string) (*Config, error) {
 			host = "localhost"
 		}
 		s.RootURL = fmt.Sprintf("http://%s/", net.JoinHostPort(host, strconv.Itoa(s.HTTPPort)))
+	}
+	if !grpcSet {
+		// gRPC moves with HTTP_PORT (the next port), so a second server
+		// started on another HTTP port does not collide on gRPC's.
+		port := s.HTTPPort + 1
+		if s.HTTPPort == 0 || port > 65535 {
+			port = 0 // HTTP on a random port: gRPC on one too
+		}
+		s.GRPCAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	}
 	if !strings.HasSuffix(s.RootURL, "/") {
 		s.RootURL += "/"

@@ -178,3 +178,25 @@ func TestDocumentedDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestGRPCFollowsHTTPPort: without GRPC_ADDR, gRPC listens on the port
+// after HTTP_PORT (a random one when HTTP's is); GRPC_ADDR wins.
+func TestGRPCFollowsHTTPPort(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, "127.0.0.1:3001"},
+		{[]string{"FORGE__SERVER__HTTP_PORT=3100"}, "127.0.0.1:3101"},
+		{[]string{"FORGE__SERVER__HTTP_PORT=0"}, "127.0.0.1:0"},
+		{[]string{"FORGE__SERVER__HTTP_PORT=3100", "FORGE__SERVER__GRPC_ADDR=127.0.0.1:4000"}, "127.0.0.1:4000"},
+	} {
+		cfg, err := Load("", c.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Server.GRPCAddr != c.want {
+			t.Errorf("%v: GRPC_ADDR %s, want %s", c.env, cfg.Server.GRPCAddr, c.want)
+		}
+	}
+}
