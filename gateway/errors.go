@@ -3,12 +3,12 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 
-	"forge/services/errs"
 	"forge/services/rpcerr"
 )
 
@@ -46,13 +46,23 @@ func setRetryAfter(w http.ResponseWriter, err error) {
 }
 
 // handleRoutingError answers unknown paths (404) and unknown methods (405).
-func (g *gateway) handleRoutingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, code int) {
+// An unknown route's message names it, unlike a missing object's ("The
+// target couldn't be found."), so a client tells "not served" from "no
+// such repository".
+func (g *gateway) handleRoutingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, code int) {
 	msg := http.StatusText(code)
 	if code == http.StatusNotFound {
-		msg = errs.NotFound.DefaultMessage()
+		path := r.URL.Path // never the query, which may carry a token
+		if len(path) > maxRoutePathInMessage {
+			path = path[:maxRoutePathInMessage] + "..."
+		}
+		msg = fmt.Sprintf("The route %s %s does not exist.", r.Method, path)
 	}
 	g.writeError(w, code, msg)
 }
+
+// maxRoutePathInMessage bounds the path an unknown route's message repeats.
+const maxRoutePathInMessage = 200
 
 func (g *gateway) writeError(w http.ResponseWriter, code int, msg string) {
 	g.writeErrorBody(w, code, msg, nil)
