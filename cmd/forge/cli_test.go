@@ -214,12 +214,13 @@ func TestCLIHelpAndVersion(t *testing.T) {
 
 // TestServePortFlags: serve --port moves HTTP and ROOT_URL, and gRPC to
 // the next port unless --grpc-port (or GRPC_ADDR) says otherwise;
-// --work-path finds custom/conf/app.ini and ./data under it.
+// --work-path finds custom/conf/app.ini and ./data under it; a misspelt
+// section in that file is warned about at start-up.
 func TestServePortFlags(t *testing.T) {
 	c := newCLI(t)
 	work := t.TempDir()
 	os.MkdirAll(filepath.Join(work, "custom", "conf"), 0o755)
-	if err := os.WriteFile(filepath.Join(work, "custom", "conf", "app.ini"), []byte("[security]\nSECRET_KEY = from-the-work-path\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "custom", "conf", "app.ini"), []byte("[security]\nSECRET_KEY = from-the-work-path\n[sevrer]\nROOT_URL = http://typo/\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	httpPort, grpcPort := freePort(t), freePort(t)
@@ -251,12 +252,17 @@ func TestServePortFlags(t *testing.T) {
 	} else {
 		conn.Close()
 	}
-	if !strings.Contains(log.String(), "http://localhost:"+strconv.Itoa(httpPort)+"/") {
-		t.Fatalf("ROOT_URL did not follow --port; log:\n%s", log.String())
-	}
 	if _, err := os.Stat(filepath.Join(work, "data", "forge.db")); err != nil {
 		t.Fatalf("database not under the work path: %v", err)
 	}
 	srv.Process.Signal(syscall.SIGTERM)
-	srv.Wait()
+	srv.Wait() // the log is read once the process has written it all
+	got := log.String()
+	if !strings.Contains(got, "http://localhost:"+strconv.Itoa(httpPort)+"/") {
+		t.Fatalf("ROOT_URL did not follow --port; log:\n%s", got)
+	}
+	// The misspelt section is named once, with the file that was read.
+	if strings.Count(got, "[sevrer] ROOT_URL") != 1 || !strings.Contains(got, "custom/conf/app.ini") {
+		t.Fatalf("start-up log does not warn of the typo or name the config file:\n%s", got)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"forge/cmd/forge/app"
@@ -21,6 +22,8 @@ import (
 // cliEnv carries what every subcommand shares.
 type cliEnv struct {
 	configPath string
+	// usedConfig is the file loadConfig read ("" for none).
+	usedConfig string
 	// overrides are settings given as flags, applied as the environment's
 	// FORGE__SECTION__KEY overrides are (after them), so what derives from
 	// a setting follows a flag too.
@@ -50,6 +53,7 @@ func (e *cliEnv) loadConfig() (*config.Config, error) {
 			path = defaultConfigPath
 		}
 	}
+	e.usedConfig = path
 	return config.Load(path, append(os.Environ(), e.overrides...))
 }
 
@@ -79,6 +83,11 @@ func (e *cliEnv) serve(args []string) int {
 		host, _, _ := net.SplitHostPort(cfg.Server.GRPCAddr)
 		cfg.Server.GRPCAddr = net.JoinHostPort(host, strconv.Itoa(*grpcPort))
 	}
+	if len(cfg.Unread) > 0 {
+		// One warning: a misspelt key never passes silently.
+		slog.Warn("configuration keys forge does not read (a typo, or a Gitea setting forge does not have)",
+			"keys", strings.Join(cfg.Unread, ", "))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -95,8 +104,13 @@ func (e *cliEnv) serve(args []string) int {
 		return e.fail(err)
 	}
 	defer a.Close()
+	configFile := e.usedConfig
+	if configFile == "" {
+		configFile = "(none: the embedded default)"
+	}
 	slog.Info("forge listening", "http", httpLn.Addr().String(), "grpc", grpcLn.Addr().String(),
-		"root_url", cfg.Server.RootURL, "database", cfg.Database.Type)
+		"root_url", cfg.Server.RootURL, "config", configFile, "data", cfg.Server.AppDataPath,
+		"repositories", cfg.Repository.Root, "database", cfg.Database.Describe())
 	if err := a.Serve(ctx, httpLn, grpcLn); err != nil && !errors.Is(err, context.Canceled) {
 		return e.fail(err)
 	}

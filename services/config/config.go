@@ -32,6 +32,11 @@ type Config struct {
 	Attachment Attachment
 	Admin      Admin
 	Webhook    Webhook
+
+	// Unread lists the keys of the file and the environment forge does
+	// not read ("[sevrer] ROOT_URL"): a typo, or a Gitea setting forge
+	// does not have. serve warns about them once at start-up.
+	Unread []string
 }
 
 // Webhook configures the delivery of webhooks.
@@ -229,7 +234,7 @@ func Load(path string, environ []string) (*Config, error) {
 	applyEnv(file, environ)
 
 	cfg := Default()
-	r := reader{file: file}
+	r := reader{file: file, read: map[string]bool{}}
 	s := &cfg.Server
 	r.str("server", "APP_DATA_PATH", &s.AppDataPath)
 	r.str("server", "HTTP_ADDR", &s.HTTPAddr)
@@ -324,6 +329,7 @@ func Load(path string, environ []string) (*Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.Unread = r.unread()
 	return cfg, nil
 }
 
@@ -453,12 +459,22 @@ func (c *Config) Redacted() Config {
 }
 
 func applyEnv(file *ini.File, environ []string) {
+	// Gitea's GITEA__ variables first, so forge's own win over them.
+	applyEnvPrefix(file, environ, GiteaEnvPrefix)
+	applyEnvPrefix(file, environ, EnvPrefix)
+}
+
+// GiteaEnvPrefix is Gitea's form of the environment overrides, accepted
+// too so a Gitea deployment's variables carry over.
+const GiteaEnvPrefix = "GITEA__"
+
+func applyEnvPrefix(file *ini.File, environ []string, prefix string) {
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, EnvPrefix) {
+		if !ok || !strings.HasPrefix(name, prefix) {
 			continue
 		}
-		section, key, ok := strings.Cut(strings.TrimPrefix(name, EnvPrefix), "__")
+		section, key, ok := strings.Cut(strings.TrimPrefix(name, prefix), "__")
 		if !ok || key == "" {
 			continue
 		}
@@ -470,13 +486,17 @@ func applyEnv(file *ini.File, environ []string) {
 	}
 }
 
-// reader reads typed keys, collecting one error per bad key.
+// reader reads typed keys, collecting one error per bad key, and notes
+// every key it is asked for (read), so what is left is what forge does
+// not read.
 type reader struct {
 	file *ini.File
 	errs []error
+	read map[string]bool // "section\x00KEY"
 }
 
 func (r *reader) key(section, name string) (*ini.Key, bool) {
+	r.read[section+"\x00"+name] = true
 	s, err := r.file.GetSection(section)
 	if err != nil {
 		return nil, false
@@ -485,6 +505,25 @@ func (r *reader) key(section, name string) (*ini.Key, bool) {
 		return nil, false
 	}
 	return s.Key(name), true
+}
+
+// unread lists the file's keys nobody asked for, as "[section] KEY"
+// ("KEY" in the default section), in file order.
+func (r *reader) unread() []string {
+	var out []string
+	for _, sec := range r.file.Sections() {
+		for _, k := range sec.Keys() {
+			if r.read[sec.Name()+"\x00"+k.Name()] {
+				continue
+			}
+			if sec.Name() == ini.DefaultSection {
+				out = append(out, k.Name())
+			} else {
+				out = append(out, "["+sec.Name()+"] "+k.Name())
+			}
+		}
+	}
+	return out
 }
 
 func (r *reader) fail(section, name string, err error) {
@@ -576,4 +615,13 @@ func (s Security) Trusted(ip net.IP) bool {
 		}
 	}
 	return false
+}
+
+// Describe names the database for logs, without credentials: the SQLite
+// file, or the PostgreSQL server and database.
+func (d Database) Describe() string {
+	if d.Type == "sqlite3" {
+		return "sqlite3 " + d.Path
+	}
+	return fmt.Sprintf("%s %s/%s", d.Type, d.Host, d.Name)
 }

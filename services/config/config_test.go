@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -198,5 +199,27 @@ func TestGRPCFollowsHTTPPort(t *testing.T) {
 		if cfg.Server.GRPCAddr != c.want {
 			t.Errorf("%v: GRPC_ADDR %s, want %s", c.env, cfg.Server.GRPCAddr, c.want)
 		}
+	}
+}
+
+// TestUnreadKeys: keys of the file and of the environment (FORGE__ and
+// Gitea's GITEA__) that forge does not read are listed, read ones are not;
+// FORGE__ wins over GITEA__ for the same key.
+func TestUnreadKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.ini")
+	ini := "APP_NAME = x\n[sevrer]\nROOT_URL = http://a/\n[server]\nROOT_ULR = http://b/\nHTTP_PORT = 3100\n"
+	if err := os.WriteFile(path, []byte(ini), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path, []string{"GITEA__SERVER__HTTP_PORT=3200", "GITEA__DATABASE__DB_TYPE=postgres", "FORGE__DATABASE__DB_TYPE=sqlite3", "GITEA__MAILER__ENABLED=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"APP_NAME", "[sevrer] ROOT_URL", "[server] ROOT_ULR", "[mailer] ENABLED"}
+	if !slices.Equal(cfg.Unread, want) {
+		t.Fatalf("unread %q, want %q", cfg.Unread, want)
+	}
+	if cfg.Server.HTTPPort != 3200 || cfg.Database.Type != "sqlite3" {
+		t.Fatalf("GITEA__ overrides: port %d, db %s", cfg.Server.HTTPPort, cfg.Database.Type)
 	}
 }
