@@ -12,11 +12,12 @@ import (
 )
 
 // TestSyncUsers synchronizes a source with a real slapd: directory users
-// without an account get one, changed attributes and the admin mark reach
-// the accounts, a user removed from the directory is deactivated (and the
-// authentication generation moves), local accounts and another source's
-// are left alone, and a directory that is down or answers only in part
-// deactivates nobody.
+// without an account get one, changed attributes and the admin and
+// restricted marks reach the accounts, a user removed from the directory
+// is deactivated (and the authentication generation moves), local accounts
+// and another source's are left alone, the last administrator keeps the
+// flag, and a directory that is down or answers only in part deactivates
+// nobody.
 func TestSyncUsers(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
@@ -31,7 +32,9 @@ func TestSyncUsers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		corp, err := srcs.Add(ctx, ldapauth.Source{Name: "corp", Active: true, Sync: true, Config: dir.Config()})
+		cfg := dir.Config()
+		cfg.RestrictedFilter = "(employeeType=restricted)"
+		corp, err := srcs.Add(ctx, ldapauth.Source{Name: "corp", Active: true, Sync: true, Config: cfg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +87,7 @@ func TestSyncUsers(t *testing.T) {
 			anna.FullName != "Anna Karenina" || !anna.IsAdmin || !anna.IsActive || anna.PasswdHash != "" {
 			t.Fatalf("anna: %+v", anna)
 		}
-		if ben := user("ben"); ben.LoginSource != corp.ID || ben.IsAdmin || ben.FullName != "Ben Hur" {
+		if ben := user("ben"); ben.LoginSource != corp.ID || ben.IsAdmin || ben.Restricted || ben.FullName != "Ben Hur" {
 			t.Fatalf("ben: %+v", ben)
 		}
 		if u := user("gone"); u.IsActive {
@@ -100,6 +103,7 @@ func TestSyncUsers(t *testing.T) {
 		// admin mark, cara leaves the directory.
 		dir.SetAttribute(t, "ben", "mail", "ben.hur@corp.example")
 		dir.SetAttribute(t, "ben", "sn", "Hur-Messala")
+		dir.SetAttribute(t, "ben", "employeeType", "restricted")
 		dir.SetAdmin(t, "anna", false)
 		dir.DeleteUser(t, "cara")
 		before, err := st.AuthGeneration(ctx)
@@ -113,7 +117,7 @@ func TestSyncUsers(t *testing.T) {
 		if res != (ldapauth.SyncResult{Updated: 2, Deactivated: 1}) {
 			t.Errorf("second round: %+v", res)
 		}
-		if ben := user("ben"); ben.Email != "ben.hur@corp.example" || ben.FullName != "Ben Hur-Messala" {
+		if ben := user("ben"); ben.Email != "ben.hur@corp.example" || ben.FullName != "Ben Hur-Messala" || !ben.Restricted || ben.IsAdmin {
 			t.Fatalf("ben after change: %+v", ben)
 		}
 		if user("anna").IsAdmin {
