@@ -169,15 +169,9 @@ func (c *Config) Authenticate(login, password string) (*Entry, error) {
 			return nil, fmt.Errorf("%w: bind DN: %v", ErrUnavailable, err)
 		}
 	}
-	attrs := []string{}
-	for _, a := range []string{c.AttributeUsername, c.AttributeName, c.AttributeSurname, c.AttributeMail} {
-		if a != "" {
-			attrs = append(attrs, a)
-		}
-	}
 	filter := strings.ReplaceAll(c.Filter, "%s", ldap.EscapeFilter(login))
 	res, err := conn.Search(ldap.NewSearchRequest(c.UserBase, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases,
-		2, int(requestTimeout/time.Second), false, filter, attrs, nil))
+		2, int(requestTimeout/time.Second), false, filter, c.attributes(), nil))
 	if err != nil && !ldap.IsErrorWithCode(err, ldap.LDAPResultSizeLimitExceeded) {
 		if ldap.IsErrorWithCode(err, ldap.LDAPResultNoSuchObject) {
 			return nil, ErrBadCredentials
@@ -188,19 +182,7 @@ func (c *Config) Authenticate(login, password string) (*Entry, error) {
 		return nil, ErrBadCredentials // none, or ambiguous
 	}
 	e := res.Entries[0]
-	out := &Entry{DN: e.DN, Username: login}
-	if c.AttributeUsername != "" {
-		if v := e.GetAttributeValue(c.AttributeUsername); v != "" {
-			out.Username = v
-		}
-	}
-	if c.AttributeName != "" {
-		out.FirstName = e.GetAttributeValue(c.AttributeName)
-	}
-	if c.AttributeSurname != "" {
-		out.Surname = e.GetAttributeValue(c.AttributeSurname)
-	}
-	out.Mail = e.GetAttributeValue(c.AttributeMail)
+	out := c.entry(e, login)
 	// The admin and restricted filters are read with the bind DN's rights,
 	// before the connection binds as the user.
 	if out.IsAdmin, err = matches(conn, e.DN, c.AdminFilter); err != nil {
@@ -216,6 +198,36 @@ func (c *Config) Authenticate(login, password string) (*Entry, error) {
 		return nil, fmt.Errorf("%w: bind: %v", ErrUnavailable, err)
 	}
 	return out, nil
+}
+
+// attributes are the attributes an entry is read with.
+func (c *Config) attributes() []string {
+	attrs := []string{}
+	for _, a := range []string{c.AttributeUsername, c.AttributeName, c.AttributeSurname, c.AttributeMail} {
+		if a != "" {
+			attrs = append(attrs, a)
+		}
+	}
+	return attrs
+}
+
+// entry reads a directory entry's attributes; its user name is the
+// username attribute's value, or login when that is empty.
+func (c *Config) entry(e *ldap.Entry, login string) *Entry {
+	out := &Entry{DN: e.DN, Username: login}
+	if c.AttributeUsername != "" {
+		if v := e.GetAttributeValue(c.AttributeUsername); v != "" {
+			out.Username = v
+		}
+	}
+	if c.AttributeName != "" {
+		out.FirstName = e.GetAttributeValue(c.AttributeName)
+	}
+	if c.AttributeSurname != "" {
+		out.Surname = e.GetAttributeValue(c.AttributeSurname)
+	}
+	out.Mail = e.GetAttributeValue(c.AttributeMail)
+	return out
 }
 
 // matches reports whether the entry dn matches filter (false for no

@@ -271,37 +271,63 @@ func (s *Sources) SignInNew(ctx context.Context, login, password string) (*store
 		if len(known) == 1 {
 			return s.sync(ctx, src, e, &known[0])
 		}
-		mail := e.Mail
-		if mail == "" {
-			mail = e.Username + "@localhost.local"
-		}
-		if err := checkNewUser(e.Username, mail); err != nil {
+		u, err := s.createUser(ctx, src, e, login)
+		if errors.Is(err, errCannotCreate) {
 			slog.WarnContext(ctx, "ldap sign-in cannot create the account", "source", src.ID, "name", e.Username, "err", err)
 			return nil, ErrBadCredentials
 		}
-		u := &store.User{
-			Name:                    e.Username,
-			Email:                   mail,
-			FullName:                strings.TrimSpace(e.FirstName + " " + e.Surname),
-			LoginSource:             src.ID,
-			LoginName:               login,
-			IsActive:                true,
-			IsAdmin:                 src.Config.AdminFilter != "" && e.IsAdmin,
-			Restricted:              src.Config.RestrictedFilter != "" && e.Restricted,
-			Visibility:              store.VisibilityPublic,
-			MaxRepoCreation:         -1,
-			AllowCreateOrganization: true,
-		}
-		if err := s.store.CreateUser(ctx, u); err != nil {
-			if errors.Is(err, store.ErrUserExists) || errors.Is(err, store.ErrEmailUsed) {
-				slog.WarnContext(ctx, "ldap sign-in cannot create the account", "source", src.ID, "name", e.Username, "err", err)
-				return nil, ErrBadCredentials
-			}
-			return nil, err
-		}
-		return u, nil
+		return u, err
 	}
 	return nil, ErrBadCredentials
+}
+
+// errCannotCreate: the directory's user cannot have an account (a name or
+// an e-mail Gitea refuses, or taken).
+var errCannotCreate = errors.New("cannot create the account")
+
+// mailOf is the e-mail address of e's account: the directory's, or a
+// placeholder when it has none (Gitea's).
+func mailOf(e *Entry) string {
+	if e.Mail == "" {
+		return e.Username + "@localhost.local"
+	}
+	return e.Mail
+}
+
+// fullNameOf is the full name of e's account.
+func fullNameOf(e *Entry) string {
+	return strings.TrimSpace(e.FirstName + " " + e.Surname)
+}
+
+// createUser creates the account of the directory's user e, who signs in
+// to src as login: name, full name and e-mail from the directory's
+// attributes, is_admin and restricted from the source's filters. Errors
+// wrapping errCannotCreate when the account cannot exist.
+func (s *Sources) createUser(ctx context.Context, src *Source, e *Entry, login string) (*store.User, error) {
+	mail := mailOf(e)
+	if err := checkNewUser(e.Username, mail); err != nil {
+		return nil, fmt.Errorf("%w: %v", errCannotCreate, err)
+	}
+	u := &store.User{
+		Name:                    e.Username,
+		Email:                   mail,
+		FullName:                fullNameOf(e),
+		LoginSource:             src.ID,
+		LoginName:               login,
+		IsActive:                true,
+		IsAdmin:                 src.Config.AdminFilter != "" && e.IsAdmin,
+		Restricted:              src.Config.RestrictedFilter != "" && e.Restricted,
+		Visibility:              store.VisibilityPublic,
+		MaxRepoCreation:         -1,
+		AllowCreateOrganization: true,
+	}
+	if err := s.store.CreateUser(ctx, u); err != nil {
+		if errors.Is(err, store.ErrUserExists) || errors.Is(err, store.ErrEmailUsed) {
+			return nil, fmt.Errorf("%w: %v", errCannotCreate, err)
+		}
+		return nil, err
+	}
+	return u, nil
 }
 
 // checkNewUser applies the rules of an account created by an

@@ -75,6 +75,9 @@ type App struct {
 	cron *cron.Registry
 	// webhooks renders queued webhook events and delivers them.
 	webhooks *webhooks.Worker
+	// sources are the LDAP login sources: sign-in, and the synchronization
+	// of their users (sync_external_users).
+	sources *ldapauth.Sources
 
 	// policies is the per-method table the areas declare in their protos
 	// (Policies).
@@ -201,6 +204,7 @@ func (a *App) build() error {
 	if err != nil {
 		return err
 	}
+	a.sources = sources
 	authn := auth.NewAuthenticator(cfg, a.Store, policies, a.usage, totp).WithResources(checker).WithExternal(sources)
 	a.authn = authn
 
@@ -344,6 +348,9 @@ func (a *App) tasks() error {
 		// keeps up with new activity: woken by this process's inserts,
 		// polling for the other processes'.
 		{Name: "deliver_notifications", Every: a.notifier.Poll(), AtStart: true, Wake: a.notifier.Woken(), Do: a.notifier.Round},
+		// The users of LDAP sources with synchronize-users on follow their
+		// directories: daily, not at start-up (Gitea's defaults).
+		{Name: "sync_external_users", Every: 24 * time.Hour, Do: a.sources.SyncUsers},
 	} {
 		if err := a.cron.Add(t); err != nil {
 			return err

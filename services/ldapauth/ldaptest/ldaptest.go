@@ -337,3 +337,25 @@ func (s *Server) Config() ldapauth.Config {
 		AttributeUsername: "uid", AttributeName: "givenName", AttributeSurname: "sn", AttributeMail: "mail",
 	}
 }
+
+// SetAttribute replaces the values of the person's attribute attr.
+func (s *Server) SetAttribute(t testing.TB, uid, attr string, values ...string) {
+	t.Helper()
+	c := s.conn(t)
+	defer c.Close()
+	m := ldap.NewModifyRequest("uid="+ldap.EscapeDN(uid)+","+PeopleDN, nil)
+	m.Replace(attr, values)
+	if err := c.Modify(m); err != nil {
+		t.Fatalf("modify %s: %v", uid, err)
+	}
+}
+
+// DeleteUser removes the person from the directory.
+func (s *Server) DeleteUser(t testing.TB, uid string) {
+	t.Helper()
+	c := s.conn(t)
+	defer c.Close()
+	if err := c.Del(ldap.NewDelRequest("uid="+ldap.EscapeDN(uid)+","+PeopleDN, nil)); err != nil {
+		t.Fatalf("delete %s: %v", uid, err)
+	}
+}
