@@ -289,3 +289,29 @@ func (s *Store) DeleteDeployKey(ctx context.Context, repoID, id int64) error {
 		return tx.Where("id = ? AND type = ?", k.KeyID, KeyTypeDeploy).Delete(&PublicKey{}).Error
 	})
 }
+
+// DeployKeyRepos is every repository deploy key keyID (a public_keys id)
+// is added to, with its mode there.
+func (s *Store) DeployKeyRepos(ctx context.Context, keyID int64) (map[int64]AccessMode, error) {
+	var rows []DeployKey
+	if err := s.db.WithContext(ctx).Model(&DeployKey{}).Select("repo_id", "mode").Where("key_id = ?", keyID).
+		Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[int64]AccessMode, len(rows))
+	for _, r := range rows {
+		out[r.RepoID] = r.Mode
+	}
+	return out, nil
+}
+
+// AnyPublicKeyByID returns the key of that id, a user's or a deploy key.
+// Returns ErrNotFound when there is none.
+func (s *Store) AnyPublicKeyByID(ctx context.Context, id int64) (*PublicKey, error) {
+	var k PublicKey
+	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&k).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	return &k, err
+}

@@ -65,7 +65,11 @@ func (d Deps) users() users.Renderer {
 func (d Deps) repos() repos.Renderer {
 	r := repos.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}
 	if ssh := d.Config.Server.SSH; ssh.Start {
-		r.SSH = &repos.SSHAddress{User: ssh.CloneUser(), Domain: ssh.Domain, Port: ssh.Port}
+		domain := ssh.Domain
+		if domain == "" {
+			domain = d.Config.Server.Domain()
+		}
+		r.SSH = &repos.SSHAddress{User: ssh.CloneUser(), Domain: domain, Port: ssh.Port}
 	}
 	return r
 }
