@@ -49,8 +49,10 @@ func sshKey(t *testing.T, dir, name string) (string, string) {
 	return file, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(signer.PublicKey())))
 }
 
-// sshGit runs git in dir with the OpenSSH client signing in with key.
-func sshGit(dir, key string, args ...string) (string, error) {
+// sshGit runs git in dir with the OpenSSH client signing in with key to
+// the test server's SSH port (so scp-like URLs reach it too).
+func (s *testServer) sshGit(dir, key string, args ...string) (string, error) {
+	_, port, _ := net.SplitHostPort(s.App.SSHAddr())
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
@@ -58,7 +60,7 @@ func sshGit(dir, key string, args ...string) (string, error) {
 		"GIT_AUTHOR_NAME=Tester", "GIT_AUTHOR_EMAIL=tester@example.org",
 		"GIT_COMMITTER_NAME=Tester", "GIT_COMMITTER_EMAIL=tester@example.org",
 		"GIT_SSH_COMMAND=ssh -i "+key+" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes"+
-			" -o BatchMode=yes -o LogLevel=ERROR",
+			" -o BatchMode=yes -o LogLevel=ERROR -p "+port,
 	)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -117,11 +119,16 @@ func TestSSHGit(t *testing.T) {
 		// The owner clones (scp-like form through ssh_config would need a
 		// port; the ssh:// form carries it) and pushes.
 		work := filepath.Join(dir, "work")
-		if out, err := sshGit(dir, aliceKey, "clone", "-q", s.sshURL("alice", "proj"), work); err != nil {
+		if out, err := s.sshGit(dir, aliceKey, "clone", "-q", s.sshURL("alice", "proj"), work); err != nil {
 			t.Fatalf("clone as the owner: %v\n%s", err, out)
 		}
+		// The scp-like form of ssh_url, the port from the client's options.
+		if out, err := s.sshGit(dir, aliceKey, "ls-remote", "git@127.0.0.1:alice/proj.git", "main"); err != nil ||
+			!strings.Contains(out, "refs/heads/main") {
+			t.Fatalf("ls-remote with the scp-like URL: %v\n%s", err, out)
+		}
 		commitFile(t, work, "a.txt", "a\n", "over ssh")
-		if out, err := sshGit(work, aliceKey, "push", "-q", "origin", "HEAD:feature"); err != nil {
+		if out, err := s.sshGit(work, aliceKey, "push", "-q", "origin", "HEAD:feature"); err != nil {
 			t.Fatalf("push as the owner: %v\n%s", err, out)
 		}
 		head := strings.TrimSpace(gitCmd(t, work, "rev-parse", "HEAD"))
@@ -134,7 +141,7 @@ func TestSSHGit(t *testing.T) {
 			t.Fatal(err)
 		}
 		commitFile(t, work, "b.txt", "b\n", "second")
-		if out, err := sshGit(work, aliceKey, "push", "-q", "origin", "HEAD:feature"); err != nil {
+		if out, err := s.sshGit(work, aliceKey, "push", "-q", "origin", "HEAD:feature"); err != nil {
 			t.Fatalf("push to the pull request's head: %v\n%s", err, out)
 		}
 		head = strings.TrimSpace(gitCmd(t, work, "rev-parse", "HEAD"))
@@ -145,32 +152,32 @@ func TestSSHGit(t *testing.T) {
 		})
 
 		// A stranger's key and an unknown key.
-		if out, err := sshGit(dir, bobKey, "clone", "-q", s.sshURL("alice", "proj"), filepath.Join(dir, "bob")); err == nil ||
+		if out, err := s.sshGit(dir, bobKey, "clone", "-q", s.sshURL("alice", "proj"), filepath.Join(dir, "bob")); err == nil ||
 			!strings.Contains(out, "forge: ") {
 			t.Fatalf("a stranger clones a private repository: %v\n%s", err, out)
 		}
-		if out, err := sshGit(dir, unknownKey, "clone", "-q", s.sshURL("alice", "proj"), filepath.Join(dir, "unknown")); err == nil ||
+		if out, err := s.sshGit(dir, unknownKey, "clone", "-q", s.sshURL("alice", "proj"), filepath.Join(dir, "unknown")); err == nil ||
 			!strings.Contains(out, "Permission denied") {
 			t.Fatalf("an unknown key clones: %v\n%s", err, out)
 		}
 
 		// A read-only deploy key clones; its push is refused, with why.
 		ro := filepath.Join(dir, "ro")
-		if out, err := sshGit(dir, roKey, "clone", "-q", s.sshURL("alice", "proj"), ro); err != nil {
+		if out, err := s.sshGit(dir, roKey, "clone", "-q", s.sshURL("alice", "proj"), ro); err != nil {
 			t.Fatalf("clone with a read-only deploy key: %v\n%s", err, out)
 		}
 		commitFile(t, ro, "c.txt", "c\n", "by a deploy key")
-		if out, err := sshGit(ro, roKey, "push", "-q", "origin", "HEAD:main"); err == nil || !strings.Contains(out, "forge: user should have a permission to write to a repo") {
+		if out, err := s.sshGit(ro, roKey, "push", "-q", "origin", "HEAD:main"); err == nil || !strings.Contains(out, "forge: user should have a permission to write to a repo") {
 			t.Fatalf("push with a read-only deploy key: %v\n%s", err, out)
 		}
 		// A read-write deploy key pushes to its repository, not to another.
-		if out, err := sshGit(ro, rwKey, "push", "-q", "origin", "HEAD:deployed"); err != nil {
+		if out, err := s.sshGit(ro, rwKey, "push", "-q", "origin", "HEAD:deployed"); err != nil {
 			t.Fatalf("push with a read-write deploy key: %v\n%s", err, out)
 		}
 		if _, _, err := alice.GetRepoBranch("alice", "proj", "deployed"); err != nil {
 			t.Fatalf("the deploy key's branch: %v", err)
 		}
-		if out, err := sshGit(ro, rwKey, "push", "-q", s.sshURL("alice", "other"), "HEAD:main"); err == nil ||
+		if out, err := s.sshGit(ro, rwKey, "push", "-q", s.sshURL("alice", "other"), "HEAD:main"); err == nil ||
 			!strings.Contains(out, "forge: ") {
 			t.Fatalf("a deploy key pushes to another repository: %v\n%s", err, out)
 		}
@@ -180,7 +187,7 @@ func TestSSHGit(t *testing.T) {
 			t.Fatal(err)
 		}
 		commitFile(t, work, "d.txt", "d\n", "to a protected branch")
-		out, err := sshGit(work, aliceKey, "push", "origin", "HEAD:main")
+		out, err := s.sshGit(work, aliceKey, "push", "origin", "HEAD:main")
 		if err == nil || !strings.Contains(out, "remote: Not allowed to push to protected branch main") ||
 			!strings.Contains(out, "pre-receive hook declined") {
 			t.Fatalf("push to a protected branch over SSH: %v\n%s", err, out)
