@@ -44,6 +44,8 @@ type Service struct {
 // nil when the repository has nothing to check.
 type Guard interface {
 	PushCheck(ctx context.Context, g protection.Git, repoID, ownerID int64, org bool, uid int64) (git.PreReceiveFunc, error)
+	// DeployKeyPushCheck is PushCheck for a deploy key's push (SSH).
+	DeployKeyPushCheck(ctx context.Context, g protection.Git, repoID, ownerID int64, org bool) (git.PreReceiveFunc, error)
 }
 
 // WithGuard checks every push with g.
@@ -153,13 +155,12 @@ func (ss *Session) run(ctx context.Context, body io.Reader, w io.Writer, gitProt
 	var check git.PreReceiveFunc
 	if ss.svc.guard != nil {
 		var err error
-		// A deploy key is no user: no whitelist names it.
-		uid := ss.caller.ID()
+		org := ss.repo.Owner.Type == store.UserTypeOrganization
 		if ss.caller.Deploy != nil {
-			uid = 0
+			check, err = ss.svc.guard.DeployKeyPushCheck(ctx, ss.svc.git, ss.repo.ID, ss.repo.OwnerID, org)
+		} else {
+			check, err = ss.svc.guard.PushCheck(ctx, ss.svc.git, ss.repo.ID, ss.repo.OwnerID, org, ss.caller.ID())
 		}
-		check, err = ss.svc.guard.PushCheck(ctx, ss.svc.git, ss.repo.ID, ss.repo.OwnerID,
-			ss.repo.Owner.Type == store.UserTypeOrganization, uid)
 		if err != nil {
 			return err
 		}
