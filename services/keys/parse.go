@@ -4,6 +4,7 @@ import (
 	"crypto/dsa" //nolint:staticcheck // to measure DSA keys, which are refused by default
 	"crypto/ecdsa"
 	"crypto/rsa"
+	"encoding/base64"
 	"fmt"
 	"strings"
 
@@ -36,6 +37,13 @@ func invalid(format string, a ...any) error {
 // type the rules allow, at least as long as they ask.
 func (r Rules) Parse(content string) (*Parsed, error) {
 	content = strings.TrimRight(strings.TrimSpace(content), "\r\n")
+	if strings.HasPrefix(content, rfc4716Begin) {
+		line, err := fromRFC4716(content)
+		if err != nil {
+			return nil, err
+		}
+		content = line
+	}
 	if strings.ContainsAny(content, "\r\n") {
 		return nil, invalid("only a single line with a single key please")
 	}
@@ -92,4 +100,33 @@ func typeAndSize(key ssh.PublicKey) (string, int, error) {
 		return "dsa", k.P.BitLen(), nil
 	}
 	return "", 0, fmt.Errorf("unsupported key type %s", key.Type())
+}
+
+// rfc4716Begin starts a key in the SSH2 format (RFC 4716), which Gitea
+// accepts too (PuTTYgen writes it).
+const rfc4716Begin = "---- BEGIN SSH2 PUBLIC KEY ----"
+
+// fromRFC4716 turns an RFC 4716 key into an authorized_keys line: header
+// lines ("Comment: ...", continued with a trailing backslash) and the
+// BEGIN and END lines are skipped, the rest is the key in base64.
+func fromRFC4716(content string) (string, error) {
+	var body strings.Builder
+	continued := false
+	for _, line := range strings.Split(content, "\n") {
+		line = strings.TrimSpace(line)
+		if continued || strings.ContainsAny(line, ":-") {
+			continued = strings.HasSuffix(line, "\\")
+			continue
+		}
+		body.WriteString(line)
+	}
+	raw, err := base64.StdEncoding.DecodeString(body.String())
+	if err != nil {
+		return "", invalid("%v", err)
+	}
+	key, err := ssh.ParsePublicKey(raw)
+	if err != nil {
+		return "", invalid("%v", err)
+	}
+	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key))), nil
 }
