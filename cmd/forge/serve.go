@@ -80,7 +80,7 @@ func (e *cliEnv) serve(args []string) int {
 	}
 	defer a.Close()
 	slog.Info("forge listening", "http", httpLn.Addr().String(), "grpc", grpcLn.Addr().String(),
-		"root_url", cfg.Server.RootURL, "database", cfg.Database.Type)
+		"ssh", a.SSHAddr(), "root_url", cfg.Server.RootURL, "database", cfg.Database.Type)
 	if err := a.Serve(ctx, httpLn, grpcLn); err != nil && !errors.Is(err, context.Canceled) {
 		return e.fail(err)
 	}
