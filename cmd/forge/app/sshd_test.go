@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -207,4 +208,86 @@ func TestSSHGit(t *testing.T) {
 			t.Fatalf("a shell: %v\n%s", err, out)
 		}
 	})
+}
+
+// TestSSHSessionBounds: one key runs at most 10 git sessions at once (the
+// 11th is told why), env other than GIT_PROTOCOL and terminals are
+// refused, and a session's git ends with its client.
+func TestSSHSessionBounds(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, "sqlite3", withSSH)
+	tok := s.seedUser("alice", "alice-password", false)
+	s.createRepo(t, tok, "proj", true, true)
+	line, signer := newAuthorizedKey(t)
+	if _, _, err := s.sdk(gitea.SetToken(tok)).CreatePublicKey(gitea.CreateKeyOption{Title: "k", Key: line}); err != nil {
+		t.Fatal(err)
+	}
+	client, err := ssh.Dial("tcp", s.App.SSHAddr(), &ssh.ClientConfig{User: "git", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+
+	probe, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := probe.Setenv("GIT_PROTOCOL", "version=2"); err != nil {
+		t.Errorf("GIT_PROTOCOL refused: %v", err)
+	}
+	if err := probe.Setenv("LD_PRELOAD", "/tmp/x.so"); err == nil {
+		t.Error("an env variable other than GIT_PROTOCOL was accepted")
+	}
+	if err := probe.RequestPty("xterm", 24, 80, ssh.TerminalModes{}); err == nil {
+		t.Error("a terminal was granted")
+	}
+	probe.Close()
+
+	// Ten fetches wait for their client after the advertisement.
+	var held []*ssh.Session
+	for i := range 10 {
+		sess, err := client.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, sess)
+		out, err := sess.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sess.StdinPipe(); err != nil { // kept open: git waits
+			t.Fatal(err)
+		}
+		if err := sess.Start("git-upload-pack 'alice/proj.git'"); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(out, buf); err != nil {
+			t.Fatalf("session %d: no advertisement: %v", i, err)
+		}
+	}
+	over, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := over.CombinedOutput("git-upload-pack 'alice/proj.git'")
+	if err == nil || !strings.Contains(string(out), "forge: too many concurrent sessions for this key") {
+		t.Fatalf("the 11th session: %v\n%s", err, out)
+	}
+	// One ends: the next session runs.
+	held[0].Close()
+	waitFor(t, 10*time.Second, "a session slot", func() bool {
+		sess, err := client.NewSession()
+		if err != nil {
+			return false
+		}
+		defer sess.Close()
+		sess.Stdin = strings.NewReader("0000")
+		out, err := sess.CombinedOutput("git-upload-pack 'alice/proj.git'")
+		return err == nil && strings.Contains(string(out), "refs/heads/main")
+	})
+	for _, h := range held[1:] {
+		h.Close()
+	}
 }
