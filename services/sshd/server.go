@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -154,17 +155,26 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // each read or write moves the deadline.
 type idleConn struct {
 	net.Conn
-	timeout time.Duration
+	timeout atomic.Int64 // a time.Duration; the read loop runs beside serveConn
 }
 
 func (c *idleConn) Read(b []byte) (int, error) {
-	c.Conn.SetDeadline(time.Now().Add(c.timeout))
+	c.extend()
 	return c.Conn.Read(b)
 }
 
 func (c *idleConn) Write(b []byte) (int, error) {
-	c.Conn.SetDeadline(time.Now().Add(c.timeout))
+	c.extend()
 	return c.Conn.Write(b)
+}
+
+// extend moves the deadline; before the sign-in (timeout 0) the
+// handshake's fixed deadline stands, so a trickling client cannot stretch
+// it.
+func (c *idleConn) extend() {
+	if d := time.Duration(c.timeout.Load()); d > 0 {
+		c.Conn.SetDeadline(time.Now().Add(d))
+	}
 }
 
 func (s *Server) serveConn(ctx context.Context, c net.Conn) {
@@ -179,14 +189,14 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 	defer release()
 	// The handshake's deadline first; the idle deadline once signed in.
 	c.SetDeadline(time.Now().Add(s.opts.HandshakeTimeout))
-	ic := &idleConn{Conn: c, timeout: s.opts.HandshakeTimeout}
+	ic := &idleConn{Conn: c}
 	conn, chans, reqs, err := ssh.NewServerConn(ic, s.config)
 	release()
 	if err != nil {
 		return // a refused key or a broken client: nothing to tell
 	}
 	defer conn.Close()
-	ic.timeout = s.opts.IdleTimeout
+	ic.timeout.Store(int64(s.opts.IdleTimeout))
 	c.SetDeadline(time.Now().Add(s.opts.IdleTimeout))
 	keyID, _ := strconv.ParseInt(conn.Permissions.Extensions[keyIDExtension], 10, 64)
 

@@ -2,9 +2,13 @@ package sshd
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"forge/services/git"
 )
@@ -65,5 +69,44 @@ func TestHostKeysPersist(t *testing.T) {
 		if err != nil || st.Mode().Perm() != 0o600 {
 			t.Errorf("%s: %v %v", f, st.Mode(), err)
 		}
+	}
+}
+
+// TestHandshakeTimeout: a client that connects and never finishes the
+// handshake, even trickling bytes, is cut off at the handshake deadline.
+func TestHandshakeTimeout(t *testing.T) {
+	s, err := New(Options{HostKeyDir: filepath.Join(t.TempDir(), "ssh"), HandshakeTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	defer func() { cancel(); <-done }()
+
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	go func() { // a trickle: one byte of a version line now and then
+		for range 20 {
+			if _, err := c.Write([]byte("S")); err != nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadAll(c); err != nil {
+		t.Fatalf("the connection was not closed by the server: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("closed after %v, want about the handshake timeout", d)
 	}
 }
