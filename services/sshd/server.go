@@ -209,18 +209,25 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 	go ssh.DiscardRequests(reqs)
 	var sessions sync.WaitGroup
 	defer sessions.Wait()
+	var open atomic.Int32 // session channels open on this connection
 	for nc := range chans {
 		if nc.ChannelType() != "session" {
 			nc.Reject(ssh.Prohibited, "forge serves git over SSH sessions only")
+			continue
+		}
+		if int(open.Load()) >= s.opts.MaxSessionsPerKey {
+			nc.Reject(ssh.ResourceShortage, "too many sessions on this connection")
 			continue
 		}
 		ch, creqs, err := nc.Accept()
 		if err != nil {
 			continue
 		}
+		open.Add(1)
 		sessions.Add(1)
 		go func() {
 			defer sessions.Done()
+			defer open.Add(-1)
 			s.session(ctx, ch, creqs, keyID)
 		}()
 	}

@@ -211,7 +211,7 @@ func TestSSHGit(t *testing.T) {
 }
 
 // TestSSHSessionBounds: one key runs at most 10 git sessions at once (the
-// 11th is told why), env other than GIT_PROTOCOL and terminals are
+// 11th is told why), a connection holds at most 10 session channels, env other than GIT_PROTOCOL and terminals are
 // refused, and a session's git ends with its client.
 func TestSSHSessionBounds(t *testing.T) {
 	t.Parallel()
@@ -222,12 +222,17 @@ func TestSSHSessionBounds(t *testing.T) {
 	if _, _, err := s.sdk(gitea.SetToken(tok)).CreatePublicKey(gitea.CreateKeyOption{Title: "k", Key: line}); err != nil {
 		t.Fatal(err)
 	}
-	client, err := ssh.Dial("tcp", s.App.SSHAddr(), &ssh.ClientConfig{User: "git", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
-		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
+	dial := func() *ssh.Client {
+		t.Helper()
+		c, err := ssh.Dial("tcp", s.App.SSHAddr(), &ssh.ClientConfig{User: "git", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
+			HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
 	}
-	defer client.Close()
+	client := dial()
 
 	probe, err := client.NewSession()
 	if err != nil {
@@ -267,7 +272,13 @@ func TestSSHSessionBounds(t *testing.T) {
 			t.Fatalf("session %d: no advertisement: %v", i, err)
 		}
 	}
-	over, err := client.NewSession()
+	// An 11th session channel on the connection is refused; on another
+	// connection of the key, its git is.
+	if _, err := client.NewSession(); err == nil || !strings.Contains(err.Error(), "too many sessions on this connection") {
+		t.Fatalf("an 11th session channel: %v", err)
+	}
+	other := dial()
+	over, err := other.NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +289,7 @@ func TestSSHSessionBounds(t *testing.T) {
 	// One ends: the next session runs.
 	held[0].Close()
 	waitFor(t, 10*time.Second, "a session slot", func() bool {
-		sess, err := client.NewSession()
+		sess, err := other.NewSession()
 		if err != nil {
 			return false
 		}
