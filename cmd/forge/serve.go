@@ -109,7 +109,7 @@ func (e *cliEnv) serve(args []string) int {
 		configFile = "(none: the embedded default)"
 	}
 	slog.Info("forge listening", "http", httpLn.Addr().String(), "grpc", grpcLn.Addr().String(),
-		"root_url", cfg.Server.RootURL, "config", configFile, "data", cfg.Server.AppDataPath,
+		"ssh", a.SSHAddr(), "root_url", cfg.Server.RootURL, "config", configFile, "data", cfg.Server.AppDataPath,
 		"repositories", cfg.Repository.Root, "database", cfg.Database.Describe())
 	if err := a.Serve(ctx, httpLn, grpcLn); err != nil && !errors.Is(err, context.Canceled) {
 		return e.fail(err)

@@ -115,6 +115,10 @@ func (c *Checker) Resolve(ctx context.Context, owner, name string, viewer *auth.
 		}
 		return nil, ErrRepoNotFound
 	}
+	if viewer != nil && viewer.Deploy != nil {
+		// A deploy key sees its repositories alone (finish).
+		return c.finish(ctx, &gen, r, o, viewer)
+	}
 	visible, err := SeesUser(ctx, c.store, o, viewer)
 	if err != nil {
 		return nil, err
@@ -131,6 +135,9 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 	if err != nil {
 		return nil, notFoundOr(err, ErrRepoNotFound)
 	}
+	if viewer != nil && viewer.Deploy != nil {
+		return c.finish(ctx, &gen, r, o, viewer)
+	}
 	visible, err := SeesUser(ctx, c.store, o, viewer)
 	if err != nil {
 		return nil, err
@@ -144,6 +151,15 @@ func (c *Checker) ResolveByID(ctx context.Context, id int64, viewer *auth.Princi
 // finish computes viewer's access to r, from the cache at gen (see
 // grantsOf).
 func (c *Checker) finish(ctx context.Context, gen *store.Generation, r *store.Repository, o *store.User, viewer *auth.Principal) (*Repo, error) {
+	if viewer != nil && viewer.Deploy != nil {
+		// A deploy key (SSH) reaches its own repositories at its mode,
+		// every unit alike, and nothing else.
+		mode := viewer.Deploy.Repos[r.ID]
+		if mode == store.AccessNone {
+			return nil, ErrRepoNotFound
+		}
+		return &Repo{Repository: r, Owner: o, Mode: min(mode, store.AccessWrite)}, nil
+	}
 	m, err := c.modes(ctx, gen, r, viewer, o)
 	if err != nil {
 		return nil, err

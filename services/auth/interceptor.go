@@ -210,6 +210,31 @@ func (a *Authenticator) Authorize(ctx context.Context, method string, req any) (
 	return ctx, p, err
 }
 
+// AuthorizeAs is Authorize for a caller another transport authenticated
+// (SSH keys): the same policy, resource and rule checks, with p (never
+// nil) as the caller; no sudo.
+func (a *Authenticator) AuthorizeAs(ctx context.Context, p *Principal, method string, req any) (context.Context, error) {
+	pol, ok := a.policies[method]
+	if !ok {
+		return nil, errs.Newf(errs.PermissionDenied, "method %s has no access policy", method)
+	}
+	if p.Deploy == nil {
+		if err := a.verify(p.User); err != nil {
+			return nil, err
+		}
+	}
+	ctx, slot := withGenerationSlot(ctx)
+	defer slot.close()
+	if err := a.authorize(p, pol, req); err != nil {
+		return nil, err
+	}
+	ctx = NewContext(ctx, p)
+	if pol.Resolves() && req != nil {
+		return a.authorizeResource(ctx, pol, req)
+	}
+	return ctx, nil
+}
+
 func (a *Authenticator) authorize(p *Principal, pol Policy, req any) error {
 	switch pol.Access {
 	case SignedIn:

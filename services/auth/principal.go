@@ -15,6 +15,7 @@ const (
 	MethodBasicToken                      // Basic with a token as password
 	MethodReverseProxy                    // trusted reverse-proxy header
 	MethodLocal                           // the forge command line, which has the database anyway
+	MethodSSHKey                          // an SSH key (services/sshd): a user's key or a deploy key
 )
 
 // Principal is the authenticated caller.
@@ -29,10 +30,21 @@ type Principal struct {
 	// (sudo), nil otherwise. Token and Scopes stay the administrator's,
 	// so the token still bounds what may be done.
 	Sudoer *store.User
+	// Deploy is set for a deploy key signed in over SSH: User is then a
+	// placeholder without id, and the key reaches only its repositories,
+	// each at its mode (access.Checker).
+	Deploy *DeployKey
+}
+
+// DeployKey is what a deploy key may reach: repository id → its mode
+// there (store.AccessRead or store.AccessWrite).
+type DeployKey struct {
+	KeyID int64
+	Repos map[int64]store.AccessMode
 }
 
 // IsAdmin reports whether the caller is a site administrator.
-func (p *Principal) IsAdmin() bool { return p != nil && p.User.IsAdmin }
+func (p *Principal) IsAdmin() bool { return p != nil && p.Deploy == nil && p.User.IsAdmin }
 
 // ID is the caller's user id, 0 when anonymous.
 func (p *Principal) ID() int64 {

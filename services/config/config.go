@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,6 +61,39 @@ type Server struct {
 	HTTPPort    int    // [server] HTTP_PORT
 	RootURL     string // [server] ROOT_URL, always ends with "/"
 	GRPCAddr    string // [server] GRPC_ADDR (forge's own)
+	SSH         SSH
+}
+
+// CloneUser is the user name SSH clone URLs show.
+func (s SSH) CloneUser() string {
+	if s.User != "" {
+		return s.User
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "git"
+}
+
+// SSH is the built-in SSH server for git and the checks on SSH keys.
+type SSH struct {
+	Start      bool   // [server] START_SSH_SERVER
+	ListenHost string // [server] SSH_LISTEN_HOST
+	// ListenPort is where the server listens ([server] SSH_LISTEN_PORT,
+	// default SSH_PORT; 0: a free port, see App.SSHAddr).
+	ListenPort int
+	Domain     string // [server] SSH_DOMAIN, default the host of ROOT_URL
+	Port       int    // [server] SSH_PORT, shown in clone URLs
+	// User is the user name in clone URLs ([server] SSH_USER, default
+	// BUILTIN_SSH_SERVER_USER; empty: the user forge runs as, CloneUser).
+	User string
+	// MinimumKeySizeCheck turns the key size rules on ([ssh]
+	// MINIMUM_KEY_SIZE_CHECK).
+	MinimumKeySizeCheck bool
+	// MinimumKeySizes is the least size in bits of each key type allowed
+	// ([ssh.minimum_key_sizes]; -1 refuses the type). A type not listed
+	// is refused.
+	MinimumKeySizes map[string]int
 }
 
 // Domain is the host part of ROOT_URL, used for no-reply e-mail placeholders.
@@ -162,6 +196,13 @@ func Default() *Config {
 			HTTPPort:    3000,
 			RootURL:     "http://localhost:3000/",
 			GRPCAddr:    "127.0.0.1:3001",
+			SSH: SSH{
+				Port:                22,
+				MinimumKeySizeCheck: true,
+				// Gitea 1.22's defaults; DSA keys are refused.
+				MinimumKeySizes: map[string]int{"ed25519": 256, "ed25519-sk": 256, "ecdsa": 256, "ecdsa-sk": 256,
+					"rsa": 3071, "dsa": -1},
+			},
 		},
 		Database: Database{
 			Type:         "sqlite3",
@@ -241,6 +282,7 @@ func Load(path string, environ []string) (*Config, error) {
 	r.int("server", "HTTP_PORT", &s.HTTPPort)
 	rootURLSet := r.str("server", "ROOT_URL", &s.RootURL)
 	grpcSet := r.str("server", "GRPC_ADDR", &s.GRPCAddr)
+	r.sshConfig(&s.SSH)
 
 	d := &cfg.Database
 	r.str("database", "DB_TYPE", &d.Type)
@@ -316,6 +358,9 @@ func Load(path string, environ []string) (*Config, error) {
 	}
 	if !strings.HasSuffix(s.RootURL, "/") {
 		s.RootURL += "/"
+	}
+	if s.SSH.Domain == "" {
+		s.SSH.Domain = s.Domain()
 	}
 	if d.Path == "" {
 		d.Path = filepath.Join(s.AppDataPath, "forge.db")
@@ -483,6 +528,35 @@ func applyEnvPrefix(file *ini.File, environ []string, prefix string) {
 			section = ini.DefaultSection
 		}
 		file.Section(section).Key(strings.ToUpper(key)).SetValue(value)
+	}
+}
+
+// sshConfig reads the SSH server's keys, as Gitea names them.
+func (r *reader) sshConfig(ssh *SSH) {
+	r.bool("server", "START_SSH_SERVER", &ssh.Start)
+	r.str("server", "SSH_LISTEN_HOST", &ssh.ListenHost)
+	r.str("server", "SSH_DOMAIN", &ssh.Domain)
+	r.int("server", "SSH_PORT", &ssh.Port)
+	ssh.ListenPort = ssh.Port
+	r.int("server", "SSH_LISTEN_PORT", &ssh.ListenPort)
+	r.str("server", "BUILTIN_SSH_SERVER_USER", &ssh.User)
+	r.str("server", "SSH_USER", &ssh.User)
+	r.bool("ssh", "MINIMUM_KEY_SIZE_CHECK", &ssh.MinimumKeySizeCheck)
+	if sec, err := r.file.GetSection("ssh.minimum_key_sizes"); err == nil {
+		sizes := map[string]int{}
+		for t, n := range ssh.MinimumKeySizes {
+			sizes[t] = n
+		}
+		for _, k := range sec.Keys() {
+			r.read["ssh.minimum_key_sizes\x00"+k.Name()] = true
+			n, err := strconv.Atoi(strings.TrimSpace(k.String()))
+			if err != nil {
+				r.fail("ssh.minimum_key_sizes", k.Name(), fmt.Errorf("%q is not an integer", k.String()))
+				continue
+			}
+			sizes[strings.ToLower(k.Name())] = n
+		}
+		ssh.MinimumKeySizes = sizes
 	}
 }
 

@@ -133,8 +133,19 @@ func (s *Store) serveCheck(ctx context.Context, path, in, out string, check PreR
 // ReceivePackChecked is ReceivePack with check deciding the push before
 // any ref moves (nil: no check, exactly ReceivePack).
 func (s *Store) ReceivePackChecked(ctx context.Context, path string, body io.Reader, w io.Writer, gitProtocol string, check PreReceiveFunc) ([]RefUpdate, error) {
+	return s.receivePackChecked(ctx, path, body, w, gitProtocol, check, false)
+}
+
+// ReceivePackDuplex is ReceivePackChecked over a full-duplex connection
+// (SSH): git advertises the refs itself on out, then reads the commands
+// and the pack from in, as `git receive-pack` does over SSH.
+func (s *Store) ReceivePackDuplex(ctx context.Context, path string, in io.Reader, out io.Writer, gitProtocol string, check PreReceiveFunc) ([]RefUpdate, error) {
+	return s.receivePackChecked(ctx, path, in, out, gitProtocol, check, true)
+}
+
+func (s *Store) receivePackChecked(ctx context.Context, path string, body io.Reader, w io.Writer, gitProtocol string, check PreReceiveFunc, duplex bool) ([]RefUpdate, error) {
 	if check == nil {
-		return s.ReceivePack(ctx, path, body, w, gitProtocol)
+		return s.receivePack(ctx, path, body, w, gitProtocol, nil, duplex)
 	}
 	if err := s.setup(); err != nil {
 		return nil, err
@@ -155,7 +166,7 @@ func (s *Store) ReceivePackChecked(ctx context.Context, path string, body io.Rea
 		defer close(done)
 		s.serveCheck(ctx, path, in, out, check)
 	}()
-	updates, err := s.receivePack(ctx, path, body, w, gitProtocol, []string{preInEnv + "=" + in, preOutEnv + "=" + out})
+	updates, err := s.receivePack(ctx, path, body, w, gitProtocol, []string{preInEnv + "=" + in, preOutEnv + "=" + out}, duplex)
 	// After a normal push the checker is done. If the hook never ran
 	// (nothing to update, or git failed first) or left early, the checker
 	// waits on a pipe with nobody at the other end: open the other end

@@ -156,10 +156,29 @@ func (s *Store) UploadPack(ctx context.Context, path string, body io.Reader, w i
 // Hooks inside the repository never run. If git fails after updating some
 // refs, those updates are returned together with the error.
 func (s *Store) ReceivePack(ctx context.Context, path string, body io.Reader, w io.Writer, gitProtocol string) ([]RefUpdate, error) {
-	return s.receivePack(ctx, path, body, w, gitProtocol, nil)
+	return s.receivePack(ctx, path, body, w, gitProtocol, nil, false)
 }
 
-func (s *Store) receivePack(ctx context.Context, path string, body io.Reader, w io.Writer, gitProtocol string, env []string) ([]RefUpdate, error) {
+// UploadPackDuplex serves a fetch over a full-duplex connection (SSH):
+// `git upload-pack` advertises, negotiates and sends the pack over in and
+// out itself.
+func (s *Store) UploadPackDuplex(ctx context.Context, path string, in io.Reader, out io.Writer, gitProtocol string) error {
+	if err := s.checkRepo(path); err != nil {
+		return err
+	}
+	return s.run(ctx, invocation{
+		config: uploadPackConfig,
+		args:   []string{"upload-pack", "--strict", absPath(path)},
+		env:    protocolEnv(gitProtocol),
+		stdin:  in,
+		stdout: out,
+	})
+}
+
+// receivePack runs receive-pack: stateless (HTTP: body holds the
+// commands and the pack, the advertisement was a request of its own) or,
+// with duplex, the whole conversation over body and w (SSH).
+func (s *Store) receivePack(ctx context.Context, path string, body io.Reader, w io.Writer, gitProtocol string, env []string, duplex bool) ([]RefUpdate, error) {
 	if err := s.checkRepo(path); err != nil {
 		return nil, err
 	}
@@ -172,13 +191,20 @@ func (s *Store) receivePack(ctx context.Context, path string, body io.Reader, w 
 	defer os.Remove(logFile)
 	err = s.run(ctx, invocation{
 		config: receivePackConfig(s.hooksDir),
-		args:   []string{"receive-pack", "--stateless-rpc", absPath(path)},
+		args:   receivePackArgs(path, duplex),
 		env:    append(append(protocolEnv(gitProtocol), pushLogEnv+"="+logFile), env...),
 		stdin:  body,
 		stdout: withFlush(w),
 	})
 	updates, rerr := readPushLog(logFile)
 	return updates, errors.Join(err, rerr)
+}
+
+func receivePackArgs(path string, duplex bool) []string {
+	if duplex {
+		return []string{"receive-pack", absPath(path)}
+	}
+	return []string{"receive-pack", "--stateless-rpc", absPath(path)}
 }
 
 // receivePackConfig: forge's hooks only; no background gc (see

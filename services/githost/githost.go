@@ -44,6 +44,8 @@ type Service struct {
 // nil when the repository has nothing to check.
 type Guard interface {
 	PushCheck(ctx context.Context, g protection.Git, repoID, ownerID int64, org bool, uid int64) (git.PreReceiveFunc, error)
+	// DeployKeyPushCheck is PushCheck for a deploy key's push (SSH).
+	DeployKeyPushCheck(ctx context.Context, g protection.Git, repoID, ownerID int64, org bool) (git.PreReceiveFunc, error)
 }
 
 // WithGuard checks every push with g.
@@ -82,6 +84,24 @@ func (s *Service) Open(ctx context.Context, md metadata.MD, owner, name string, 
 		method, req = pushMethod, &githostv1.ReceivePackRequest{Owner: owner, Repo: name}
 	}
 	ctx, caller, err := s.authn.Authorize(metadata.NewIncomingContext(ctx, md), method, req)
+	return s.open(ctx, caller, service, err)
+}
+
+// OpenAs is Open for a caller another transport signed in (SSH: the
+// owner of a user's key, or a deploy key's principal), through the same
+// policy and resource check.
+func (s *Service) OpenAs(ctx context.Context, caller *auth.Principal, owner, name string, service git.Service) (*Session, error) {
+	method, req := fetchMethod, proto.Message(&githostv1.UploadPackRequest{Owner: owner, Repo: name})
+	if service == git.ServiceReceivePack {
+		method, req = pushMethod, &githostv1.ReceivePackRequest{Owner: owner, Repo: name}
+	}
+	ctx, err := s.authn.AuthorizeAs(ctx, caller, method, req)
+	return s.open(ctx, caller, service, err)
+}
+
+// open finishes Open and OpenAs: git's words for a refusal, the session
+// for a granted call.
+func (s *Service) open(ctx context.Context, caller *auth.Principal, service git.Service, err error) (*Session, error) {
 	if err != nil {
 		var otp *auth.OTPError
 		switch {
@@ -115,26 +135,48 @@ func (ss *Session) AdvertiseRefs(ctx context.Context, gitProtocol string, w io.W
 // the result out. After a push it records the changed branches before
 // returning, so the API shows the push immediately.
 func (ss *Session) Run(ctx context.Context, body io.Reader, w io.Writer, gitProtocol string) error {
+	return ss.run(ctx, body, w, gitProtocol, false)
+}
+
+// RunDuplex is Run over a full-duplex connection (SSH): git advertises
+// the refs and converses over in and out itself. A push goes through the
+// same checks and records as over HTTP.
+func (ss *Session) RunDuplex(ctx context.Context, in io.Reader, out io.Writer, gitProtocol string) error {
+	return ss.run(ctx, in, out, gitProtocol, true)
+}
+
+func (ss *Session) run(ctx context.Context, body io.Reader, w io.Writer, gitProtocol string, duplex bool) error {
 	if ss.service == git.ServiceUploadPack {
+		if duplex {
+			return ss.svc.git.UploadPackDuplex(ctx, ss.path, body, w, gitProtocol)
+		}
 		return ss.svc.git.UploadPack(ctx, ss.path, body, w, gitProtocol)
 	}
 	var check git.PreReceiveFunc
 	if ss.svc.guard != nil {
 		var err error
-		check, err = ss.svc.guard.PushCheck(ctx, ss.svc.git, ss.repo.ID, ss.repo.OwnerID,
-			ss.repo.Owner.Type == store.UserTypeOrganization, ss.caller.ID())
+		org := ss.repo.Owner.Type == store.UserTypeOrganization
+		if ss.caller.Deploy != nil {
+			check, err = ss.svc.guard.DeployKeyPushCheck(ctx, ss.svc.git, ss.repo.ID, ss.repo.OwnerID, org)
+		} else {
+			check, err = ss.svc.guard.PushCheck(ctx, ss.svc.git, ss.repo.ID, ss.repo.OwnerID, org, ss.caller.ID())
+		}
 		if err != nil {
 			return err
 		}
 	}
-	updates, err := ss.svc.git.ReceivePackChecked(ctx, ss.path, body, w, gitProtocol, check)
+	receive := ss.svc.git.ReceivePackChecked
+	if duplex {
+		receive = ss.svc.git.ReceivePackDuplex
+	}
+	updates, err := receive(ctx, ss.path, body, w, gitProtocol, check)
 	if err != nil {
 		return err
 	}
 	if len(updates) == 0 {
 		return nil
 	}
-	if err := ss.svc.sync.Apply(context.WithoutCancel(ctx), ss.repo.Repository, ss.caller.ID(), updates); err != nil {
+	if err := ss.svc.sync.Apply(context.WithoutCancel(ctx), ss.repo.Repository, ss.pusher(), updates); err != nil {
 		// The push itself succeeded and git journaled its refs: the
 		// reconciler (woken by Apply) records them once the database answers.
 		slog.Error("record pushed branches", "repo", ss.repo.ID, "err", err)
@@ -143,4 +185,13 @@ func (ss *Session) Run(ctx context.Context, body io.Reader, w io.Writer, gitProt
 	// next push's connectivity check stays cheap with many branches.
 	ss.svc.git.HousekeepLater(ss.path)
 	return nil
+}
+
+// pusher is who the push is recorded as: the caller, or for a deploy key
+// the repository's owner, as Gitea.
+func (ss *Session) pusher() int64 {
+	if ss.caller.Deploy != nil {
+		return ss.repo.OwnerID
+	}
+	return ss.caller.ID()
 }

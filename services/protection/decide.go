@@ -29,6 +29,9 @@ type Change struct {
 // whitelist of the rule (see Service.Doer).
 type Doer struct {
 	ID int64
+	// DeployKey: the change comes from a deploy key (git over SSH), which
+	// a push whitelist admits only with push_whitelist_deploy_keys.
+	DeployKey bool
 	// teams are the doer's teams in the repository's organization.
 	teams []int64
 }
@@ -55,6 +58,8 @@ func CanPush(rule *store.BranchProtection, d Doer) bool {
 		return false
 	case !rule.EnablePushWhitelist:
 		return true
+	case d.DeployKey:
+		return rule.PushWhitelistDeployKeys
 	}
 	return d.in(rule.PushWhitelistUserIDs, rule.PushWhitelistTeamIDs)
 }

@@ -72,6 +72,22 @@ func TestDecide(t *testing.T) {
 	if r := Decide(&closed, alice, Change{Branch: "main"}); r == nil {
 		t.Error("enable_push false lets the whitelist push")
 	}
+	// A deploy key (no user) passes a push whitelist only when the rule
+	// whitelists deploy keys; a rule without a whitelist lets it push.
+	deploy := Doer{DeployKey: true}
+	if CanPush(&base, deploy) {
+		t.Error("a push whitelist without deploy keys lets a deploy key push")
+	}
+	keys := base
+	keys.PushWhitelistDeployKeys = true
+	if !CanPush(&keys, deploy) || CanPush(&keys, bob) {
+		t.Error("push_whitelist_deploy_keys: deploy keys push, the rest of the rule holds")
+	}
+	open := base
+	open.EnablePushWhitelist = false
+	if !CanPush(&open, deploy) || CanPush(&closed, Doer{DeployKey: true}) {
+		t.Error("a deploy key without a whitelist: as any writer")
+	}
 }
 
 type fakeGit struct{}

@@ -26,6 +26,8 @@ type Pusher struct {
 	Rules *RepoRules
 	Git   Git
 	UID   int64
+	// DeployKey: the push comes from a deploy key (UID is then 0).
+	DeployKey bool
 }
 
 // PushCheck returns the pre-receive check of a push by uid to the
@@ -37,6 +39,17 @@ func (s *Service) PushCheck(ctx context.Context, g Git, repoID, ownerID int64, o
 		return nil, err
 	}
 	p := &Pusher{Rules: rules, Git: g, UID: uid}
+	return p.Check, nil
+}
+
+// DeployKeyPushCheck is PushCheck for a push with a deploy key: no user,
+// and a push whitelist admits it only with push_whitelist_deploy_keys.
+func (s *Service) DeployKeyPushCheck(ctx context.Context, g Git, repoID, ownerID int64, org bool) (git.PreReceiveFunc, error) {
+	rules, err := s.Rules(ctx, repoID, ownerID, org)
+	if err != nil || len(rules.Rules) == 0 {
+		return nil, err
+	}
+	p := &Pusher{Rules: rules, Git: g, DeployKey: true}
 	return p.Check, nil
 }
 
@@ -60,6 +73,7 @@ func (p *Pusher) Check(ctx context.Context, q *git.Quarantine) ([]string, bool) 
 				slog.Error("pre-receive: doer", "err", err)
 				return []string{"forge: internal error checking branch protection"}, false
 			}
+			d.DeployKey = p.DeployKey
 			doer = &d
 		}
 		c, err := p.change(ctx, q, rule.RequireSignedCommits, needFiles(rule, *doer), branch, u)

@@ -4,6 +4,10 @@
 package repos
 
 import (
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -19,6 +23,32 @@ import (
 type Renderer struct {
 	RootURL string
 	Users   users.Renderer
+	// SSH is the built-in SSH server's address in clone URLs; nil when
+	// the server is off (ssh_url is then empty).
+	SSH *SSHAddress
+}
+
+// SSHAddress is what an SSH clone URL names: Gitea's [server] SSH_USER,
+// SSH_DOMAIN and SSH_PORT.
+type SSHAddress struct {
+	User, Domain string
+	Port         int
+}
+
+// CloneURL is the SSH clone URL of owner/name, in Gitea's form: scp-like
+// user@host:owner/name.git on port 22, else ssh://user@host:port/...
+func (a *SSHAddress) CloneURL(owner, name string) string {
+	if a == nil {
+		return ""
+	}
+	path := url.PathEscape(owner) + "/" + url.PathEscape(name) + ".git"
+	if a.Port != 22 {
+		return "ssh://" + a.User + "@" + net.JoinHostPort(a.Domain, strconv.Itoa(a.Port)) + "/" + path
+	}
+	if strings.Contains(a.Domain, ":") {
+		return "ssh://" + a.User + "@[" + a.Domain + "]/" + path
+	}
+	return a.User + "@" + a.Domain + ":" + path
 }
 
 var epoch = timestamppb.New(time.Unix(0, 0))
@@ -42,6 +72,7 @@ func (v Renderer) Repository(r *access.Repo, viewer *auth.Principal) *reposv1.Re
 		HtmlUrl:                       v.RootURL + full,
 		Url:                           v.RootURL + "api/v1/repos/" + full,
 		CloneUrl:                      v.RootURL + full + ".git",
+		SshUrl:                        v.SSH.CloneURL(r.Owner.Name, r.Name),
 		OriginalUrl:                   r.OriginalURL,
 		Website:                       r.Website,
 		StarsCount:                    int64(r.NumStars),

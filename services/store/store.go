@@ -53,7 +53,8 @@ func Sentinels() []error {
 		ErrTeamExists, ErrLastOrgOwner, ErrOwnersTeam, ErrOrgOwnsRepos, ErrRepoNotInOrg,
 		ErrPullRequestExists, ErrPullRequestMerged, ErrPullRequestMoved, ErrPullRequestClosed, ErrRetargetMerged,
 		ErrReviewNotPending, ErrBranchProtectionExists, ErrVariableExists, ErrAutoMergeScheduled,
-		ErrLoginSourceExists, ErrLoginSourceInUse}
+		ErrLoginSourceExists, ErrLoginSourceInUse,
+		ErrKeyUsed, ErrKeyTitleUsed, ErrDeployKeyAdded, ErrDeployKeyNameUsed}
 }
 
 // Store is the database. It is safe for concurrent use.

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/fullstorydev/grpchan/inprocgrpc"
@@ -43,6 +44,7 @@ import (
 	"forge/services/repos"
 	"forge/services/rpcerr"
 	"forge/services/secretbox"
+	"forge/services/sshd"
 	"forge/services/store"
 	"forge/services/users"
 	"forge/services/validate"
@@ -82,6 +84,12 @@ type App struct {
 	// policies is the per-method table the areas declare in their protos
 	// (Policies).
 	policies auth.Policies
+
+	// sshd is the built-in SSH server for git ([server] START_SSH_SERVER),
+	// nil when off; sshLn its listener, opened by New so that its address
+	// (SSHAddr) is known before Serve, and served by Serve.
+	sshd  *sshd.Server
+	sshLn net.Listener
 }
 
 // New opens and migrates the database and builds every component.
@@ -243,6 +251,18 @@ func (a *App) build() error {
 	register(inproc)
 
 	gitHost := githost.New(authn, gitStore, syncer).WithGuard(protection.NewService(a.Store))
+	// git over SSH goes through the same githost sessions as git over
+	// HTTP: one authorization, one push processing.
+	if ssh := cfg.Server.SSH; ssh.Start {
+		a.sshd, err = sshd.New(sshd.Options{HostKeyDir: filepath.Join(cfg.Server.AppDataPath, "ssh"), Store: a.Store, Git: gitHost})
+		if err != nil {
+			return err
+		}
+		a.sshLn, err = net.Listen("tcp", net.JoinHostPort(ssh.ListenHost, strconv.Itoa(ssh.ListenPort)))
+		if err != nil {
+			return fmt.Errorf("ssh listener: %w", err)
+		}
+	}
 	h, err := gateway.NewHandler(gateway.Options{
 		Git: gateway.NewGitHandler(gitHost, gateway.GitOptions{RootURL: cfg.Server.RootURL,
 			ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser, ProgressTimeout: seconds(cfg.Limits.GitProgressTimeout)}),
@@ -276,17 +296,40 @@ func (a *App) GRPCServer() *grpc.Server { return a.grpc }
 // Authenticator is the interceptor both transports share.
 func (a *App) Authenticator() *auth.Authenticator { return a.authn }
 
-// Serve serves HTTP on httpLn and gRPC on grpcLn until ctx is done, then
-// shuts both down gracefully.
+// SSHAddr is the address the built-in SSH server listens on ("" when it
+// is off): with [server] SSH_LISTEN_PORT = 0, the port picked.
+func (a *App) SSHAddr() string {
+	if a.sshLn == nil {
+		return ""
+	}
+	return a.sshLn.Addr().String()
+}
+
+// Serve serves HTTP on httpLn and gRPC on grpcLn (and SSH, when on, on
+// the listener New opened) until ctx is done, then shuts them down
+// gracefully.
 func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// No server-wide ReadTimeout or WriteTimeout: git transfers may
 	// rightly take long. API bodies get a per-request read deadline and
 	// git transfers a progress deadline (see gateway).
 	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout: seconds(a.cfg.Limits.IdleTimeout)}
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(httpLn) }()
 	go func() { errc <- a.grpc.Serve(grpcLn) }()
+	sshCtx, stopSSH := context.WithCancel(ctx)
+	defer stopSSH()
+	sshDone := make(chan struct{})
+	if a.sshd != nil {
+		go func() {
+			if err := a.sshd.Serve(sshCtx, a.sshLn); err != nil {
+				errc <- err
+			}
+			close(sshDone)
+		}()
+	} else {
+		close(sshDone)
+	}
 	// Background work's statements are not a request's
 	// (Store.QueryCount).
 	schedCtx, stopSched := context.WithCancel(store.Background(ctx))
@@ -315,6 +358,8 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	defer cancel()
 	srv.Shutdown(shutdown)
 	a.grpc.GracefulStop()
+	stopSSH()
+	<-sshDone
 	a.Git.StopHousekeeping() // no git left running in the data directory
 	stopSched()
 	<-cronDone
@@ -372,6 +417,9 @@ func implementation[T any](impls []any) (T, error) {
 
 // Close flushes pending token usage and closes the database.
 func (a *App) Close() error {
+	if a.sshLn != nil {
+		a.sshLn.Close() // when Serve never ran
+	}
 	a.Mirrors.Close()
 	return errors.Join(a.usage.Close(), a.Store.Close())
 }

@@ -44,6 +44,14 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 		}
 		people[i] = u.ID
 	}
+	// n SSH keys of the owner (GET /users/{owner}/keys).
+	for i := range n {
+		k := &store.PublicKey{OwnerID: repo.OwnerID, Name: fmt.Sprintf("key-%d", i),
+			Fingerprint: fmt.Sprintf("SHA256:%s-%d", owner, i), Content: "ssh-ed25519 AAAA"}
+		if err := st.AddPublicKey(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
 	labels := make([]int64, n)
 	for i := range labels {
 		l := &store.Label{RepoID: repo.ID, Name: fmt.Sprintf("label-%02d", i), Color: "#00aabb"}
@@ -207,6 +215,7 @@ func TestListQueriesConstant(t *testing.T) {
 			{"timeline", "/api/v1/repos/%s/list/issues/1/timeline?limit=50", true},
 			{"pull-timeline", "/api/v1/repos/%s/pulls/issues/1/timeline?limit=50", true},
 			{"combined-status", "/api/v1/repos/%s/list/commits/" + querySHA + "/status?limit=50", false},
+			{"user-keys", "/api/v1/users/%s/keys?limit=50", true},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				var counts []int64

@@ -20,6 +20,7 @@ import (
 	"forge/services/githost"
 	"forge/services/issuedeps"
 	"forge/services/issues"
+	"forge/services/keys"
 	"forge/services/labels"
 	"forge/services/mirrors"
 	"forge/services/misc"
@@ -61,6 +62,11 @@ var entries = []entry{
 		return serves(admin.NewServer(d.Store, d.users(), d.Paging, d.Config.Security.MinPasswordLength, d.TOTP,
 			repos.Purger{Store: d.Store, Git: d.Git}).
 			WithLists(orgs.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(), Repos: d.repos()}, tasks))
+	}},
+	{keys.Area, func(d Deps) ([]any, error) {
+		ssh := d.Config.Server.SSH
+		return serves(keys.NewServer(d.Store, keys.Rules{Check: ssh.MinimumKeySizeCheck, Sizes: ssh.MinimumKeySizes},
+			d.users(), d.repos(), d.Config.Server.RootURL, d.Paging))
 	}},
 	{tokens.Area, func(d Deps) ([]any, error) {
 		return serves(tokens.NewServer(d.Store, d.Paging))

@@ -63,7 +63,15 @@ func (d Deps) users() users.Renderer {
 
 // repos renders repositories.
 func (d Deps) repos() repos.Renderer {
-	return repos.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}
+	r := repos.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}
+	if ssh := d.Config.Server.SSH; ssh.Start {
+		domain := ssh.Domain
+		if domain == "" {
+			domain = d.Config.Server.Domain()
+		}
+		r.SSH = &repos.SSHAddress{User: ssh.CloneUser(), Domain: domain, Port: ssh.Port}
+	}
+	return r
 }
 
 // repoService is the repositories' use cases, which the organizations
