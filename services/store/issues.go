@@ -66,6 +66,11 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 	if err := moveIssueCounters(tx, is.RepoID, is.IsPull, 1, b2i(is.IsClosed)); err != nil {
 		return err
 	}
+	if is.MilestoneID != 0 {
+		if err := s.lockMilestone(tx, is.RepoID, is.MilestoneID); err != nil {
+			return err
+		}
+	}
 	is.ID, is.Index = 0, idx
 	if err := tx.Create(is).Error; err != nil {
 		return errs.Wrap(err, "insert issue")
@@ -83,7 +88,13 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 		}
 	}
 	// The timeline shows what the poster set at creation, in Gitea's
-	// order: labels (above), assignees, state.
+	// order: labels (above), milestone, assignees, state.
+	if is.MilestoneID != 0 {
+		c := Comment{Type: CommentTypeMilestone, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, MilestoneID: is.MilestoneID, CreatedUnix: now}
+		if err := recordEvent(tx, c); err != nil {
+			return err
+		}
+	}
 	for _, id := range assignees {
 		c := Comment{Type: CommentTypeAssignees, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, AssigneeID: id, CreatedUnix: now}
 		if err := recordEvent(tx, c); err != nil {
@@ -253,6 +264,9 @@ type IssueListOptions struct {
 	LabelNames []string
 	// Since, Before bound the update time (Unix seconds).
 	Since, Before int64
+	// ByMilestone keeps issues of one of MilestoneIDs (none: no issue).
+	ByMilestone   bool
+	MilestoneIDs  []int64
 	Offset, Limit int
 }
 
@@ -320,6 +334,13 @@ func (s *Store) ListIssues(ctx context.Context, o IssueListOptions) ([]Issue, in
 	if o.Before != 0 {
 		q = q.Where("issues.updated_unix <= ?", o.Before)
 	}
+	if o.ByMilestone {
+		if len(o.MilestoneIDs) == 0 {
+			q = q.Where("1 = 0")
+		} else {
+			q = q.Where("issues.milestone_id IN ?", o.MilestoneIDs)
+		}
+	}
 	total, counted, err := s.countFromCounters(ctx, o)
 	if err != nil {
 		return nil, 0, err
@@ -344,7 +365,7 @@ func (s *Store) ListIssues(ctx context.Context, o IssueListOptions) ([]Issue, in
 // serve the page itself). counted is false when o needs the rows counted.
 func (s *Store) countFromCounters(ctx context.Context, o IssueListOptions) (total int64, counted bool, err error) {
 	if o.RepoID == 0 || o.Keyword != "" || o.PosterID != 0 || o.AssigneeID != 0 || o.MentionedID != 0 ||
-		len(o.LabelNames) > 0 || o.Since != 0 || o.Before != 0 {
+		len(o.LabelNames) > 0 || o.Since != 0 || o.Before != 0 || o.ByMilestone {
 		return 0, false, nil
 	}
 	var r Repository
@@ -406,7 +427,17 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 			c.RepoID, c.IssueID, c.PosterID, c.CreatedUnix = repoID, is.ID, actorID, now
 			return recordEvent(tx, c)
 		}
-		// Events in Gitea's order: assignees, state, title.
+		// Events in Gitea's order: milestone, assignees, state, title.
+		if is.MilestoneID != old.MilestoneID {
+			if is.MilestoneID != 0 {
+				if err := s.lockMilestone(tx, repoID, is.MilestoneID); err != nil {
+					return err
+				}
+			}
+			if err := event(Comment{Type: CommentTypeMilestone, OldMilestoneID: old.MilestoneID, MilestoneID: is.MilestoneID}); err != nil {
+				return err
+			}
+		}
 		assigned := false
 		if e.ReplaceAssignees {
 			added, gone, err := replaceAssignees(tx, &is, uniqueIDs(e.AssigneeIDs))
