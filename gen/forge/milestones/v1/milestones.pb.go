@@ -692,12 +692,12 @@ const file_forge_milestones_v1_milestones_proto_rawDesc = "" +
 	"\x02id\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x02id\"\x19\n" +
 	"\x17DeleteMilestoneResponse2\xe5\a\n" +
 	"\x10MilestoneService\x12\xbd\x01\n" +
-	"\x0eListMilestones\x12*.forge.milestones.v1.ListMilestonesRequest\x1a+.forge.milestones.v1.ListMilestonesResponse\"R\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x025b\n" +
+	"\x0eListMilestones\x12*.forge.milestones.v1.ListMilestonesRequest\x1a+.forge.milestones.v1.ListMilestonesResponse\"R\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\a\x18\x01\x82\xd3\xe4\x93\x025b\n" +
 	"milestones\x12'/api/v1/repos/{owner}/{repo}/milestones\x12\xbb\x01\n" +
-	"\fGetMilestone\x12(.forge.milestones.v1.GetMilestoneRequest\x1a).forge.milestones.v1.GetMilestoneResponse\"V\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x029b\tmilestone\x12,/api/v1/repos/{owner}/{repo}/milestones/{id}\x12\xc9\x01\n" +
-	"\x0fCreateMilestone\x12+.forge.milestones.v1.CreateMilestoneRequest\x1a,.forge.milestones.v1.CreateMilestoneResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x027:\x01*b\tmilestone\"'/api/v1/repos/{owner}/{repo}/milestones\x12\xc3\x01\n" +
-	"\rEditMilestone\x12).forge.milestones.v1.EditMilestoneRequest\x1a*.forge.milestones.v1.EditMilestoneResponse\"[\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02<:\x01*b\tmilestone2,/api/v1/repos/{owner}/{repo}/milestones/{id}\x12\xc0\x01\n" +
-	"\x0fDeleteMilestone\x12+.forge.milestones.v1.DeleteMilestoneRequest\x1a,.forge.milestones.v1.DeleteMilestoneResponse\"R\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02.*,/api/v1/repos/{owner}/{repo}/milestones/{id}B\xc4\x01\n" +
+	"\fGetMilestone\x12(.forge.milestones.v1.GetMilestoneRequest\x1a).forge.milestones.v1.GetMilestoneResponse\"V\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\a\x18\x01\x82\xd3\xe4\x93\x029b\tmilestone\x12,/api/v1/repos/{owner}/{repo}/milestones/{id}\x12\xc9\x01\n" +
+	"\x0fCreateMilestone\x12+.forge.milestones.v1.CreateMilestoneRequest\x1a,.forge.milestones.v1.CreateMilestoneResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x02\x82\xd3\xe4\x93\x027:\x01*b\tmilestone\"'/api/v1/repos/{owner}/{repo}/milestones\x12\xc3\x01\n" +
+	"\rEditMilestone\x12).forge.milestones.v1.EditMilestoneRequest\x1a*.forge.milestones.v1.EditMilestoneResponse\"[\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x02\x82\xd3\xe4\x93\x02<:\x01*b\tmilestone2,/api/v1/repos/{owner}/{repo}/milestones/{id}\x12\xc0\x01\n" +
+	"\x0fDeleteMilestone\x12+.forge.milestones.v1.DeleteMilestoneRequest\x1a,.forge.milestones.v1.DeleteMilestoneResponse\"R\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x02\x82\xd3\xe4\x93\x02.*,/api/v1/repos/{owner}/{repo}/milestones/{id}B\xc4\x01\n" +
 	"\x17com.forge.milestones.v1B\x0fMilestonesProtoP\x01Z*forge/gen/forge/milestones/v1;milestonesv1\xa2\x02\x03FMX\xaa\x02\x13Forge.Milestones.V1\xca\x02\x13Forge\\Milestones\\V1\xe2\x02\x1fForge\\Milestones\\V1\\GPBMetadata\xea\x02\x15Forge::Milestones::V1b\x06proto3"
 
 var (

@@ -30,9 +30,10 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// MilestoneService manages a repository's milestones. Readers of the
-// repository's issues list and read them; writers there create, edit
-// and delete them. A milestone is named in the path by its id or, when
+// MilestoneService manages a repository's milestones, which issues and
+// pull requests share: readers of either unit list and read them, writers
+// of either create, edit and delete them (Gitea's reqRepoWriter(issues,
+// pulls)). A milestone is named in the path by its id or, when
 // the value is not a number, by its title (case-insensitively). Its
 // open_issues and closed_issues count the issues and pull requests in
 // it, counted when it is read.
@@ -113,9 +114,10 @@ func (c *milestoneServiceClient) DeleteMilestone(ctx context.Context, in *Delete
 // All implementations must embed UnimplementedMilestoneServiceServer
 // for forward compatibility.
 //
-// MilestoneService manages a repository's milestones. Readers of the
-// repository's issues list and read them; writers there create, edit
-// and delete them. A milestone is named in the path by its id or, when
+// MilestoneService manages a repository's milestones, which issues and
+// pull requests share: readers of either unit list and read them, writers
+// of either create, edit and delete them (Gitea's reqRepoWriter(issues,
+// pulls)). A milestone is named in the path by its id or, when
 // the value is not a number, by its title (case-insensitively). Its
 // open_issues and closed_issues count the issues and pull requests in
 // it, counted when it is read.
