@@ -544,7 +544,7 @@ func replaceAssignees(tx *gorm.DB, is *Issue, ids []int64) (added, gone []int64,
 }
 
 // DeleteIssue deletes an issue with its comments, assignees, labels,
-// pending activities and attachment rows (its own and its comments'; the
+// subscriptions, pending activities and attachment rows (its own and its comments'; the
 // files go with the attachments sweep), and moves the repository's
 // counters, in one transaction. ErrNotFound if there is no such issue.
 func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
@@ -556,7 +556,7 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 		if err := unlabelDeletedIssue(tx, &is); err != nil {
 			return err
 		}
-		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}, &PullRequest{}} {
+		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}, &PullRequest{}, &IssueWatch{}} {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {
 				return errs.Wrap(err, "delete issue rows")
 			}
