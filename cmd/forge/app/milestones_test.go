@@ -288,3 +288,58 @@ func TestMilestoneCountsConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// TestPullMilestones: a pull request created in a milestone shows it and
+// counts in it, the pull request list's milestone filter finds it, an
+// edit moves it (0 keeps it, as Gitea) and sets its due date.
+func TestPullMilestones(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		tok := s.seedUser("alice", "alice-password", false)
+		alice := s.sdk(gitea.SetToken(tok))
+		s.createRepo(t, tok, "proj", true, false)
+		work := s.clone(t, "alice", "alice-password", "alice", "proj")
+		gitCmd(t, work, "checkout", "-q", "-b", "feature")
+		commitFile(t, work, "a.txt", "one\n", "first")
+		gitCmd(t, work, "push", "-q", "origin", "feature")
+		m1, _, err := alice.CreateMilestone("alice", "proj", gitea.CreateMilestoneOption{Title: "m1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, _, err := alice.CreateMilestone("alice", "proj", gitea.CreateMilestoneOption{Title: "m2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.do("POST", "/api/v1/repos/alice/proj/pulls", `{"head":"feature","base":"main","title":"x","milestone":999999}`,
+			"Authorization", "token "+tok, "Content-Type", "application/json")
+		expectStatus(t, r, http.StatusNotFound)
+		pr, _, err := alice.CreatePullRequest("alice", "proj", gitea.CreatePullRequestOption{Head: "feature", Base: "main", Title: "Feature", Milestone: m1.ID})
+		if err != nil || pr.Milestone == nil || pr.Milestone.ID != m1.ID || pr.Milestone.OpenIssues != 1 {
+			t.Fatalf("create in milestone: %+v %v", pr, err)
+		}
+		list, _, err := alice.ListRepoPullRequests("alice", "proj", gitea.ListPullRequestsOptions{Milestone: m1.ID})
+		if err != nil || len(list) != 1 {
+			t.Fatalf("filter m1: %d %v", len(list), err)
+		}
+		if list, _, err = alice.ListRepoPullRequests("alice", "proj", gitea.ListPullRequestsOptions{Milestone: m2.ID}); err != nil || len(list) != 0 {
+			t.Fatalf("filter m2: %d %v", len(list), err)
+		}
+		due := time.Date(2033, 6, 7, 8, 9, 10, 0, time.UTC)
+		got, _, err := alice.EditPullRequest("alice", "proj", pr.Index, gitea.EditPullRequestOption{Milestone: m2.ID, Deadline: &due})
+		if err != nil || got.Milestone == nil || got.Milestone.ID != m2.ID || got.Deadline == nil ||
+			!got.Deadline.Equal(time.Date(2033, 6, 7, 23, 59, 59, 0, time.UTC)) {
+			t.Fatalf("edit: %+v %v", got, err)
+		}
+		if got, _, err = alice.EditPullRequest("alice", "proj", pr.Index, gitea.EditPullRequestOption{Title: "Feature!"}); err != nil ||
+			got.Milestone == nil || got.Milestone.ID != m2.ID {
+			t.Fatalf("edit without milestone: %+v %v", got, err)
+		}
+		if list, _, err = alice.ListRepoPullRequests("alice", "proj", gitea.ListPullRequestsOptions{Milestone: m2.ID}); err != nil || len(list) != 1 ||
+			list[0].Milestone == nil || list[0].Milestone.Title != "m2" {
+			t.Fatalf("filter m2 after the move: %d %v", len(list), err)
+		}
+		if is, _, err := alice.GetIssue("alice", "proj", pr.Index); err != nil || is.Milestone == nil || is.Milestone.ID != m2.ID {
+			t.Fatalf("the pull request's issue: %+v %v", is, err)
+		}
+	})
+}

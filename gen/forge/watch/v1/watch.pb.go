@@ -1221,7 +1221,7 @@ var File_forge_watch_v1_watch_proto protoreflect.FileDescriptor
 
 const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/watch/v1/watch.proto\x12\x0eforge.watch.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/json.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x01\n" +
+	"\x1aforge/watch/v1/watch.proto\x12\x0eforge.watch.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x01\n" +
 	"\tWatchInfo\x12\x1e\n" +
 	"\n" +
 	"subscribed\x18\x01 \x01(\bR\n" +
