@@ -82,19 +82,20 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 	if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
 		return err
 	}
-	if len(n.LabelIDs) > 0 {
-		if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
-			return err
-		}
-	}
-	// The timeline shows what the poster set at creation, in Gitea's
-	// order: labels (above), milestone, assignees, state.
 	if is.MilestoneID != 0 {
 		c := Comment{Type: CommentTypeMilestone, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, MilestoneID: is.MilestoneID, CreatedUnix: now}
 		if err := recordEvent(tx, c); err != nil {
 			return err
 		}
 	}
+	if len(n.LabelIDs) > 0 {
+		if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
+			return err
+		}
+	}
+	// The timeline shows what the poster set at creation, in forge's
+	// order: milestone (above, first as in Gitea), labels (above),
+	// assignees, state.
 	for _, id := range assignees {
 		c := Comment{Type: CommentTypeAssignees, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, AssigneeID: id, CreatedUnix: now}
 		if err := recordEvent(tx, c); err != nil {
