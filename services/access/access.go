@@ -212,6 +212,9 @@ func (m modes) unit(u auth.Unit) store.AccessMode {
 	if u == auth.UnitAny {
 		return m.any()
 	}
+	if u == auth.UnitIssuesOrPulls {
+		return max(m.unit(auth.UnitIssues), m.unit(auth.UnitPulls))
+	}
 	return max(m.base, m.units[unitType(u)])
 }
 
@@ -226,6 +229,19 @@ func (m modes) anyEnabled(r *store.Repository) store.AccessMode {
 		}
 	}
 	return out
+}
+
+// issuesOrPulls is the better mode over the issues and pull requests
+// units r has on (Gitea's reqRepoWriter(issues, pulls) counts only
+// those); none on: the mode on issues, for the unit-off rule.
+func (m modes) issuesOrPulls(r *store.Repository) store.AccessMode {
+	switch {
+	case r.HasIssues && r.HasPullRequests:
+		return m.unit(auth.UnitIssuesOrPulls)
+	case r.HasPullRequests:
+		return m.unit(auth.UnitPulls)
+	}
+	return m.unit(auth.UnitIssues)
 }
 
 func (m modes) any() store.AccessMode {

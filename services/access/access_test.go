@@ -226,6 +226,11 @@ func TestRepositoryRule(t *testing.T) {
 		{w.caller("dev"), "acme/tool", res(auth.UnitIssues, store.AccessWrite), access.NeedWriteMessage},
 		{w.caller("dev"), "acme/tool", res(auth.UnitReleases, store.AccessRead), access.UnitOffMessage},
 		{w.caller("dev"), "acme/tool", res(auth.UnitAny, store.AccessWrite), ""},
+		// Issues or pull requests: the better of the two units that are on.
+		{w.caller("dev"), "acme/tool", res(auth.UnitIssuesOrPulls, store.AccessRead), ""},
+		{w.caller("dev"), "acme/tool", res(auth.UnitIssuesOrPulls, store.AccessWrite), access.NeedWriteMessage},
+		{w.caller("reader"), "alice/noiss", res(auth.UnitIssuesOrPulls, store.AccessRead), ""},
+		{w.caller("reader"), "alice/noiss", res(auth.UnitIssuesOrPulls, store.AccessWrite), access.NeedWriteMessage},
 		{w.caller("boss"), "acme/tool", res(auth.UnitCode, store.AccessOwner), ""},
 		// An owner the caller may not see answers as a missing account.
 		{w.caller("stranger"), "acme/tool", res(auth.UnitCode, store.AccessRead), "user does not exist [name: acme]"},

@@ -118,9 +118,12 @@ func writes(pol auth.Policy) auth.RepoWrite {
 func Authorize(r *Repo, res auth.Resource, w auth.RepoWrite) error {
 	// From here on Mode is the caller's access to the declared unit.
 	if r.grants != nil {
-		if res.Unit == auth.UnitAny {
+		switch res.Unit {
+		case auth.UnitAny:
 			r.Mode = r.grants.anyEnabled(r.Repository)
-		} else {
+		case auth.UnitIssuesOrPulls:
+			r.Mode = r.grants.issuesOrPulls(r.Repository)
+		default:
 			r.Mode = r.grants.unit(res.Unit)
 		}
 	}
@@ -140,6 +143,8 @@ func unitEnabled(r *store.Repository, u auth.Unit) bool {
 		return r.HasReleases
 	case auth.UnitIssues:
 		return r.HasIssues
+	case auth.UnitIssuesOrPulls:
+		return r.HasIssues || r.HasPullRequests
 	case auth.UnitPulls:
 		return r.HasPullRequests
 	case auth.UnitWiki:

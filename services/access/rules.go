@@ -177,6 +177,24 @@ var Rules = map[string]Rule{
 			return &Object{Thread: t}, nil
 		},
 	},
+	// issue-subscriber-self-or-admin: the issue (index) exists, and the account (user) is the caller, or the caller administers the repository or the site.
+	"issue-subscriber-self-or-admin": {
+		On: auth.RepositoryResource, Fields: []string{"index", "user"},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			is, err := c.issue(ctx, s, errTargetNotFound)
+			if err != nil {
+				return nil, err
+			}
+			u, err := c.individual(ctx, stringField(s.req, "user"), s.caller)
+			if err != nil {
+				return nil, err
+			}
+			if s.caller.ID() != u.ID && s.repo.Mode < store.AccessAdmin && !s.caller.IsAdmin() {
+				return nil, errs.Newf(errs.PermissionDenied, "%s is not permitted to change subscriptions for %s", s.caller.User.Name, u.Name)
+			}
+			return &Object{Issue: is, User: u}, nil
+		},
+	},
 	// collaborator-self-or-repo-admin: an administrator of the repository, or the collaborator asking about themself.
 	"collaborator-self-or-repo-admin": {
 		On: auth.RepositoryResource, Fields: []string{"collaborator"},

@@ -19,6 +19,7 @@ import (
 	pullsv1 "forge/gen/forge/pulls/v1"
 	reposv1 "forge/gen/forge/repos/v1"
 	reviewsv1 "forge/gen/forge/reviews/v1"
+	watchv1 "forge/gen/forge/watch/v1"
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
@@ -154,6 +155,9 @@ func TestRules(t *testing.T) {
 	merge := func(index int64) proto.Message { return &pullsv1.MergePullRequestRequest{Index: index} }
 	cancelMerge := func(index int64) proto.Message { return &pullsv1.CancelScheduledAutoMergeRequest{Index: index} }
 	review := func(index, id int64) proto.Message { return &reviewsv1.GetPullReviewRequest{Index: index, Id: id} }
+	subscribe := func(index int64, user string) proto.Message {
+		return &watchv1.SubscribeIssueRequest{Index: index, User: user}
+	}
 	notFound := "The target couldn't be found."
 	cases := []call{
 		{"issue-poster-or-writer", editIssue(1), poster, store.AccessRead, false, ""},
@@ -178,6 +182,12 @@ func TestRules(t *testing.T) {
 		{"thread-owner-or-admin", &notificationsv1.GetThreadRequest{Id: 7}, siteRoot, 0, false, ""},
 		{"thread-owner-or-admin", &notificationsv1.GetThreadRequest{Id: 7}, other, 0, false, "only user itself and admin are allowed to read/change this thread 7"},
 		{"thread-owner-or-admin", &notificationsv1.GetThreadRequest{Id: 8}, poster, 0, false, "notification does not exist [id: 8]"},
+		{"issue-subscriber-self-or-admin", subscribe(1, "poster"), poster, store.AccessRead, false, ""},
+		{"issue-subscriber-self-or-admin", subscribe(1, "poster"), other, store.AccessAdmin, false, ""},
+		{"issue-subscriber-self-or-admin", subscribe(1, "poster"), siteRoot, store.AccessRead, false, ""},
+		{"issue-subscriber-self-or-admin", subscribe(1, "poster"), other, store.AccessWrite, false, "other is not permitted to change subscriptions for poster"},
+		{"issue-subscriber-self-or-admin", subscribe(9, "poster"), poster, store.AccessRead, false, notFound},
+		{"issue-subscriber-self-or-admin", subscribe(1, "nobody"), poster, store.AccessRead, false, "user does not exist [name: nobody]"},
 		{"collaborator-self-or-repo-admin", &reposv1.GetCollaboratorPermissionRequest{Collaborator: "poster"}, poster, store.AccessRead, false, ""},
 		{"collaborator-self-or-repo-admin", &reposv1.GetCollaboratorPermissionRequest{Collaborator: "poster"}, other, store.AccessAdmin, false, ""},
 		{"collaborator-self-or-repo-admin", &reposv1.GetCollaboratorPermissionRequest{Collaborator: "poster"}, other, store.AccessWrite, false, access.QueryPermMessage},

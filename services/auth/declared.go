@@ -134,12 +134,13 @@ func resourceOf(d *optionsv1.Resource) (Resource, error) {
 	case optionsv1.ResourceKind_RESOURCE_KIND_REPOSITORY:
 		r.Kind = RepositoryResource
 		units := map[optionsv1.Unit]Unit{
-			optionsv1.Unit_UNIT_CODE:     UnitCode,
-			optionsv1.Unit_UNIT_ISSUES:   UnitIssues,
-			optionsv1.Unit_UNIT_PULLS:    UnitPulls,
-			optionsv1.Unit_UNIT_RELEASES: UnitReleases,
-			optionsv1.Unit_UNIT_WIKI:     UnitWiki,
-			optionsv1.Unit_UNIT_ANY:      UnitAny,
+			optionsv1.Unit_UNIT_CODE:            UnitCode,
+			optionsv1.Unit_UNIT_ISSUES:          UnitIssues,
+			optionsv1.Unit_UNIT_PULLS:           UnitPulls,
+			optionsv1.Unit_UNIT_RELEASES:        UnitReleases,
+			optionsv1.Unit_UNIT_WIKI:            UnitWiki,
+			optionsv1.Unit_UNIT_ANY:             UnitAny,
+			optionsv1.Unit_UNIT_ISSUES_OR_PULLS: UnitIssuesOrPulls,
 		}
 		u, ok := units[d.GetUnit()]
 		if !ok {

@@ -75,6 +75,10 @@ const (
 	// repository has on (Gitea's reqAnyRepoReader): a team member with
 	// only the issues unit reads the repository record.
 	UnitAny
+	// UnitIssuesOrPulls is the better of the caller's modes on the issues
+	// and pull requests units the repository has on (Gitea's
+	// reqRepoWriter(issues, pulls)): milestones serve both.
+	UnitIssuesOrPulls
 )
 
 // Resource declares the resource a method acts on and the access it needs

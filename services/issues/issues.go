@@ -3,6 +3,7 @@ package issues
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,12 @@ type NewIssue struct {
 	// Labels are label ids, put on the issue by the labels rules
 	// (store.EditIssueLabels' exclusive scopes apply).
 	Labels []int64
+	// Ref is the branch or tag the issue is about.
+	Ref string
+	// Milestone is a milestone id of the repository (0: none; unknown:
+	// 404). Due is the due date (zero: none).
+	Milestone int64
+	Due       time.Time
 }
 
 // Create opens an issue in r posted by caller. Assignees and labels come
@@ -34,7 +41,11 @@ type NewIssue struct {
 func (s *Service) Create(ctx context.Context, r *access.Repo, caller *auth.Principal, in NewIssue) (*store.NewIssue, error) {
 	n := &store.NewIssue{Issue: store.Issue{
 		RepoID: r.ID, PosterID: caller.ID(), Title: strings.TrimSpace(in.Title), Content: in.Body, IsClosed: in.Closed,
+		Ref: in.Ref, MilestoneID: max(in.Milestone, 0),
 	}}
+	if !in.Due.IsZero() {
+		n.DeadlineUnix = in.Due.Unix()
+	}
 	ids, err := s.assignees(ctx, r, caller, in.Assignees)
 	if err != nil {
 		return nil, err
@@ -104,6 +115,14 @@ type IssueChange struct {
 	// Assignees replace the current ones when ReplaceAssignees is set.
 	Assignees        []string
 	ReplaceAssignees bool
+	Ref              *string
+	// Milestone: a milestone id of the repository, 0 takes the issue off
+	// its milestone.
+	Milestone *int64
+	// Due sets the due date to the end of its day (UTC: the offset the
+	// client sent is not kept by the request); UnsetDue removes it.
+	Due      *time.Time
+	UnsetDue bool
 }
 
 // Edit changes an issue: title, body and state by its poster or a writer
@@ -131,6 +150,19 @@ func (s *Service) Edit(ctx context.Context, r *access.Repo, caller *auth.Princip
 		if ch.State != nil {
 			e.IsClosed = *ch.State == "closed"
 		}
+		if ch.Ref != nil {
+			e.Ref = *ch.Ref
+		}
+		if ch.Milestone != nil {
+			e.MilestoneID = max(*ch.Milestone, 0)
+		}
+		if ch.Due != nil && !ch.Due.IsZero() {
+			d := ch.Due.UTC()
+			e.DeadlineUnix = time.Date(d.Year(), d.Month(), d.Day(), 23, 59, 59, 0, time.UTC).Unix()
+		}
+		if ch.UnsetDue {
+			e.DeadlineUnix = 0
+		}
 		e.AssigneeIDs, e.ReplaceAssignees = assignees, replace
 		return nil
 	})
@@ -154,7 +186,10 @@ type Query struct {
 	// 404 as in Gitea.
 	CreatedBy, AssignedBy, MentionedBy string
 	// Owner limits a search to one owner's repositories.
-	Owner       string
+	Owner string
+	// Milestones are comma-separated milestone names or ids of the
+	// repository (not for the search).
+	Milestones  string
 	Page, Limit int
 }
 
@@ -227,6 +262,10 @@ func (s *Service) List(ctx context.Context, r *access.Repo, caller *auth.Princip
 		return nil, 0, err
 	}
 	o.RepoID = r.ID
+	if o.MilestoneIDs, err = s.milestoneIDs(ctx, r.ID, q.Milestones); err != nil {
+		return nil, 0, err
+	}
+	o.ByMilestone = len(o.MilestoneIDs) > 0
 	list, total, err := s.store.ListIssues(ctx, o)
 	return list, total, err
 }
@@ -254,4 +293,33 @@ func (s *Service) Search(ctx context.Context, caller *auth.Principal, q Query) (
 	}
 	list, total, err := s.store.ListIssues(ctx, o)
 	return list, total, err
+}
+
+// milestoneIDs resolves Gitea's milestones filter: each part is a
+// milestone name of the repository or else a number taken as an id;
+// parts that are neither are dropped (and when all are, nothing is
+// filtered, as Gitea).
+func (s *Service) milestoneIDs(ctx context.Context, repoID int64, filter string) ([]int64, error) {
+	var names []string
+	for _, part := range strings.Split(filter, ",") {
+		if part = strings.TrimSpace(part); part != "" && len(names) < 50 {
+			names = append(names, part)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	named, err := s.store.MilestonesByNames(ctx, repoID, names)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, n := range names {
+		if id, ok := named[strings.ToLower(n)]; ok {
+			ids = append(ids, id)
+		} else if id, err := strconv.ParseInt(n, 10, 64); err == nil && id > 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }

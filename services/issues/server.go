@@ -48,7 +48,7 @@ func (s *Server) ListIssues(ctx context.Context, req *issuesv1.ListIssuesRequest
 		State: req.GetState(), Labels: req.GetLabels(), Q: req.GetQ(), Type: req.GetType(),
 		Since: req.GetSince(), Before: req.GetBefore(),
 		CreatedBy: req.GetCreatedBy(), AssignedBy: req.GetAssignedBy(), MentionedBy: req.GetMentionedBy(),
-		Page: int(req.GetPage()), Limit: int(req.GetLimit()),
+		Milestones: req.GetMilestones(), Page: int(req.GetPage()), Limit: int(req.GetLimit()),
 	})
 	if err != nil {
 		return nil, err
@@ -115,10 +115,14 @@ func (s *Server) CreateIssue(ctx context.Context, req *issuesv1.CreateIssueReque
 	if a := req.GetAssignee(); a != "" {
 		names = append([]string{a}, names...)
 	}
-	n, err := s.svc.Create(ctx, r, auth.FromContext(ctx), NewIssue{
+	in := NewIssue{
 		Title: req.GetTitle(), Body: req.GetBody(), Assignees: names, Closed: req.GetClosed(),
-		Labels: req.GetLabels(),
-	})
+		Labels: req.GetLabels(), Ref: req.GetRef(), Milestone: req.GetMilestone(),
+	}
+	if req.GetDueDate() != nil {
+		in.Due = req.GetDueDate().AsTime()
+	}
+	n, err := s.svc.Create(ctx, r, auth.FromContext(ctx), in)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +143,12 @@ func (s *Server) EditIssue(ctx context.Context, req *issuesv1.EditIssueRequest) 
 	if err != nil {
 		return nil, err
 	}
-	ch := IssueChange{Title: req.GetTitle(), Body: req.Body, State: req.State}
+	ch := IssueChange{Title: req.GetTitle(), Body: req.Body, State: req.State, Ref: req.Ref,
+		Milestone: req.Milestone, UnsetDue: req.GetUnsetDueDate()}
+	if req.GetDueDate() != nil {
+		d := req.GetDueDate().AsTime()
+		ch.Due = &d
+	}
 	if req.Assignee != nil || len(req.GetAssignees()) > 0 {
 		ch.ReplaceAssignees = true
 		ch.Assignees = req.GetAssignees()

@@ -39,6 +39,10 @@ type Store interface {
 	// IssueAssignees and LabelsOfIssues load what an issue shows.
 	IssueAssignees(ctx context.Context, issueIDs []int64) (map[int64][]int64, error)
 	LabelsOfIssues(ctx context.Context, issueIDs []int64) (map[int64][]store.Label, error)
+	// MilestonesByID loads milestones with their counts; unknown ids are
+	// absent. MilestonesByNames resolves names (lower-cased) to ids.
+	MilestonesByID(ctx context.Context, ids []int64) (map[int64]*store.Milestone, error)
+	MilestonesByNames(ctx context.Context, repoID int64, names []string) (map[string]int64, error)
 	// AttachmentsOf loads the files of several issues (column
 	// "issue_id": their own, not their comments') or comments
 	// ("comment_id") at once, oldest first; repoID 0 spans repositories.

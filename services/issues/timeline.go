@@ -77,11 +77,16 @@ func (s *TimelineServer) ListIssueTimeline(ctx context.Context, req *issuesv1.Li
 	if err != nil {
 		return nil, err
 	}
-	var labelIDs []int64
+	var labelIDs, mileIDs []int64
 	for i := range list {
 		if list[i].LabelID != 0 {
 			labelIDs = append(labelIDs, list[i].LabelID)
 		}
+		mileIDs = append(mileIDs, list[i].OldMilestoneID, list[i].MilestoneID)
+	}
+	miles, err := s.store.MilestonesByID(ctx, mileIDs)
+	if err != nil {
+		return nil, err
 	}
 	labels, err := s.store.LabelsByID(ctx, labelIDs)
 	if err != nil {
@@ -90,6 +95,11 @@ func (s *TimelineServer) ListIssueTimeline(ctx context.Context, req *issuesv1.Li
 	out, err := s.view.timeline(ctx, auth.FromContext(ctx), list, labels, ref(r), is)
 	if err != nil {
 		return nil, err
+	}
+	// A milestone event names its milestones (null when none, or deleted).
+	for i := range list {
+		out[i].OldMilestone = Milestone(miles[list[i].OldMilestoneID])
+		out[i].Milestone = Milestone(miles[list[i].MilestoneID])
 	}
 	return &issuesv1.ListIssueTimelineResponse{Comments: out, TotalCount: total}, nil
 }

@@ -81,6 +81,16 @@ func (v view) issues(ctx context.Context, viewer *auth.Principal, list []store.I
 	if err != nil {
 		return nil, err
 	}
+	mids := make([]int64, 0, len(list))
+	for i := range list {
+		if list[i].MilestoneID != 0 {
+			mids = append(mids, list[i].MilestoneID)
+		}
+	}
+	miles, err := v.store.MilestonesByID(ctx, mids)
+	if err != nil {
+		return nil, err
+	}
 	// One query for the whole page; the ids are global, so a list that
 	// spans repositories needs no repository filter.
 	files, err := v.store.AttachmentsOf(ctx, 0, "issue_id", ids)
@@ -95,6 +105,7 @@ func (v view) issues(ctx context.Context, viewer *auth.Principal, list []store.I
 	for i := range list {
 		out[i] = v.issue(&list[i], repoOf(list[i].RepoID), found, assignees[list[i].ID], labels[list[i].ID])
 		out[i].Assets = attachments.Views(v.root, files[list[i].ID])
+		out[i].Milestone = Milestone(miles[list[i].MilestoneID])
 	}
 	return out, nil
 }
@@ -110,6 +121,13 @@ func (v view) created(ctx context.Context, viewer *auth.Principal, is *store.Iss
 	}
 	out := v.issue(is, r, found, assignees, nil)
 	out.Assets = attachments.Views(v.root, nil)
+	if is.MilestoneID != 0 {
+		miles, err := v.store.MilestonesByID(ctx, []int64{is.MilestoneID})
+		if err != nil {
+			return nil, err
+		}
+		out.Milestone = Milestone(miles[is.MilestoneID])
+	}
 	return out, nil
 }
 
@@ -126,6 +144,7 @@ func (v view) issue(is *store.Issue, r repoRef, people map[int64]*store.User, as
 		User:       v.user(people, is.PosterID),
 		Title:      is.Title,
 		Body:       is.Content,
+		Ref:        is.Ref,
 		Labels:     make([]*issuesv1.Label, 0, len(labels)),
 		State:      "open",
 		IsLocked:   is.IsLocked,
@@ -137,6 +156,9 @@ func (v view) issue(is *store.Issue, r repoRef, people map[int64]*store.User, as
 	if is.IsClosed {
 		out.State = "closed"
 		out.ClosedAt = ts(is.ClosedUnix)
+	}
+	if is.DeadlineUnix != 0 {
+		out.DueDate = ts(is.DeadlineUnix)
 	}
 	for _, id := range assignees {
 		// A deleted or hidden assignee is left out (not shown as the ghost).
@@ -211,4 +233,24 @@ func (v view) comments(ctx context.Context, viewer *auth.Principal, list []store
 		}
 	}
 	return out, nil
+}
+
+// Milestone renders Gitea's Milestone object; nil (JSON null) for none.
+func Milestone(m *store.Milestone) *issuesv1.Milestone {
+	if m == nil {
+		return nil
+	}
+	out := &issuesv1.Milestone{
+		Id: m.ID, Title: m.Name, Description: m.Content, State: "open",
+		OpenIssues: m.NumIssues - m.NumClosedIssues, ClosedIssues: m.NumClosedIssues,
+		CreatedAt: ts(m.CreatedUnix), UpdatedAt: ts(m.UpdatedUnix),
+	}
+	if m.IsClosed {
+		out.State = "closed"
+		out.ClosedAt = ts(m.ClosedUnix)
+	}
+	if m.DeadlineUnix != 0 {
+		out.DueOn = ts(m.DeadlineUnix)
+	}
+	return out
 }

@@ -28,6 +28,10 @@ func (s *countingStore) LabelsOfIssues(context.Context, []int64) (map[int64][]st
 	return map[int64][]store.Label{}, nil
 }
 
+func (s *countingStore) MilestonesByID(context.Context, []int64) (map[int64]*store.Milestone, error) {
+	return map[int64]*store.Milestone{}, nil
+}
+
 func (s *countingStore) AttachmentsOf(_ context.Context, _ int64, column string, ids []int64) (map[int64][]store.Attachment, error) {
 	s.attachmentQueries[column]++
 	out := map[int64][]store.Attachment{}

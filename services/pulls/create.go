@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"time"
 
 	"forge/services/access"
 	"forge/services/auth"
@@ -25,6 +26,10 @@ type NewPull struct {
 	Title, Body string
 	Assignees   []string
 	Labels      []int64
+	// Milestone is a milestone id of the base repository (0: none); Due
+	// the due date (zero: none).
+	Milestone int64
+	Due       time.Time
 }
 
 // Created is a new pull request with what it was stored with.
@@ -97,7 +102,8 @@ func (s *Service) Create(ctx context.Context, base, head *access.Repo, caller *a
 	}
 	n := &Created{Head: head, NewPullRequest: store.NewPullRequest{
 		NewIssue: store.NewIssue{
-			Issue:       store.Issue{RepoID: base.ID, PosterID: caller.ID(), Title: strings.TrimSpace(in.Title), Content: in.Body},
+			Issue: store.Issue{RepoID: base.ID, PosterID: caller.ID(), Title: strings.TrimSpace(in.Title), Content: in.Body,
+				MilestoneID: max(in.Milestone, 0), DeadlineUnix: dueUnix(in.Due)},
 			AssigneeIDs: assignees, LabelIDs: in.Labels, LabelOrgID: base.OwnerID,
 		},
 		Pull: store.PullRequest{
@@ -161,4 +167,12 @@ func (s *Service) List(ctx context.Context, r *access.Repo, q Query) ([]store.Is
 		RepoID: r.ID, State: q.State, Sort: q.Sort, LabelIDs: q.Labels, MilestoneID: q.Milestone,
 		Offset: page.Offset(), Limit: page.Size,
 	})
+}
+
+// dueUnix is a due date as stored (0: none).
+func dueUnix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
 }

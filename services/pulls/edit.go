@@ -223,8 +223,16 @@ func (s *EditServer) EditPullRequest(ctx context.Context, req *pullsv1.EditPullR
 		return nil, err
 	}
 	ch := PullChange{
-		Issue:  issues.IssueChange{Title: req.GetTitle(), Body: req.Body, State: req.State},
+		Issue: issues.IssueChange{Title: req.GetTitle(), Body: req.Body, State: req.State,
+			UnsetDue: req.GetUnsetDueDate()},
 		Labels: req.GetLabels(), Base: req.GetBase(), AllowMaintainerEdit: req.AllowMaintainerEdit,
+	}
+	if m := req.GetMilestone(); m != 0 { // 0 keeps it, as Gitea
+		ch.Issue.Milestone = &m
+	}
+	if req.GetDueDate() != nil {
+		d := req.GetDueDate().AsTime()
+		ch.Issue.Due = &d
 	}
 	if req.Assignee != nil || len(req.GetAssignees()) > 0 {
 		ch.Issue.ReplaceAssignees = true

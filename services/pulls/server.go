@@ -2,6 +2,9 @@ package pulls
 
 import (
 	"context"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	commitsv1 "forge/gen/forge/commits/v1"
 	pullsv1 "forge/gen/forge/pulls/v1"
@@ -118,7 +121,7 @@ func (s *Server) CreatePullRequest(ctx context.Context, req *pullsv1.CreatePullR
 	}
 	n, err := s.svc.Create(ctx, r, head.Repo, auth.FromContext(ctx), NewPull{
 		Head: req.GetHead(), Base: req.GetBase(), Title: req.GetTitle(), Body: req.GetBody(),
-		Assignees: names, Labels: req.GetLabels(),
+		Assignees: names, Labels: req.GetLabels(), Milestone: req.GetMilestone(), Due: dueOf(req.GetDueDate()),
 	})
 	if err != nil {
 		return nil, err
@@ -151,4 +154,12 @@ func (s *Server) ListPullRequestCommits(ctx context.Context, req *pullsv1.ListPu
 		return nil, err
 	}
 	return &pullsv1.ListPullRequestCommitsResponse{Commits: page.Commits, TotalCount: page.TotalCount}, nil
+}
+
+// dueOf is a request's due date (zero: none).
+func dueOf(ts *timestamppb.Timestamp) time.Time {
+	if ts == nil {
+		return time.Time{}
+	}
+	return ts.AsTime()
 }

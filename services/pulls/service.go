@@ -36,6 +36,9 @@ type Store interface {
 	// review a page's pull requests who have not answered yet.
 	RequestedReviewersOf(ctx context.Context, issueIDs []int64) (map[int64][]int64, error)
 	LabelsOfIssues(ctx context.Context, issueIDs []int64) (map[int64][]store.Label, error)
+	// MilestonesByID loads milestones with their counts; unknown ids are
+	// absent.
+	MilestonesByID(ctx context.Context, ids []int64) (map[int64]*store.Milestone, error)
 }
 
 // Git is what the pull requests read and write in repositories.

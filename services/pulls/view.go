@@ -86,6 +86,14 @@ func (v view) page(ctx context.Context, viewer *auth.Principal, base *access.Rep
 	if err != nil {
 		return nil, err
 	}
+	mids := make([]int64, 0, len(list))
+	for i := range list {
+		mids = append(mids, list[i].MilestoneID)
+	}
+	miles, err := v.store.MilestonesByID(ctx, mids)
+	if err != nil {
+		return nil, err
+	}
 	found, err := v.store.UsersByID(ctx, people)
 	if err != nil {
 		return nil, err
@@ -109,8 +117,10 @@ func (v view) page(ctx context.Context, viewer *auth.Principal, base *access.Rep
 		if pr == nil {
 			continue // a row being created or deleted concurrently
 		}
-		out = append(out, v.pull(is, pr, base, baseRepo, heads[pr.HeadRepoID], baseSHAs[pr.BaseBranch],
-			found, assignees[is.ID], labels[is.ID], reviewers[is.ID]))
+		one := v.pull(is, pr, base, baseRepo, heads[pr.HeadRepoID], baseSHAs[pr.BaseBranch],
+			found, assignees[is.ID], labels[is.ID], reviewers[is.ID])
+		one.Milestone = issues.Milestone(miles[is.MilestoneID])
+		out = append(out, one)
 	}
 	return out, nil
 }
@@ -226,6 +236,9 @@ func (v view) pull(is *store.Issue, pr *store.PullRequest, base *access.Repo, ba
 	if is.IsClosed {
 		out.State = "closed"
 		out.ClosedAt = ts(is.ClosedUnix)
+	}
+	if is.DeadlineUnix != 0 {
+		out.DueDate = ts(is.DeadlineUnix)
 	}
 	if pr.HasMerged {
 		out.MergedAt = ts(pr.MergedUnix)

@@ -20,6 +20,12 @@ type Issue struct {
 	CreatedUnix int64
 	UpdatedUnix int64
 	ClosedUnix  int64
+	// MilestoneID is the repository milestone the issue belongs to (0: none).
+	MilestoneID int64
+	// Ref is the branch or tag the issue is about (Gitea's ref).
+	Ref string
+	// DeadlineUnix is the due date (0: none).
+	DeadlineUnix int64
 }
 
 func (Issue) TableName() string { return "issues" }
@@ -59,9 +65,12 @@ type Comment struct {
 	// ReviewID is the review a review or dismissal event is about.
 	ReviewID int64
 	// CommitSHA is a merge event's merge commit.
-	CommitSHA   string
-	CreatedUnix int64
-	UpdatedUnix int64
+	CommitSHA string
+	// OldMilestoneID and MilestoneID are a milestone change's (0: none).
+	OldMilestoneID int64
+	MilestoneID    int64
+	CreatedUnix    int64
+	UpdatedUnix    int64
 }
 
 func (Comment) TableName() string { return "comments" }
@@ -76,6 +85,9 @@ const (
 	CommentTypeClose   = 2
 	// CommentTypeLabel: a label (LabelID) added (Content "1") or removed.
 	CommentTypeLabel = 7
+	// CommentTypeMilestone: the milestone changed from OldMilestoneID to
+	// MilestoneID.
+	CommentTypeMilestone = 8
 	// CommentTypeAssignees: AssigneeID assigned, or unassigned (RemovedAssignee).
 	CommentTypeAssignees = 9
 	// CommentTypeChangeTitle: OldTitle became NewTitle.

@@ -66,6 +66,11 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 	if err := moveIssueCounters(tx, is.RepoID, is.IsPull, 1, b2i(is.IsClosed)); err != nil {
 		return err
 	}
+	if is.MilestoneID != 0 {
+		if err := s.lockMilestone(tx, is.RepoID, is.MilestoneID); err != nil {
+			return err
+		}
+	}
 	is.ID, is.Index = 0, idx
 	if err := tx.Create(is).Error; err != nil {
 		return errs.Wrap(err, "insert issue")
@@ -77,13 +82,20 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 	if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
 		return err
 	}
+	if is.MilestoneID != 0 {
+		c := Comment{Type: CommentTypeMilestone, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, MilestoneID: is.MilestoneID, CreatedUnix: now}
+		if err := recordEvent(tx, c); err != nil {
+			return err
+		}
+	}
 	if len(n.LabelIDs) > 0 {
 		if err := s.labelNewIssue(tx, is, n.LabelOrgID, n.LabelIDs); err != nil {
 			return err
 		}
 	}
-	// The timeline shows what the poster set at creation, in Gitea's
-	// order: labels (above), assignees, state.
+	// The timeline shows what the poster set at creation, in forge's
+	// order: milestone (above, first as in Gitea), labels (above),
+	// assignees, state.
 	for _, id := range assignees {
 		c := Comment{Type: CommentTypeAssignees, RepoID: is.RepoID, IssueID: is.ID, PosterID: is.PosterID, AssigneeID: id, CreatedUnix: now}
 		if err := recordEvent(tx, c); err != nil {
@@ -253,6 +265,9 @@ type IssueListOptions struct {
 	LabelNames []string
 	// Since, Before bound the update time (Unix seconds).
 	Since, Before int64
+	// ByMilestone keeps issues of one of MilestoneIDs (none: no issue).
+	ByMilestone   bool
+	MilestoneIDs  []int64
 	Offset, Limit int
 }
 
@@ -320,6 +335,13 @@ func (s *Store) ListIssues(ctx context.Context, o IssueListOptions) ([]Issue, in
 	if o.Before != 0 {
 		q = q.Where("issues.updated_unix <= ?", o.Before)
 	}
+	if o.ByMilestone {
+		if len(o.MilestoneIDs) == 0 {
+			q = q.Where("1 = 0")
+		} else {
+			q = q.Where("issues.milestone_id IN ?", o.MilestoneIDs)
+		}
+	}
 	total, counted, err := s.countFromCounters(ctx, o)
 	if err != nil {
 		return nil, 0, err
@@ -344,7 +366,7 @@ func (s *Store) ListIssues(ctx context.Context, o IssueListOptions) ([]Issue, in
 // serve the page itself). counted is false when o needs the rows counted.
 func (s *Store) countFromCounters(ctx context.Context, o IssueListOptions) (total int64, counted bool, err error) {
 	if o.RepoID == 0 || o.Keyword != "" || o.PosterID != 0 || o.AssigneeID != 0 || o.MentionedID != 0 ||
-		len(o.LabelNames) > 0 || o.Since != 0 || o.Before != 0 {
+		len(o.LabelNames) > 0 || o.Since != 0 || o.Before != 0 || o.ByMilestone {
 		return 0, false, nil
 	}
 	var r Repository
@@ -406,7 +428,17 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 			c.RepoID, c.IssueID, c.PosterID, c.CreatedUnix = repoID, is.ID, actorID, now
 			return recordEvent(tx, c)
 		}
-		// Events in Gitea's order: assignees, state, title.
+		// Events in Gitea's order: milestone, assignees, state, title.
+		if is.MilestoneID != old.MilestoneID {
+			if is.MilestoneID != 0 {
+				if err := s.lockMilestone(tx, repoID, is.MilestoneID); err != nil {
+					return err
+				}
+			}
+			if err := event(Comment{Type: CommentTypeMilestone, OldMilestoneID: old.MilestoneID, MilestoneID: is.MilestoneID}); err != nil {
+				return err
+			}
+		}
 		assigned := false
 		if e.ReplaceAssignees {
 			added, gone, err := replaceAssignees(tx, &is, uniqueIDs(e.AssigneeIDs))
@@ -513,7 +545,7 @@ func replaceAssignees(tx *gorm.DB, is *Issue, ids []int64) (added, gone []int64,
 }
 
 // DeleteIssue deletes an issue with its comments, assignees, labels,
-// pending activities and attachment rows (its own and its comments'; the
+// subscriptions, pending activities and attachment rows (its own and its comments'; the
 // files go with the attachments sweep), and moves the repository's
 // counters, in one transaction. ErrNotFound if there is no such issue.
 func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
@@ -525,7 +557,7 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 		if err := unlabelDeletedIssue(tx, &is); err != nil {
 			return err
 		}
-		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}, &PullRequest{}} {
+		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}, &PullRequest{}, &IssueWatch{}} {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {
 				return errs.Wrap(err, "delete issue rows")
 			}

@@ -300,7 +300,9 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 // one write lock, so an activity is delivered exactly once.
 //
 // Who is concerned: the repository's watchers, the issue's poster,
-// commenters, assignees and the users its text mentions, never the actor,
+// commenters, assignees, the users its text mentions and those who
+// subscribed to it (issue_watches), less those who unsubscribed from it,
+// never the actor,
 // and only those who may read the issue's unit (issues, or pull requests;
 // unitReaderIDs). A thread already unread or pinned keeps its status and
 // the comment it pointed to (so the first unread comment is not lost); a
@@ -512,12 +514,15 @@ c (issue_id, repo_id, source, comment_id, created_unix, updated_unix, uid) AS (
   UNION SELECT g.*, comments.poster_id FROM g JOIN comments ON comments.issue_id = g.issue_id AND comments.type = 0
   UNION SELECT g.*, issue_assignees.assignee_id FROM g JOIN issue_assignees ON issue_assignees.issue_id = g.issue_id
   UNION SELECT g.*, issue_mentions.user_id FROM g JOIN issue_mentions ON issue_mentions.issue_id = g.issue_id
+  UNION SELECT g.*, issue_watches.user_id FROM g JOIN issue_watches ON issue_watches.issue_id = g.issue_id AND issue_watches.is_watching = TRUE
 )
 INSERT INTO notifications (user_id, repo_id, issue_id, comment_id, status, source, updated_unix, created_unix)
 SELECT c.uid, c.repo_id, c.issue_id, COALESCE(o.comment_id, c.comment_id), ?, c.source,
   COALESCE(o.updated_unix, c.updated_unix), COALESCE(o.created_unix, c.created_unix)
 FROM c JOIN users ON users.id = c.uid LEFT JOIN o ON o.issue_id = c.issue_id AND o.user_id = c.uid
-WHERE c.uid > 0 AND COALESCE(o.silent, 0) = 0 AND (`+strings.Join(readable, " OR ")+`)
+WHERE c.uid > 0 AND COALESCE(o.silent, 0) = 0
+  AND NOT EXISTS (SELECT 1 FROM issue_watches u WHERE u.issue_id = c.issue_id AND u.user_id = c.uid AND u.is_watching = FALSE)
+  AND (`+strings.Join(readable, " OR ")+`)
 ORDER BY c.issue_id, c.uid`+lockUsers+`
 ON CONFLICT (user_id, issue_id) DO UPDATE SET
   status = CASE WHEN notifications.status = ? THEN ? ELSE notifications.status END,

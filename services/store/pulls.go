@@ -146,8 +146,7 @@ type PullListOptions struct {
 	Sort string
 	// LabelIDs: the pull request carries each of these labels.
 	LabelIDs []int64
-	// MilestoneID: milestones are not stored, so any value matches
-	// nothing.
+	// MilestoneID (> 0): the pull request is in that milestone.
 	MilestoneID   int64
 	Offset, Limit int
 }
@@ -166,7 +165,7 @@ func (s *Store) ListPullRequests(ctx context.Context, o PullListOptions) ([]Issu
 		q = q.Where("issues.id IN (?)", s.db.Model(&IssueLabel{}).Select("issue_id").Where("label_id = ?", id))
 	}
 	if o.MilestoneID > 0 {
-		q = q.Where("1 = 0")
+		q = q.Where("issues.milestone_id = ?", o.MilestoneID)
 	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {

@@ -53,7 +53,7 @@ func Sentinels() []error {
 		ErrTeamExists, ErrLastOrgOwner, ErrOwnersTeam, ErrOrgOwnsRepos, ErrRepoNotInOrg,
 		ErrPullRequestExists, ErrPullRequestMerged, ErrPullRequestMoved, ErrPullRequestClosed, ErrRetargetMerged,
 		ErrReviewNotPending, ErrBranchProtectionExists, ErrVariableExists, ErrAutoMergeScheduled,
-		ErrLoginSourceExists, ErrLoginSourceInUse,
+		ErrLoginSourceExists, ErrLoginSourceInUse, ErrMilestoneNotFound,
 		ErrKeyUsed, ErrKeyTitleUsed, ErrDeployKeyAdded, ErrDeployKeyNameUsed}
 }
 

@@ -15,6 +15,7 @@ var Area = area.Area{
 	Gateways: []area.Gateway{area.Handlers(watchv1.RegisterWatchServiceHandlerClient, watchv1.NewWatchServiceClient)},
 	// A watch belongs to both the watched repository and the watcher (the
 	// store keeps the repositories' counters right when a user goes).
-	RepoTables: []string{"watches"},
-	UserTables: []area.Column{{Table: "watches", Column: "user_id"}},
+	// issue_watches: a user's explicit subscription to (or from) one issue.
+	RepoTables: []string{"watches", "issue_watches"},
+	UserTables: []area.Column{{Table: "watches", Column: "user_id"}, {Table: "issue_watches", Column: "user_id"}},
 }

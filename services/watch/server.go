@@ -2,7 +2,10 @@
 // (subscribes to) which repository.
 //
 // Subscription endpoints need a signed-in caller who can see the
-// repository. Gitea's WatchInfo is a fixed shape: subscribed true, ignored
+// repository. Issue subscriptions (Gitea's issue_watch) are a user's
+// explicit choice to follow an issue or not; without one, watching the
+// repository or taking part decides (store.IssueFollowed), and the
+// notification fan-out follows the same rule. Gitea's WatchInfo is a fixed shape: subscribed true, ignored
 // false, reason null, created_at the repository's creation time; "not
 // watching" is a 404. Watching and unwatching are idempotent and keep
 // repositories.num_watches exact (see store.Watch).
@@ -10,6 +13,7 @@ package watch
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -35,6 +39,13 @@ type Store interface {
 	IsWatching(ctx context.Context, userID, repoID int64) (bool, error)
 	ListWatchers(ctx context.Context, repoID int64, visible store.UserFilter, offset, limit int) ([]store.User, int64, error)
 	ListWatchedRepositories(ctx context.Context, o store.WatchedListOptions) ([]store.Repository, int64, error)
+	// IssueByIndex returns store.ErrNotFound when the repository has no
+	// issue with that index.
+	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
+	// SetIssueWatch returns store.ErrNotFound when the issue is gone.
+	SetIssueWatch(ctx context.Context, is *store.Issue, userID int64, watching bool) error
+	IssueFollowed(ctx context.Context, is *store.Issue, userID int64) (bool, error)
+	ListIssueSubscribers(ctx context.Context, issueID int64, visible store.UserFilter, offset, limit int) ([]store.User, int64, error)
 }
 
 // Access gives a caller's mode on listed repositories (access.Checker);
@@ -185,4 +196,93 @@ func (s *Server) watched(ctx context.Context, watcher *store.User, viewer *auth.
 		out = append(out, s.repos.Repository(&access.Repo{Repository: r, Owner: owner, Mode: modes[r.ID]}, viewer))
 	}
 	return out, total, nil
+}
+
+// issue loads the issue the request names (404 as Gitea when missing).
+func (s *Server) issue(ctx context.Context, r *access.Repo, index int64) (*store.Issue, error) {
+	is, err := s.store.IssueByIndex(ctx, r.ID, index)
+	if err != nil {
+		return nil, errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, ""))
+	}
+	return is, nil
+}
+
+func (s *Server) ListIssueSubscribers(ctx context.Context, req *watchv1.ListIssueSubscribersRequest) (*watchv1.ListIssueSubscribersResponse, error) {
+	viewer := auth.FromContext(ctx)
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	is, err := s.issue(ctx, r, req.GetIndex())
+	if err != nil {
+		return nil, err
+	}
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	list, total, err := s.store.ListIssueSubscribers(ctx, is.ID, access.UserFilter(viewer), page.Offset(), page.Size)
+	if err != nil {
+		return nil, err
+	}
+	out := &watchv1.ListIssueSubscribersResponse{Users: make([]*usersv1.User, len(list)), TotalCount: total}
+	for i := range list {
+		out.Users[i] = s.repos.Users.User(&list[i], viewer)
+	}
+	return out, nil
+}
+
+func (s *Server) CheckIssueSubscription(ctx context.Context, req *watchv1.CheckIssueSubscriptionRequest) (*watchv1.CheckIssueSubscriptionResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	is, err := s.issue(ctx, r, req.GetIndex())
+	if err != nil {
+		return nil, err
+	}
+	on, err := s.store.IssueFollowed(ctx, is, auth.FromContext(ctx).ID())
+	if err != nil {
+		return nil, err
+	}
+	api := s.repos.RootURL + "api/v1/repos/" + r.Owner.Name + "/" + r.Name
+	return &watchv1.CheckIssueSubscriptionResponse{Subscription: &watchv1.WatchInfo{
+		Subscribed: on, Ignored: !on,
+		CreatedAt:     timestamppb.New(time.Unix(is.CreatedUnix, 0)),
+		Url:           api + "/issues/" + strconv.FormatInt(is.Index, 10) + "/subscriptions",
+		RepositoryUrl: api,
+	}}, nil
+}
+
+// setIssueWatch makes the user the rule loaded follow the issue or not;
+// changed is false when they already did (Gitea answers 200, else 201).
+func (s *Server) setIssueWatch(ctx context.Context, watching bool) (changed bool, err error) {
+	o, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return false, err
+	}
+	on, err := s.store.IssueFollowed(ctx, o.Issue, o.User.ID)
+	if err != nil {
+		return false, err
+	}
+	if on == watching {
+		return false, nil
+	}
+	if err := s.store.SetIssueWatch(ctx, o.Issue, o.User.ID, watching); err != nil {
+		return false, errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, ""))
+	}
+	return true, nil
+}
+
+func (s *Server) SubscribeIssue(ctx context.Context, req *watchv1.SubscribeIssueRequest) (*watchv1.SubscribeIssueResponse, error) {
+	changed, err := s.setIssueWatch(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	return &watchv1.SubscribeIssueResponse{Created: changed}, nil
+}
+
+func (s *Server) UnsubscribeIssue(ctx context.Context, req *watchv1.UnsubscribeIssueRequest) (*watchv1.UnsubscribeIssueResponse, error) {
+	changed, err := s.setIssueWatch(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return &watchv1.UnsubscribeIssueResponse{Created: changed}, nil
 }

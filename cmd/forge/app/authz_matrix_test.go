@@ -289,7 +289,7 @@ func (c caller) mode(u auth.Unit, private bool) store.AccessMode {
 		out = c.private
 	}
 	for unit, mode := range c.units {
-		if unit == u || u == auth.UnitAny {
+		if unit == u || u == auth.UnitAny || (u == auth.UnitIssuesOrPulls && (unit == auth.UnitIssues || unit == auth.UnitPulls)) {
 			out = max(out, mode)
 		}
 	}
@@ -585,7 +585,7 @@ func describePolicy(p auth.Policy) string {
 		out += " basic-only"
 	}
 	if p.Resource.Kind == auth.RepositoryResource {
-		unit := [...]string{"code", "issues", "pulls", "releases", "wiki", "any"}[p.Resource.Unit]
+		unit := [...]string{"code", "issues", "pulls", "releases", "wiki", "any", "issues-or-pulls"}[p.Resource.Unit]
 		out += fmt.Sprintf(" repo(%s)>=%s", unit, p.Resource.Need)
 		if p.Resource.ByID {
 			out += " by-id"

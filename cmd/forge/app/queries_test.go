@@ -22,8 +22,9 @@ import (
 // account) needs the visibility rule's relation check.
 
 // queryWorld is one owner's public repository "list" whose issues,
-// labels and comments all number n, each issue posted by another private
-// account, with two assignees, two labels and an attachment; issue 1 also
+// labels, milestones and comments all number n, each issue posted by
+// another private account, in its own milestone, with two assignees, two
+// labels and an attachment; issue 1 also has n (public) subscribers; issue 1 also
 // carries all n labels, n assignees, n attachments and n comments, each
 // comment by another account with an attachment, and depends on n issues,
 // each in another repository of owner, who watches them all; and a
@@ -60,6 +61,15 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 		}
 		labels[i] = l.ID
 	}
+	// n milestones, issue i in milestone i.
+	miles := make([]int64, n)
+	for i := range miles {
+		m := &store.Milestone{RepoID: repo.ID, Name: fmt.Sprintf("milestone-%02d", i)}
+		if err := st.CreateMilestone(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		miles[i] = m.ID
+	}
 	attach := func(a store.Attachment, name string) {
 		a.RepoID, a.UploaderID, a.Name, a.UUID = repo.ID, repo.OwnerID, name, fmt.Sprintf("%s-%s", owner, name)
 		if err := st.CreateAttachment(ctx, &a); err != nil {
@@ -68,7 +78,7 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	}
 	var first *store.Issue
 	for i := 0; i < n; i++ {
-		ni := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: people[i], Title: fmt.Sprintf("issue %d", i)},
+		ni := &store.NewIssue{Issue: store.Issue{RepoID: repo.ID, PosterID: people[i], Title: fmt.Sprintf("issue %d", i), MilestoneID: miles[i]},
 			AssigneeIDs: []int64{people[i], people[(i+1)%n]}, LabelIDs: []int64{labels[i], labels[(i+1)%n]}, LabelOrgID: repo.OwnerID}
 		if i == 0 {
 			ni.AssigneeIDs, ni.LabelIDs = people, labels
@@ -83,6 +93,17 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	}
 	for i := 1; i < n; i++ {
 		attach(store.Attachment{IssueID: first.ID}, fmt.Sprintf("issue-0-%d.txt", i))
+	}
+	// n public accounts subscribed to issue 1.
+	for i := 0; i < n; i++ {
+		u := &store.User{Name: fmt.Sprintf("%s-s%d", owner, i), Email: fmt.Sprintf("%s-s%d@example.org", owner, i),
+			PasswdHash: auth.HashPassword("x-password-1"), IsActive: true, Visibility: store.VisibilityPublic}
+		if err := st.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SetIssueWatch(ctx, first, u.ID, true); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Issue 1 depends on n issues, each in another repository of owner.
 	for i := 0; i < n; i++ {
@@ -200,6 +221,8 @@ func TestListQueriesConstant(t *testing.T) {
 			{"issues", "/api/v1/repos/%s/list/issues?state=all&limit=50", true},
 			{"search", "/api/v1/repos/issues/search?state=all&limit=50&q=issue&owner=%s", true},
 			{"labels", "/api/v1/repos/%s/list/labels?limit=50", true},
+			{"milestones", "/api/v1/repos/%s/list/milestones?limit=50", true},
+			{"issue-subscribers", "/api/v1/repos/%s/list/issues/1/subscriptions?limit=50", true},
 			{"issue", "/api/v1/repos/%s/list/issues/1", false},
 			{"issue-comments", "/api/v1/repos/%s/list/issues/1/comments", true},
 			{"repo-comments", "/api/v1/repos/%s/list/issues/comments?limit=50", true},
@@ -210,8 +233,8 @@ func TestListQueriesConstant(t *testing.T) {
 			{"pulls", "/api/v1/repos/%s/pulls/pulls?state=all&limit=50", true},
 			{"reviews", "/api/v1/repos/%s/pulls/pulls/1/reviews?limit=50", true},
 			{"statuses", "/api/v1/repos/%s/list/statuses/" + querySHA + "?limit=50", true},
-			// Issue 1's events (n assignees, n labels at creation) and n
-			// comments; the first pull request's 2 assignees and n reviews.
+			// Issue 1's events (its milestone, n assignees, n labels at
+			// creation) and n comments; the first pull request's 2 assignees and n reviews.
 			{"timeline", "/api/v1/repos/%s/list/issues/1/timeline?limit=50", true},
 			{"pull-timeline", "/api/v1/repos/%s/pulls/issues/1/timeline?limit=50", true},
 			{"combined-status", "/api/v1/repos/%s/list/commits/" + querySHA + "/status?limit=50", false},
@@ -226,7 +249,7 @@ func TestListQueriesConstant(t *testing.T) {
 					case "user-repos", "subscriptions":
 						want = min(n+2, 50) // list, pulls and the n dependencies' repositories
 					case "timeline":
-						want = min(3*n, 50)
+						want = min(3*n+1, 50)
 					case "pull-timeline":
 						want = min(n+2, 50)
 					}

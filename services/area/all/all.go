@@ -22,6 +22,7 @@ import (
 	"forge/services/issues"
 	"forge/services/keys"
 	"forge/services/labels"
+	"forge/services/milestones"
 	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/notify"
@@ -138,6 +139,9 @@ var entries = []entry{
 	}},
 	{labels.Area, func(d Deps) ([]any, error) {
 		return serves(labels.NewServer(d.Store, d.Config.Server.RootURL, d.Paging))
+	}},
+	{milestones.Area, func(d Deps) ([]any, error) {
+		return serves(milestones.NewServer(d.Store, d.Paging))
 	}},
 	{orgs.Area, func(d Deps) ([]any, error) {
 		svc := orgs.NewService(d.Store, d.Access, d.repoService())

@@ -120,19 +120,21 @@ func (x *Label) GetUrl() string {
 	return ""
 }
 
-// Milestone is Gitea's Milestone object (milestones are not stored yet:
-// always null on issues).
+// Milestone is Gitea's Milestone object. open_issues and closed_issues
+// count its issues and pull requests.
 type Milestone struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Title         string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
-	Description   string                 `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
-	State         string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
-	OpenIssues    int64                  `protobuf:"varint,5,opt,name=open_issues,json=openIssues,proto3" json:"open_issues,omitempty"`
-	ClosedIssues  int64                  `protobuf:"varint,6,opt,name=closed_issues,json=closedIssues,proto3" json:"closed_issues,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	ClosedAt      *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=closed_at,json=closedAt,proto3" json:"closed_at,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Id           int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Title        string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	Description  string                 `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	State        string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	OpenIssues   int64                  `protobuf:"varint,5,opt,name=open_issues,json=openIssues,proto3" json:"open_issues,omitempty"`
+	ClosedIssues int64                  `protobuf:"varint,6,opt,name=closed_issues,json=closedIssues,proto3" json:"closed_issues,omitempty"`
+	CreatedAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt    *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Null while open.
+	ClosedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=closed_at,json=closedAt,proto3" json:"closed_at,omitempty"`
+	// Null when it has no due date.
 	DueOn         *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=due_on,json=dueOn,proto3" json:"due_on,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -760,8 +762,10 @@ type ListIssuesRequest struct {
 	Q string `protobuf:"bytes,5,opt,name=q,proto3" json:"q,omitempty"`
 	// issues, pulls, or empty for both.
 	Type string `protobuf:"bytes,6,opt,name=type,proto3" json:"type,omitempty"`
-	// Comma-separated milestone names or ids (milestones are not stored
-	// yet: any value matches nothing).
+	// Comma-separated milestone names or ids: a part that is no milestone
+	// name of the repository is taken as an id when it is a number, and
+	// dropped otherwise (when every part is dropped nothing is filtered, as
+	// Gitea).
 	Milestones string `protobuf:"bytes,7,opt,name=milestones,proto3" json:"milestones,omitempty"`
 	// RFC 3339 bounds on the update time.
 	Since  string `protobuf:"bytes,8,opt,name=since,proto3" json:"since,omitempty"`
@@ -962,8 +966,9 @@ func (x *ListIssuesResponse) GetTotalCount() int64 {
 type SearchIssuesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// open (default), closed or all.
-	State      string `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
-	Labels     string `protobuf:"bytes,2,opt,name=labels,proto3" json:"labels,omitempty"`
+	State  string `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	Labels string `protobuf:"bytes,2,opt,name=labels,proto3" json:"labels,omitempty"`
+	// Accepted and ignored by the search.
 	Milestones string `protobuf:"bytes,3,opt,name=milestones,proto3" json:"milestones,omitempty"`
 	Q          string `protobuf:"bytes,4,opt,name=q,proto3" json:"q,omitempty"`
 	// issues, pulls, or empty for both.
@@ -1249,7 +1254,8 @@ type CreateIssueRequest struct {
 	Assignee  string                 `protobuf:"bytes,6,opt,name=assignee,proto3" json:"assignee,omitempty"`
 	Assignees []string               `protobuf:"bytes,7,rep,name=assignees,proto3" json:"assignees,omitempty"`
 	DueDate   *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=due_date,json=dueDate,proto3" json:"due_date,omitempty"`
-	Milestone int64                  `protobuf:"varint,9,opt,name=milestone,proto3" json:"milestone,omitempty"`
+	// A milestone id of the repository (0: none; unknown: 404).
+	Milestone int64 `protobuf:"varint,9,opt,name=milestone,proto3" json:"milestone,omitempty"`
 	// Label ids (put on the issue by the labels area).
 	Labels        []int64 `protobuf:"varint,10,rep,packed,name=labels,proto3" json:"labels,omitempty"`
 	Closed        bool    `protobuf:"varint,11,opt,name=closed,proto3" json:"closed,omitempty"`
@@ -1423,11 +1429,15 @@ type EditIssueRequest struct {
 	Ref       *string  `protobuf:"bytes,6,opt,name=ref,proto3,oneof" json:"ref,omitempty"`
 	Assignee  *string  `protobuf:"bytes,7,opt,name=assignee,proto3,oneof" json:"assignee,omitempty"`
 	Assignees []string `protobuf:"bytes,8,rep,name=assignees,proto3" json:"assignees,omitempty"`
-	Milestone *int64   `protobuf:"varint,9,opt,name=milestone,proto3,oneof" json:"milestone,omitempty"`
+	// A milestone id of the repository; 0 takes the issue off its
+	// milestone; unknown: 404.
+	Milestone *int64 `protobuf:"varint,9,opt,name=milestone,proto3,oneof" json:"milestone,omitempty"`
 	// "closed" closes, anything else reopens.
-	State         *string                `protobuf:"bytes,10,opt,name=state,proto3,oneof" json:"state,omitempty"`
-	DueDate       *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=due_date,json=dueDate,proto3" json:"due_date,omitempty"`
-	UnsetDueDate  *bool                  `protobuf:"varint,12,opt,name=unset_due_date,json=unsetDueDate,proto3,oneof" json:"unset_due_date,omitempty"`
+	State *string `protobuf:"bytes,10,opt,name=state,proto3,oneof" json:"state,omitempty"`
+	// Stored as the end of that day (23:59:59 UTC).
+	DueDate *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=due_date,json=dueDate,proto3" json:"due_date,omitempty"`
+	// True removes the due date.
+	UnsetDueDate  *bool `protobuf:"varint,12,opt,name=unset_due_date,json=unsetDueDate,proto3,oneof" json:"unset_due_date,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2613,14 +2623,14 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x0e\n" +
 	"\x02id\x18\x03 \x01(\x03R\x02id\"\x17\n" +
-	"\x15DeleteCommentResponse2\x99\x12\n" +
+	"\x15DeleteCommentResponse2\xd4\x12\n" +
 	"\fIssueService\x12\xa1\x01\n" +
 	"\n" +
 	"ListIssues\x12\".forge.issues.v1.ListIssuesRequest\x1a#.forge.issues.v1.ListIssuesResponse\"J\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02-b\x06issues\x12#/api/v1/repos/{owner}/{repo}/issues\x12\x97\x01\n" +
 	"\fSearchIssues\x12$.forge.issues.v1.SearchIssuesRequest\x1a%.forge.issues.v1.SearchIssuesResponse\":\x92\xb5\x18\v\b\x01\x1a\x05issue \x01\x82\xd3\xe4\x93\x02%b\x06issues\x12\x1b/api/v1/repos/issues/search\x12\xa2\x01\n" +
-	"\bGetIssue\x12 .forge.issues.v1.GetIssueRequest\x1a!.forge.issues.v1.GetIssueResponse\"Q\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x024b\x05issue\x12+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xca\x01\n" +
-	"\vCreateIssue\x12#.forge.issues.v1.CreateIssueRequest\x1a$.forge.issues.v1.CreateIssueResponse\"p\x88\xb5\x18\xc9\x01\x92\xb5\x182\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01J\bassigneeJ\tassigneesJ\x06labels\x82\xd3\xe4\x93\x02/:\x01*b\x05issue\"#/api/v1/repos/{owner}/{repo}/issues\x12\xdd\x01\n" +
-	"\tEditIssue\x12!.forge.issues.v1.EditIssueRequest\x1a\".forge.issues.v1.EditIssueResponse\"\x88\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18B\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x16issue-poster-or-writerJ\bassigneeJ\tassignees\x82\xd3\xe4\x93\x027:\x01*b\x05issue2+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xab\x01\n" +
+	"\bGetIssue\x12 .forge.issues.v1.GetIssueRequest\x1a!.forge.issues.v1.GetIssueResponse\"Q\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x024b\x05issue\x12+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xe0\x01\n" +
+	"\vCreateIssue\x12#.forge.issues.v1.CreateIssueRequest\x1a$.forge.issues.v1.CreateIssueResponse\"\x85\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18G\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01J\bassigneeJ\tassigneesJ\x06labelsJ\tmilestoneJ\bdue_date\x82\xd3\xe4\x93\x02/:\x01*b\x05issue\"#/api/v1/repos/{owner}/{repo}/issues\x12\x82\x02\n" +
+	"\tEditIssue\x12!.forge.issues.v1.EditIssueRequest\x1a\".forge.issues.v1.EditIssueResponse\"\xad\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18g\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x16issue-poster-or-writerJ\bassigneeJ\tassigneesJ\tmilestoneJ\bdue_dateJ\x0eunset_due_date\x82\xd3\xe4\x93\x027:\x01*b\x05issue2+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xab\x01\n" +
 	"\vDeleteIssue\x12#.forge.issues.v1.DeleteIssueRequest\x1a$.forge.issues.v1.DeleteIssueResponse\"Q\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02-*+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xc9\x01\n" +
 	"\x11ListIssueComments\x12).forge.issues.v1.ListIssueCommentsRequest\x1a*.forge.issues.v1.ListIssueCommentsResponse\"]\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02@b\bcomments\x124/api/v1/repos/{owner}/{repo}/issues/{index}/comments\x12\xbe\x01\n" +
 	"\x10ListRepoComments\x12(.forge.issues.v1.ListRepoCommentsRequest\x1a).forge.issues.v1.ListRepoCommentsResponse\"U\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x028b\bcomments\x12,/api/v1/repos/{owner}/{repo}/issues/comments\x12\xe1\x01\n" +

@@ -51,11 +51,12 @@ type IssueServiceClient interface {
 	SearchIssues(ctx context.Context, in *SearchIssuesRequest, opts ...grpc.CallOption) (*SearchIssuesResponse, error)
 	// GetIssue returns one issue by its number.
 	GetIssue(ctx context.Context, in *GetIssueRequest, opts ...grpc.CallOption) (*GetIssueResponse, error)
-	// CreateIssue opens an issue. Assignees (and, later, labels and
-	// milestone) are taken from writers only; others' are dropped, as Gitea.
+	// CreateIssue opens an issue. Assignees, labels, milestone and due date
+	// are taken from writers only; others' are dropped, as Gitea.
 	CreateIssue(ctx context.Context, in *CreateIssueRequest, opts ...grpc.CallOption) (*CreateIssueResponse, error)
-	// EditIssue changes title, body and state (the poster or a writer) and
-	// assignees (writers). Gitea answers 201.
+	// EditIssue changes title, body, ref and state (the poster or a writer)
+	// and assignees, milestone and due date (writers; others' are dropped).
+	// Gitea answers 201.
 	EditIssue(ctx context.Context, in *EditIssueRequest, opts ...grpc.CallOption) (*EditIssueResponse, error)
 	// DeleteIssue deletes an issue with its comments (repository admins).
 	DeleteIssue(ctx context.Context, in *DeleteIssueRequest, opts ...grpc.CallOption) (*DeleteIssueResponse, error)
@@ -222,11 +223,12 @@ type IssueServiceServer interface {
 	SearchIssues(context.Context, *SearchIssuesRequest) (*SearchIssuesResponse, error)
 	// GetIssue returns one issue by its number.
 	GetIssue(context.Context, *GetIssueRequest) (*GetIssueResponse, error)
-	// CreateIssue opens an issue. Assignees (and, later, labels and
-	// milestone) are taken from writers only; others' are dropped, as Gitea.
+	// CreateIssue opens an issue. Assignees, labels, milestone and due date
+	// are taken from writers only; others' are dropped, as Gitea.
 	CreateIssue(context.Context, *CreateIssueRequest) (*CreateIssueResponse, error)
-	// EditIssue changes title, body and state (the poster or a writer) and
-	// assignees (writers). Gitea answers 201.
+	// EditIssue changes title, body, ref and state (the poster or a writer)
+	// and assignees, milestone and due date (writers; others' are dropped).
+	// Gitea answers 201.
 	EditIssue(context.Context, *EditIssueRequest) (*EditIssueResponse, error)
 	// DeleteIssue deletes an issue with its comments (repository admins).
 	DeleteIssue(context.Context, *DeleteIssueRequest) (*DeleteIssueResponse, error)

@@ -195,14 +195,16 @@ type TimelineComment struct {
 	UpdatedAt    *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	OldProjectId int64                  `protobuf:"varint,10,opt,name=old_project_id,json=oldProjectId,proto3" json:"old_project_id,omitempty"`
 	ProjectId    int64                  `protobuf:"varint,11,opt,name=project_id,json=projectId,proto3" json:"project_id,omitempty"`
-	// Milestones and tracked time are not stored: always null.
-	OldMilestone *Milestone   `protobuf:"bytes,12,opt,name=old_milestone,json=oldMilestone,proto3" json:"old_milestone,omitempty"`
-	Milestone    *Milestone   `protobuf:"bytes,13,opt,name=milestone,proto3" json:"milestone,omitempty"`
-	TrackedTime  *TrackedTime `protobuf:"bytes,14,opt,name=tracked_time,json=trackedTime,proto3" json:"tracked_time,omitempty"`
-	OldTitle     string       `protobuf:"bytes,15,opt,name=old_title,json=oldTitle,proto3" json:"old_title,omitempty"`
-	NewTitle     string       `protobuf:"bytes,16,opt,name=new_title,json=newTitle,proto3" json:"new_title,omitempty"`
-	OldRef       string       `protobuf:"bytes,17,opt,name=old_ref,json=oldRef,proto3" json:"old_ref,omitempty"`
-	NewRef       string       `protobuf:"bytes,18,opt,name=new_ref,json=newRef,proto3" json:"new_ref,omitempty"`
+	// A milestone event's old and new milestone (null when none or
+	// deleted).
+	OldMilestone *Milestone `protobuf:"bytes,12,opt,name=old_milestone,json=oldMilestone,proto3" json:"old_milestone,omitempty"`
+	Milestone    *Milestone `protobuf:"bytes,13,opt,name=milestone,proto3" json:"milestone,omitempty"`
+	// Tracked time is not stored: always null.
+	TrackedTime *TrackedTime `protobuf:"bytes,14,opt,name=tracked_time,json=trackedTime,proto3" json:"tracked_time,omitempty"`
+	OldTitle    string       `protobuf:"bytes,15,opt,name=old_title,json=oldTitle,proto3" json:"old_title,omitempty"`
+	NewTitle    string       `protobuf:"bytes,16,opt,name=new_title,json=newTitle,proto3" json:"new_title,omitempty"`
+	OldRef      string       `protobuf:"bytes,17,opt,name=old_ref,json=oldRef,proto3" json:"old_ref,omitempty"`
+	NewRef      string       `protobuf:"bytes,18,opt,name=new_ref,json=newRef,proto3" json:"new_ref,omitempty"`
 	// Cross references are not recorded: null, and ref_action "none".
 	RefIssue   *Issue   `protobuf:"bytes,19,opt,name=ref_issue,json=refIssue,proto3" json:"ref_issue,omitempty"`
 	RefComment *Comment `protobuf:"bytes,20,opt,name=ref_comment,json=refComment,proto3" json:"ref_comment,omitempty"`

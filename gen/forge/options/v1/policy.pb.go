@@ -274,6 +274,11 @@ const (
 	// (Gitea's reqAnyRepoReader), for reads of the repository itself
 	// (its record, collaborators, watching) that any unit's reader may do.
 	Unit_UNIT_ANY Unit = 6
+	// The issues or the pull requests unit, whichever gives more among
+	// those the repository has on (Gitea's reqRepoWriter(issues, pulls)
+	// and mustEnableIssuesOrPulls): what issues and pull requests share,
+	// such as milestones.
+	Unit_UNIT_ISSUES_OR_PULLS Unit = 7
 )
 
 // Enum value maps for Unit.
@@ -286,15 +291,17 @@ var (
 		4: "UNIT_RELEASES",
 		5: "UNIT_WIKI",
 		6: "UNIT_ANY",
+		7: "UNIT_ISSUES_OR_PULLS",
 	}
 	Unit_value = map[string]int32{
-		"UNIT_UNSPECIFIED": 0,
-		"UNIT_CODE":        1,
-		"UNIT_ISSUES":      2,
-		"UNIT_PULLS":       3,
-		"UNIT_RELEASES":    4,
-		"UNIT_WIKI":        5,
-		"UNIT_ANY":         6,
+		"UNIT_UNSPECIFIED":     0,
+		"UNIT_CODE":            1,
+		"UNIT_ISSUES":          2,
+		"UNIT_PULLS":           3,
+		"UNIT_RELEASES":        4,
+		"UNIT_WIKI":            5,
+		"UNIT_ANY":             6,
+		"UNIT_ISSUES_OR_PULLS": 7,
 	}
 )
 
@@ -663,7 +670,7 @@ const file_forge_options_v1_policy_proto_rawDesc = "" +
 	"\x19RESOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18RESOURCE_KIND_REPOSITORY\x10\x01\x12\x1e\n" +
 	"\x1aRESOURCE_KIND_ORGANIZATION\x10\x02\x12\x16\n" +
-	"\x12RESOURCE_KIND_TEAM\x10\x03*|\n" +
+	"\x12RESOURCE_KIND_TEAM\x10\x03*\x96\x01\n" +
 	"\x04Unit\x12\x14\n" +
 	"\x10UNIT_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tUNIT_CODE\x10\x01\x12\x0f\n" +
@@ -672,7 +679,8 @@ const file_forge_options_v1_policy_proto_rawDesc = "" +
 	"UNIT_PULLS\x10\x03\x12\x11\n" +
 	"\rUNIT_RELEASES\x10\x04\x12\r\n" +
 	"\tUNIT_WIKI\x10\x05\x12\f\n" +
-	"\bUNIT_ANY\x10\x06*l\n" +
+	"\bUNIT_ANY\x10\x06\x12\x18\n" +
+	"\x14UNIT_ISSUES_OR_PULLS\x10\a*l\n" +
 	"\x04Need\x12\x14\n" +
 	"\x10NEED_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tNEED_READ\x10\x01\x12\x0e\n" +

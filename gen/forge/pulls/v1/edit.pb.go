@@ -39,14 +39,15 @@ type EditPullRequestRequest struct {
 	// replaces the assignees.
 	Assignee  *string  `protobuf:"bytes,7,opt,name=assignee,proto3,oneof" json:"assignee,omitempty"`
 	Assignees []string `protobuf:"bytes,8,rep,name=assignees,proto3" json:"assignees,omitempty"`
-	// Milestones are not stored yet: accepted and ignored.
+	// A milestone id of the repository (writers; unknown: 404); 0 keeps
+	// the current one, as Gitea.
 	Milestone int64 `protobuf:"varint,9,opt,name=milestone,proto3" json:"milestone,omitempty"`
 	// Label ids of the repository or its organization; a non-empty list
 	// replaces the labels.
 	Labels []int64 `protobuf:"varint,10,rep,packed,name=labels,proto3" json:"labels,omitempty"`
 	// "closed" closes, anything else reopens (as Gitea).
 	State *string `protobuf:"bytes,11,opt,name=state,proto3,oneof" json:"state,omitempty"`
-	// Due dates are not stored yet: accepted and ignored.
+	// The due date, stored as the end of that day (23:59:59 UTC; writers).
 	DueDate      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=due_date,json=dueDate,proto3" json:"due_date,omitempty"`
 	UnsetDueDate *bool                  `protobuf:"varint,13,opt,name=unset_due_date,json=unsetDueDate,proto3,oneof" json:"unset_due_date,omitempty"`
 	// Whether maintainers may push to the head branch; the poster's choice.
@@ -255,10 +256,10 @@ const file_forge_pulls_v1_edit_proto_rawDesc = "" +
 	"\x0f_unset_due_dateB\x18\n" +
 	"\x16_allow_maintainer_edit\"Y\n" +
 	"\x17EditPullRequestResponse\x12>\n" +
-	"\fpull_request\x18\x01 \x01(\v2\x1b.forge.pulls.v1.PullRequestR\vpullRequest2\x93\x02\n" +
-	"\x0fPullEditService\x12\xff\x01\n" +
-	"\x0fEditPullRequest\x12&.forge.pulls.v1.EditPullRequestRequest\x1a'.forge.pulls.v1.EditPullRequestResponse\"\x9a\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18N\b\x02\x1a\n" +
-	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\x15pull-poster-or-writerJ\bassigneeJ\tassigneesJ\x06labels\x82\xd3\xe4\x93\x02=:\x01*b\fpull_request2*/api/v1/repos/{owner}/{repo}/pulls/{index}B\x9b\x01\n" +
+	"\fpull_request\x18\x01 \x01(\v2\x1b.forge.pulls.v1.PullRequestR\vpullRequest2\xb8\x02\n" +
+	"\x0fPullEditService\x12\xa4\x02\n" +
+	"\x0fEditPullRequest\x12&.forge.pulls.v1.EditPullRequestRequest\x1a'.forge.pulls.v1.EditPullRequestResponse\"\xbf\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18s\b\x02\x1a\n" +
+	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\x15pull-poster-or-writerJ\bassigneeJ\tassigneesJ\x06labelsJ\tmilestoneJ\bdue_dateJ\x0eunset_due_date\x82\xd3\xe4\x93\x02=:\x01*b\fpull_request2*/api/v1/repos/{owner}/{repo}/pulls/{index}B\x9b\x01\n" +
 	"\x12com.forge.pulls.v1B\tEditProtoP\x01Z forge/gen/forge/pulls/v1;pullsv1\xa2\x02\x03FPX\xaa\x02\x0eForge.Pulls.V1\xca\x02\x0eForge\\Pulls\\V1\xe2\x02\x1aForge\\Pulls\\V1\\GPBMetadata\xea\x02\x10Forge::Pulls::V1b\x06proto3"
 
 var (

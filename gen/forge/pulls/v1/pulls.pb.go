@@ -449,7 +449,7 @@ type ListPullRequestsRequest struct {
 	// oldest, recentupdate, leastupdate, mostcomment, leastcomment;
 	// otherwise newest first.
 	Sort string `protobuf:"bytes,4,opt,name=sort,proto3" json:"sort,omitempty"`
-	// Milestones are not stored yet: a milestone matches nothing.
+	// A milestone id: only pull requests in that milestone (0: any).
 	Milestone int64 `protobuf:"varint,5,opt,name=milestone,proto3" json:"milestone,omitempty"`
 	// Label ids; a pull request must carry each.
 	Labels        []int64 `protobuf:"varint,6,rep,packed,name=labels,proto3" json:"labels,omitempty"`
@@ -720,7 +720,7 @@ type CreatePullRequestRequest struct {
 	// Deprecated single assignee.
 	Assignee  string   `protobuf:"bytes,7,opt,name=assignee,proto3" json:"assignee,omitempty"`
 	Assignees []string `protobuf:"bytes,8,rep,name=assignees,proto3" json:"assignees,omitempty"`
-	// Milestones are not stored yet: accepted and ignored.
+	// A milestone id of the repository (writers; unknown: 404).
 	Milestone int64 `protobuf:"varint,9,opt,name=milestone,proto3" json:"milestone,omitempty"`
 	// Label ids of the repository or its organization.
 	Labels        []int64                `protobuf:"varint,10,rep,packed,name=labels,proto3" json:"labels,omitempty"`
@@ -1126,14 +1126,14 @@ const file_forge_pulls_v1_pulls_proto_rawDesc = "" +
 	"\x1eListPullRequestCommitsResponse\x122\n" +
 	"\acommits\x18\x01 \x03(\v2\x18.forge.commits.v1.CommitR\acommits\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xdb\x06\n" +
+	"totalCount2\xf0\x06\n" +
 	"\vPullService\x12\xbc\x01\n" +
 	"\x10ListPullRequests\x12'.forge.pulls.v1.ListPullRequestsRequest\x1a(.forge.pulls.v1.ListPullRequestsResponse\"U\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x023b\rpull_requests\x12\"/api/v1/repos/{owner}/{repo}/pulls\x12\xbd\x01\n" +
 	"\x0eGetPullRequest\x12%.forge.pulls.v1.GetPullRequestRequest\x1a&.forge.pulls.v1.GetPullRequestResponse\"\\\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x02:b\fpull_request\x12*/api/v1/repos/{owner}/{repo}/pulls/{index}\x12\xf1\x01\n" +
-	"\x11CreatePullRequest\x12(.forge.pulls.v1.CreatePullRequestRequest\x1a).forge.pulls.v1.CreatePullRequestResponse\"\x86\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18B\b\x02\x1a\n" +
-	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\tpull-headJ\bassigneeJ\tassigneesJ\x06labels\x82\xd3\xe4\x93\x025:\x01*b\fpull_request\"\"/api/v1/repos/{owner}/{repo}/pulls\x12\xd8\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x02:b\fpull_request\x12*/api/v1/repos/{owner}/{repo}/pulls/{index}\x12\x86\x02\n" +
+	"\x11CreatePullRequest\x12(.forge.pulls.v1.CreatePullRequestRequest\x1a).forge.pulls.v1.CreatePullRequestResponse\"\x9b\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18W\b\x02\x1a\n" +
+	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\tpull-headJ\bassigneeJ\tassigneesJ\x06labelsJ\tmilestoneJ\bdue_date\x82\xd3\xe4\x93\x025:\x01*b\fpull_request\"\"/api/v1/repos/{owner}/{repo}/pulls\x12\xd8\x01\n" +
 	"\x16ListPullRequestCommits\x12-.forge.pulls.v1.ListPullRequestCommitsRequest\x1a..forge.pulls.v1.ListPullRequestCommitsResponse\"_\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x02=b\acommits\x122/api/v1/repos/{owner}/{repo}/pulls/{index}/commitsB\x9c\x01\n" +
 	"\x12com.forge.pulls.v1B\n" +

@@ -29,13 +29,15 @@ const (
 // WatchInfo is Gitea's WatchInfo object.
 type WatchInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Always true.
+	// Always true for a repository; whether the caller follows an issue.
 	Subscribed bool `protobuf:"varint,1,opt,name=subscribed,proto3" json:"subscribed,omitempty"`
-	// Always false.
+	// Always false for a repository; the opposite of subscribed for an
+	// issue, as Gitea.
 	Ignored bool `protobuf:"varint,2,opt,name=ignored,proto3" json:"ignored,omitempty"`
 	// Always null.
 	Reason *string `protobuf:"bytes,3,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
-	// The repository's creation time (not the watch's), as Gitea.
+	// The repository's (or the issue's) creation time, not the watch's, as
+	// Gitea.
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	Url           string                 `protobuf:"bytes,5,opt,name=url,proto3" json:"url,omitempty"`
 	RepositoryUrl string                 `protobuf:"bytes,6,opt,name=repository_url,json=repositoryUrl,proto3" json:"repository_url,omitempty"`
@@ -748,11 +750,478 @@ func (x *ListUserSubscriptionsResponse) GetTotalCount() int64 {
 	return 0
 }
 
+// ListIssueSubscribersRequest selects a page of an issue's subscribers.
+type ListIssueSubscribersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index         int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	Page          int32                  `protobuf:"varint,4,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,5,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListIssueSubscribersRequest) Reset() {
+	*x = ListIssueSubscribersRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListIssueSubscribersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListIssueSubscribersRequest) ProtoMessage() {}
+
+func (x *ListIssueSubscribersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListIssueSubscribersRequest.ProtoReflect.Descriptor instead.
+func (*ListIssueSubscribersRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListIssueSubscribersRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ListIssueSubscribersRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *ListIssueSubscribersRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ListIssueSubscribersRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListIssueSubscribersRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListIssueSubscribersResponse is a page of users.
+type ListIssueSubscribersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Users []*v1.User             `protobuf:"bytes,1,rep,name=users,proto3" json:"users,omitempty"`
+	// Number of subscribers (X-Total-Count).
+	TotalCount    int64 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListIssueSubscribersResponse) Reset() {
+	*x = ListIssueSubscribersResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListIssueSubscribersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListIssueSubscribersResponse) ProtoMessage() {}
+
+func (x *ListIssueSubscribersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListIssueSubscribersResponse.ProtoReflect.Descriptor instead.
+func (*ListIssueSubscribersResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListIssueSubscribersResponse) GetUsers() []*v1.User {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+func (x *ListIssueSubscribersResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+// CheckIssueSubscriptionRequest names an issue.
+type CheckIssueSubscriptionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index         int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckIssueSubscriptionRequest) Reset() {
+	*x = CheckIssueSubscriptionRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckIssueSubscriptionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckIssueSubscriptionRequest) ProtoMessage() {}
+
+func (x *CheckIssueSubscriptionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckIssueSubscriptionRequest.ProtoReflect.Descriptor instead.
+func (*CheckIssueSubscriptionRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *CheckIssueSubscriptionRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *CheckIssueSubscriptionRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *CheckIssueSubscriptionRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+// CheckIssueSubscriptionResponse is the caller's state on the issue.
+type CheckIssueSubscriptionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Subscription  *WatchInfo             `protobuf:"bytes,1,opt,name=subscription,proto3" json:"subscription,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckIssueSubscriptionResponse) Reset() {
+	*x = CheckIssueSubscriptionResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckIssueSubscriptionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckIssueSubscriptionResponse) ProtoMessage() {}
+
+func (x *CheckIssueSubscriptionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckIssueSubscriptionResponse.ProtoReflect.Descriptor instead.
+func (*CheckIssueSubscriptionResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *CheckIssueSubscriptionResponse) GetSubscription() *WatchInfo {
+	if x != nil {
+		return x.Subscription
+	}
+	return nil
+}
+
+// SubscribeIssueRequest names an issue and the user to subscribe.
+type SubscribeIssueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index         int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	User          string                 `protobuf:"bytes,4,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubscribeIssueRequest) Reset() {
+	*x = SubscribeIssueRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubscribeIssueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubscribeIssueRequest) ProtoMessage() {}
+
+func (x *SubscribeIssueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubscribeIssueRequest.ProtoReflect.Descriptor instead.
+func (*SubscribeIssueRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SubscribeIssueRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *SubscribeIssueRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *SubscribeIssueRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *SubscribeIssueRequest) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+// SubscribeIssueResponse is empty; created (not in the REST answer) makes
+// it a 201.
+type SubscribeIssueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Created       bool                   `protobuf:"varint,1,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubscribeIssueResponse) Reset() {
+	*x = SubscribeIssueResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubscribeIssueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubscribeIssueResponse) ProtoMessage() {}
+
+func (x *SubscribeIssueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubscribeIssueResponse.ProtoReflect.Descriptor instead.
+func (*SubscribeIssueResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SubscribeIssueResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
+// UnsubscribeIssueRequest names an issue and the user to unsubscribe.
+type UnsubscribeIssueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index         int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	User          string                 `protobuf:"bytes,4,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnsubscribeIssueRequest) Reset() {
+	*x = UnsubscribeIssueRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnsubscribeIssueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnsubscribeIssueRequest) ProtoMessage() {}
+
+func (x *UnsubscribeIssueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnsubscribeIssueRequest.ProtoReflect.Descriptor instead.
+func (*UnsubscribeIssueRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *UnsubscribeIssueRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *UnsubscribeIssueRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *UnsubscribeIssueRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *UnsubscribeIssueRequest) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+// UnsubscribeIssueResponse is empty; created (not in the REST answer)
+// makes it a 201.
+type UnsubscribeIssueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Created       bool                   `protobuf:"varint,1,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnsubscribeIssueResponse) Reset() {
+	*x = UnsubscribeIssueResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnsubscribeIssueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnsubscribeIssueResponse) ProtoMessage() {}
+
+func (x *UnsubscribeIssueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnsubscribeIssueResponse.ProtoReflect.Descriptor instead.
+func (*UnsubscribeIssueResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *UnsubscribeIssueResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
 var File_forge_watch_v1_watch_proto protoreflect.FileDescriptor
 
 const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/watch/v1/watch.proto\x12\x0eforge.watch.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x01\n" +
+	"\x1aforge/watch/v1/watch.proto\x12\x0eforge.watch.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1aforge/repos/v1/repos.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x01\n" +
 	"\tWatchInfo\x12\x1e\n" +
 	"\n" +
 	"subscribed\x18\x01 \x01(\bR\n" +
@@ -801,7 +1270,37 @@ const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\x1dListUserSubscriptionsResponse\x12>\n" +
 	"\frepositories\x18\x01 \x03(\v2\x1a.forge.repos.v1.RepositoryR\frepositories\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xd3\b\n" +
+	"totalCount\"\x87\x01\n" +
+	"\x1bListIssueSubscribersRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\x12\x12\n" +
+	"\x04page\x18\x04 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x05 \x01(\x05R\x05limit\"k\n" +
+	"\x1cListIssueSubscribersResponse\x12*\n" +
+	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"_\n" +
+	"\x1dCheckIssueSubscriptionRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\"_\n" +
+	"\x1eCheckIssueSubscriptionResponse\x12=\n" +
+	"\fsubscription\x18\x01 \x01(\v2\x19.forge.watch.v1.WatchInfoR\fsubscription\"t\n" +
+	"\x15SubscribeIssueRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\x12\x1b\n" +
+	"\x04user\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x04user\"8\n" +
+	"\x16SubscribeIssueResponse\x12\x1e\n" +
+	"\acreated\x18\x01 \x01(\bB\x04\x90\xb5\x18\x01R\acreated\"v\n" +
+	"\x17UnsubscribeIssueRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\x12\x1b\n" +
+	"\x04user\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x04user\":\n" +
+	"\x18UnsubscribeIssueResponse\x12\x1e\n" +
+	"\acreated\x18\x01 \x01(\bB\x04\x90\xb5\x18\x01R\acreated2\xe2\x0f\n" +
 	"\fWatchService\x12\xbf\x01\n" +
 	"\x0fGetSubscription\x12&.forge.watch.v1.GetSubscriptionRequest\x1a'.forge.watch.v1.GetSubscriptionResponse\"[\x92\xb5\x18\x18\b\x02\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x029b\fsubscription\x12)/api/v1/repos/{owner}/{repo}/subscription\x12\xa3\x01\n" +
@@ -814,7 +1313,11 @@ const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\x13ListMySubscriptions\x12*.forge.watch.v1.ListMySubscriptionsRequest\x1a+.forge.watch.v1.ListMySubscriptionsResponse\"J\x92\xb5\x18\x16\b\x02\x1a\x04user\x1a\n" +
 	"repository \x01\x82\xd3\xe4\x93\x02*b\frepositories\x12\x1a/api/v1/user/subscriptions\x12\xc0\x01\n" +
 	"\x15ListUserSubscriptions\x12,.forge.watch.v1.ListUserSubscriptionsRequest\x1a-.forge.watch.v1.ListUserSubscriptionsResponse\"J\x92\xb5\x18\n" +
-	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x026b\frepositories\x12&/api/v1/users/{username}/subscriptionsB\x9c\x01\n" +
+	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x026b\frepositories\x12&/api/v1/users/{username}/subscriptions\x12\xd2\x01\n" +
+	"\x14ListIssueSubscribers\x12+.forge.watch.v1.ListIssueSubscribersRequest\x1a,.forge.watch.v1.ListIssueSubscribersResponse\"_\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Bb\x05users\x129/api/v1/repos/{owner}/{repo}/issues/{index}/subscriptions\x12\xe5\x01\n" +
+	"\x16CheckIssueSubscription\x12-.forge.watch.v1.CheckIssueSubscriptionRequest\x1a..forge.watch.v1.CheckIssueSubscriptionResponse\"l\x92\xb5\x18\x13\b\x02\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Ob\fsubscription\x12?/api/v1/repos/{owner}/{repo}/issues/{index}/subscriptions/check\x12\xe3\x01\n" +
+	"\x0eSubscribeIssue\x12%.forge.watch.v1.SubscribeIssueRequest\x1a&.forge.watch.v1.SubscribeIssueResponse\"\x81\x01\x92\xb5\x185\b\x02\x1a\x05issue \x02(\x01:\x06\b\x01\x10\x02\x18\x01B\x1eissue-subscriber-self-or-admin\x82\xd3\xe4\x93\x02B\x1a@/api/v1/repos/{owner}/{repo}/issues/{index}/subscriptions/{user}\x12\xe9\x01\n" +
+	"\x10UnsubscribeIssue\x12'.forge.watch.v1.UnsubscribeIssueRequest\x1a(.forge.watch.v1.UnsubscribeIssueResponse\"\x81\x01\x92\xb5\x185\b\x02\x1a\x05issue \x02(\x01:\x06\b\x01\x10\x02\x18\x01B\x1eissue-subscriber-self-or-admin\x82\xd3\xe4\x93\x02B*@/api/v1/repos/{owner}/{repo}/issues/{index}/subscriptions/{user}B\x9c\x01\n" +
 	"\x12com.forge.watch.v1B\n" +
 	"WatchProtoP\x01Z forge/gen/forge/watch/v1;watchv1\xa2\x02\x03FWX\xaa\x02\x0eForge.Watch.V1\xca\x02\x0eForge\\Watch\\V1\xe2\x02\x1aForge\\Watch\\V1\\GPBMetadata\xea\x02\x10Forge::Watch::V1b\x06proto3"
 
@@ -830,49 +1333,67 @@ func file_forge_watch_v1_watch_proto_rawDescGZIP() []byte {
 	return file_forge_watch_v1_watch_proto_rawDescData
 }
 
-var file_forge_watch_v1_watch_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_forge_watch_v1_watch_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_forge_watch_v1_watch_proto_goTypes = []any{
-	(*WatchInfo)(nil),                     // 0: forge.watch.v1.WatchInfo
-	(*GetSubscriptionRequest)(nil),        // 1: forge.watch.v1.GetSubscriptionRequest
-	(*GetSubscriptionResponse)(nil),       // 2: forge.watch.v1.GetSubscriptionResponse
-	(*WatchRequest)(nil),                  // 3: forge.watch.v1.WatchRequest
-	(*WatchResponse)(nil),                 // 4: forge.watch.v1.WatchResponse
-	(*UnwatchRequest)(nil),                // 5: forge.watch.v1.UnwatchRequest
-	(*UnwatchResponse)(nil),               // 6: forge.watch.v1.UnwatchResponse
-	(*ListSubscribersRequest)(nil),        // 7: forge.watch.v1.ListSubscribersRequest
-	(*ListSubscribersResponse)(nil),       // 8: forge.watch.v1.ListSubscribersResponse
-	(*ListMySubscriptionsRequest)(nil),    // 9: forge.watch.v1.ListMySubscriptionsRequest
-	(*ListMySubscriptionsResponse)(nil),   // 10: forge.watch.v1.ListMySubscriptionsResponse
-	(*ListUserSubscriptionsRequest)(nil),  // 11: forge.watch.v1.ListUserSubscriptionsRequest
-	(*ListUserSubscriptionsResponse)(nil), // 12: forge.watch.v1.ListUserSubscriptionsResponse
-	(*timestamppb.Timestamp)(nil),         // 13: google.protobuf.Timestamp
-	(*v1.User)(nil),                       // 14: forge.users.v1.User
-	(*v11.Repository)(nil),                // 15: forge.repos.v1.Repository
+	(*WatchInfo)(nil),                      // 0: forge.watch.v1.WatchInfo
+	(*GetSubscriptionRequest)(nil),         // 1: forge.watch.v1.GetSubscriptionRequest
+	(*GetSubscriptionResponse)(nil),        // 2: forge.watch.v1.GetSubscriptionResponse
+	(*WatchRequest)(nil),                   // 3: forge.watch.v1.WatchRequest
+	(*WatchResponse)(nil),                  // 4: forge.watch.v1.WatchResponse
+	(*UnwatchRequest)(nil),                 // 5: forge.watch.v1.UnwatchRequest
+	(*UnwatchResponse)(nil),                // 6: forge.watch.v1.UnwatchResponse
+	(*ListSubscribersRequest)(nil),         // 7: forge.watch.v1.ListSubscribersRequest
+	(*ListSubscribersResponse)(nil),        // 8: forge.watch.v1.ListSubscribersResponse
+	(*ListMySubscriptionsRequest)(nil),     // 9: forge.watch.v1.ListMySubscriptionsRequest
+	(*ListMySubscriptionsResponse)(nil),    // 10: forge.watch.v1.ListMySubscriptionsResponse
+	(*ListUserSubscriptionsRequest)(nil),   // 11: forge.watch.v1.ListUserSubscriptionsRequest
+	(*ListUserSubscriptionsResponse)(nil),  // 12: forge.watch.v1.ListUserSubscriptionsResponse
+	(*ListIssueSubscribersRequest)(nil),    // 13: forge.watch.v1.ListIssueSubscribersRequest
+	(*ListIssueSubscribersResponse)(nil),   // 14: forge.watch.v1.ListIssueSubscribersResponse
+	(*CheckIssueSubscriptionRequest)(nil),  // 15: forge.watch.v1.CheckIssueSubscriptionRequest
+	(*CheckIssueSubscriptionResponse)(nil), // 16: forge.watch.v1.CheckIssueSubscriptionResponse
+	(*SubscribeIssueRequest)(nil),          // 17: forge.watch.v1.SubscribeIssueRequest
+	(*SubscribeIssueResponse)(nil),         // 18: forge.watch.v1.SubscribeIssueResponse
+	(*UnsubscribeIssueRequest)(nil),        // 19: forge.watch.v1.UnsubscribeIssueRequest
+	(*UnsubscribeIssueResponse)(nil),       // 20: forge.watch.v1.UnsubscribeIssueResponse
+	(*timestamppb.Timestamp)(nil),          // 21: google.protobuf.Timestamp
+	(*v1.User)(nil),                        // 22: forge.users.v1.User
+	(*v11.Repository)(nil),                 // 23: forge.repos.v1.Repository
 }
 var file_forge_watch_v1_watch_proto_depIdxs = []int32{
-	13, // 0: forge.watch.v1.WatchInfo.created_at:type_name -> google.protobuf.Timestamp
+	21, // 0: forge.watch.v1.WatchInfo.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 1: forge.watch.v1.GetSubscriptionResponse.subscription:type_name -> forge.watch.v1.WatchInfo
 	0,  // 2: forge.watch.v1.WatchResponse.subscription:type_name -> forge.watch.v1.WatchInfo
-	14, // 3: forge.watch.v1.ListSubscribersResponse.users:type_name -> forge.users.v1.User
-	15, // 4: forge.watch.v1.ListMySubscriptionsResponse.repositories:type_name -> forge.repos.v1.Repository
-	15, // 5: forge.watch.v1.ListUserSubscriptionsResponse.repositories:type_name -> forge.repos.v1.Repository
-	1,  // 6: forge.watch.v1.WatchService.GetSubscription:input_type -> forge.watch.v1.GetSubscriptionRequest
-	3,  // 7: forge.watch.v1.WatchService.Watch:input_type -> forge.watch.v1.WatchRequest
-	5,  // 8: forge.watch.v1.WatchService.Unwatch:input_type -> forge.watch.v1.UnwatchRequest
-	7,  // 9: forge.watch.v1.WatchService.ListSubscribers:input_type -> forge.watch.v1.ListSubscribersRequest
-	9,  // 10: forge.watch.v1.WatchService.ListMySubscriptions:input_type -> forge.watch.v1.ListMySubscriptionsRequest
-	11, // 11: forge.watch.v1.WatchService.ListUserSubscriptions:input_type -> forge.watch.v1.ListUserSubscriptionsRequest
-	2,  // 12: forge.watch.v1.WatchService.GetSubscription:output_type -> forge.watch.v1.GetSubscriptionResponse
-	4,  // 13: forge.watch.v1.WatchService.Watch:output_type -> forge.watch.v1.WatchResponse
-	6,  // 14: forge.watch.v1.WatchService.Unwatch:output_type -> forge.watch.v1.UnwatchResponse
-	8,  // 15: forge.watch.v1.WatchService.ListSubscribers:output_type -> forge.watch.v1.ListSubscribersResponse
-	10, // 16: forge.watch.v1.WatchService.ListMySubscriptions:output_type -> forge.watch.v1.ListMySubscriptionsResponse
-	12, // 17: forge.watch.v1.WatchService.ListUserSubscriptions:output_type -> forge.watch.v1.ListUserSubscriptionsResponse
-	12, // [12:18] is the sub-list for method output_type
-	6,  // [6:12] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	22, // 3: forge.watch.v1.ListSubscribersResponse.users:type_name -> forge.users.v1.User
+	23, // 4: forge.watch.v1.ListMySubscriptionsResponse.repositories:type_name -> forge.repos.v1.Repository
+	23, // 5: forge.watch.v1.ListUserSubscriptionsResponse.repositories:type_name -> forge.repos.v1.Repository
+	22, // 6: forge.watch.v1.ListIssueSubscribersResponse.users:type_name -> forge.users.v1.User
+	0,  // 7: forge.watch.v1.CheckIssueSubscriptionResponse.subscription:type_name -> forge.watch.v1.WatchInfo
+	1,  // 8: forge.watch.v1.WatchService.GetSubscription:input_type -> forge.watch.v1.GetSubscriptionRequest
+	3,  // 9: forge.watch.v1.WatchService.Watch:input_type -> forge.watch.v1.WatchRequest
+	5,  // 10: forge.watch.v1.WatchService.Unwatch:input_type -> forge.watch.v1.UnwatchRequest
+	7,  // 11: forge.watch.v1.WatchService.ListSubscribers:input_type -> forge.watch.v1.ListSubscribersRequest
+	9,  // 12: forge.watch.v1.WatchService.ListMySubscriptions:input_type -> forge.watch.v1.ListMySubscriptionsRequest
+	11, // 13: forge.watch.v1.WatchService.ListUserSubscriptions:input_type -> forge.watch.v1.ListUserSubscriptionsRequest
+	13, // 14: forge.watch.v1.WatchService.ListIssueSubscribers:input_type -> forge.watch.v1.ListIssueSubscribersRequest
+	15, // 15: forge.watch.v1.WatchService.CheckIssueSubscription:input_type -> forge.watch.v1.CheckIssueSubscriptionRequest
+	17, // 16: forge.watch.v1.WatchService.SubscribeIssue:input_type -> forge.watch.v1.SubscribeIssueRequest
+	19, // 17: forge.watch.v1.WatchService.UnsubscribeIssue:input_type -> forge.watch.v1.UnsubscribeIssueRequest
+	2,  // 18: forge.watch.v1.WatchService.GetSubscription:output_type -> forge.watch.v1.GetSubscriptionResponse
+	4,  // 19: forge.watch.v1.WatchService.Watch:output_type -> forge.watch.v1.WatchResponse
+	6,  // 20: forge.watch.v1.WatchService.Unwatch:output_type -> forge.watch.v1.UnwatchResponse
+	8,  // 21: forge.watch.v1.WatchService.ListSubscribers:output_type -> forge.watch.v1.ListSubscribersResponse
+	10, // 22: forge.watch.v1.WatchService.ListMySubscriptions:output_type -> forge.watch.v1.ListMySubscriptionsResponse
+	12, // 23: forge.watch.v1.WatchService.ListUserSubscriptions:output_type -> forge.watch.v1.ListUserSubscriptionsResponse
+	14, // 24: forge.watch.v1.WatchService.ListIssueSubscribers:output_type -> forge.watch.v1.ListIssueSubscribersResponse
+	16, // 25: forge.watch.v1.WatchService.CheckIssueSubscription:output_type -> forge.watch.v1.CheckIssueSubscriptionResponse
+	18, // 26: forge.watch.v1.WatchService.SubscribeIssue:output_type -> forge.watch.v1.SubscribeIssueResponse
+	20, // 27: forge.watch.v1.WatchService.UnsubscribeIssue:output_type -> forge.watch.v1.UnsubscribeIssueResponse
+	18, // [18:28] is the sub-list for method output_type
+	8,  // [8:18] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_forge_watch_v1_watch_proto_init() }
@@ -887,7 +1408,7 @@ func file_forge_watch_v1_watch_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_watch_v1_watch_proto_rawDesc), len(file_forge_watch_v1_watch_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,12 +19,16 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WatchService_GetSubscription_FullMethodName       = "/forge.watch.v1.WatchService/GetSubscription"
-	WatchService_Watch_FullMethodName                 = "/forge.watch.v1.WatchService/Watch"
-	WatchService_Unwatch_FullMethodName               = "/forge.watch.v1.WatchService/Unwatch"
-	WatchService_ListSubscribers_FullMethodName       = "/forge.watch.v1.WatchService/ListSubscribers"
-	WatchService_ListMySubscriptions_FullMethodName   = "/forge.watch.v1.WatchService/ListMySubscriptions"
-	WatchService_ListUserSubscriptions_FullMethodName = "/forge.watch.v1.WatchService/ListUserSubscriptions"
+	WatchService_GetSubscription_FullMethodName        = "/forge.watch.v1.WatchService/GetSubscription"
+	WatchService_Watch_FullMethodName                  = "/forge.watch.v1.WatchService/Watch"
+	WatchService_Unwatch_FullMethodName                = "/forge.watch.v1.WatchService/Unwatch"
+	WatchService_ListSubscribers_FullMethodName        = "/forge.watch.v1.WatchService/ListSubscribers"
+	WatchService_ListMySubscriptions_FullMethodName    = "/forge.watch.v1.WatchService/ListMySubscriptions"
+	WatchService_ListUserSubscriptions_FullMethodName  = "/forge.watch.v1.WatchService/ListUserSubscriptions"
+	WatchService_ListIssueSubscribers_FullMethodName   = "/forge.watch.v1.WatchService/ListIssueSubscribers"
+	WatchService_CheckIssueSubscription_FullMethodName = "/forge.watch.v1.WatchService/CheckIssueSubscription"
+	WatchService_SubscribeIssue_FullMethodName         = "/forge.watch.v1.WatchService/SubscribeIssue"
+	WatchService_UnsubscribeIssue_FullMethodName       = "/forge.watch.v1.WatchService/UnsubscribeIssue"
 )
 
 // WatchServiceClient is the client API for WatchService service.
@@ -48,6 +52,23 @@ type WatchServiceClient interface {
 	// ListUserSubscriptions lists the repositories a user watches that the
 	// caller can see.
 	ListUserSubscriptions(ctx context.Context, in *ListUserSubscriptionsRequest, opts ...grpc.CallOption) (*ListUserSubscriptionsResponse, error)
+	// ListIssueSubscribers lists the users who subscribed to an issue
+	// (explicitly, as Gitea: not those who follow it by watching the
+	// repository or by taking part), in the order they subscribed
+	// (GET /repos/{owner}/{repo}/issues/{index}/subscriptions).
+	ListIssueSubscribers(ctx context.Context, in *ListIssueSubscribersRequest, opts ...grpc.CallOption) (*ListIssueSubscribersResponse, error)
+	// CheckIssueSubscription tells whether the caller follows an issue: an
+	// explicit subscription or unsubscription decides; without one, watching
+	// the repository or having posted the issue or a comment on it does.
+	CheckIssueSubscription(ctx context.Context, in *CheckIssueSubscriptionRequest, opts ...grpc.CallOption) (*CheckIssueSubscriptionResponse, error)
+	// SubscribeIssue subscribes a user to an issue: the caller themself, or
+	// anyone for an administrator of the repository or the site. 201 when
+	// it changed whether they follow the issue, 200 when they already did.
+	SubscribeIssue(ctx context.Context, in *SubscribeIssueRequest, opts ...grpc.CallOption) (*SubscribeIssueResponse, error)
+	// UnsubscribeIssue unsubscribes a user from an issue (also one they
+	// follow by watching the repository or taking part), with
+	// SubscribeIssue's rule and statuses (201 changed, 200 already so).
+	UnsubscribeIssue(ctx context.Context, in *UnsubscribeIssueRequest, opts ...grpc.CallOption) (*UnsubscribeIssueResponse, error)
 }
 
 type watchServiceClient struct {
@@ -118,6 +139,46 @@ func (c *watchServiceClient) ListUserSubscriptions(ctx context.Context, in *List
 	return out, nil
 }
 
+func (c *watchServiceClient) ListIssueSubscribers(ctx context.Context, in *ListIssueSubscribersRequest, opts ...grpc.CallOption) (*ListIssueSubscribersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListIssueSubscribersResponse)
+	err := c.cc.Invoke(ctx, WatchService_ListIssueSubscribers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *watchServiceClient) CheckIssueSubscription(ctx context.Context, in *CheckIssueSubscriptionRequest, opts ...grpc.CallOption) (*CheckIssueSubscriptionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckIssueSubscriptionResponse)
+	err := c.cc.Invoke(ctx, WatchService_CheckIssueSubscription_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *watchServiceClient) SubscribeIssue(ctx context.Context, in *SubscribeIssueRequest, opts ...grpc.CallOption) (*SubscribeIssueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubscribeIssueResponse)
+	err := c.cc.Invoke(ctx, WatchService_SubscribeIssue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *watchServiceClient) UnsubscribeIssue(ctx context.Context, in *UnsubscribeIssueRequest, opts ...grpc.CallOption) (*UnsubscribeIssueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnsubscribeIssueResponse)
+	err := c.cc.Invoke(ctx, WatchService_UnsubscribeIssue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WatchServiceServer is the server API for WatchService service.
 // All implementations must embed UnimplementedWatchServiceServer
 // for forward compatibility.
@@ -139,6 +200,23 @@ type WatchServiceServer interface {
 	// ListUserSubscriptions lists the repositories a user watches that the
 	// caller can see.
 	ListUserSubscriptions(context.Context, *ListUserSubscriptionsRequest) (*ListUserSubscriptionsResponse, error)
+	// ListIssueSubscribers lists the users who subscribed to an issue
+	// (explicitly, as Gitea: not those who follow it by watching the
+	// repository or by taking part), in the order they subscribed
+	// (GET /repos/{owner}/{repo}/issues/{index}/subscriptions).
+	ListIssueSubscribers(context.Context, *ListIssueSubscribersRequest) (*ListIssueSubscribersResponse, error)
+	// CheckIssueSubscription tells whether the caller follows an issue: an
+	// explicit subscription or unsubscription decides; without one, watching
+	// the repository or having posted the issue or a comment on it does.
+	CheckIssueSubscription(context.Context, *CheckIssueSubscriptionRequest) (*CheckIssueSubscriptionResponse, error)
+	// SubscribeIssue subscribes a user to an issue: the caller themself, or
+	// anyone for an administrator of the repository or the site. 201 when
+	// it changed whether they follow the issue, 200 when they already did.
+	SubscribeIssue(context.Context, *SubscribeIssueRequest) (*SubscribeIssueResponse, error)
+	// UnsubscribeIssue unsubscribes a user from an issue (also one they
+	// follow by watching the repository or taking part), with
+	// SubscribeIssue's rule and statuses (201 changed, 200 already so).
+	UnsubscribeIssue(context.Context, *UnsubscribeIssueRequest) (*UnsubscribeIssueResponse, error)
 	mustEmbedUnimplementedWatchServiceServer()
 }
 
@@ -166,6 +244,18 @@ func (UnimplementedWatchServiceServer) ListMySubscriptions(context.Context, *Lis
 }
 func (UnimplementedWatchServiceServer) ListUserSubscriptions(context.Context, *ListUserSubscriptionsRequest) (*ListUserSubscriptionsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListUserSubscriptions not implemented")
+}
+func (UnimplementedWatchServiceServer) ListIssueSubscribers(context.Context, *ListIssueSubscribersRequest) (*ListIssueSubscribersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListIssueSubscribers not implemented")
+}
+func (UnimplementedWatchServiceServer) CheckIssueSubscription(context.Context, *CheckIssueSubscriptionRequest) (*CheckIssueSubscriptionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckIssueSubscription not implemented")
+}
+func (UnimplementedWatchServiceServer) SubscribeIssue(context.Context, *SubscribeIssueRequest) (*SubscribeIssueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubscribeIssue not implemented")
+}
+func (UnimplementedWatchServiceServer) UnsubscribeIssue(context.Context, *UnsubscribeIssueRequest) (*UnsubscribeIssueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnsubscribeIssue not implemented")
 }
 func (UnimplementedWatchServiceServer) mustEmbedUnimplementedWatchServiceServer() {}
 func (UnimplementedWatchServiceServer) testEmbeddedByValue()                      {}
@@ -296,6 +386,78 @@ func _WatchService_ListUserSubscriptions_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WatchService_ListIssueSubscribers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListIssueSubscribersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).ListIssueSubscribers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_ListIssueSubscribers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).ListIssueSubscribers(ctx, req.(*ListIssueSubscribersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WatchService_CheckIssueSubscription_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckIssueSubscriptionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).CheckIssueSubscription(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_CheckIssueSubscription_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).CheckIssueSubscription(ctx, req.(*CheckIssueSubscriptionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WatchService_SubscribeIssue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubscribeIssueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).SubscribeIssue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_SubscribeIssue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).SubscribeIssue(ctx, req.(*SubscribeIssueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WatchService_UnsubscribeIssue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnsubscribeIssueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).UnsubscribeIssue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_UnsubscribeIssue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).UnsubscribeIssue(ctx, req.(*UnsubscribeIssueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WatchService_ServiceDesc is the grpc.ServiceDesc for WatchService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -326,6 +488,22 @@ var WatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListUserSubscriptions",
 			Handler:    _WatchService_ListUserSubscriptions_Handler,
+		},
+		{
+			MethodName: "ListIssueSubscribers",
+			Handler:    _WatchService_ListIssueSubscribers_Handler,
+		},
+		{
+			MethodName: "CheckIssueSubscription",
+			Handler:    _WatchService_CheckIssueSubscription_Handler,
+		},
+		{
+			MethodName: "SubscribeIssue",
+			Handler:    _WatchService_SubscribeIssue_Handler,
+		},
+		{
+			MethodName: "UnsubscribeIssue",
+			Handler:    _WatchService_UnsubscribeIssue_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
