@@ -259,7 +259,10 @@ func TestListQueriesConstant(t *testing.T) {
 					counts = append(counts, q)
 				}
 				t.Logf("queries for %v items: %v", sizes, counts)
-				if counts[0] != counts[1] {
+				// More items may not cost more queries. Fewer is no N+1: a
+				// page of the long timeline can hold fewer kinds of event
+				// (each kind one lookup) than the whole short one.
+				if counts[1] > counts[0] {
 					t.Errorf("queries grow with the list: %v for %v items", counts, sizes)
 				}
 			})
