@@ -12,6 +12,7 @@ import (
 	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
+	"forge/services/failpoint"
 	"forge/services/git"
 	"forge/services/protection"
 	"forge/services/store"
@@ -267,6 +268,7 @@ func (m *Merger) merge(ctx context.Context, base *access.Repo, doer *store.User,
 	if err != nil {
 		return false, err
 	}
+	failpoint.Hit(FailpointAfterMergeLanded)
 	// The merge is recorded before the branch move is, so the refresher,
 	// which the move wakes, finds it merged; should the refresher still
 	// come first (the reconciler replays the journal too), the store lets
@@ -289,6 +291,12 @@ func (m *Merger) merge(ctx context.Context, base *access.Repo, doer *store.User,
 	}
 	return false, nil
 }
+
+// FailpointAfterMergeLanded is the test-only failpoint (see package
+// failpoint) between moving the base branch onto the merge and recording
+// the merge: a crash there leaves a base that holds the head, which the
+// refresher marks merged once forge is back.
+const FailpointAfterMergeLanded = "after-merge-landed"
 
 // markManual records that the pull request was merged by hand as commit
 // sha of its base branch (Gitea's manually-merged, checked before work in
