@@ -240,6 +240,13 @@ func (m *Merger) merge(ctx context.Context, base *access.Repo, doer *store.User,
 			return false, err
 		}
 		schedule = err != nil
+		// forge does not sign merge commits, so a branch that requires
+		// signed commits takes no merge (force_merge included), as Gitea
+		// refuses a merge it would not sign.
+		if rule.RequireSignedCommits {
+			return false, errs.Newf(errs.FailedPrecondition, "Protected branch %s requires signed commits but this merge would not be signed", pr.BaseBranch).
+				WithHTTPStatus(http.StatusMethodNotAllowed)
+		}
 	}
 	if !styleAllowed(base.Repository, in.Style) {
 		return false, errs.Newf(errs.FailedPrecondition, "%s is not allowed an allowed merge style for this repository", in.Style).

@@ -434,5 +434,14 @@ func TestBranchProtectionMerge(t *testing.T) {
 		pr6 := open("six")
 		merged(aliceTok, pr6, false)
 		merged(aliceTok, pr5, true)
+
+		// forge signs no merge: a branch that requires signed commits
+		// takes none, forced or not.
+		pr7 := open("seven")
+		if _, _, err := alice.EditBranchProtection("alice", "proj", "main", gitea.EditBranchProtectionOption{RequireSignedCommits: &yes}); err != nil {
+			t.Fatal(err)
+		}
+		refused(aliceTok, pr7, false, "Protected branch main requires signed commits but this merge would not be signed")
+		refused(aliceTok, pr7, true, "Protected branch main requires signed commits but this merge would not be signed")
 	})
 }
