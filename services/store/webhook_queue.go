@@ -194,6 +194,15 @@ func (s *Store) ClaimHookTasks(ctx context.Context, max int, lease time.Duration
 	return out, err
 }
 
+// RetryHookTasksNow makes every pending delivery waiting for its retry
+// due now (a manual run of the delivery task) and reports how many.
+func (s *Store) RetryHookTasksNow(ctx context.Context) (int64, error) {
+	now := time.Now().Unix()
+	res := s.db.WithContext(ctx).Model(&HookTask{}).Where("done = ? AND next_unix > ?", false, now).
+		Update("next_unix", now)
+	return res.RowsAffected, res.Error
+}
+
 // HookTaskResult is the outcome of one delivery attempt.
 type HookTaskResult struct {
 	Succeeded    bool

@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"forge/services/cron"
 	"forge/services/protection"
 	"forge/services/secretbox"
 	"forge/services/store"
@@ -32,6 +33,8 @@ type QueueStore interface {
 	ClaimHookTasks(ctx context.Context, max int, lease time.Duration) ([]store.HookTask, error)
 	// FinishHookTaskAttempt records an attempt and releases the task.
 	FinishHookTaskAttempt(ctx context.Context, id int64, r store.HookTaskResult) error
+	// RetryHookTasksNow makes the deliveries waiting for a retry due now.
+	RetryHookTasksNow(ctx context.Context) (int64, error)
 }
 
 // WorkerOptions configure a Worker.
@@ -116,33 +119,56 @@ func (w *Worker) Kick() {
 	}
 }
 
-// Run works until ctx is done, then waits for the deliveries in flight
-// (each ends within Timeout; one cut short by ctx is left claimed and is
-// sent again after its lease).
-func (w *Worker) Run(ctx context.Context) {
-	t := time.NewTicker(w.o.Poll)
-	defer t.Stop()
-	defer w.inflight.Wait()
-	for {
-		w.Drain(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-w.kick:
-			for _, d := range settle {
-				if w.Drain(ctx) > 0 {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(d):
-				}
-			}
+// Round is one round of the delivery schedule, for the registry of
+// scheduled tasks (task deliver_webhooks: every Poll, at start-up and
+// whenever Woken receives). It claims and renders queued events and
+// starts the due deliveries in the free slots, then returns: deliveries
+// run in the worker's own goroutines (at most Workers at once), so a slow
+// receiver holds a slot, never the round nor the registry. After a kick
+// that found nothing it looks again a few times (the kick comes from
+// inside the inserting transaction). A manual round (cron.Manual: POST
+// /admin/cron/deliver_webhooks) first makes the deliveries waiting for a
+// retry due, so they are sent now.
+//
+// ctx must live as long as the deliveries it starts may run: the
+// registry's context, which ends with the server (then Wait).
+func (w *Worker) Round(ctx context.Context) error {
+	if w.o.Disabled {
+		return nil
+	}
+	if cron.Manual(ctx) {
+		if _, err := w.o.Store.RetryHookTasksNow(ctx); err != nil {
+			return err
 		}
 	}
+	if w.Drain(ctx) > 0 || !cron.Woken(ctx) {
+		return nil
+	}
+	for _, d := range settle {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(d):
+		}
+		if w.Drain(ctx) > 0 {
+			return nil
+		}
+	}
+	return nil
 }
+
+// Poll is the worker's poll interval: how often it looks for work other
+// processes queued and for retries that came due.
+func (w *Worker) Poll() time.Duration { return w.o.Poll }
+
+// Woken receives after each Kick: an event or delivery queued by this
+// process, or a delivery slot freed.
+func (w *Worker) Woken() <-chan struct{} { return w.kick }
+
+// Wait waits for the deliveries in flight (each ends within Timeout; one
+// cut short by the end of its context is left claimed and is sent again
+// after its lease).
+func (w *Worker) Wait() { w.inflight.Wait() }
 
 // Drain resolves queued events into deliveries and starts sending the due
 // ones in the free slots, until there is nothing left, every slot is busy
