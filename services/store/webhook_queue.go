@@ -250,4 +250,27 @@ const (
 	HookKindRepoCreated = "repository_created"
 	// A fork made of RepoID; Extra holds the fork's id.
 	HookKindFork = "fork"
+	// A release deleted; Extra holds the release as it was (JSON).
+	HookKindReleaseDeleted = "release_deleted"
+	// A repository deleted; Extra holds its row as it was (JSON). It goes
+	// to its owner's and the system hooks (its own went with it).
+	HookKindRepoDeleted = "repository_deleted"
+	// Review requested of / withdrawn from a person on pull request
+	// IssueID; Extra holds the person's id.
+	HookKindReviewRequested      = "review_requested"
+	HookKindReviewRequestRemoved = "review_request_removed"
 )
+
+// HookRefTag in a push, create or delete event's Extra: the ref is a tag
+// (Ref its short name), not a branch.
+const HookRefTag = "tag"
+
+// HooksForOwner returns the active hooks of owner ownerID and the system
+// hooks, in that order: where an event of a deleted repository goes.
+func (s *Store) HooksForOwner(ctx context.Context, ownerID int64) ([]Webhook, error) {
+	var out []Webhook
+	err := s.db.WithContext(ctx).Where(`active = ? AND repo_id = 0 AND ((owner_id <> 0 AND owner_id = ?)
+	OR (owner_id = 0 AND is_system = ?))`, true, ownerID, true).
+		Order("CASE WHEN owner_id <> 0 THEN 1 ELSE 2 END, id").Find(&out).Error
+	return out, err
+}

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,6 +28,9 @@ type QueueStore interface {
 	ResolveHookEvent(ctx context.Context, id int64, tasks []store.HookTask) error
 	// HooksForRepo: the active hooks an event in the repository goes to.
 	HooksForRepo(ctx context.Context, repoID int64) ([]store.Webhook, error)
+	// HooksForOwner: the active hooks of an owner and the system hooks
+	// (the events of a deleted repository).
+	HooksForOwner(ctx context.Context, ownerID int64) ([]store.Webhook, error)
 	// WebhookByID: store.ErrNotFound when the hook is gone.
 	WebhookByID(ctx context.Context, id int64) (*store.Webhook, error)
 	// ClaimHookTasks claims up to max due deliveries for lease.
@@ -247,6 +251,13 @@ func (w *Worker) resolve(ctx context.Context, e *store.HookEvent) error {
 			return err
 		}
 		hooks = []store.Webhook{*h}
+	} else if e.Kind == store.HookKindRepoDeleted {
+		var gone struct{ OwnerID int64 }
+		_ = json.Unmarshal([]byte(e.Extra), &gone)
+		var err error
+		if hooks, err = w.o.Store.HooksForOwner(ctx, gone.OwnerID); err != nil {
+			return err
+		}
 	} else {
 		var err error
 		if hooks, err = w.o.Store.HooksForRepo(ctx, e.RepoID); err != nil {
