@@ -95,6 +95,9 @@ var settle = []time.Duration{5 * time.Millisecond, 20 * time.Millisecond, 100 * 
 
 const eventBatch = 50
 
+// resolvers is how many claimed events a round renders at once.
+const resolvers = 4
+
 // maxEventAge is how long an event whose payload fails to render is
 // retried (each claim lasts a minute) before it is dropped.
 const maxEventAge = time.Hour
@@ -189,11 +192,21 @@ func (w *Worker) Drain(ctx context.Context) int {
 			w.logErr(ctx, "claim events", err)
 			break
 		}
+		// Rendering is mostly waiting for the database (a few reads and
+		// the resolving transaction per event): a few at once.
+		sem := make(chan struct{}, resolvers)
+		var wg sync.WaitGroup
 		for i := range events {
-			if err := w.resolve(ctx, &events[i]); err != nil {
-				w.logErr(ctx, "render event", err, "event", events[i].ID)
-			}
+			sem <- struct{}{}
+			wg.Add(1)
+			go func(e *store.HookEvent) {
+				defer func() { <-sem; wg.Done() }()
+				if err := w.resolve(ctx, e); err != nil {
+					w.logErr(ctx, "render event", err, "event", e.ID)
+				}
+			}(&events[i])
 		}
+		wg.Wait()
 		n += len(events)
 		if len(events) < eventBatch {
 			break
