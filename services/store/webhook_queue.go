@@ -259,6 +259,9 @@ const (
 	// IssueID; Extra holds the person's id.
 	HookKindReviewRequested      = "review_requested"
 	HookKindReviewRequestRemoved = "review_request_removed"
+	// Assignees removed from issue IssueID (issues / pull_request
+	// "unassigned"; their addition is the activity "assigned").
+	HookKindUnassigned = "unassigned"
 )
 
 // HookRefTag in a push, create or delete event's Extra: the ref is a tag

@@ -72,6 +72,7 @@ var issueActions = map[string]struct{ typ, pullTyp, action string }{
 	store.ActivityTitleChanged:  {evIssues, evPullRequest, "edited"},
 	store.ActivityLabeled:       {evIssueLabel, evPullRequestLabel, "label_updated"},
 	store.ActivityAssigned:      {evIssueAssign, evPullRequestAssign, "assigned"},
+	store.HookKindUnassigned:    {evIssueAssign, evPullRequestAssign, "unassigned"},
 	store.ActivityCommented:     {evIssueComment, evPullRequestComment, "created"},
 }
 

@@ -256,3 +256,53 @@ func TestWebhookReviewRequests(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookAssignment: assigning a person is an issues event (type
+// issue_assign) with action assigned; removing every assignee is one
+// with action unassigned.
+func TestWebhookAssignment(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, openLoopback, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		s.seedUser("bob", "bob-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		s.createRepo(t, aliceTok, "proj", true, false)
+		mode := gitea.AccessModeWrite
+		if _, err := alice.AddCollaborator("alice", "proj", "bob", gitea.AddCollaboratorOption{Permission: &mode}); err != nil {
+			t.Fatal(err)
+		}
+		rcv := newReceiver(t, 0)
+		if _, _, err := alice.CreateRepoHook("alice", "proj", gitea.CreateHookOption{Type: gitea.HookTypeGitea, Active: true,
+			Config: map[string]string{"url": rcv.URL, "content_type": "json"}, Events: []string{"issues"}}); err != nil {
+			t.Fatal(err)
+		}
+		is, _, err := alice.CreateIssue("alice", "proj", gitea.CreateIssueOption{Title: "Crash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rcv.wait(t, 1)
+		if _, _, err := alice.EditIssue("alice", "proj", is.Index, gitea.EditIssueOption{Assignees: []string{"bob"}}); err != nil {
+			t.Fatal(err)
+		}
+		rcv.wait(t, 2)
+		path := "/api/v1/repos/alice/proj/issues/1"
+		if r := s.do("PATCH", path, `{"assignee":""}`, "Authorization", "token "+aliceTok, "Content-Type", jsonCT); r.Status != 201 {
+			t.Fatalf("unassign: %d %s", r.Status, r.Body)
+		}
+		got := rcv.wait(t, 3)
+		for i, want := range []string{"assigned", "unassigned"} {
+			d := got[i+1]
+			var p struct {
+				Action string
+				Number int64
+				Issue  struct {
+					Assignees []struct{ Login string }
+				}
+			}
+			if err := json.Unmarshal(d.Body, &p); err != nil || d.Header.Get("X-Gitea-Event") != "issues" ||
+				d.Header.Get("X-Gitea-Event-Type") != "issue_assign" || p.Action != want || p.Number != is.Index {
+				t.Fatalf("delivery %d: %+v %v %v\n%s", i+1, p, err, d.Header, d.Body)
+			}
+		}
+	})
+}
