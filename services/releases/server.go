@@ -37,6 +37,9 @@ type Store interface {
 	UpdateRelease(ctx context.Context, repoID, id int64, change func(r *store.Release) error) (*store.Release, error)
 	DeleteRelease(ctx context.Context, repoID, id, actorID int64) error
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
+	// EnqueueHookEvent records a webhook event (tags created or deleted
+	// here, which have no record of their own).
+	EnqueueHookEvent(ctx context.Context, e store.HookEvent) error
 	// VisibleUserIDs applies account visibility to the publishers.
 	access.VisibleAmong
 	// AttachmentsOf returns the assets of releases (column "release_id"),

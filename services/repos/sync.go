@@ -61,8 +61,9 @@ func (s *Syncer) Apply(ctx context.Context, repo *store.Repository, pusherID int
 }
 
 // tagEvents records the webhook events of the tags among updates, as
-// Gitea sends them: a new tag is a push (no commits, its commit as the
-// head) and a create, a moved tag a push, a deleted tag a delete. Tags
+// Gitea 1.22 sends them: a new tag is a push (no commits, its commit as
+// the head) and a create, a moved tag a push, a deleted tag a push (to
+// zeros) and a delete. Tags
 // have no records, so these are written on their own, after the refs
 // moved: a crash in between loses them (branch events are written with
 // the branch records and are not lost). A failure is logged.
@@ -71,21 +72,7 @@ func (s *Syncer) tagEvents(ctx context.Context, repoID, pusherID int64, updates 
 		if !u.IsTag() {
 			continue
 		}
-		e := store.HookEvent{RepoID: repoID, ActorID: pusherID, Ref: u.ShortName(), Extra: store.HookRefTag}
-		var kinds []string
-		switch {
-		case u.IsDelete():
-			e.OldSHA = u.OldSHA
-			kinds = []string{store.HookKindDelete}
-		case u.IsCreate():
-			e.NewSHA = u.NewSHA
-			kinds = []string{store.HookKindPush, store.HookKindCreate}
-		default:
-			e.OldSHA, e.NewSHA = u.OldSHA, u.NewSHA
-			kinds = []string{store.HookKindPush}
-		}
-		for _, k := range kinds {
-			e.Kind = k
+		for _, e := range store.TagHookEvents(repoID, pusherID, u.ShortName(), u.OldSHA, u.NewSHA) {
 			if err := s.Store.EnqueueHookEvent(ctx, e); err != nil {
 				slog.Error("webhooks: record tag event", "repo", repoID, "tag", e.Ref, "err", err)
 			}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -267,6 +268,32 @@ const (
 // HookRefTag in a push, create or delete event's Extra: the ref is a tag
 // (Ref its short name), not a branch.
 const HookRefTag = "tag"
+
+// TagHookEvents are the webhook events of tag name moving from old to
+// new (either "" or zeros when absent), by actorID, as Gitea 1.22 sends
+// them: a new tag is a push and a create, a moved tag a push, a deleted
+// tag a push (to zeros) and a delete.
+func TagHookEvents(repoID, actorID int64, name, old, new string) []HookEvent {
+	zero := func(sha string) bool { return sha == "" || strings.Trim(sha, "0") == "" }
+	e := HookEvent{RepoID: repoID, ActorID: actorID, Ref: name, Extra: HookRefTag}
+	if !zero(old) {
+		e.OldSHA = old
+	}
+	if !zero(new) {
+		e.NewSHA = new
+	}
+	push, other := e, e
+	push.Kind = HookKindPush
+	switch {
+	case zero(new):
+		other.Kind = HookKindDelete
+	case zero(old):
+		other.Kind = HookKindCreate
+	default:
+		return []HookEvent{push}
+	}
+	return []HookEvent{push, other}
+}
 
 // HooksForOwner returns the active hooks of owner ownerID and the system
 // hooks, in that order: where an event of a deleted repository goes.

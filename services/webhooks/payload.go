@@ -394,9 +394,9 @@ func (r *Renderers) push(ctx context.Context, e *store.HookEvent, repo *store.Re
 func (r *Renderers) tagPush(ctx context.Context, path string, e *store.HookEvent, repoJSON *reposv1.Repository, sender *usersv1.User) (*rendered, error) {
 	full := "refs/tags/" + e.Ref
 	out := &webhooksv1.PushPayload{Ref: full, Before: orZero(e.OldSHA), After: orZero(e.NewSHA),
-		Repository: repoJSON, Pusher: sender, Sender: sender, Commits: []*webhooksv1.PayloadCommit{},
-		CompareUrl: repoJSON.GetHtmlUrl() + "/compare/" + orZero(e.OldSHA) + "..." + orZero(e.NewSHA)}
+		Repository: repoJSON, Pusher: sender, Sender: sender, Commits: []*webhooksv1.PayloadCommit{}}
 	if e.NewSHA != "" && e.NewSHA != zeroSHA {
+		out.CompareUrl = repoJSON.GetHtmlUrl() + "/compare/" + orZero(e.OldSHA) + "..." + e.NewSHA
 		// The tagged commit: the value itself (a lightweight tag), else
 		// the tag peeled (an annotated one, while it still exists).
 		c, err := r.Git.GetCommit(ctx, path, e.NewSHA)

@@ -75,23 +75,88 @@ func TestWebhookTagEvents(t *testing.T) {
 		}
 
 		gitCmd(t, work, "push", "-q", "origin", ":refs/tags/v1.0")
-		d := rcv.wait(t, 5)[4]
-		var del struct {
-			Ref        string
-			RefType    string `json:"ref_type"`
-			PusherType string `json:"pusher_type"`
-			Repository struct {
-				FullName string `json:"full_name"`
-			}
-		}
-		if err := json.Unmarshal(d.Body, &del); err != nil || d.Header.Get("X-Gitea-Event") != "delete" || del.Ref != "v1.0" ||
-			del.RefType != "tag" || del.PusherType != "user" || del.Repository.FullName != "alice/proj" {
-			t.Fatalf("tag delete: %+v %v\n%s", del, err, d.Body)
-		}
+		got = byType(t, rcv.wait(t, 6)[4:])
+		checkTagDeleted(t, got, "alice/proj", "v1.0", head)
 		time.Sleep(300 * time.Millisecond)
-		if n := rcv.count(); n != 5 {
-			t.Fatalf("%d deliveries, want 5", n)
+		if n := rcv.count(); n != 6 {
+			t.Fatalf("%d deliveries, want 6", n)
 		}
+	})
+}
+
+// checkTagDeleted: the deliveries of tag name's deletion are a push to
+// zeros (no commits, no head) and a delete with ref_type tag.
+func checkTagDeleted(t *testing.T, got map[string]delivery, repo, name, old string) {
+	t.Helper()
+	push, d := got["push"], got["delete"]
+	var p struct {
+		Ref, Before, After string
+		Commits            []json.RawMessage
+		HeadCommit         *struct{ ID string } `json:"head_commit"`
+	}
+	if err := json.Unmarshal(push.Body, &p); err != nil || push.Header.Get("X-Gitea-Event") != "push" || p.Ref != "refs/tags/"+name ||
+		p.Before != old || p.After != strings.Repeat("0", 40) || len(p.Commits) != 0 || p.HeadCommit != nil {
+		t.Fatalf("tag deletion push: %+v %v\n%s", p, err, push.Body)
+	}
+	var del struct {
+		Ref        string
+		RefType    string `json:"ref_type"`
+		PusherType string `json:"pusher_type"`
+		Repository struct {
+			FullName string `json:"full_name"`
+		}
+	}
+	if err := json.Unmarshal(d.Body, &del); err != nil || d.Header.Get("X-Gitea-Event") != "delete" || del.Ref != name ||
+		del.RefType != "tag" || del.PusherType != "user" || del.Repository.FullName != repo {
+		t.Fatalf("tag delete: %+v %v\n%s", del, err, d.Body)
+	}
+}
+
+// TestWebhookAPITagEvents: a release that creates its tag sends the
+// tag's push and create, as a pushed tag does; DELETE
+// /repos/{o}/{r}/tags/{tag} sends its push to zeros and delete.
+func TestWebhookAPITagEvents(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, openLoopback, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		s.createRepo(t, aliceTok, "proj", true, false)
+		rcv := newReceiver(t, 0)
+		if _, _, err := alice.CreateRepoHook("alice", "proj", gitea.CreateHookOption{Type: gitea.HookTypeGitea, Active: true,
+			Config: map[string]string{"url": rcv.URL, "content_type": "json"}, Events: []string{"create", "delete", "push"}}); err != nil {
+			t.Fatal(err)
+		}
+		br, _, err := alice.GetRepoBranch("alice", "proj", "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := br.Commit.ID
+		rel, _, err := alice.CreateRelease("alice", "proj", gitea.CreateReleaseOption{TagName: "v1", Target: "main", Title: "One"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := byType(t, rcv.wait(t, 2))
+		var c struct {
+			Sha, Ref string
+			RefType  string `json:"ref_type"`
+		}
+		if err := json.Unmarshal(got["create"].Body, &c); err != nil || c.Ref != "v1" || c.RefType != "tag" || c.Sha != head {
+			t.Fatalf("create: %+v %v", c, err)
+		}
+		var p struct {
+			Ref        string
+			HeadCommit struct{ ID string } `json:"head_commit"`
+		}
+		if err := json.Unmarshal(got["push"].Body, &p); err != nil || p.Ref != "refs/tags/v1" || p.HeadCommit.ID != head {
+			t.Fatalf("push: %+v %v", p, err)
+		}
+		if _, err := alice.DeleteRelease("alice", "proj", rel.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := alice.DeleteTag("alice", "proj", "v1"); err != nil {
+			t.Fatal(err)
+		}
+		checkTagDeleted(t, byType(t, rcv.wait(t, 4)[2:]), "alice/proj", "v1", head)
 	})
 }
 
