@@ -25,8 +25,9 @@ func byType(t *testing.T, got []delivery) map[string]delivery {
 
 // TestWebhookTagEvents: a tag pushed over git is a push (refs/tags/...,
 // no commits, the tagged commit as head) and a create (ref_type tag), as
-// Gitea 1.22 sends them; a tag deleted by a push is a delete (ref_type
-// tag) and no push.
+// Gitea 1.22 sends them (an annotated tag's push has the tag object as
+// after and its commit as head); a tag deleted by a push is a push to
+// zeros and a delete (ref_type tag).
 func TestWebhookTagEvents(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, openLoopback, func(t *testing.T, s *testServer) {
