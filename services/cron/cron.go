@@ -178,6 +178,15 @@ func Woken(ctx context.Context) bool {
 	return w
 }
 
+type manualKey struct{}
+
+// Manual reports whether the round running under ctx was started by hand
+// (Start: POST /admin/cron/{task}), not by its schedule nor its Wake.
+func Manual(ctx context.Context) bool {
+	m, _ := ctx.Value(manualKey{}).(bool)
+	return m
+}
+
 func (e *entry) setNext(t time.Time) {
 	e.mu.Lock()
 	e.next = t
@@ -219,7 +228,7 @@ func (r *Registry) Start(name string) bool {
 	r.manual.Add(1)
 	go func() {
 		defer r.manual.Done()
-		r.round(ctx, e)
+		r.round(context.WithValue(ctx, manualKey{}, true), e)
 	}()
 	return true
 }

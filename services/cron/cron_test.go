@@ -26,10 +26,13 @@ func TestRegistry(t *testing.T) {
 	must(t, r.Add(Task{Name: "slow", Every: time.Hour, Do: func(context.Context) error { slow.Add(1); return nil }}))
 	must(t, r.Add(Task{Name: "fast", Every: 10 * time.Millisecond, AtStart: true,
 		Do: func(context.Context) error { fast.Add(1); return errors.New("fails") }, MaxBackoff: 40 * time.Millisecond}))
-	var notWoken atomic.Int64
+	var notWoken, manual atomic.Int64
 	must(t, r.Add(Task{Name: "woken", Every: time.Hour, Wake: wake, Do: func(ctx context.Context) error {
 		if !Woken(ctx) {
 			notWoken.Add(1)
+		}
+		if Manual(ctx) {
+			manual.Add(1)
 		}
 		woken.Add(1)
 		return nil
@@ -51,13 +54,13 @@ func TestRegistry(t *testing.T) {
 	waitFor(t, func() bool { return slow.Load() == 1 })
 	wake <- struct{}{}
 	waitFor(t, func() bool { return woken.Load() == 1 })
-	if notWoken.Load() != 0 {
-		t.Fatal("a woken round did not know it")
+	if notWoken.Load() != 0 || manual.Load() != 0 {
+		t.Fatal("a woken round did not know it, or thought it manual")
 	}
 	r.Start("woken")
 	waitFor(t, func() bool { return woken.Load() == 2 })
-	if notWoken.Load() != 1 {
-		t.Fatal("a manual round thought it was woken")
+	if notWoken.Load() != 1 || manual.Load() != 1 {
+		t.Fatal("a manual round thought it was woken, or did not know it was manual")
 	}
 
 	list := r.List()

@@ -35,8 +35,11 @@ type Store interface {
 	LatestRelease(ctx context.Context, repoID int64) (*store.Release, error)
 	ListReleases(ctx context.Context, o store.ReleaseListOptions) ([]store.Release, int64, error)
 	UpdateRelease(ctx context.Context, repoID, id int64, change func(r *store.Release) error) (*store.Release, error)
-	DeleteRelease(ctx context.Context, repoID, id int64) error
+	DeleteRelease(ctx context.Context, repoID, id, actorID int64) error
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
+	// EnqueueHookEvent records a webhook event (tags created or deleted
+	// here, which have no record of their own).
+	EnqueueHookEvent(ctx context.Context, e store.HookEvent) error
 	// VisibleUserIDs applies account visibility to the publishers.
 	access.VisibleAmong
 	// AttachmentsOf returns the assets of releases (column "release_id"),
@@ -223,7 +226,7 @@ func (s *Server) DeleteRelease(ctx context.Context, req *releasesv1.DeleteReleas
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.DeleteRelease(ctx, r.ID, req.GetId()); err != nil {
+	if err := s.store.DeleteRelease(ctx, r.ID, req.GetId(), r.viewer.ID()); err != nil {
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	return &releasesv1.DeleteReleaseResponse{}, nil
@@ -238,7 +241,7 @@ func (s *Server) DeleteReleaseByTag(ctx context.Context, req *releasesv1.DeleteR
 	if err != nil {
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
-	if err := s.store.DeleteRelease(ctx, r.ID, rel.ID); err != nil {
+	if err := s.store.DeleteRelease(ctx, r.ID, rel.ID, r.viewer.ID()); err != nil {
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	return &releasesv1.DeleteReleaseByTagResponse{}, nil

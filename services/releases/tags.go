@@ -53,11 +53,13 @@ func (s *Server) DeleteTag(ctx context.Context, req *releasesv1.DeleteTagRequest
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
+	old, _ := s.git.GetTag(ctx, r.path, req.GetTag())
 	if err := s.git.DeleteTag(ctx, r.path, req.GetTag()); err != nil {
 		if errors.Is(err, git.ErrInvalid) {
 			return nil, errNotFound
 		}
 		return nil, gitErr(err)
 	}
+	s.tagEvents(ctx, r, req.GetTag(), old.ID(), "")
 	return &releasesv1.DeleteTagResponse{}, nil
 }

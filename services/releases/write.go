@@ -52,6 +52,16 @@ func (s *Server) ensureTag(ctx context.Context, r *repo, rel *store.Release) (cr
 	return created, nil
 }
 
+// tagEvents records the webhook events of a tag this request created or
+// deleted (old or new ""), after the fact: a failure is logged.
+func (s *Server) tagEvents(ctx context.Context, r *repo, name, old, new string) {
+	for _, e := range store.TagHookEvents(r.ID, r.viewer.ID(), name, old, new) {
+		if err := s.store.EnqueueHookEvent(context.WithoutCancel(ctx), e); err != nil {
+			slog.Error("webhooks: record tag event", "repo", r.ID, "tag", name, "err", err)
+		}
+	}
+}
+
 // dropTag removes a tag this request created when the release could not
 // be stored.
 func (s *Server) dropTag(ctx context.Context, r *repo, name string) {
@@ -112,6 +122,9 @@ func (s *Server) CreateRelease(ctx context.Context, req *releasesv1.CreateReleas
 			return nil, releaseExists(rel.TagName)
 		}
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
+	}
+	if created {
+		s.tagEvents(ctx, r, rel.TagName, "", rel.Sha1)
 	}
 	out, err := s.render(ctx, r, rel)
 	if err != nil {
@@ -175,6 +188,9 @@ func (s *Server) EditRelease(ctx context.Context, req *releasesv1.EditReleaseReq
 			return nil, releaseExists(req.GetTagName())
 		}
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
+	}
+	if createdTag != "" {
+		s.tagEvents(ctx, r, createdTag, "", rel.Sha1)
 	}
 	out, err := s.render(ctx, r, rel)
 	if err != nil {

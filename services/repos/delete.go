@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"forge/services/access"
+	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/store"
@@ -13,9 +14,10 @@ import (
 
 // PurgeStore is what deleting a repository writes.
 type PurgeStore interface {
-	// DeleteRepository deletes the repository's row and the rows every
-	// area declares as its own; store.ErrNotFound for an unknown id.
-	DeleteRepository(ctx context.Context, id int64) error
+	// DeleteRepositoryBy deletes the repository's row and the rows every
+	// area declares as its own, by actorID (for the webhook event);
+	// store.ErrNotFound for an unknown id.
+	DeleteRepositoryBy(ctx context.Context, id, actorID int64) error
 }
 
 // Purger deletes repositories: the repository delete, the admin's user
@@ -31,7 +33,8 @@ type Purger struct {
 // failure to remove the files is logged, not returned, because the
 // repository no longer exists once its record is gone.
 func (p Purger) Purge(ctx context.Context, r *store.Repository) error {
-	if err := p.Store.DeleteRepository(ctx, r.ID); err != nil {
+	// The caller, when there is one (not the command line), deleted it.
+	if err := p.Store.DeleteRepositoryBy(ctx, r.ID, auth.FromContext(ctx).ID()); err != nil {
 		return err
 	}
 	path, _ := p.Git.RepoPath(r.OwnerName, r.Name)

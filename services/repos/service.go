@@ -81,6 +81,9 @@ type SyncStore interface {
 	SyncBranchHeads(ctx context.Context, repoID, pusherID int64, names []string,
 		read func(ctx context.Context, names []string) ([]store.BranchUpdate, error),
 		all func(context.Context) ([]store.BranchUpdate, error)) (bool, error)
+	// EnqueueHookEvent records a webhook event on its own (tag pushes,
+	// which have no record to write).
+	EnqueueHookEvent(ctx context.Context, e store.HookEvent) error
 }
 
 // Service holds the repository rules apart from any transport: the gRPC

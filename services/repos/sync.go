@@ -3,6 +3,7 @@ package repos
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"forge/services/failpoint"
@@ -55,7 +56,28 @@ func (s *Syncer) Apply(ctx context.Context, repo *store.Repository, pusherID int
 	if err != nil {
 		s.Kick()
 	}
+	s.tagEvents(ctx, repo.ID, pusherID, updates)
 	return err
+}
+
+// tagEvents records the webhook events of the tags among updates, as
+// Gitea 1.22 sends them: a new tag is a push (no commits, its commit as
+// the head) and a create, a moved tag a push, a deleted tag a push (to
+// zeros) and a delete. Tags
+// have no records, so these are written on their own, after the refs
+// moved: a crash in between loses them (branch events are written with
+// the branch records and are not lost). A failure is logged.
+func (s *Syncer) tagEvents(ctx context.Context, repoID, pusherID int64, updates []git.RefUpdate) {
+	for _, u := range updates {
+		if !u.IsTag() {
+			continue
+		}
+		for _, e := range store.TagHookEvents(repoID, pusherID, u.ShortName(), u.OldSHA, u.NewSHA) {
+			if err := s.Store.EnqueueHookEvent(ctx, e); err != nil {
+				slog.Error("webhooks: record tag event", "repo", repoID, "tag", e.Ref, "err", err)
+			}
+		}
+	}
 }
 
 // record brings the records of the named branches in step with git and,

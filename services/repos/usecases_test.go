@@ -39,7 +39,7 @@ func (f *fakeStore) UserVisible(context.Context, store.UserFilter, int64) (bool,
 	return true, nil
 }
 
-func (f *fakeStore) DeleteRepository(_ context.Context, id int64) error {
+func (f *fakeStore) DeleteRepositoryBy(_ context.Context, id, _ int64) error {
 	if f.delErr != nil {
 		return f.delErr
 	}

@@ -458,7 +458,7 @@ func (s *Server) CreateReviewRequests(ctx context.Context, req *reviewsv1.Create
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.store.RequestReviews(ctx, t.repo.ID, t.issue.ID, t.pr.HeadSHA, userIDs, teamIDs)
+	list, err := s.store.RequestReviews(ctx, t.repo.ID, t.issue.ID, t.pr.HeadSHA, userIDs, teamIDs, auth.FromContext(ctx).ID())
 	if err != nil {
 		return nil, err
 	}
@@ -481,7 +481,7 @@ func (s *Server) DeleteReviewRequests(ctx context.Context, req *reviewsv1.Delete
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.WithdrawReviewRequests(ctx, t.issue.ID, userIDs, teamIDs); err != nil {
+	if err := s.store.WithdrawReviewRequests(ctx, t.issue.ID, userIDs, teamIDs, auth.FromContext(ctx).ID()); err != nil {
 		return nil, err
 	}
 	return &reviewsv1.DeleteReviewRequestsResponse{}, nil

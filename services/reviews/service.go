@@ -30,8 +30,8 @@ type Store interface {
 	// review deleted meanwhile.
 	DeleteReview(ctx context.Context, id int64) error
 	SetReviewDismissed(ctx context.Context, id int64, dismissed bool, doerID int64, message string) (*store.Review, error)
-	RequestReviews(ctx context.Context, repoID, issueID int64, commitID string, userIDs, teamIDs []int64) ([]store.Review, error)
-	WithdrawReviewRequests(ctx context.Context, issueID int64, userIDs, teamIDs []int64) error
+	RequestReviews(ctx context.Context, repoID, issueID int64, commitID string, userIDs, teamIDs []int64, doerID int64) ([]store.Review, error)
+	WithdrawReviewRequests(ctx context.Context, issueID int64, userIDs, teamIDs []int64, doerID int64) error
 	ReviewerCandidates(ctx context.Context, repo *store.Repository, visible store.UserFilter, limit int) ([]store.User, error)
 	// TeamByName returns store.ErrNotFound for an unknown team.
 	TeamByName(ctx context.Context, orgID int64, name string) (*store.Team, error)

@@ -117,7 +117,7 @@ func TestAttachments(t *testing.T) {
 		}
 
 		// Deleting the release removes its assets' rows in its transaction.
-		if err := s.DeleteRelease(ctx, repo.ID, rel.ID); err != nil {
+		if err := s.DeleteRelease(ctx, repo.ID, rel.ID, 0); err != nil {
 			t.Fatal(err)
 		}
 		if _, total, _ := s.ListAttachments(ctx, p, 0, 10); total != 0 {
@@ -152,7 +152,7 @@ func TestAttachmentRacesParentDelete(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := s.DeleteRelease(ctx, repo.ID, rel.ID); err != nil {
+				if err := s.DeleteRelease(ctx, repo.ID, rel.ID, 0); err != nil {
 					t.Error(err)
 				}
 			}()

@@ -439,7 +439,7 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 				return err
 			}
 		}
-		assigned := false
+		assigned, unassigned := false, false
 		if e.ReplaceAssignees {
 			added, gone, err := replaceAssignees(tx, &is, uniqueIDs(e.AssigneeIDs))
 			if err != nil {
@@ -455,7 +455,7 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 					return err
 				}
 			}
-			assigned = len(added) > 0
+			assigned, unassigned = len(added) > 0, len(gone) > 0
 		}
 		if is.IsClosed && !old.IsClosed {
 			// Checked on the locked row: AddIssueDependency locks it too.
@@ -503,6 +503,14 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 		}
 		if assigned {
 			if err := act(ActivityAssigned); err != nil {
+				return err
+			}
+		}
+		if unassigned {
+			// For webhooks only: nobody is notified of it.
+			err := s.enqueueHookEvent(tx, HookEvent{Kind: HookKindUnassigned, RepoID: repoID, IssueID: is.ID,
+				ActorID: actorID, CreatedUnix: now})
+			if err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -186,8 +187,16 @@ func (s *Store) UpdateRelease(ctx context.Context, repoID, id int64, change func
 // DeleteRelease deletes a release record and its assets' rows in one
 // transaction (the git tag is not touched; the blob sweep removes the
 // asset files); ErrNotFound if there is no such release.
-func (s *Store) DeleteRelease(ctx context.Context, repoID, id int64) error {
+//
+// A published release's deletion by actorID is a webhook event (release
+// "deleted"), recorded in the transaction with the release as it was.
+func (s *Store) DeleteRelease(ctx context.Context, repoID, id, actorID int64) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var r Release
+		err := tx.Where("id = ? AND repo_id = ? AND is_tag = ?", id, repoID, false).Take(&r).Error
+		if err != nil {
+			return notFound(err)
+		}
 		res := tx.Where("id = ? AND repo_id = ? AND is_tag = ?", id, repoID, false).Delete(&Release{})
 		if res.Error == nil && res.RowsAffected == 0 {
 			return ErrNotFound
@@ -195,7 +204,18 @@ func (s *Store) DeleteRelease(ctx context.Context, repoID, id int64) error {
 		if res.Error != nil {
 			return res.Error
 		}
-		return tx.Where("repo_id = ? AND release_id = ?", repoID, id).Delete(&Attachment{}).Error
+		if err := tx.Where("repo_id = ? AND release_id = ?", repoID, id).Delete(&Attachment{}).Error; err != nil {
+			return err
+		}
+		if r.IsDraft {
+			return nil
+		}
+		snap, err := json.Marshal(&r)
+		if err != nil {
+			return err
+		}
+		return s.enqueueHookEvent(tx, HookEvent{Kind: HookKindReleaseDeleted, RepoID: repoID, ReleaseID: id,
+			ActorID: actorID, Extra: string(snap)})
 	})
 }
 

@@ -123,10 +123,10 @@ func TestReleases(t *testing.T) {
 		}
 
 		// Delete; twice is NotFound.
-		if err := s.DeleteRelease(ctx, repo.ID, v09.ID); err != nil {
+		if err := s.DeleteRelease(ctx, repo.ID, v09.ID, 0); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeleteRelease(ctx, repo.ID, v09.ID); !errors.Is(err, store.ErrNotFound) {
+		if err := s.DeleteRelease(ctx, repo.ID, v09.ID, 0); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("second delete: %v", err)
 		}
 		// The tag is free again.
@@ -156,7 +156,7 @@ func TestReleaseFromTagRecord(t *testing.T) {
 				t.Fatalf("tag record found: %v", err)
 			}
 		}
-		if err := s.DeleteRelease(ctx, repo.ID, tag.ID); !errors.Is(err, store.ErrNotFound) {
+		if err := s.DeleteRelease(ctx, repo.ID, tag.ID, 0); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("tag record deleted as a release: %v", err)
 		}
 		r := &store.Release{RepoID: repo.ID, TagName: "v1", Title: "One", Sha1: "abc"}

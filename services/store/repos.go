@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -114,6 +115,13 @@ func (s *Store) UpdateRepository(ctx context.Context, id int64, change func(r *R
 // repository (Own), and the dependencies of other repositories' issues
 // on its issues.
 func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
+	return s.DeleteRepositoryBy(ctx, id, 0)
+}
+
+// DeleteRepositoryBy is DeleteRepository by user actorID (0: nobody in
+// particular), which records the repository event "deleted" for its
+// owner's and the system hooks in the same transaction.
+func (s *Store) DeleteRepositoryBy(ctx context.Context, id, actorID int64) error {
 	if s.owned == nil {
 		return errUndeclared
 	}
@@ -135,6 +143,12 @@ func (s *Store) DeleteRepository(ctx context.Context, id int64) error {
 			if err := recountTeam(tx, t); err != nil {
 				return err
 			}
+		}
+		// After the owned rows (the repository's queued events and hooks
+		// go with it), before its row (the event is written only when a
+		// hook of its owner or a system hook exists).
+		if err := s.repoDeletedHookEvent(tx, id, actorID); err != nil {
+			return err
 		}
 		res := tx.Delete(&Repository{}, id)
 		if res.Error == nil && res.RowsAffected == 0 {
@@ -472,4 +486,18 @@ func (s *Store) checkRepoLimit(tx *gorm.DB, ownerID int64, limit int) error {
 		return ErrRepoLimit
 	}
 	return nil
+}
+
+// repoDeletedHookEvent records the deletion of repository id, with its
+// row as it was, for the webhooks.
+func (s *Store) repoDeletedHookEvent(tx *gorm.DB, id, actorID int64) error {
+	var r Repository
+	if err := tx.Where("id = ?", id).Take(&r).Error; err != nil {
+		return notFound(err)
+	}
+	snap, err := json.Marshal(&r)
+	if err != nil {
+		return err
+	}
+	return s.enqueueHookEvent(tx, HookEvent{Kind: HookKindRepoDeleted, RepoID: id, ActorID: actorID, Extra: string(snap)})
 }

@@ -281,7 +281,10 @@ func (s *Store) SetReviewDismissed(ctx context.Context, id int64, dismissed bool
 // (teamIDs) on a pull request in one transaction and returns the
 // requests, new or already open, in that order. commitID is the head
 // they are asked on.
-func (s *Store) RequestReviews(ctx context.Context, repoID, issueID int64, commitID string, userIDs, teamIDs []int64) ([]Review, error) {
+//
+// Each person newly asked by doerID is a webhook event
+// (pull_request_review_request "review_requested"), in the transaction.
+func (s *Store) RequestReviews(ctx context.Context, repoID, issueID int64, commitID string, userIDs, teamIDs []int64, doerID int64) ([]Review, error) {
 	now := time.Now().Unix()
 	var out []Review
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -304,6 +307,13 @@ func (s *Store) RequestReviews(ctx context.Context, repoID, issueID int64, commi
 			}
 			if err := tx.Create(&row).Error; err != nil {
 				return errs.Wrap(err, "insert review request")
+			}
+			if row.ReviewerTeamID == 0 {
+				err := s.enqueueHookEvent(tx, HookEvent{Kind: HookKindReviewRequested, RepoID: repoID, IssueID: issueID,
+					ActorID: doerID, Extra: strconv.FormatInt(row.ReviewerID, 10)})
+				if err != nil {
+					return err
+				}
 			}
 			have[id] = row
 			out = append(out, row)
@@ -331,19 +341,50 @@ func (s *Store) RequestReviews(ctx context.Context, repoID, issueID int64, commi
 
 // WithdrawReviewRequests deletes the open review requests of people and
 // teams on a pull request; those without one are ignored.
-func (s *Store) WithdrawReviewRequests(ctx context.Context, issueID int64, userIDs, teamIDs []int64) error {
-	db := s.db.WithContext(ctx).Where("issue_id = ? AND type = ?", issueID, ReviewRequest)
-	switch {
-	case len(userIDs) > 0 && len(teamIDs) > 0:
-		db = db.Where("((reviewer_team_id = 0 AND reviewer_id IN ?) OR reviewer_team_id IN ?)", uniqueIDs(userIDs), uniqueIDs(teamIDs))
-	case len(userIDs) > 0:
-		db = db.Where("reviewer_team_id = 0 AND reviewer_id IN ?", uniqueIDs(userIDs))
-	case len(teamIDs) > 0:
-		db = db.Where("reviewer_team_id IN ?", uniqueIDs(teamIDs))
-	default:
+//
+// Each person's request withdrawn by doerID is a webhook event
+// (pull_request_review_request "review_request_removed"), in the
+// transaction.
+func (s *Store) WithdrawReviewRequests(ctx context.Context, issueID int64, userIDs, teamIDs []int64, doerID int64) error {
+	if len(userIDs) == 0 && len(teamIDs) == 0 {
 		return nil
 	}
-	return errs.Wrap(db.Delete(&Review{}).Error, "withdraw review requests")
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		db := tx.Where("issue_id = ? AND type = ?", issueID, ReviewRequest)
+		switch {
+		case len(userIDs) > 0 && len(teamIDs) > 0:
+			db = db.Where("((reviewer_team_id = 0 AND reviewer_id IN ?) OR reviewer_team_id IN ?)", uniqueIDs(userIDs), uniqueIDs(teamIDs))
+		case len(userIDs) > 0:
+			db = db.Where("reviewer_team_id = 0 AND reviewer_id IN ?", uniqueIDs(userIDs))
+		default:
+			db = db.Where("reviewer_team_id IN ?", uniqueIDs(teamIDs))
+		}
+		var gone []Review
+		if err := db.Find(&gone).Error; err != nil {
+			return errs.Wrap(err, "load review requests")
+		}
+		if len(gone) == 0 {
+			return nil
+		}
+		ids := make([]int64, len(gone))
+		for i, r := range gone {
+			ids[i] = r.ID
+		}
+		if err := tx.Where("id IN ?", ids).Delete(&Review{}).Error; err != nil {
+			return errs.Wrap(err, "withdraw review requests")
+		}
+		for _, r := range gone {
+			if r.ReviewerTeamID != 0 {
+				continue
+			}
+			err := s.enqueueHookEvent(tx, HookEvent{Kind: HookKindReviewRequestRemoved, RepoID: r.RepoID, IssueID: issueID,
+				ActorID: doerID, Extra: strconv.FormatInt(r.ReviewerID, 10)})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // RequestedReviewersOf returns, for a page of pull requests (their

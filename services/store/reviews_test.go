@@ -46,7 +46,7 @@ func TestPullApprovals(t *testing.T) {
 			}
 		}
 		count("no reviews", store.ApprovalQuery{}, 0, false)
-		if _, err := s.RequestReviews(ctx, repo.ID, issue, head, []int64{ann, ben}, nil); err != nil {
+		if _, err := s.RequestReviews(ctx, repo.ID, issue, head, []int64{ann, ben}, nil, 0); err != nil {
 			t.Fatal(err)
 		}
 		submit := func(who int64, typ store.ReviewType, official bool, commit string) *store.Review {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -194,6 +195,15 @@ func (s *Store) ClaimHookTasks(ctx context.Context, max int, lease time.Duration
 	return out, err
 }
 
+// RetryHookTasksNow makes every pending delivery waiting for its retry
+// due now (a manual run of the delivery task) and reports how many.
+func (s *Store) RetryHookTasksNow(ctx context.Context) (int64, error) {
+	now := time.Now().Unix()
+	res := s.db.WithContext(ctx).Model(&HookTask{}).Where("done = ? AND next_unix > ?", false, now).
+		Update("next_unix", now)
+	return res.RowsAffected, res.Error
+}
+
 // HookTaskResult is the outcome of one delivery attempt.
 type HookTaskResult struct {
 	Succeeded    bool
@@ -241,4 +251,56 @@ const (
 	HookKindRepoCreated = "repository_created"
 	// A fork made of RepoID; Extra holds the fork's id.
 	HookKindFork = "fork"
+	// A release deleted; Extra holds the release as it was (JSON).
+	HookKindReleaseDeleted = "release_deleted"
+	// A repository deleted; Extra holds its row as it was (JSON). It goes
+	// to its owner's and the system hooks (its own went with it).
+	HookKindRepoDeleted = "repository_deleted"
+	// Review requested of / withdrawn from a person on pull request
+	// IssueID; Extra holds the person's id.
+	HookKindReviewRequested      = "review_requested"
+	HookKindReviewRequestRemoved = "review_request_removed"
+	// Assignees removed from issue IssueID (issues / pull_request
+	// "unassigned"; their addition is the activity "assigned").
+	HookKindUnassigned = "unassigned"
 )
+
+// HookRefTag in a push, create or delete event's Extra: the ref is a tag
+// (Ref its short name), not a branch.
+const HookRefTag = "tag"
+
+// TagHookEvents are the webhook events of tag name moving from old to
+// new (either "" or zeros when absent), by actorID, as Gitea 1.22 sends
+// them: a new tag is a push and a create, a moved tag a push, a deleted
+// tag a push (to zeros) and a delete.
+func TagHookEvents(repoID, actorID int64, name, old, new string) []HookEvent {
+	zero := func(sha string) bool { return sha == "" || strings.Trim(sha, "0") == "" }
+	e := HookEvent{RepoID: repoID, ActorID: actorID, Ref: name, Extra: HookRefTag}
+	if !zero(old) {
+		e.OldSHA = old
+	}
+	if !zero(new) {
+		e.NewSHA = new
+	}
+	push, other := e, e
+	push.Kind = HookKindPush
+	switch {
+	case zero(new):
+		other.Kind = HookKindDelete
+	case zero(old):
+		other.Kind = HookKindCreate
+	default:
+		return []HookEvent{push}
+	}
+	return []HookEvent{push, other}
+}
+
+// HooksForOwner returns the active hooks of owner ownerID and the system
+// hooks, in that order: where an event of a deleted repository goes.
+func (s *Store) HooksForOwner(ctx context.Context, ownerID int64) ([]Webhook, error) {
+	var out []Webhook
+	err := s.db.WithContext(ctx).Where(`active = ? AND repo_id = 0 AND ((owner_id <> 0 AND owner_id = ?)
+	OR (owner_id = 0 AND is_system = ?))`, true, ownerID, true).
+		Order("CASE WHEN owner_id <> 0 THEN 1 ELSE 2 END, id").Find(&out).Error
+	return out, err
+}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -199,6 +200,70 @@ func TestWebhookOutbox(t *testing.T) {
 		}
 		if hist, _ := s.HookTasks(ctx, h.ID, 0, 10); len(hist) != 0 {
 			t.Fatalf("deliveries outlived their hook: %+v", hist)
+		}
+	})
+}
+
+// TestWebhookRepositoryDeletedEvent: deleting a repository drops its own
+// queue and hooks and records one repository_deleted event holding the
+// row as it was; the event's hooks are its owner's and the system ones.
+func TestWebhookRepositoryDeletedEvent(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		r := newRepo(t, s, "doomed")
+		other := newRepo(t, s, "other")
+		newHook(t, s, store.Webhook{RepoID: r.ID, Active: true})
+		oh := newHook(t, s, store.Webhook{OwnerID: r.OwnerID, Active: true})
+		newHook(t, s, store.Webhook{OwnerID: other.OwnerID, Active: true})
+		sys := newHook(t, s, store.Webhook{IsSystem: true, Active: true})
+		if err := s.EnqueueHookEvent(ctx, store.HookEvent{Kind: store.HookKindPush, RepoID: r.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteRepositoryBy(ctx, r.ID, r.OwnerID); err != nil {
+			t.Fatal(err)
+		}
+		events, err := s.ClaimHookEvents(ctx, 10, time.Minute)
+		if err != nil || len(events) != 1 {
+			t.Fatalf("events after the delete: %+v %v", events, err)
+		}
+		e := events[0]
+		if e.Kind != store.HookKindRepoDeleted || e.RepoID != r.ID || e.ActorID != r.OwnerID ||
+			!strings.Contains(e.Extra, `"Name":"doomed"`) {
+			t.Fatalf("event: %+v", e)
+		}
+		hooks, err := s.HooksForOwner(ctx, r.OwnerID)
+		if err != nil || len(hooks) != 2 || hooks[0].ID != oh.ID || hooks[1].ID != sys.ID {
+			t.Fatalf("HooksForOwner: %+v %v", hooks, err)
+		}
+	})
+}
+
+// TestWebhookRetryNow: a delivery waiting for its retry is not claimed
+// until due; RetryHookTasksNow makes it due at once.
+func TestWebhookRetryNow(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		r := newRepo(t, s, "proj")
+		h := newHook(t, s, store.Webhook{RepoID: r.ID, Active: true})
+		if err := s.EnqueueHookEvent(ctx, store.HookEvent{Kind: store.HookKindPush, RepoID: r.ID}); err != nil {
+			t.Fatal(err)
+		}
+		events, err := s.ClaimHookEvents(ctx, 1, time.Minute)
+		if err != nil || len(events) != 1 {
+			t.Fatal(events, err)
+		}
+		later := time.Now().Add(time.Hour).Unix()
+		if err := s.ResolveHookEvent(ctx, events[0].ID, []store.HookTask{{HookID: h.ID, RepoID: r.ID, UUID: "u", NextUnix: later}}); err != nil {
+			t.Fatal(err)
+		}
+		if tasks, err := s.ClaimHookTasks(ctx, 10, time.Minute); err != nil || len(tasks) != 0 {
+			t.Fatalf("a delivery claimed before its retry: %+v %v", tasks, err)
+		}
+		if n, err := s.RetryHookTasksNow(ctx); err != nil || n != 1 {
+			t.Fatalf("RetryHookTasksNow = %d, %v", n, err)
+		}
+		if tasks, err := s.ClaimHookTasks(ctx, 10, time.Minute); err != nil || len(tasks) != 1 {
+			t.Fatalf("after RetryHookTasksNow: %+v %v", tasks, err)
 		}
 	})
 }

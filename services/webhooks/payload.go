@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -71,6 +72,7 @@ var issueActions = map[string]struct{ typ, pullTyp, action string }{
 	store.ActivityTitleChanged:  {evIssues, evPullRequest, "edited"},
 	store.ActivityLabeled:       {evIssueLabel, evPullRequestLabel, "label_updated"},
 	store.ActivityAssigned:      {evIssueAssign, evPullRequestAssign, "assigned"},
+	store.HookKindUnassigned:    {evIssueAssign, evPullRequestAssign, "unassigned"},
 	store.ActivityCommented:     {evIssueComment, evPullRequestComment, "created"},
 }
 
@@ -80,13 +82,21 @@ var errSkip = fmt.Errorf("webhooks: nothing to send")
 
 // render builds the payload of e.
 func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, error) {
-	repos, err := r.Store.RepositoriesByID(ctx, []int64{e.RepoID})
-	if err != nil {
-		return nil, err
-	}
-	repo := repos[e.RepoID]
-	if repo == nil {
-		return nil, errSkip
+	var repo *store.Repository
+	if e.Kind == store.HookKindRepoDeleted {
+		// The row is gone; the event holds it as it was.
+		repo = new(store.Repository)
+		if err := json.Unmarshal([]byte(e.Extra), repo); err != nil {
+			return nil, errSkip
+		}
+	} else {
+		repos, err := r.Store.RepositoriesByID(ctx, []int64{e.RepoID})
+		if err != nil {
+			return nil, err
+		}
+		if repo = repos[e.RepoID]; repo == nil {
+			return nil, errSkip
+		}
 	}
 	people, err := r.Store.UsersByID(ctx, []int64{repo.OwnerID, e.ActorID})
 	if err != nil {
@@ -105,13 +115,23 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 		return r.push(ctx, e, repo, repoJSON, sender)
 	case KindCreate:
 		return &rendered{typ: evCreate, branch: e.Ref, payload: &webhooksv1.CreatePayload{Sha: e.NewSHA, Ref: e.Ref,
-			RefType: "branch", Repository: repoJSON, Sender: sender}}, nil
+			RefType: refType(e), Repository: repoJSON, Sender: sender}}, nil
 	case KindDelete:
-		return &rendered{typ: evDelete, branch: e.Ref, payload: &webhooksv1.DeletePayload{Ref: e.Ref, RefType: "branch",
+		return &rendered{typ: evDelete, branch: e.Ref, payload: &webhooksv1.DeletePayload{Ref: e.Ref, RefType: refType(e),
 			PusherType: "user", Repository: repoJSON, Sender: sender}}, nil
-	case store.HookKindRepoCreated:
-		return &rendered{typ: evRepository, payload: &webhooksv1.RepositoryPayload{Action: "created", Repository: repoJSON,
+	case store.HookKindRepoCreated, store.HookKindRepoDeleted:
+		action := "created"
+		if e.Kind == store.HookKindRepoDeleted {
+			action = "deleted"
+		}
+		return &rendered{typ: evRepository, payload: &webhooksv1.RepositoryPayload{Action: action, Repository: repoJSON,
 			Organization: r.Users.User(owner, nil), Sender: sender}}, nil
+	case store.HookKindReleaseDeleted:
+		rel := new(store.Release)
+		if err := json.Unmarshal([]byte(e.Extra), rel); err != nil {
+			return nil, errSkip
+		}
+		return r.releaseOf(ctx, rel, "deleted", nil, &access.Repo{Repository: repo, Owner: owner, Mode: store.AccessOwner}, repoJSON, sender)
 	case store.HookKindFork:
 		return r.fork(ctx, e, repoJSON, sender)
 	case store.HookKindReleasePublished, store.HookKindReleaseUpdated:
@@ -124,6 +144,9 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 		act.pullTyp, act.action = evPullRequestSync, "synchronized"
 	case store.HookKindReview:
 		act, ok = issueActions[store.ActivityIssueCreated], true
+	case store.HookKindReviewRequested, store.HookKindReviewRequestRemoved:
+		act, ok = issueActions[store.ActivityIssueCreated], true
+		act.pullTyp, act.action = evPullRequestReviewRequest, e.Kind
 	}
 	if !ok {
 		return nil, errSkip
@@ -151,8 +174,17 @@ func (r *Renderers) render(ctx context.Context, e *store.HookEvent) (*rendered, 
 		if e.Kind == store.HookKindReview {
 			return r.review(ctx, e, is, pr, repoJSON, sender)
 		}
-		return &rendered{typ: act.pullTyp, payload: &webhooksv1.PullRequestPayload{Action: act.action, Number: is.Index,
-			PullRequest: pr, Repository: repoJSON, Sender: sender}}, nil
+		out := &webhooksv1.PullRequestPayload{Action: act.action, Number: is.Index,
+			PullRequest: pr, Repository: repoJSON, Sender: sender}
+		if act.pullTyp == evPullRequestReviewRequest {
+			id, _ := strconv.ParseInt(e.Extra, 10, 64)
+			found, err := r.Store.UsersByID(ctx, []int64{id})
+			if err != nil {
+				return nil, err
+			}
+			out.RequestedReviewer = r.Users.User(ghostUnless(found[id]), nil)
+		}
+		return &rendered{typ: act.pullTyp, payload: out}, nil
 	}
 	if act.typ == evIssueComment {
 		c, err := r.Store.CommentByID(ctx, repo.ID, e.CommentID)
@@ -237,10 +269,6 @@ func (r *Renderers) release(ctx context.Context, e *store.HookEvent, base *acces
 	if err != nil {
 		return nil, err
 	}
-	people, err := r.Store.UsersByID(ctx, []int64{rel.PublisherID})
-	if err != nil {
-		return nil, err
-	}
 	assets, err := r.Store.AttachmentsOf(ctx, e.RepoID, "release_id", []int64{rel.ID})
 	if err != nil {
 		return nil, err
@@ -249,8 +277,26 @@ func (r *Renderers) release(ctx context.Context, e *store.HookEvent, base *acces
 	if e.Kind == store.HookKindReleaseUpdated {
 		action = "updated"
 	}
+	return r.releaseOf(ctx, rel, action, assets[rel.ID], base, repoJSON, sender)
+}
+
+// releaseOf renders a release event of rel (for a deleted release, the
+// release as it was, without its assets).
+func (r *Renderers) releaseOf(ctx context.Context, rel *store.Release, action string, assets []store.Attachment, base *access.Repo, repoJSON *reposv1.Repository, sender *usersv1.User) (*rendered, error) {
+	people, err := r.Store.UsersByID(ctx, []int64{rel.PublisherID})
+	if err != nil {
+		return nil, err
+	}
 	return &rendered{typ: evRelease, payload: &webhooksv1.ReleasePayload{Action: action,
-		Release: r.Releases.Release(base, rel, people[rel.PublisherID], assets[rel.ID]), Repository: repoJSON, Sender: sender}}, nil
+		Release: r.Releases.Release(base, rel, people[rel.PublisherID], assets), Repository: repoJSON, Sender: sender}}, nil
+}
+
+// refType is a create or delete event's ref_type.
+func refType(e *store.HookEvent) string {
+	if e.Extra == store.HookRefTag {
+		return "tag"
+	}
+	return "branch"
 }
 
 // Outbox kinds of ref changes (store.SyncBranchHeads) and of test
@@ -275,6 +321,9 @@ func (r *Renderers) push(ctx context.Context, e *store.HookEvent, repo *store.Re
 		return nil, err
 	}
 	ref, before, after := e.Ref, e.OldSHA, e.NewSHA
+	if e.Extra == store.HookRefTag {
+		return r.tagPush(ctx, path, e, repoJSON, sender)
+	}
 	if e.Kind == KindTest {
 		if ref == "" {
 			ref = repo.DefaultBranch
@@ -336,6 +385,29 @@ func (r *Renderers) push(ctx context.Context, e *store.HookEvent, repo *store.Re
 		}
 	}
 	return &rendered{typ: evPush, payload: out, branch: ref}, nil
+}
+
+// tagPush renders the push of a tag as Gitea does: no commits, the
+// tagged commit as head_commit, a compare URL from zero to the new value.
+// A branch filter sees refs/tags/<name> (Gitea matches the ref with only
+// refs/heads/ taken off).
+func (r *Renderers) tagPush(ctx context.Context, path string, e *store.HookEvent, repoJSON *reposv1.Repository, sender *usersv1.User) (*rendered, error) {
+	full := "refs/tags/" + e.Ref
+	out := &webhooksv1.PushPayload{Ref: full, Before: orZero(e.OldSHA), After: orZero(e.NewSHA),
+		Repository: repoJSON, Pusher: sender, Sender: sender, Commits: []*webhooksv1.PayloadCommit{}}
+	if e.NewSHA != "" && e.NewSHA != zeroSHA {
+		out.CompareUrl = repoJSON.GetHtmlUrl() + "/compare/" + orZero(e.OldSHA) + "..." + e.NewSHA
+		// The tagged commit: the value itself (a lightweight tag), else
+		// the tag peeled (an annotated one, while it still exists).
+		c, err := r.Git.GetCommit(ctx, path, e.NewSHA)
+		if err != nil {
+			c, err = r.Git.GetCommit(ctx, path, full)
+		}
+		if err == nil {
+			out.HeadCommit = payloadCommit(&c, repoJSON.GetHtmlUrl())
+		}
+	}
+	return &rendered{typ: evPush, payload: out, branch: full}, nil
 }
 
 func payloadCommit(c *git.Commit, htmlURL string) *webhooksv1.PayloadCommit {

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"forge/services/cron"
 	"forge/services/protection"
 	"forge/services/secretbox"
 	"forge/services/store"
@@ -26,12 +28,17 @@ type QueueStore interface {
 	ResolveHookEvent(ctx context.Context, id int64, tasks []store.HookTask) error
 	// HooksForRepo: the active hooks an event in the repository goes to.
 	HooksForRepo(ctx context.Context, repoID int64) ([]store.Webhook, error)
+	// HooksForOwner: the active hooks of an owner and the system hooks
+	// (the events of a deleted repository).
+	HooksForOwner(ctx context.Context, ownerID int64) ([]store.Webhook, error)
 	// WebhookByID: store.ErrNotFound when the hook is gone.
 	WebhookByID(ctx context.Context, id int64) (*store.Webhook, error)
 	// ClaimHookTasks claims up to max due deliveries for lease.
 	ClaimHookTasks(ctx context.Context, max int, lease time.Duration) ([]store.HookTask, error)
 	// FinishHookTaskAttempt records an attempt and releases the task.
 	FinishHookTaskAttempt(ctx context.Context, id int64, r store.HookTaskResult) error
+	// RetryHookTasksNow makes the deliveries waiting for a retry due now.
+	RetryHookTasksNow(ctx context.Context) (int64, error)
 }
 
 // WorkerOptions configure a Worker.
@@ -88,6 +95,9 @@ var settle = []time.Duration{5 * time.Millisecond, 20 * time.Millisecond, 100 * 
 
 const eventBatch = 50
 
+// resolvers is how many claimed events a round renders at once.
+const resolvers = 4
+
 // maxEventAge is how long an event whose payload fails to render is
 // retried (each claim lasts a minute) before it is dropped.
 const maxEventAge = time.Hour
@@ -116,33 +126,56 @@ func (w *Worker) Kick() {
 	}
 }
 
-// Run works until ctx is done, then waits for the deliveries in flight
-// (each ends within Timeout; one cut short by ctx is left claimed and is
-// sent again after its lease).
-func (w *Worker) Run(ctx context.Context) {
-	t := time.NewTicker(w.o.Poll)
-	defer t.Stop()
-	defer w.inflight.Wait()
-	for {
-		w.Drain(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-w.kick:
-			for _, d := range settle {
-				if w.Drain(ctx) > 0 {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(d):
-				}
-			}
+// Round is one round of the delivery schedule, for the registry of
+// scheduled tasks (task deliver_webhooks: every Poll, at start-up and
+// whenever Woken receives). It claims and renders queued events and
+// starts the due deliveries in the free slots, then returns: deliveries
+// run in the worker's own goroutines (at most Workers at once), so a slow
+// receiver holds a slot, never the round nor the registry. After a kick
+// that found nothing it looks again a few times (the kick comes from
+// inside the inserting transaction). A manual round (cron.Manual: POST
+// /admin/cron/deliver_webhooks) first makes the deliveries waiting for a
+// retry due, so they are sent now.
+//
+// ctx must live as long as the deliveries it starts may run: the
+// registry's context, which ends with the server (then Wait).
+func (w *Worker) Round(ctx context.Context) error {
+	if w.o.Disabled {
+		return nil
+	}
+	if cron.Manual(ctx) {
+		if _, err := w.o.Store.RetryHookTasksNow(ctx); err != nil {
+			return err
 		}
 	}
+	if w.Drain(ctx) > 0 || !cron.Woken(ctx) {
+		return nil
+	}
+	for _, d := range settle {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(d):
+		}
+		if w.Drain(ctx) > 0 {
+			return nil
+		}
+	}
+	return nil
 }
+
+// Poll is the worker's poll interval: how often it looks for work other
+// processes queued and for retries that came due.
+func (w *Worker) Poll() time.Duration { return w.o.Poll }
+
+// Woken receives after each Kick: an event or delivery queued by this
+// process, or a delivery slot freed.
+func (w *Worker) Woken() <-chan struct{} { return w.kick }
+
+// Wait waits for the deliveries in flight (each ends within Timeout; one
+// cut short by the end of its context is left claimed and is sent again
+// after its lease).
+func (w *Worker) Wait() { w.inflight.Wait() }
 
 // Drain resolves queued events into deliveries and starts sending the due
 // ones in the free slots, until there is nothing left, every slot is busy
@@ -159,11 +192,21 @@ func (w *Worker) Drain(ctx context.Context) int {
 			w.logErr(ctx, "claim events", err)
 			break
 		}
+		// Rendering is mostly waiting for the database (a few reads and
+		// the resolving transaction per event): a few at once.
+		sem := make(chan struct{}, resolvers)
+		var wg sync.WaitGroup
 		for i := range events {
-			if err := w.resolve(ctx, &events[i]); err != nil {
-				w.logErr(ctx, "render event", err, "event", events[i].ID)
-			}
+			sem <- struct{}{}
+			wg.Add(1)
+			go func(e *store.HookEvent) {
+				defer func() { <-sem; wg.Done() }()
+				if err := w.resolve(ctx, e); err != nil {
+					w.logErr(ctx, "render event", err, "event", e.ID)
+				}
+			}(&events[i])
 		}
+		wg.Wait()
 		n += len(events)
 		if len(events) < eventBatch {
 			break
@@ -221,6 +264,13 @@ func (w *Worker) resolve(ctx context.Context, e *store.HookEvent) error {
 			return err
 		}
 		hooks = []store.Webhook{*h}
+	} else if e.Kind == store.HookKindRepoDeleted {
+		var gone struct{ OwnerID int64 }
+		_ = json.Unmarshal([]byte(e.Extra), &gone)
+		var err error
+		if hooks, err = w.o.Store.HooksForOwner(ctx, gone.OwnerID); err != nil {
+			return err
+		}
 	} else {
 		var err error
 		if hooks, err = w.o.Store.HooksForRepo(ctx, e.RepoID); err != nil {

@@ -122,7 +122,7 @@ func TestAdminCron(t *testing.T) {
 	eachBackend(t, nil, func(t *testing.T, s *testServer) {
 		admin := s.sdk(gitea.SetToken(s.AdminToken))
 		tasks := cronTasks(t, admin)
-		for _, name := range []string{"delete_orphaned_attachments", "delete_scratch_files", "delete_stray_pull_refs", "deliver_notifications", "reconcile_branches", "sync_external_users", "update_mirrors"} {
+		for _, name := range []string{"delete_orphaned_attachments", "delete_scratch_files", "delete_stray_pull_refs", "deliver_notifications", "deliver_webhooks", "reconcile_branches", "sync_external_users", "update_mirrors"} {
 			task, ok := tasks[name]
 			if !ok {
 				t.Fatalf("no task %s in %v", name, tasks)

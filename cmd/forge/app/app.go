@@ -334,7 +334,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// (Store.QueryCount).
 	schedCtx, stopSched := context.WithCancel(store.Background(ctx))
 	// The scheduled tasks (tasks): mirror syncs, sweeps, the branch
-	// reconciler, the notifier.
+	// reconciler, the notifier, webhook delivery.
 	cronDone := make(chan struct{})
 	go func() { a.cron.Run(schedCtx); close(cronDone) }()
 	// Open pull requests follow their branches: at start-up those a
@@ -345,10 +345,6 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	// waiting already, then on each status, review and refresh.
 	autoMergeDone := make(chan struct{})
 	go func() { a.PullMerges.RunAutoMerger(schedCtx); close(autoMergeDone) }()
-	// The webhook worker sends what the previous run left queued, then
-	// keeps up; a slow receiver delays only its own delivery.
-	hooksDone := make(chan struct{})
-	go func() { a.webhooks.Run(schedCtx); close(hooksDone) }()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -363,9 +359,9 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	a.Git.StopHousekeeping() // no git left running in the data directory
 	stopSched()
 	<-cronDone
+	a.webhooks.Wait() // deliveries the task deliver_webhooks started
 	<-refreshDone
 	<-autoMergeDone
-	<-hooksDone
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}
@@ -396,6 +392,14 @@ func (a *App) tasks() error {
 		// The users of LDAP sources with synchronize-users on follow their
 		// directories: daily, not at start-up (Gitea's defaults).
 		{Name: "sync_external_users", Every: 24 * time.Hour, Do: a.sources.SyncUsers},
+		// Webhook delivery the same way: what the previous run left
+		// queued, then each event this process queues and each freed
+		// delivery slot; polling for retries that came due and the other
+		// processes' events. A round only claims and dispatches: the
+		// deliveries run in the worker's pool, so a slow receiver never
+		// holds the registry. A manual run also sends the pending retries
+		// now.
+		{Name: "deliver_webhooks", Every: a.webhooks.Poll(), AtStart: true, Wake: a.webhooks.Woken(), Do: a.webhooks.Round},
 	} {
 		if err := a.cron.Add(t); err != nil {
 			return err

@@ -143,7 +143,7 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 		}
 		// Each pull request asks another account for a review
 		// (requested_reviewers), and the first has n reviews.
-		if _, err := st.RequestReviews(ctx, pulls.ID, np.Issue.ID, main.Commit.ID, []int64{people[(i+2)%n]}, nil); err != nil {
+		if _, err := st.RequestReviews(ctx, pulls.ID, np.Issue.ID, main.Commit.ID, []int64{people[(i+2)%n]}, nil, 0); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {

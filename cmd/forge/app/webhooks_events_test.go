@@ -115,8 +115,14 @@ func TestWebhookEvents(t *testing.T) {
 			rp.Release.Author.Login != "alice" || d.Header.Get("X-Gitea-Event") != "release" {
 			t.Fatalf("release payload (the draft is not announced): %+v %v\n%s", rp, err, d.Body)
 		}
-		if n := push.count(); n != 2 {
-			// Tags made by releases are not branch pushes.
+		// The tag the published release made is pushed, as Gitea sends it
+		// (the draft's tag is not made yet).
+		d = push.wait(t, 3)[2]
+		if !strings.Contains(string(d.Body), `"ref":"refs/tags/v2.0"`) {
+			t.Fatalf("third push: %s", d.Body)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if n := push.count(); n != 3 {
 			t.Fatalf("push hook got %d deliveries", n)
 		}
 	})

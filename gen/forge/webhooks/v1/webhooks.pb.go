@@ -315,15 +315,18 @@ func (x *EditHookOption) GetActive() bool {
 // IssuePayload is Gitea's IssuePayload, the body of issues events (and
 // their assign, label and milestone sub-events).
 type IssuePayload struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Action        string                 `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
-	Number        int64                  `protobuf:"varint,2,opt,name=number,proto3" json:"number,omitempty"`
-	Issue         *v1.Issue              `protobuf:"bytes,3,opt,name=issue,proto3" json:"issue,omitempty"`
-	Repository    *v11.Repository        `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
-	Sender        *v12.User              `protobuf:"bytes,5,opt,name=sender,proto3" json:"sender,omitempty"`
-	CommitId      string                 `protobuf:"bytes,6,opt,name=commit_id,json=commitId,proto3" json:"commit_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Action     string                 `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	Number     int64                  `protobuf:"varint,2,opt,name=number,proto3" json:"number,omitempty"`
+	Issue      *v1.Issue              `protobuf:"bytes,3,opt,name=issue,proto3" json:"issue,omitempty"`
+	Repository *v11.Repository        `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
+	Sender     *v12.User              `protobuf:"bytes,5,opt,name=sender,proto3" json:"sender,omitempty"`
+	CommitId   string                 `protobuf:"bytes,6,opt,name=commit_id,json=commitId,proto3" json:"commit_id,omitempty"`
+	// requested_reviewer: the person asked or no longer asked for a review
+	// (pull_request_review_request events).
+	RequestedReviewer *v12.User `protobuf:"bytes,7,opt,name=requested_reviewer,json=requestedReviewer,proto3" json:"requested_reviewer,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *IssuePayload) Reset() {
@@ -396,6 +399,13 @@ func (x *IssuePayload) GetCommitId() string {
 		return x.CommitId
 	}
 	return ""
+}
+
+func (x *IssuePayload) GetRequestedReviewer() *v12.User {
+	if x != nil {
+		return x.RequestedReviewer
+	}
+	return nil
 }
 
 // IssueCommentPayload is Gitea's IssueCommentPayload.
@@ -938,15 +948,18 @@ func (x *DeletePayload) GetSender() *v12.User {
 // PullRequestPayload is Gitea's PullRequestPayload, the body of
 // pull_request events and their sub-events.
 type PullRequestPayload struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Action        string                 `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
-	Number        int64                  `protobuf:"varint,2,opt,name=number,proto3" json:"number,omitempty"`
-	PullRequest   *v13.PullRequest       `protobuf:"bytes,3,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
-	Repository    *v11.Repository        `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
-	Sender        *v12.User              `protobuf:"bytes,5,opt,name=sender,proto3" json:"sender,omitempty"`
-	CommitId      string                 `protobuf:"bytes,6,opt,name=commit_id,json=commitId,proto3" json:"commit_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Action      string                 `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	Number      int64                  `protobuf:"varint,2,opt,name=number,proto3" json:"number,omitempty"`
+	PullRequest *v13.PullRequest       `protobuf:"bytes,3,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
+	Repository  *v11.Repository        `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
+	Sender      *v12.User              `protobuf:"bytes,5,opt,name=sender,proto3" json:"sender,omitempty"`
+	CommitId    string                 `protobuf:"bytes,6,opt,name=commit_id,json=commitId,proto3" json:"commit_id,omitempty"`
+	// requested_reviewer: the person asked or no longer asked for a review
+	// (pull_request_review_request events).
+	RequestedReviewer *v12.User `protobuf:"bytes,7,opt,name=requested_reviewer,json=requestedReviewer,proto3" json:"requested_reviewer,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *PullRequestPayload) Reset() {
@@ -1019,6 +1032,13 @@ func (x *PullRequestPayload) GetCommitId() string {
 		return x.CommitId
 	}
 	return ""
+}
+
+func (x *PullRequestPayload) GetRequestedReviewer() *v12.User {
+	if x != nil {
+		return x.RequestedReviewer
+	}
+	return nil
 }
 
 // ReleasePayload is Gitea's ReleasePayload.
@@ -3476,7 +3496,7 @@ const file_forge_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\t\n" +
-	"\a_active\"\xf3\x01\n" +
+	"\a_active\"\xb8\x02\n" +
 	"\fIssuePayload\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\x03R\x06number\x12,\n" +
@@ -3485,7 +3505,8 @@ const file_forge_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"repository\x18\x04 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
 	"repository\x12,\n" +
 	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\x12\x1b\n" +
-	"\tcommit_id\x18\x06 \x01(\tR\bcommitId\"\x92\x02\n" +
+	"\tcommit_id\x18\x06 \x01(\tR\bcommitId\x12C\n" +
+	"\x12requested_reviewer\x18\a \x01(\v2\x14.forge.users.v1.UserR\x11requestedReviewer\"\x92\x02\n" +
 	"\x13IssueCommentPayload\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12,\n" +
 	"\x05issue\x18\x02 \x01(\v2\x16.forge.issues.v1.IssueR\x05issue\x122\n" +
@@ -3543,7 +3564,7 @@ const file_forge_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
 	"repository\x18\x04 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
 	"repository\x12,\n" +
-	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\"\x8b\x02\n" +
+	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\"\xd0\x02\n" +
 	"\x12PullRequestPayload\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x16\n" +
 	"\x06number\x18\x02 \x01(\x03R\x06number\x12>\n" +
@@ -3552,7 +3573,8 @@ const file_forge_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"repository\x18\x04 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
 	"repository\x12,\n" +
 	"\x06sender\x18\x05 \x01(\v2\x14.forge.users.v1.UserR\x06sender\x12\x1b\n" +
-	"\tcommit_id\x18\x06 \x01(\tR\bcommitId\"\xc8\x01\n" +
+	"\tcommit_id\x18\x06 \x01(\tR\bcommitId\x12C\n" +
+	"\x12requested_reviewer\x18\a \x01(\v2\x14.forge.users.v1.UserR\x11requestedReviewer\"\xc8\x01\n" +
 	"\x0eReleasePayload\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x124\n" +
 	"\arelease\x18\x02 \x01(\v2\x1a.forge.releases.v1.ReleaseR\arelease\x12:\n" +
@@ -3829,110 +3851,112 @@ var file_forge_webhooks_v1_webhooks_proto_depIdxs = []int32{
 	62, // 5: forge.webhooks.v1.IssuePayload.issue:type_name -> forge.issues.v1.Issue
 	63, // 6: forge.webhooks.v1.IssuePayload.repository:type_name -> forge.repos.v1.Repository
 	64, // 7: forge.webhooks.v1.IssuePayload.sender:type_name -> forge.users.v1.User
-	62, // 8: forge.webhooks.v1.IssueCommentPayload.issue:type_name -> forge.issues.v1.Issue
-	65, // 9: forge.webhooks.v1.IssueCommentPayload.comment:type_name -> forge.issues.v1.Comment
-	63, // 10: forge.webhooks.v1.IssueCommentPayload.repository:type_name -> forge.repos.v1.Repository
-	64, // 11: forge.webhooks.v1.IssueCommentPayload.sender:type_name -> forge.users.v1.User
-	5,  // 12: forge.webhooks.v1.PayloadCommit.author:type_name -> forge.webhooks.v1.PayloadUser
-	5,  // 13: forge.webhooks.v1.PayloadCommit.committer:type_name -> forge.webhooks.v1.PayloadUser
-	5,  // 14: forge.webhooks.v1.PayloadCommit.verification:type_name -> forge.webhooks.v1.PayloadUser
-	61, // 15: forge.webhooks.v1.PayloadCommit.timestamp:type_name -> google.protobuf.Timestamp
-	6,  // 16: forge.webhooks.v1.PushPayload.commits:type_name -> forge.webhooks.v1.PayloadCommit
-	6,  // 17: forge.webhooks.v1.PushPayload.head_commit:type_name -> forge.webhooks.v1.PayloadCommit
-	63, // 18: forge.webhooks.v1.PushPayload.repository:type_name -> forge.repos.v1.Repository
-	64, // 19: forge.webhooks.v1.PushPayload.pusher:type_name -> forge.users.v1.User
-	64, // 20: forge.webhooks.v1.PushPayload.sender:type_name -> forge.users.v1.User
-	63, // 21: forge.webhooks.v1.CreatePayload.repository:type_name -> forge.repos.v1.Repository
-	64, // 22: forge.webhooks.v1.CreatePayload.sender:type_name -> forge.users.v1.User
-	63, // 23: forge.webhooks.v1.DeletePayload.repository:type_name -> forge.repos.v1.Repository
-	64, // 24: forge.webhooks.v1.DeletePayload.sender:type_name -> forge.users.v1.User
-	66, // 25: forge.webhooks.v1.PullRequestPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
-	63, // 26: forge.webhooks.v1.PullRequestPayload.repository:type_name -> forge.repos.v1.Repository
-	64, // 27: forge.webhooks.v1.PullRequestPayload.sender:type_name -> forge.users.v1.User
-	67, // 28: forge.webhooks.v1.ReleasePayload.release:type_name -> forge.releases.v1.Release
-	63, // 29: forge.webhooks.v1.ReleasePayload.repository:type_name -> forge.repos.v1.Repository
-	64, // 30: forge.webhooks.v1.ReleasePayload.sender:type_name -> forge.users.v1.User
-	66, // 31: forge.webhooks.v1.PullRequestReviewPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
-	63, // 32: forge.webhooks.v1.PullRequestReviewPayload.repository:type_name -> forge.repos.v1.Repository
-	64, // 33: forge.webhooks.v1.PullRequestReviewPayload.sender:type_name -> forge.users.v1.User
-	12, // 34: forge.webhooks.v1.PullRequestReviewPayload.review:type_name -> forge.webhooks.v1.ReviewPayload
-	63, // 35: forge.webhooks.v1.RepositoryPayload.repository:type_name -> forge.repos.v1.Repository
-	64, // 36: forge.webhooks.v1.RepositoryPayload.organization:type_name -> forge.users.v1.User
-	64, // 37: forge.webhooks.v1.RepositoryPayload.sender:type_name -> forge.users.v1.User
-	63, // 38: forge.webhooks.v1.ForkPayload.forkee:type_name -> forge.repos.v1.Repository
-	63, // 39: forge.webhooks.v1.ForkPayload.repository:type_name -> forge.repos.v1.Repository
-	64, // 40: forge.webhooks.v1.ForkPayload.sender:type_name -> forge.users.v1.User
-	0,  // 41: forge.webhooks.v1.ListRepoHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 42: forge.webhooks.v1.CreateRepoHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 43: forge.webhooks.v1.CreateRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 44: forge.webhooks.v1.GetRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 45: forge.webhooks.v1.EditRepoHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 46: forge.webhooks.v1.EditRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 47: forge.webhooks.v1.ListOrgHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 48: forge.webhooks.v1.CreateOrgHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 49: forge.webhooks.v1.CreateOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 50: forge.webhooks.v1.GetOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 51: forge.webhooks.v1.EditOrgHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 52: forge.webhooks.v1.EditOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 53: forge.webhooks.v1.ListUserHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 54: forge.webhooks.v1.CreateUserHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 55: forge.webhooks.v1.CreateUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 56: forge.webhooks.v1.GetUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 57: forge.webhooks.v1.EditUserHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 58: forge.webhooks.v1.EditUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 59: forge.webhooks.v1.ListAdminHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
-	1,  // 60: forge.webhooks.v1.CreateAdminHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
-	0,  // 61: forge.webhooks.v1.CreateAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	0,  // 62: forge.webhooks.v1.GetAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	2,  // 63: forge.webhooks.v1.EditAdminHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
-	0,  // 64: forge.webhooks.v1.EditAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
-	16, // 65: forge.webhooks.v1.WebhookService.ListRepoHooks:input_type -> forge.webhooks.v1.ListRepoHooksRequest
-	18, // 66: forge.webhooks.v1.WebhookService.CreateRepoHook:input_type -> forge.webhooks.v1.CreateRepoHookRequest
-	20, // 67: forge.webhooks.v1.WebhookService.GetRepoHook:input_type -> forge.webhooks.v1.GetRepoHookRequest
-	22, // 68: forge.webhooks.v1.WebhookService.EditRepoHook:input_type -> forge.webhooks.v1.EditRepoHookRequest
-	24, // 69: forge.webhooks.v1.WebhookService.DeleteRepoHook:input_type -> forge.webhooks.v1.DeleteRepoHookRequest
-	26, // 70: forge.webhooks.v1.WebhookService.TestRepoHook:input_type -> forge.webhooks.v1.TestRepoHookRequest
-	28, // 71: forge.webhooks.v1.WebhookService.ListOrgHooks:input_type -> forge.webhooks.v1.ListOrgHooksRequest
-	30, // 72: forge.webhooks.v1.WebhookService.CreateOrgHook:input_type -> forge.webhooks.v1.CreateOrgHookRequest
-	32, // 73: forge.webhooks.v1.WebhookService.GetOrgHook:input_type -> forge.webhooks.v1.GetOrgHookRequest
-	34, // 74: forge.webhooks.v1.WebhookService.EditOrgHook:input_type -> forge.webhooks.v1.EditOrgHookRequest
-	36, // 75: forge.webhooks.v1.WebhookService.DeleteOrgHook:input_type -> forge.webhooks.v1.DeleteOrgHookRequest
-	38, // 76: forge.webhooks.v1.WebhookService.ListUserHooks:input_type -> forge.webhooks.v1.ListUserHooksRequest
-	40, // 77: forge.webhooks.v1.WebhookService.CreateUserHook:input_type -> forge.webhooks.v1.CreateUserHookRequest
-	42, // 78: forge.webhooks.v1.WebhookService.GetUserHook:input_type -> forge.webhooks.v1.GetUserHookRequest
-	44, // 79: forge.webhooks.v1.WebhookService.EditUserHook:input_type -> forge.webhooks.v1.EditUserHookRequest
-	46, // 80: forge.webhooks.v1.WebhookService.DeleteUserHook:input_type -> forge.webhooks.v1.DeleteUserHookRequest
-	48, // 81: forge.webhooks.v1.WebhookService.ListAdminHooks:input_type -> forge.webhooks.v1.ListAdminHooksRequest
-	50, // 82: forge.webhooks.v1.WebhookService.CreateAdminHook:input_type -> forge.webhooks.v1.CreateAdminHookRequest
-	52, // 83: forge.webhooks.v1.WebhookService.GetAdminHook:input_type -> forge.webhooks.v1.GetAdminHookRequest
-	54, // 84: forge.webhooks.v1.WebhookService.EditAdminHook:input_type -> forge.webhooks.v1.EditAdminHookRequest
-	56, // 85: forge.webhooks.v1.WebhookService.DeleteAdminHook:input_type -> forge.webhooks.v1.DeleteAdminHookRequest
-	17, // 86: forge.webhooks.v1.WebhookService.ListRepoHooks:output_type -> forge.webhooks.v1.ListRepoHooksResponse
-	19, // 87: forge.webhooks.v1.WebhookService.CreateRepoHook:output_type -> forge.webhooks.v1.CreateRepoHookResponse
-	21, // 88: forge.webhooks.v1.WebhookService.GetRepoHook:output_type -> forge.webhooks.v1.GetRepoHookResponse
-	23, // 89: forge.webhooks.v1.WebhookService.EditRepoHook:output_type -> forge.webhooks.v1.EditRepoHookResponse
-	25, // 90: forge.webhooks.v1.WebhookService.DeleteRepoHook:output_type -> forge.webhooks.v1.DeleteRepoHookResponse
-	27, // 91: forge.webhooks.v1.WebhookService.TestRepoHook:output_type -> forge.webhooks.v1.TestRepoHookResponse
-	29, // 92: forge.webhooks.v1.WebhookService.ListOrgHooks:output_type -> forge.webhooks.v1.ListOrgHooksResponse
-	31, // 93: forge.webhooks.v1.WebhookService.CreateOrgHook:output_type -> forge.webhooks.v1.CreateOrgHookResponse
-	33, // 94: forge.webhooks.v1.WebhookService.GetOrgHook:output_type -> forge.webhooks.v1.GetOrgHookResponse
-	35, // 95: forge.webhooks.v1.WebhookService.EditOrgHook:output_type -> forge.webhooks.v1.EditOrgHookResponse
-	37, // 96: forge.webhooks.v1.WebhookService.DeleteOrgHook:output_type -> forge.webhooks.v1.DeleteOrgHookResponse
-	39, // 97: forge.webhooks.v1.WebhookService.ListUserHooks:output_type -> forge.webhooks.v1.ListUserHooksResponse
-	41, // 98: forge.webhooks.v1.WebhookService.CreateUserHook:output_type -> forge.webhooks.v1.CreateUserHookResponse
-	43, // 99: forge.webhooks.v1.WebhookService.GetUserHook:output_type -> forge.webhooks.v1.GetUserHookResponse
-	45, // 100: forge.webhooks.v1.WebhookService.EditUserHook:output_type -> forge.webhooks.v1.EditUserHookResponse
-	47, // 101: forge.webhooks.v1.WebhookService.DeleteUserHook:output_type -> forge.webhooks.v1.DeleteUserHookResponse
-	49, // 102: forge.webhooks.v1.WebhookService.ListAdminHooks:output_type -> forge.webhooks.v1.ListAdminHooksResponse
-	51, // 103: forge.webhooks.v1.WebhookService.CreateAdminHook:output_type -> forge.webhooks.v1.CreateAdminHookResponse
-	53, // 104: forge.webhooks.v1.WebhookService.GetAdminHook:output_type -> forge.webhooks.v1.GetAdminHookResponse
-	55, // 105: forge.webhooks.v1.WebhookService.EditAdminHook:output_type -> forge.webhooks.v1.EditAdminHookResponse
-	57, // 106: forge.webhooks.v1.WebhookService.DeleteAdminHook:output_type -> forge.webhooks.v1.DeleteAdminHookResponse
-	86, // [86:107] is the sub-list for method output_type
-	65, // [65:86] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	64, // 8: forge.webhooks.v1.IssuePayload.requested_reviewer:type_name -> forge.users.v1.User
+	62, // 9: forge.webhooks.v1.IssueCommentPayload.issue:type_name -> forge.issues.v1.Issue
+	65, // 10: forge.webhooks.v1.IssueCommentPayload.comment:type_name -> forge.issues.v1.Comment
+	63, // 11: forge.webhooks.v1.IssueCommentPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 12: forge.webhooks.v1.IssueCommentPayload.sender:type_name -> forge.users.v1.User
+	5,  // 13: forge.webhooks.v1.PayloadCommit.author:type_name -> forge.webhooks.v1.PayloadUser
+	5,  // 14: forge.webhooks.v1.PayloadCommit.committer:type_name -> forge.webhooks.v1.PayloadUser
+	5,  // 15: forge.webhooks.v1.PayloadCommit.verification:type_name -> forge.webhooks.v1.PayloadUser
+	61, // 16: forge.webhooks.v1.PayloadCommit.timestamp:type_name -> google.protobuf.Timestamp
+	6,  // 17: forge.webhooks.v1.PushPayload.commits:type_name -> forge.webhooks.v1.PayloadCommit
+	6,  // 18: forge.webhooks.v1.PushPayload.head_commit:type_name -> forge.webhooks.v1.PayloadCommit
+	63, // 19: forge.webhooks.v1.PushPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 20: forge.webhooks.v1.PushPayload.pusher:type_name -> forge.users.v1.User
+	64, // 21: forge.webhooks.v1.PushPayload.sender:type_name -> forge.users.v1.User
+	63, // 22: forge.webhooks.v1.CreatePayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 23: forge.webhooks.v1.CreatePayload.sender:type_name -> forge.users.v1.User
+	63, // 24: forge.webhooks.v1.DeletePayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 25: forge.webhooks.v1.DeletePayload.sender:type_name -> forge.users.v1.User
+	66, // 26: forge.webhooks.v1.PullRequestPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
+	63, // 27: forge.webhooks.v1.PullRequestPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 28: forge.webhooks.v1.PullRequestPayload.sender:type_name -> forge.users.v1.User
+	64, // 29: forge.webhooks.v1.PullRequestPayload.requested_reviewer:type_name -> forge.users.v1.User
+	67, // 30: forge.webhooks.v1.ReleasePayload.release:type_name -> forge.releases.v1.Release
+	63, // 31: forge.webhooks.v1.ReleasePayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 32: forge.webhooks.v1.ReleasePayload.sender:type_name -> forge.users.v1.User
+	66, // 33: forge.webhooks.v1.PullRequestReviewPayload.pull_request:type_name -> forge.pulls.v1.PullRequest
+	63, // 34: forge.webhooks.v1.PullRequestReviewPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 35: forge.webhooks.v1.PullRequestReviewPayload.sender:type_name -> forge.users.v1.User
+	12, // 36: forge.webhooks.v1.PullRequestReviewPayload.review:type_name -> forge.webhooks.v1.ReviewPayload
+	63, // 37: forge.webhooks.v1.RepositoryPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 38: forge.webhooks.v1.RepositoryPayload.organization:type_name -> forge.users.v1.User
+	64, // 39: forge.webhooks.v1.RepositoryPayload.sender:type_name -> forge.users.v1.User
+	63, // 40: forge.webhooks.v1.ForkPayload.forkee:type_name -> forge.repos.v1.Repository
+	63, // 41: forge.webhooks.v1.ForkPayload.repository:type_name -> forge.repos.v1.Repository
+	64, // 42: forge.webhooks.v1.ForkPayload.sender:type_name -> forge.users.v1.User
+	0,  // 43: forge.webhooks.v1.ListRepoHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 44: forge.webhooks.v1.CreateRepoHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 45: forge.webhooks.v1.CreateRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 46: forge.webhooks.v1.GetRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 47: forge.webhooks.v1.EditRepoHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 48: forge.webhooks.v1.EditRepoHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 49: forge.webhooks.v1.ListOrgHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 50: forge.webhooks.v1.CreateOrgHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 51: forge.webhooks.v1.CreateOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 52: forge.webhooks.v1.GetOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 53: forge.webhooks.v1.EditOrgHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 54: forge.webhooks.v1.EditOrgHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 55: forge.webhooks.v1.ListUserHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 56: forge.webhooks.v1.CreateUserHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 57: forge.webhooks.v1.CreateUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 58: forge.webhooks.v1.GetUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 59: forge.webhooks.v1.EditUserHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 60: forge.webhooks.v1.EditUserHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 61: forge.webhooks.v1.ListAdminHooksResponse.hooks:type_name -> forge.webhooks.v1.Hook
+	1,  // 62: forge.webhooks.v1.CreateAdminHookRequest.hook:type_name -> forge.webhooks.v1.CreateHookOption
+	0,  // 63: forge.webhooks.v1.CreateAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	0,  // 64: forge.webhooks.v1.GetAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	2,  // 65: forge.webhooks.v1.EditAdminHookRequest.hook:type_name -> forge.webhooks.v1.EditHookOption
+	0,  // 66: forge.webhooks.v1.EditAdminHookResponse.hook:type_name -> forge.webhooks.v1.Hook
+	16, // 67: forge.webhooks.v1.WebhookService.ListRepoHooks:input_type -> forge.webhooks.v1.ListRepoHooksRequest
+	18, // 68: forge.webhooks.v1.WebhookService.CreateRepoHook:input_type -> forge.webhooks.v1.CreateRepoHookRequest
+	20, // 69: forge.webhooks.v1.WebhookService.GetRepoHook:input_type -> forge.webhooks.v1.GetRepoHookRequest
+	22, // 70: forge.webhooks.v1.WebhookService.EditRepoHook:input_type -> forge.webhooks.v1.EditRepoHookRequest
+	24, // 71: forge.webhooks.v1.WebhookService.DeleteRepoHook:input_type -> forge.webhooks.v1.DeleteRepoHookRequest
+	26, // 72: forge.webhooks.v1.WebhookService.TestRepoHook:input_type -> forge.webhooks.v1.TestRepoHookRequest
+	28, // 73: forge.webhooks.v1.WebhookService.ListOrgHooks:input_type -> forge.webhooks.v1.ListOrgHooksRequest
+	30, // 74: forge.webhooks.v1.WebhookService.CreateOrgHook:input_type -> forge.webhooks.v1.CreateOrgHookRequest
+	32, // 75: forge.webhooks.v1.WebhookService.GetOrgHook:input_type -> forge.webhooks.v1.GetOrgHookRequest
+	34, // 76: forge.webhooks.v1.WebhookService.EditOrgHook:input_type -> forge.webhooks.v1.EditOrgHookRequest
+	36, // 77: forge.webhooks.v1.WebhookService.DeleteOrgHook:input_type -> forge.webhooks.v1.DeleteOrgHookRequest
+	38, // 78: forge.webhooks.v1.WebhookService.ListUserHooks:input_type -> forge.webhooks.v1.ListUserHooksRequest
+	40, // 79: forge.webhooks.v1.WebhookService.CreateUserHook:input_type -> forge.webhooks.v1.CreateUserHookRequest
+	42, // 80: forge.webhooks.v1.WebhookService.GetUserHook:input_type -> forge.webhooks.v1.GetUserHookRequest
+	44, // 81: forge.webhooks.v1.WebhookService.EditUserHook:input_type -> forge.webhooks.v1.EditUserHookRequest
+	46, // 82: forge.webhooks.v1.WebhookService.DeleteUserHook:input_type -> forge.webhooks.v1.DeleteUserHookRequest
+	48, // 83: forge.webhooks.v1.WebhookService.ListAdminHooks:input_type -> forge.webhooks.v1.ListAdminHooksRequest
+	50, // 84: forge.webhooks.v1.WebhookService.CreateAdminHook:input_type -> forge.webhooks.v1.CreateAdminHookRequest
+	52, // 85: forge.webhooks.v1.WebhookService.GetAdminHook:input_type -> forge.webhooks.v1.GetAdminHookRequest
+	54, // 86: forge.webhooks.v1.WebhookService.EditAdminHook:input_type -> forge.webhooks.v1.EditAdminHookRequest
+	56, // 87: forge.webhooks.v1.WebhookService.DeleteAdminHook:input_type -> forge.webhooks.v1.DeleteAdminHookRequest
+	17, // 88: forge.webhooks.v1.WebhookService.ListRepoHooks:output_type -> forge.webhooks.v1.ListRepoHooksResponse
+	19, // 89: forge.webhooks.v1.WebhookService.CreateRepoHook:output_type -> forge.webhooks.v1.CreateRepoHookResponse
+	21, // 90: forge.webhooks.v1.WebhookService.GetRepoHook:output_type -> forge.webhooks.v1.GetRepoHookResponse
+	23, // 91: forge.webhooks.v1.WebhookService.EditRepoHook:output_type -> forge.webhooks.v1.EditRepoHookResponse
+	25, // 92: forge.webhooks.v1.WebhookService.DeleteRepoHook:output_type -> forge.webhooks.v1.DeleteRepoHookResponse
+	27, // 93: forge.webhooks.v1.WebhookService.TestRepoHook:output_type -> forge.webhooks.v1.TestRepoHookResponse
+	29, // 94: forge.webhooks.v1.WebhookService.ListOrgHooks:output_type -> forge.webhooks.v1.ListOrgHooksResponse
+	31, // 95: forge.webhooks.v1.WebhookService.CreateOrgHook:output_type -> forge.webhooks.v1.CreateOrgHookResponse
+	33, // 96: forge.webhooks.v1.WebhookService.GetOrgHook:output_type -> forge.webhooks.v1.GetOrgHookResponse
+	35, // 97: forge.webhooks.v1.WebhookService.EditOrgHook:output_type -> forge.webhooks.v1.EditOrgHookResponse
+	37, // 98: forge.webhooks.v1.WebhookService.DeleteOrgHook:output_type -> forge.webhooks.v1.DeleteOrgHookResponse
+	39, // 99: forge.webhooks.v1.WebhookService.ListUserHooks:output_type -> forge.webhooks.v1.ListUserHooksResponse
+	41, // 100: forge.webhooks.v1.WebhookService.CreateUserHook:output_type -> forge.webhooks.v1.CreateUserHookResponse
+	43, // 101: forge.webhooks.v1.WebhookService.GetUserHook:output_type -> forge.webhooks.v1.GetUserHookResponse
+	45, // 102: forge.webhooks.v1.WebhookService.EditUserHook:output_type -> forge.webhooks.v1.EditUserHookResponse
+	47, // 103: forge.webhooks.v1.WebhookService.DeleteUserHook:output_type -> forge.webhooks.v1.DeleteUserHookResponse
+	49, // 104: forge.webhooks.v1.WebhookService.ListAdminHooks:output_type -> forge.webhooks.v1.ListAdminHooksResponse
+	51, // 105: forge.webhooks.v1.WebhookService.CreateAdminHook:output_type -> forge.webhooks.v1.CreateAdminHookResponse
+	53, // 106: forge.webhooks.v1.WebhookService.GetAdminHook:output_type -> forge.webhooks.v1.GetAdminHookResponse
+	55, // 107: forge.webhooks.v1.WebhookService.EditAdminHook:output_type -> forge.webhooks.v1.EditAdminHookResponse
+	57, // 108: forge.webhooks.v1.WebhookService.DeleteAdminHook:output_type -> forge.webhooks.v1.DeleteAdminHookResponse
+	88, // [88:109] is the sub-list for method output_type
+	67, // [67:88] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_forge_webhooks_v1_webhooks_proto_init() }
