@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"forge/services/cron"
+	"forge/services/failpoint"
 	"forge/services/protection"
 	"forge/services/secretbox"
 	"forge/services/store"
@@ -318,7 +319,13 @@ func branchMatches(filter, branch string) bool {
 }
 
 // deliver makes one attempt of t and records it.
+// FailpointClaimed is the test-only failpoint (see package failpoint)
+// between claiming a delivery and sending it: a crash there leaves the
+// delivery claimed, and it is sent once the claim has run out.
+const FailpointClaimed = "webhook-delivery-claimed"
+
 func (w *Worker) deliver(ctx context.Context, t *store.HookTask) {
+	failpoint.Hit(FailpointClaimed)
 	res := w.attempt(ctx, t)
 	if ctx.Err() != nil {
 		return // shutting down: the claim expires and the attempt is made again
