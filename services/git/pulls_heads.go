@@ -11,26 +11,7 @@ import (
 // of the repository at path at their new commits, in one git process and
 // one ref transaction (all or none).
 func (s *Store) SetPullHeads(ctx context.Context, path string, heads map[int64]string) error {
-	if len(heads) == 0 {
-		return nil
-	}
-	if err := s.checkRepo(path); err != nil {
-		return err
-	}
-	indexes := make([]int64, 0, len(heads))
-	for index, sha := range heads {
-		if !validSHA(sha) {
-			return invalidf("pull request head %q", sha)
-		}
-		indexes = append(indexes, index)
-	}
-	sort.Slice(indexes, func(i, j int) bool { return indexes[i] < indexes[j] })
-	var in strings.Builder
-	for _, index := range indexes {
-		in.WriteString("update " + PullHeadRef(index) + " " + heads[index] + "\n")
-	}
-	_, err := s.outputIn(ctx, path, strings.NewReader(in.String()), nil, "update-ref", "--stdin")
-	return err
+	return s.updatePullHeads(ctx, path, "update", heads)
 }
 
 // PullHeads returns the refs/pull/<index>/head refs of the repository at
@@ -67,6 +48,13 @@ func (s *Store) PullHeads(ctx context.Context, path string) (map[int64]string, e
 // still points at the commit heads gives, in one git process and one ref
 // transaction (all or none).
 func (s *Store) DropPullHeads(ctx context.Context, path string, heads map[int64]string) error {
+	return s.updatePullHeads(ctx, path, "delete", heads)
+}
+
+// updatePullHeads runs one update-ref --stdin transaction of verb
+// ("update": point at the commit; "delete": only if it still points
+// there) for each pull request head, in index order.
+func (s *Store) updatePullHeads(ctx context.Context, path, verb string, heads map[int64]string) error {
 	if len(heads) == 0 {
 		return nil
 	}
@@ -83,7 +71,7 @@ func (s *Store) DropPullHeads(ctx context.Context, path string, heads map[int64]
 	sort.Slice(indexes, func(i, j int) bool { return indexes[i] < indexes[j] })
 	var in strings.Builder
 	for _, index := range indexes {
-		in.WriteString("delete " + PullHeadRef(index) + " " + heads[index] + "\n")
+		in.WriteString(verb + " " + PullHeadRef(index) + " " + heads[index] + "\n")
 	}
 	_, err := s.outputIn(ctx, path, strings.NewReader(in.String()), nil, "update-ref", "--stdin")
 	return err
