@@ -26,11 +26,14 @@ const DefaultGitTreesPerPage = 1000
 type GitDataServer struct {
 	commitsv1.UnimplementedGitDataServiceServer
 	Deps
+	archives chan struct{} // MaxArchives slots
 }
 
 var _ commitsv1.GitDataServiceServer = (*GitDataServer)(nil)
 
-func NewGitDataServer(d Deps) *GitDataServer { return &GitDataServer{Deps: d} }
+func NewGitDataServer(d Deps) *GitDataServer {
+	return &GitDataServer{Deps: d, archives: make(chan struct{}, MaxArchives)}
+}
 
 // badSHA is Gitea's answer to a sha it cannot read: 400 with its text.
 func badSHA(err error, msg string) error {

@@ -1089,6 +1089,129 @@ func (x *GetAnnotatedTagResponse) GetTag() *AnnotatedTag {
 	return nil
 }
 
+type GetArchiveRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo  string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	// The branch, tag or commit followed by .zip, .tar.gz or .bundle.
+	Archive       string `protobuf:"bytes,3,opt,name=archive,proto3" json:"archive,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetArchiveRequest) Reset() {
+	*x = GetArchiveRequest{}
+	mi := &file_forge_commits_v1_gitdata_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetArchiveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetArchiveRequest) ProtoMessage() {}
+
+func (x *GetArchiveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_commits_v1_gitdata_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetArchiveRequest.ProtoReflect.Descriptor instead.
+func (*GetArchiveRequest) Descriptor() ([]byte, []int) {
+	return file_forge_commits_v1_gitdata_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetArchiveRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *GetArchiveRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *GetArchiveRequest) GetArchive() string {
+	if x != nil {
+		return x.Archive
+	}
+	return ""
+}
+
+type GetArchiveResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The download name (first message only).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The content type (first message only).
+	ContentType   string `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	Data          []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetArchiveResponse) Reset() {
+	*x = GetArchiveResponse{}
+	mi := &file_forge_commits_v1_gitdata_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetArchiveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetArchiveResponse) ProtoMessage() {}
+
+func (x *GetArchiveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_commits_v1_gitdata_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetArchiveResponse.ProtoReflect.Descriptor instead.
+func (*GetArchiveResponse) Descriptor() ([]byte, []int) {
+	return file_forge_commits_v1_gitdata_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *GetArchiveResponse) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GetArchiveResponse) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *GetArchiveResponse) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 var File_forge_commits_v1_gitdata_proto protoreflect.FileDescriptor
 
 const file_forge_commits_v1_gitdata_proto_rawDesc = "" +
@@ -1169,7 +1292,15 @@ const file_forge_commits_v1_gitdata_proto_rawDesc = "" +
 	"\x0fGetBlobResponse\x125\n" +
 	"\x04blob\x18\x01 \x01(\v2!.forge.commits.v1.GitBlobResponseR\x04blob\"K\n" +
 	"\x17GetAnnotatedTagResponse\x120\n" +
-	"\x03tag\x18\x01 \x01(\v2\x1e.forge.commits.v1.AnnotatedTagR\x03tag2\xf3\x06\n" +
+	"\x03tag\x18\x01 \x01(\v2\x1e.forge.commits.v1.AnnotatedTagR\x03tag\"b\n" +
+	"\x11GetArchiveRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12#\n" +
+	"\aarchive\x18\x03 \x01(\tB\t\x9a\xb5\x18\x05\x10\x01\x18\xac\x02R\aarchive\"_\n" +
+	"\x12GetArchiveResponse\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\x12\x12\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data2\xec\a\n" +
 	"\x0eGitDataService\x12\xa6\x01\n" +
 	"\aGetTree\x12 .forge.commits.v1.GetTreeRequest\x1a!.forge.commits.v1.GetTreeResponse\"V\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x024b\x04tree\x12,/api/v1/repos/{owner}/{repo}/git/trees/{sha}\x12\xa6\x01\n" +
@@ -1178,7 +1309,10 @@ const file_forge_commits_v1_gitdata_proto_rawDesc = "" +
 	"\aGetRefs\x12 .forge.commits.v1.GetRefsRequest\x1a!.forge.commits.v1.GetRefsResponse\"Z\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x028b\x06result\x12./api/v1/repos/{owner}/{repo}/git/refs/{ref=**}\x12\xa2\x01\n" +
 	"\bListRefs\x12!.forge.commits.v1.ListRefsRequest\x1a\".forge.commits.v1.ListRefsResponse\"O\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02-b\x04refs\x12%/api/v1/repos/{owner}/{repo}/git/refs\x12\xbc\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02-b\x04refs\x12%/api/v1/repos/{owner}/{repo}/git/refs\x12w\n" +
+	"\n" +
+	"GetArchive\x12#.forge.commits.v1.GetArchiveRequest\x1a$.forge.commits.v1.GetArchiveResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x010\x01\x12\xbc\x01\n" +
 	"\x0fGetAnnotatedTag\x12(.forge.commits.v1.GetAnnotatedTagRequest\x1a).forge.commits.v1.GetAnnotatedTagResponse\"T\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x022b\x03tag\x12+/api/v1/repos/{owner}/{repo}/git/tags/{sha}B\xac\x01\n" +
 	"\x14com.forge.commits.v1B\fGitdataProtoP\x01Z$forge/gen/forge/commits/v1;commitsv1\xa2\x02\x03FCX\xaa\x02\x10Forge.Commits.V1\xca\x02\x10Forge\\Commits\\V1\xe2\x02\x1cForge\\Commits\\V1\\GPBMetadata\xea\x02\x12Forge::Commits::V1b\x06proto3"
@@ -1195,7 +1329,7 @@ func file_forge_commits_v1_gitdata_proto_rawDescGZIP() []byte {
 	return file_forge_commits_v1_gitdata_proto_rawDescData
 }
 
-var file_forge_commits_v1_gitdata_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_forge_commits_v1_gitdata_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_forge_commits_v1_gitdata_proto_goTypes = []any{
 	(*GetTreeRequest)(nil),            // 0: forge.commits.v1.GetTreeRequest
 	(*GitTreeResponse)(nil),           // 1: forge.commits.v1.GitTreeResponse
@@ -1214,18 +1348,20 @@ var file_forge_commits_v1_gitdata_proto_goTypes = []any{
 	(*GetTreeResponse)(nil),           // 14: forge.commits.v1.GetTreeResponse
 	(*GetBlobResponse)(nil),           // 15: forge.commits.v1.GetBlobResponse
 	(*GetAnnotatedTagResponse)(nil),   // 16: forge.commits.v1.GetAnnotatedTagResponse
-	(*structpb.Value)(nil),            // 17: google.protobuf.Value
-	(*CommitUser)(nil),                // 18: forge.commits.v1.CommitUser
-	(*PayloadCommitVerification)(nil), // 19: forge.commits.v1.PayloadCommitVerification
+	(*GetArchiveRequest)(nil),         // 17: forge.commits.v1.GetArchiveRequest
+	(*GetArchiveResponse)(nil),        // 18: forge.commits.v1.GetArchiveResponse
+	(*structpb.Value)(nil),            // 19: google.protobuf.Value
+	(*CommitUser)(nil),                // 20: forge.commits.v1.CommitUser
+	(*PayloadCommitVerification)(nil), // 21: forge.commits.v1.PayloadCommitVerification
 }
 var file_forge_commits_v1_gitdata_proto_depIdxs = []int32{
 	2,  // 0: forge.commits.v1.GitTreeResponse.tree:type_name -> forge.commits.v1.GitEntry
 	9,  // 1: forge.commits.v1.ListRefsResponse.refs:type_name -> forge.commits.v1.Reference
-	17, // 2: forge.commits.v1.GetRefsResponse.result:type_name -> google.protobuf.Value
+	19, // 2: forge.commits.v1.GetRefsResponse.result:type_name -> google.protobuf.Value
 	10, // 3: forge.commits.v1.Reference.object:type_name -> forge.commits.v1.GitObject
-	18, // 4: forge.commits.v1.AnnotatedTag.tagger:type_name -> forge.commits.v1.CommitUser
+	20, // 4: forge.commits.v1.AnnotatedTag.tagger:type_name -> forge.commits.v1.CommitUser
 	13, // 5: forge.commits.v1.AnnotatedTag.object:type_name -> forge.commits.v1.AnnotatedTagObject
-	19, // 6: forge.commits.v1.AnnotatedTag.verification:type_name -> forge.commits.v1.PayloadCommitVerification
+	21, // 6: forge.commits.v1.AnnotatedTag.verification:type_name -> forge.commits.v1.PayloadCommitVerification
 	1,  // 7: forge.commits.v1.GetTreeResponse.tree:type_name -> forge.commits.v1.GitTreeResponse
 	4,  // 8: forge.commits.v1.GetBlobResponse.blob:type_name -> forge.commits.v1.GitBlobResponse
 	12, // 9: forge.commits.v1.GetAnnotatedTagResponse.tag:type_name -> forge.commits.v1.AnnotatedTag
@@ -1233,14 +1369,16 @@ var file_forge_commits_v1_gitdata_proto_depIdxs = []int32{
 	3,  // 11: forge.commits.v1.GitDataService.GetBlob:input_type -> forge.commits.v1.GetBlobRequest
 	7,  // 12: forge.commits.v1.GitDataService.GetRefs:input_type -> forge.commits.v1.GetRefsRequest
 	5,  // 13: forge.commits.v1.GitDataService.ListRefs:input_type -> forge.commits.v1.ListRefsRequest
-	11, // 14: forge.commits.v1.GitDataService.GetAnnotatedTag:input_type -> forge.commits.v1.GetAnnotatedTagRequest
-	14, // 15: forge.commits.v1.GitDataService.GetTree:output_type -> forge.commits.v1.GetTreeResponse
-	15, // 16: forge.commits.v1.GitDataService.GetBlob:output_type -> forge.commits.v1.GetBlobResponse
-	8,  // 17: forge.commits.v1.GitDataService.GetRefs:output_type -> forge.commits.v1.GetRefsResponse
-	6,  // 18: forge.commits.v1.GitDataService.ListRefs:output_type -> forge.commits.v1.ListRefsResponse
-	16, // 19: forge.commits.v1.GitDataService.GetAnnotatedTag:output_type -> forge.commits.v1.GetAnnotatedTagResponse
-	15, // [15:20] is the sub-list for method output_type
-	10, // [10:15] is the sub-list for method input_type
+	17, // 14: forge.commits.v1.GitDataService.GetArchive:input_type -> forge.commits.v1.GetArchiveRequest
+	11, // 15: forge.commits.v1.GitDataService.GetAnnotatedTag:input_type -> forge.commits.v1.GetAnnotatedTagRequest
+	14, // 16: forge.commits.v1.GitDataService.GetTree:output_type -> forge.commits.v1.GetTreeResponse
+	15, // 17: forge.commits.v1.GitDataService.GetBlob:output_type -> forge.commits.v1.GetBlobResponse
+	8,  // 18: forge.commits.v1.GitDataService.GetRefs:output_type -> forge.commits.v1.GetRefsResponse
+	6,  // 19: forge.commits.v1.GitDataService.ListRefs:output_type -> forge.commits.v1.ListRefsResponse
+	18, // 20: forge.commits.v1.GitDataService.GetArchive:output_type -> forge.commits.v1.GetArchiveResponse
+	16, // 21: forge.commits.v1.GitDataService.GetAnnotatedTag:output_type -> forge.commits.v1.GetAnnotatedTagResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
 	10, // [10:10] is the sub-list for extension type_name
 	10, // [10:10] is the sub-list for extension extendee
 	0,  // [0:10] is the sub-list for field type_name
@@ -1259,7 +1397,7 @@ func file_forge_commits_v1_gitdata_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_commits_v1_gitdata_proto_rawDesc), len(file_forge_commits_v1_gitdata_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

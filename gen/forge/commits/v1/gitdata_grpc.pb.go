@@ -23,6 +23,7 @@ const (
 	GitDataService_GetBlob_FullMethodName         = "/forge.commits.v1.GitDataService/GetBlob"
 	GitDataService_GetRefs_FullMethodName         = "/forge.commits.v1.GitDataService/GetRefs"
 	GitDataService_ListRefs_FullMethodName        = "/forge.commits.v1.GitDataService/ListRefs"
+	GitDataService_GetArchive_FullMethodName      = "/forge.commits.v1.GitDataService/GetArchive"
 	GitDataService_GetAnnotatedTag_FullMethodName = "/forge.commits.v1.GitDataService/GetAnnotatedTag"
 )
 
@@ -53,6 +54,10 @@ type GitDataServiceClient interface {
 	// GetRefs on purpose: its {ref=**} also matches an empty name, and the
 	// gateway tries the last registered pattern first.
 	ListRefs(ctx context.Context, in *ListRefsRequest, opts ...grpc.CallOption) (*ListRefsResponse, error)
+	// GetArchive streams an archive of a branch, tag or commit (GET
+	// /repos/{owner}/{repo}/archive/{ref}.zip, .tar.gz or .bundle). The
+	// first message names the file and its content type.
+	GetArchive(ctx context.Context, in *GetArchiveRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GetArchiveResponse], error)
 	// GetAnnotatedTag returns an annotated tag object by its id (GET
 	// /repos/{owner}/{repo}/git/tags/{sha}).
 	GetAnnotatedTag(ctx context.Context, in *GetAnnotatedTagRequest, opts ...grpc.CallOption) (*GetAnnotatedTagResponse, error)
@@ -106,6 +111,25 @@ func (c *gitDataServiceClient) ListRefs(ctx context.Context, in *ListRefsRequest
 	return out, nil
 }
 
+func (c *gitDataServiceClient) GetArchive(ctx context.Context, in *GetArchiveRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GetArchiveResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &GitDataService_ServiceDesc.Streams[0], GitDataService_GetArchive_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[GetArchiveRequest, GetArchiveResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GitDataService_GetArchiveClient = grpc.ServerStreamingClient[GetArchiveResponse]
+
 func (c *gitDataServiceClient) GetAnnotatedTag(ctx context.Context, in *GetAnnotatedTagRequest, opts ...grpc.CallOption) (*GetAnnotatedTagResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetAnnotatedTagResponse)
@@ -143,6 +167,10 @@ type GitDataServiceServer interface {
 	// GetRefs on purpose: its {ref=**} also matches an empty name, and the
 	// gateway tries the last registered pattern first.
 	ListRefs(context.Context, *ListRefsRequest) (*ListRefsResponse, error)
+	// GetArchive streams an archive of a branch, tag or commit (GET
+	// /repos/{owner}/{repo}/archive/{ref}.zip, .tar.gz or .bundle). The
+	// first message names the file and its content type.
+	GetArchive(*GetArchiveRequest, grpc.ServerStreamingServer[GetArchiveResponse]) error
 	// GetAnnotatedTag returns an annotated tag object by its id (GET
 	// /repos/{owner}/{repo}/git/tags/{sha}).
 	GetAnnotatedTag(context.Context, *GetAnnotatedTagRequest) (*GetAnnotatedTagResponse, error)
@@ -167,6 +195,9 @@ func (UnimplementedGitDataServiceServer) GetRefs(context.Context, *GetRefsReques
 }
 func (UnimplementedGitDataServiceServer) ListRefs(context.Context, *ListRefsRequest) (*ListRefsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListRefs not implemented")
+}
+func (UnimplementedGitDataServiceServer) GetArchive(*GetArchiveRequest, grpc.ServerStreamingServer[GetArchiveResponse]) error {
+	return status.Error(codes.Unimplemented, "method GetArchive not implemented")
 }
 func (UnimplementedGitDataServiceServer) GetAnnotatedTag(context.Context, *GetAnnotatedTagRequest) (*GetAnnotatedTagResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetAnnotatedTag not implemented")
@@ -264,6 +295,17 @@ func _GitDataService_ListRefs_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GitDataService_GetArchive_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(GetArchiveRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(GitDataServiceServer).GetArchive(m, &grpc.GenericServerStream[GetArchiveRequest, GetArchiveResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GitDataService_GetArchiveServer = grpc.ServerStreamingServer[GetArchiveResponse]
+
 func _GitDataService_GetAnnotatedTag_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetAnnotatedTagRequest)
 	if err := dec(in); err != nil {
@@ -310,6 +352,12 @@ var GitDataService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _GitDataService_GetAnnotatedTag_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "GetArchive",
+			Handler:       _GitDataService_GetArchive_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "forge/commits/v1/gitdata.proto",
 }
