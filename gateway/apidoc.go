@@ -85,6 +85,7 @@ func (g *gateway) apiDocument(generated []byte, version string) ([]byte, error) 
 	for path, method := range diffPatterns {
 		routed["GET "+docPath(path)] = method
 	}
+	routed["GET "+docPath(archivePattern)] = archiveMethod
 
 	generatedPaths, _ := doc["paths"].(map[string]any)
 	paths := map[string]any{}
@@ -215,6 +216,15 @@ func handWrittenOperations() []docOperation {
 			"tags":      []any{"ContentService"},
 		}})
 	}
+	archive := pathParam("archive", "string", "the branch, tag or commit followed by .zip, .tar.gz or .bundle")
+	out = append(out, docOperation{key: "GET /repos/{owner}/{repo}/archive/{archive}", op: map[string]any{
+		"summary":     "Get an archive of a repository (zip, tar.gz or git bundle).",
+		"operationId": "GitDataService_GetArchive",
+		"produces":    []any{"application/zip", "application/gzip", "application/octet-stream"},
+		"parameters":  []any{owner, repo, archive},
+		"responses":   map[string]any{"200": map[string]any{"schema": map[string]any{"type": "file"}}},
+		"tags":        []any{"GitDataService"},
+	}})
 	for _, r := range []struct{ path, summary, id, idName, idDesc string }{
 		{"/repos/{owner}/{repo}/pulls/{index}.{format}", "Get a pull request's diff or patch.", "PullDiffService_GetPullRequestDiff", "index", "number of the pull request"},
 		{"/repos/{owner}/{repo}/git/commits/{sha}.{format}", "Get a commit's diff or patch.", "PullDiffService_GetCommitDiff", "sha", "SHA of the commit"},

@@ -115,6 +115,12 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if a, ok := matchArchive(r); ok {
+		if g.admit(rw, r, archiveMethod, true) {
+			g.serveArchive(rw, r, a)
+		}
+		return
+	}
 	if g.dispatch != nil {
 		if rt, params, ok := g.dispatch.match(r); ok {
 			// What the mux would do with its handler, middlewares included.

@@ -89,6 +89,7 @@ func RESTMethods() (map[string]bool, error) {
 	for _, method := range diffPatterns {
 		out[method] = true
 	}
+	out[archiveMethod] = true
 	return out, nil
 }
 
@@ -108,6 +109,7 @@ func RESTRoutes() ([]string, error) {
 	for path := range diffPatterns {
 		out = append(out, http.MethodGet+" "+path)
 	}
+	out = append(out, http.MethodGet+" "+templateVariable.ReplaceAllString(archivePattern, "{${1}}"))
 	sort.Strings(out)
 	return out, nil
 }

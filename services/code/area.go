@@ -19,10 +19,12 @@ var Area = area.Area{
 		&branchesv1.BranchService_ServiceDesc,
 		&contentsv1.ContentService_ServiceDesc,
 		&commitsv1.CommitService_ServiceDesc,
+		&commitsv1.GitDataService_ServiceDesc,
 	},
 	Gateways: []area.Gateway{
 		area.Handlers(branchesv1.RegisterBranchServiceHandlerClient, branchesv1.NewBranchServiceClient),
 		area.Handlers(contentsv1.RegisterContentServiceHandlerClient, contentsv1.NewContentServiceClient),
 		area.Handlers(commitsv1.RegisterCommitServiceHandlerClient, commitsv1.NewCommitServiceClient),
+		area.Handlers(commitsv1.RegisterGitDataServiceHandlerClient, commitsv1.NewGitDataServiceClient),
 	},
 }

@@ -82,7 +82,7 @@ func (d *Deps) protect(ctx context.Context, r *repo, c protection.Change) error 
 // Servers builds the implementations of the area's BranchService,
 // ContentService and CommitService, for area.Bind.
 func Servers(d Deps) []any {
-	return []any{NewBranchServer(d), NewContentServer(d), NewCommitServer(d)}
+	return []any{NewBranchServer(d), NewContentServer(d), NewCommitServer(d), NewGitDataServer(d)}
 }
 
 // repo is a resolved repository with its path on disk and the caller.

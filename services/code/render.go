@@ -33,6 +33,7 @@ func (v Renderer) URLs(owner, name string) RepoURLs {
 
 func (u RepoURLs) commit(sha string) string { return u.API + "/git/commits/" + url.PathEscape(sha) }
 func (u RepoURLs) tree(sha string) string   { return u.API + "/git/trees/" + url.PathEscape(sha) }
+func (u RepoURLs) blob(sha string) string   { return u.API + "/git/blobs/" + url.PathEscape(sha) }
 func (u RepoURLs) htmlCommit(sha string) string {
 	return u.HTML + "/commit/" + url.PathEscape(sha)
 }

@@ -68,6 +68,31 @@ type Server struct {
 	git    Git
 	view   view
 	limits paging.Limits
+	rec    Recorder
+}
+
+// Recorder records ref changes made through the API (repos.Syncer), so
+// the change hooks (webhooks, mirrors) see tag creation and deletion as
+// they see a push.
+type Recorder interface {
+	Apply(ctx context.Context, repo *store.Repository, pusherID int64, updates []git.RefUpdate) error
+}
+
+// WithRecorder makes the tag API record its ref changes with rec.
+func (s *Server) WithRecorder(rec Recorder) *Server {
+	s.rec = rec
+	return s
+}
+
+// record hands the tag updates to the recorder, if any.
+func (s *Server) record(ctx context.Context, r *repo, updates ...git.RefUpdate) error {
+	if s.rec == nil {
+		return nil
+	}
+	if err := s.rec.Apply(ctx, r.Repository, r.viewer.ID(), updates); err != nil {
+		return errs.Wrap(err, "record tag update")
+	}
+	return nil
 }
 
 var _ releasesv1.ReleaseServiceServer = (*Server)(nil)

@@ -3,6 +3,7 @@ package releases
 import (
 	"context"
 	"errors"
+	"time"
 
 	releasesv1 "forge/gen/forge/releases/v1"
 	"forge/services/errs"
@@ -53,13 +54,63 @@ func (s *Server) DeleteTag(ctx context.Context, req *releasesv1.DeleteTagRequest
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
-	old, _ := s.git.GetTag(ctx, r.path, req.GetTag())
+	old, err := s.git.GetTag(ctx, r.path, req.GetTag())
+	if err != nil {
+		if errors.Is(err, git.ErrInvalid) {
+			return nil, errNotFound
+		}
+		return nil, gitErr(err)
+	}
 	if err := s.git.DeleteTag(ctx, r.path, req.GetTag()); err != nil {
 		if errors.Is(err, git.ErrInvalid) {
 			return nil, errNotFound
 		}
 		return nil, gitErr(err)
 	}
-	s.tagEvents(ctx, r, req.GetTag(), old.ID(), "")
+	if err := s.record(ctx, r, git.RefUpdate{Name: "refs/tags/" + req.GetTag(), OldSHA: old.ID(), NewSHA: git.ZeroSHA}); err != nil {
+		return nil, err
+	}
 	return &releasesv1.DeleteTagResponse{}, nil
+}
+
+// CreateTag creates a git tag at target (the default branch when empty),
+// annotated by the caller when a message is given.
+func (s *Server) CreateTag(ctx context.Context, req *releasesv1.CreateTagRequest) (*releasesv1.CreateTagResponse, error) {
+	r, err := s.resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := req.GetTagName()
+	if err := checkTagName(name); err != nil {
+		return nil, err
+	}
+	target := req.GetTarget()
+	if target == "" {
+		target = r.DefaultBranch
+	}
+	if _, err := s.git.ResolveRef(ctx, r.path, target); err != nil {
+		if errors.Is(err, git.ErrNotFound) || errors.Is(err, git.ErrInvalid) {
+			return nil, errs.New(errs.NotFound, "target not found")
+		}
+		return nil, gitErr(err)
+	}
+	var tagger git.Signature
+	if u := r.viewer.User; u != nil {
+		tagger = git.Signature{Name: u.Name, Email: u.Email, When: time.Now()}
+	}
+	t, err := s.git.CreateTag(ctx, r.path, name, target, req.GetMessage(), tagger)
+	switch {
+	case errors.Is(err, git.ErrAlreadyExists):
+		return nil, errs.Newf(errs.Conflict, "tag already exists [name: %s]", name)
+	case errors.Is(err, git.ErrConflict):
+		return nil, errs.Newf(errs.Conflict, "tag already exists [name: %s]", name)
+	case errors.Is(err, git.ErrNotFound):
+		return nil, errs.New(errs.NotFound, "target not found")
+	case err != nil:
+		return nil, gitErr(err)
+	}
+	if err := s.record(ctx, r, git.RefUpdate{Name: "refs/tags/" + name, OldSHA: git.ZeroSHA, NewSHA: t.ID()}); err != nil {
+		return nil, err
+	}
+	return &releasesv1.CreateTagResponse{Tag: s.view.tag(r.Repo, t)}, nil
 }

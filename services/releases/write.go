@@ -52,13 +52,13 @@ func (s *Server) ensureTag(ctx context.Context, r *repo, rel *store.Release) (cr
 	return created, nil
 }
 
-// tagEvents records the webhook events of a tag this request created or
-// deleted (old or new ""), after the fact: a failure is logged.
-func (s *Server) tagEvents(ctx context.Context, r *repo, name, old, new string) {
-	for _, e := range store.TagHookEvents(r.ID, r.viewer.ID(), name, old, new) {
-		if err := s.store.EnqueueHookEvent(context.WithoutCancel(ctx), e); err != nil {
-			slog.Error("webhooks: record tag event", "repo", r.ID, "tag", name, "err", err)
-		}
+// recordNewTag passes the tag a release created to the ref records
+// (webhook events, change hooks), as the tag API and pushes do; the
+// release stands whatever happens, so a failure is logged.
+func (s *Server) recordNewTag(ctx context.Context, r *repo, name, sha string) {
+	err := s.record(context.WithoutCancel(ctx), r, git.RefUpdate{Name: "refs/tags/" + name, OldSHA: git.ZeroSHA, NewSHA: sha})
+	if err != nil {
+		slog.Error("record the tag of a release", "repo", r.ID, "tag", name, "err", err)
 	}
 }
 
@@ -124,7 +124,7 @@ func (s *Server) CreateRelease(ctx context.Context, req *releasesv1.CreateReleas
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	if created {
-		s.tagEvents(ctx, r, rel.TagName, "", rel.Sha1)
+		s.recordNewTag(ctx, r, rel.TagName, rel.Sha1)
 	}
 	out, err := s.render(ctx, r, rel)
 	if err != nil {
@@ -190,7 +190,7 @@ func (s *Server) EditRelease(ctx context.Context, req *releasesv1.EditReleaseReq
 		return nil, errs.Replace(err, store.ErrNotFound, errNotFound)
 	}
 	if createdTag != "" {
-		s.tagEvents(ctx, r, createdTag, "", rel.Sha1)
+		s.recordNewTag(ctx, r, createdTag, rel.Sha1)
 	}
 	out, err := s.render(ctx, r, rel)
 	if err != nil {

@@ -87,7 +87,7 @@ var entries = []entry{
 		return serves(m)
 	}},
 	{releases.Area, func(d Deps) ([]any, error) {
-		return serves(releases.NewServer(d.Store, d.Git, d.users(), d.Config.Server.RootURL, d.Paging))
+		return serves(releases.NewServer(d.Store, d.Git, d.users(), d.Config.Server.RootURL, d.Paging).WithRecorder(d.Syncer))
 	}},
 	{statuses.Area, func(d Deps) ([]any, error) {
 		return serves(statuses.NewServer(d.Store, d.Git, d.repos(), d.Paging).OnCreated(d.events.checks))

@@ -1623,6 +1623,129 @@ func (*DeleteTagResponse) Descriptor() ([]byte, []int) {
 	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{24}
 }
 
+type CreateTagRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo  string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	// Required.
+	TagName string `protobuf:"bytes,3,opt,name=tag_name,json=tagName,proto3" json:"tag_name,omitempty"`
+	// A branch, tag or commit; default: the default branch.
+	Target string `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
+	// Makes an annotated tag when not empty.
+	Message       string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTagRequest) Reset() {
+	*x = CreateTagRequest{}
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTagRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTagRequest) ProtoMessage() {}
+
+func (x *CreateTagRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTagRequest.ProtoReflect.Descriptor instead.
+func (*CreateTagRequest) Descriptor() ([]byte, []int) {
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *CreateTagRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *CreateTagRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *CreateTagRequest) GetTagName() string {
+	if x != nil {
+		return x.TagName
+	}
+	return ""
+}
+
+func (x *CreateTagRequest) GetTarget() string {
+	if x != nil {
+		return x.Target
+	}
+	return ""
+}
+
+func (x *CreateTagRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+type CreateTagResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tag           *Tag                   `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTagResponse) Reset() {
+	*x = CreateTagResponse{}
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTagResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTagResponse) ProtoMessage() {}
+
+func (x *CreateTagResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_releases_v1_releases_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTagResponse.ProtoReflect.Descriptor instead.
+func (*CreateTagResponse) Descriptor() ([]byte, []int) {
+	return file_forge_releases_v1_releases_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *CreateTagResponse) GetTag() *Tag {
+	if x != nil {
+		return x.Tag
+	}
+	return nil
+}
+
 var File_forge_releases_v1_releases_proto protoreflect.FileDescriptor
 
 const file_forge_releases_v1_releases_proto_rawDesc = "" +
@@ -1754,7 +1877,15 @@ const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x10\n" +
 	"\x03tag\x18\x03 \x01(\tR\x03tag\"\x13\n" +
-	"\x11DeleteTagResponse2\x9a\x10\n" +
+	"\x11DeleteTagResponse\"\xa7\x01\n" +
+	"\x10CreateTagRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12$\n" +
+	"\btag_name\x18\x03 \x01(\tB\t\x9a\xb5\x18\x05\x10\x01\x18\xff\x01R\atagName\x12\x1f\n" +
+	"\x06target\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x06target\x12\"\n" +
+	"\amessage\x18\x05 \x01(\tB\b\x9a\xb5\x18\x04\x18\x80\x80\x04R\amessage\"=\n" +
+	"\x11CreateTagResponse\x12(\n" +
+	"\x03tag\x18\x01 \x01(\v2\x16.forge.releases.v1.TagR\x03tag2\xc9\x11\n" +
 	"\x0eReleaseService\x12\xb4\x01\n" +
 	"\fListReleases\x12&.forge.releases.v1.ListReleasesRequest\x1a'.forge.releases.v1.ListReleasesResponse\"S\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x04\x18\x01\x82\xd3\xe4\x93\x021b\breleases\x12%/api/v1/repos/{owner}/{repo}/releases\x12\xb2\x01\n" +
@@ -1776,7 +1907,9 @@ const file_forge_releases_v1_releases_proto_rawDesc = "" +
 	"\x06GetTag\x12 .forge.releases.v1.GetTagRequest\x1a!.forge.releases.v1.GetTagResponse\"S\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x021b\x03tag\x12*/api/v1/repos/{owner}/{repo}/tags/{tag=**}\x12\xad\x01\n" +
 	"\tDeleteTag\x12#.forge.releases.v1.DeleteTagRequest\x1a$.forge.releases.v1.DeleteTagResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x04:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02,**/api/v1/repos/{owner}/{repo}/tags/{tag=**}\x12\xa0\x01\n" +
+	"repository \x02(\x04:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02,**/api/v1/repos/{owner}/{repo}/tags/{tag=**}\x12\xac\x01\n" +
+	"\tCreateTag\x12#.forge.releases.v1.CreateTagRequest\x1a$.forge.releases.v1.CreateTagResponse\"T\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02+:\x01*b\x03tag\"!/api/v1/repos/{owner}/{repo}/tags\x12\xa0\x01\n" +
 	"\bListTags\x12\".forge.releases.v1.ListTagsRequest\x1a#.forge.releases.v1.ListTagsResponse\"K\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02)b\x04tags\x12!/api/v1/repos/{owner}/{repo}/tagsB\xb4\x01\n" +
 	"\x15com.forge.releases.v1B\rReleasesProtoP\x01Z&forge/gen/forge/releases/v1;releasesv1\xa2\x02\x03FRX\xaa\x02\x11Forge.Releases.V1\xca\x02\x11Forge\\Releases\\V1\xe2\x02\x1dForge\\Releases\\V1\\GPBMetadata\xea\x02\x13Forge::Releases::V1b\x06proto3"
@@ -1793,7 +1926,7 @@ func file_forge_releases_v1_releases_proto_rawDescGZIP() []byte {
 	return file_forge_releases_v1_releases_proto_rawDescData
 }
 
-var file_forge_releases_v1_releases_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_forge_releases_v1_releases_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_forge_releases_v1_releases_proto_goTypes = []any{
 	(*Release)(nil),                    // 0: forge.releases.v1.Release
 	(*CommitMeta)(nil),                 // 1: forge.releases.v1.CommitMeta
@@ -1820,16 +1953,18 @@ var file_forge_releases_v1_releases_proto_goTypes = []any{
 	(*GetTagResponse)(nil),             // 22: forge.releases.v1.GetTagResponse
 	(*DeleteTagRequest)(nil),           // 23: forge.releases.v1.DeleteTagRequest
 	(*DeleteTagResponse)(nil),          // 24: forge.releases.v1.DeleteTagResponse
-	(*timestamppb.Timestamp)(nil),      // 25: google.protobuf.Timestamp
-	(*v1.User)(nil),                    // 26: forge.users.v1.User
-	(*v11.Attachment)(nil),             // 27: forge.attachments.v1.Attachment
+	(*CreateTagRequest)(nil),           // 25: forge.releases.v1.CreateTagRequest
+	(*CreateTagResponse)(nil),          // 26: forge.releases.v1.CreateTagResponse
+	(*timestamppb.Timestamp)(nil),      // 27: google.protobuf.Timestamp
+	(*v1.User)(nil),                    // 28: forge.users.v1.User
+	(*v11.Attachment)(nil),             // 29: forge.attachments.v1.Attachment
 }
 var file_forge_releases_v1_releases_proto_depIdxs = []int32{
-	25, // 0: forge.releases.v1.Release.created_at:type_name -> google.protobuf.Timestamp
-	25, // 1: forge.releases.v1.Release.published_at:type_name -> google.protobuf.Timestamp
-	26, // 2: forge.releases.v1.Release.author:type_name -> forge.users.v1.User
-	27, // 3: forge.releases.v1.Release.assets:type_name -> forge.attachments.v1.Attachment
-	25, // 4: forge.releases.v1.CommitMeta.created:type_name -> google.protobuf.Timestamp
+	27, // 0: forge.releases.v1.Release.created_at:type_name -> google.protobuf.Timestamp
+	27, // 1: forge.releases.v1.Release.published_at:type_name -> google.protobuf.Timestamp
+	28, // 2: forge.releases.v1.Release.author:type_name -> forge.users.v1.User
+	29, // 3: forge.releases.v1.Release.assets:type_name -> forge.attachments.v1.Attachment
+	27, // 4: forge.releases.v1.CommitMeta.created:type_name -> google.protobuf.Timestamp
 	1,  // 5: forge.releases.v1.Tag.commit:type_name -> forge.releases.v1.CommitMeta
 	0,  // 6: forge.releases.v1.ListReleasesResponse.releases:type_name -> forge.releases.v1.Release
 	0,  // 7: forge.releases.v1.GetReleaseResponse.release:type_name -> forge.releases.v1.Release
@@ -1839,33 +1974,36 @@ var file_forge_releases_v1_releases_proto_depIdxs = []int32{
 	0,  // 11: forge.releases.v1.EditReleaseResponse.release:type_name -> forge.releases.v1.Release
 	2,  // 12: forge.releases.v1.ListTagsResponse.tags:type_name -> forge.releases.v1.Tag
 	2,  // 13: forge.releases.v1.GetTagResponse.tag:type_name -> forge.releases.v1.Tag
-	3,  // 14: forge.releases.v1.ReleaseService.ListReleases:input_type -> forge.releases.v1.ListReleasesRequest
-	5,  // 15: forge.releases.v1.ReleaseService.GetRelease:input_type -> forge.releases.v1.GetReleaseRequest
-	7,  // 16: forge.releases.v1.ReleaseService.GetLatestRelease:input_type -> forge.releases.v1.GetLatestReleaseRequest
-	9,  // 17: forge.releases.v1.ReleaseService.GetReleaseByTag:input_type -> forge.releases.v1.GetReleaseByTagRequest
-	11, // 18: forge.releases.v1.ReleaseService.CreateRelease:input_type -> forge.releases.v1.CreateReleaseRequest
-	13, // 19: forge.releases.v1.ReleaseService.EditRelease:input_type -> forge.releases.v1.EditReleaseRequest
-	15, // 20: forge.releases.v1.ReleaseService.DeleteRelease:input_type -> forge.releases.v1.DeleteReleaseRequest
-	17, // 21: forge.releases.v1.ReleaseService.DeleteReleaseByTag:input_type -> forge.releases.v1.DeleteReleaseByTagRequest
-	21, // 22: forge.releases.v1.ReleaseService.GetTag:input_type -> forge.releases.v1.GetTagRequest
-	23, // 23: forge.releases.v1.ReleaseService.DeleteTag:input_type -> forge.releases.v1.DeleteTagRequest
-	19, // 24: forge.releases.v1.ReleaseService.ListTags:input_type -> forge.releases.v1.ListTagsRequest
-	4,  // 25: forge.releases.v1.ReleaseService.ListReleases:output_type -> forge.releases.v1.ListReleasesResponse
-	6,  // 26: forge.releases.v1.ReleaseService.GetRelease:output_type -> forge.releases.v1.GetReleaseResponse
-	8,  // 27: forge.releases.v1.ReleaseService.GetLatestRelease:output_type -> forge.releases.v1.GetLatestReleaseResponse
-	10, // 28: forge.releases.v1.ReleaseService.GetReleaseByTag:output_type -> forge.releases.v1.GetReleaseByTagResponse
-	12, // 29: forge.releases.v1.ReleaseService.CreateRelease:output_type -> forge.releases.v1.CreateReleaseResponse
-	14, // 30: forge.releases.v1.ReleaseService.EditRelease:output_type -> forge.releases.v1.EditReleaseResponse
-	16, // 31: forge.releases.v1.ReleaseService.DeleteRelease:output_type -> forge.releases.v1.DeleteReleaseResponse
-	18, // 32: forge.releases.v1.ReleaseService.DeleteReleaseByTag:output_type -> forge.releases.v1.DeleteReleaseByTagResponse
-	22, // 33: forge.releases.v1.ReleaseService.GetTag:output_type -> forge.releases.v1.GetTagResponse
-	24, // 34: forge.releases.v1.ReleaseService.DeleteTag:output_type -> forge.releases.v1.DeleteTagResponse
-	20, // 35: forge.releases.v1.ReleaseService.ListTags:output_type -> forge.releases.v1.ListTagsResponse
-	25, // [25:36] is the sub-list for method output_type
-	14, // [14:25] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	2,  // 14: forge.releases.v1.CreateTagResponse.tag:type_name -> forge.releases.v1.Tag
+	3,  // 15: forge.releases.v1.ReleaseService.ListReleases:input_type -> forge.releases.v1.ListReleasesRequest
+	5,  // 16: forge.releases.v1.ReleaseService.GetRelease:input_type -> forge.releases.v1.GetReleaseRequest
+	7,  // 17: forge.releases.v1.ReleaseService.GetLatestRelease:input_type -> forge.releases.v1.GetLatestReleaseRequest
+	9,  // 18: forge.releases.v1.ReleaseService.GetReleaseByTag:input_type -> forge.releases.v1.GetReleaseByTagRequest
+	11, // 19: forge.releases.v1.ReleaseService.CreateRelease:input_type -> forge.releases.v1.CreateReleaseRequest
+	13, // 20: forge.releases.v1.ReleaseService.EditRelease:input_type -> forge.releases.v1.EditReleaseRequest
+	15, // 21: forge.releases.v1.ReleaseService.DeleteRelease:input_type -> forge.releases.v1.DeleteReleaseRequest
+	17, // 22: forge.releases.v1.ReleaseService.DeleteReleaseByTag:input_type -> forge.releases.v1.DeleteReleaseByTagRequest
+	21, // 23: forge.releases.v1.ReleaseService.GetTag:input_type -> forge.releases.v1.GetTagRequest
+	23, // 24: forge.releases.v1.ReleaseService.DeleteTag:input_type -> forge.releases.v1.DeleteTagRequest
+	25, // 25: forge.releases.v1.ReleaseService.CreateTag:input_type -> forge.releases.v1.CreateTagRequest
+	19, // 26: forge.releases.v1.ReleaseService.ListTags:input_type -> forge.releases.v1.ListTagsRequest
+	4,  // 27: forge.releases.v1.ReleaseService.ListReleases:output_type -> forge.releases.v1.ListReleasesResponse
+	6,  // 28: forge.releases.v1.ReleaseService.GetRelease:output_type -> forge.releases.v1.GetReleaseResponse
+	8,  // 29: forge.releases.v1.ReleaseService.GetLatestRelease:output_type -> forge.releases.v1.GetLatestReleaseResponse
+	10, // 30: forge.releases.v1.ReleaseService.GetReleaseByTag:output_type -> forge.releases.v1.GetReleaseByTagResponse
+	12, // 31: forge.releases.v1.ReleaseService.CreateRelease:output_type -> forge.releases.v1.CreateReleaseResponse
+	14, // 32: forge.releases.v1.ReleaseService.EditRelease:output_type -> forge.releases.v1.EditReleaseResponse
+	16, // 33: forge.releases.v1.ReleaseService.DeleteRelease:output_type -> forge.releases.v1.DeleteReleaseResponse
+	18, // 34: forge.releases.v1.ReleaseService.DeleteReleaseByTag:output_type -> forge.releases.v1.DeleteReleaseByTagResponse
+	22, // 35: forge.releases.v1.ReleaseService.GetTag:output_type -> forge.releases.v1.GetTagResponse
+	24, // 36: forge.releases.v1.ReleaseService.DeleteTag:output_type -> forge.releases.v1.DeleteTagResponse
+	26, // 37: forge.releases.v1.ReleaseService.CreateTag:output_type -> forge.releases.v1.CreateTagResponse
+	20, // 38: forge.releases.v1.ReleaseService.ListTags:output_type -> forge.releases.v1.ListTagsResponse
+	27, // [27:39] is the sub-list for method output_type
+	15, // [15:27] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_forge_releases_v1_releases_proto_init() }
@@ -1881,7 +2019,7 @@ func file_forge_releases_v1_releases_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_releases_v1_releases_proto_rawDesc), len(file_forge_releases_v1_releases_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

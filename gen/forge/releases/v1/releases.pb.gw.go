@@ -723,6 +723,67 @@ func local_request_ReleaseService_DeleteTag_0(ctx context.Context, marshaler run
 	return msg, metadata, err
 }
 
+func request_ReleaseService_CreateTag_0(ctx context.Context, marshaler runtime.Marshaler, client ReleaseServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq CreateTagRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.CreateTag(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_ReleaseService_CreateTag_0(ctx context.Context, marshaler runtime.Marshaler, server ReleaseServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq CreateTagRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	msg, err := server.CreateTag(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 var filter_ReleaseService_ListTags_0 = &utilities.DoubleArray{Encoding: map[string]int{"owner": 0, "repo": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
 
 func request_ReleaseService_ListTags_0(ctx context.Context, marshaler runtime.Marshaler, client ReleaseServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
@@ -998,6 +1059,26 @@ func RegisterReleaseServiceHandlerServer(ctx context.Context, mux *runtime.Serve
 		}
 		forward_ReleaseService_DeleteTag_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_ReleaseService_CreateTag_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.releases.v1.ReleaseService/CreateTag", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/tags"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_ReleaseService_CreateTag_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ReleaseService_CreateTag_0(annotatedContext, mux, outboundMarshaler, w, req, response_ReleaseService_CreateTag_0{resp.(*CreateTagResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_ReleaseService_ListTags_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1228,6 +1309,23 @@ func RegisterReleaseServiceHandlerClient(ctx context.Context, mux *runtime.Serve
 		}
 		forward_ReleaseService_DeleteTag_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_ReleaseService_CreateTag_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.releases.v1.ReleaseService/CreateTag", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/tags"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_ReleaseService_CreateTag_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ReleaseService_CreateTag_0(annotatedContext, mux, outboundMarshaler, w, req, response_ReleaseService_CreateTag_0{resp.(*CreateTagResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_ReleaseService_ListTags_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1311,6 +1409,15 @@ func (m response_ReleaseService_GetTag_0) XXX_ResponseBody() interface{} {
 	return response.Tag
 }
 
+type response_ReleaseService_CreateTag_0 struct {
+	*CreateTagResponse
+}
+
+func (m response_ReleaseService_CreateTag_0) XXX_ResponseBody() interface{} {
+	response := m.CreateTagResponse
+	return response.Tag
+}
+
 type response_ReleaseService_ListTags_0 struct {
 	*ListTagsResponse
 }
@@ -1331,6 +1438,7 @@ var (
 	pattern_ReleaseService_DeleteReleaseByTag_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 2, 6, 3, 0, 4, 1, 5, 7}, []string{"api", "v1", "repos", "owner", "repo", "releases", "tags", "tag"}, ""))
 	pattern_ReleaseService_GetTag_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 3, 0, 4, 1, 5, 6}, []string{"api", "v1", "repos", "owner", "repo", "tags", "tag"}, ""))
 	pattern_ReleaseService_DeleteTag_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 3, 0, 4, 1, 5, 6}, []string{"api", "v1", "repos", "owner", "repo", "tags", "tag"}, ""))
+	pattern_ReleaseService_CreateTag_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "tags"}, ""))
 	pattern_ReleaseService_ListTags_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "tags"}, ""))
 )
 
@@ -1345,5 +1453,6 @@ var (
 	forward_ReleaseService_DeleteReleaseByTag_0 = runtime.ForwardResponseMessage
 	forward_ReleaseService_GetTag_0             = runtime.ForwardResponseMessage
 	forward_ReleaseService_DeleteTag_0          = runtime.ForwardResponseMessage
+	forward_ReleaseService_CreateTag_0          = runtime.ForwardResponseMessage
 	forward_ReleaseService_ListTags_0           = runtime.ForwardResponseMessage
 )

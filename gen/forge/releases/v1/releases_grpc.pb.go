@@ -29,6 +29,7 @@ const (
 	ReleaseService_DeleteReleaseByTag_FullMethodName = "/forge.releases.v1.ReleaseService/DeleteReleaseByTag"
 	ReleaseService_GetTag_FullMethodName             = "/forge.releases.v1.ReleaseService/GetTag"
 	ReleaseService_DeleteTag_FullMethodName          = "/forge.releases.v1.ReleaseService/DeleteTag"
+	ReleaseService_CreateTag_FullMethodName          = "/forge.releases.v1.ReleaseService/CreateTag"
 	ReleaseService_ListTags_FullMethodName           = "/forge.releases.v1.ReleaseService/ListTags"
 )
 
@@ -66,6 +67,11 @@ type ReleaseServiceClient interface {
 	GetTag(ctx context.Context, in *GetTagRequest, opts ...grpc.CallOption) (*GetTagResponse, error)
 	// DeleteTag deletes a git tag that has no release.
 	DeleteTag(ctx context.Context, in *DeleteTagRequest, opts ...grpc.CallOption) (*DeleteTagResponse, error)
+	// CreateTag creates a git tag (POST /repos/{owner}/{repo}/tags): at
+	// target (a branch, tag or commit; default: the default branch),
+	// annotated with the caller as tagger when a message is given. 409 when
+	// the tag exists, as Gitea.
+	CreateTag(ctx context.Context, in *CreateTagRequest, opts ...grpc.CallOption) (*CreateTagResponse, error)
 	// ListTags lists the repository's git tags, newest first. Declared after
 	// GetTag and DeleteTag on purpose: their {tag=**} pattern also matches an
 	// empty name, and the gateway tries the last registered pattern first.
@@ -180,6 +186,16 @@ func (c *releaseServiceClient) DeleteTag(ctx context.Context, in *DeleteTagReque
 	return out, nil
 }
 
+func (c *releaseServiceClient) CreateTag(ctx context.Context, in *CreateTagRequest, opts ...grpc.CallOption) (*CreateTagResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateTagResponse)
+	err := c.cc.Invoke(ctx, ReleaseService_CreateTag_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *releaseServiceClient) ListTags(ctx context.Context, in *ListTagsRequest, opts ...grpc.CallOption) (*ListTagsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListTagsResponse)
@@ -224,6 +240,11 @@ type ReleaseServiceServer interface {
 	GetTag(context.Context, *GetTagRequest) (*GetTagResponse, error)
 	// DeleteTag deletes a git tag that has no release.
 	DeleteTag(context.Context, *DeleteTagRequest) (*DeleteTagResponse, error)
+	// CreateTag creates a git tag (POST /repos/{owner}/{repo}/tags): at
+	// target (a branch, tag or commit; default: the default branch),
+	// annotated with the caller as tagger when a message is given. 409 when
+	// the tag exists, as Gitea.
+	CreateTag(context.Context, *CreateTagRequest) (*CreateTagResponse, error)
 	// ListTags lists the repository's git tags, newest first. Declared after
 	// GetTag and DeleteTag on purpose: their {tag=**} pattern also matches an
 	// empty name, and the gateway tries the last registered pattern first.
@@ -267,6 +288,9 @@ func (UnimplementedReleaseServiceServer) GetTag(context.Context, *GetTagRequest)
 }
 func (UnimplementedReleaseServiceServer) DeleteTag(context.Context, *DeleteTagRequest) (*DeleteTagResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteTag not implemented")
+}
+func (UnimplementedReleaseServiceServer) CreateTag(context.Context, *CreateTagRequest) (*CreateTagResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateTag not implemented")
 }
 func (UnimplementedReleaseServiceServer) ListTags(context.Context, *ListTagsRequest) (*ListTagsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTags not implemented")
@@ -472,6 +496,24 @@ func _ReleaseService_DeleteTag_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ReleaseService_CreateTag_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateTagRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReleaseServiceServer).CreateTag(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReleaseService_CreateTag_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReleaseServiceServer).CreateTag(ctx, req.(*CreateTagRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ReleaseService_ListTags_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListTagsRequest)
 	if err := dec(in); err != nil {
@@ -536,6 +578,10 @@ var ReleaseService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteTag",
 			Handler:    _ReleaseService_DeleteTag_Handler,
+		},
+		{
+			MethodName: "CreateTag",
+			Handler:    _ReleaseService_CreateTag_Handler,
 		},
 		{
 			MethodName: "ListTags",
