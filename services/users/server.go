@@ -16,6 +16,11 @@ type Store interface {
 	access.VisibilityStore
 	SettingsStore
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
+	FollowUser(ctx context.Context, userID, followID int64) error
+	UnfollowUser(ctx context.Context, userID, followID int64) error
+	IsFollowing(ctx context.Context, userID, followID int64) (bool, error)
+	ListFollowers(ctx context.Context, userID int64, visible store.UserFilter, offset, limit int) ([]store.User, int64, error)
+	ListFollowing(ctx context.Context, userID int64, visible store.UserFilter, offset, limit int) ([]store.User, int64, error)
 }
 
 // Server implements usersv1.UserServiceServer.
