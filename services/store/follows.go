@@ -73,3 +73,21 @@ func (s *Store) listFollows(ctx context.Context, listed, by string, userID int64
 	err := q.Select("users.*").Order("follows.id").Offset(offset).Limit(limit).Find(&users).Error
 	return users, total, err
 }
+
+// SocialCounts is how many users follow a user, how many they follow
+// and how many repositories they starred (Gitea's followers_count,
+// following_count and starred_repos_count).
+type SocialCounts struct {
+	Followers, Following, Stars int64
+}
+
+// UserSocialCounts counts them for one user in one statement.
+func (s *Store) UserSocialCounts(ctx context.Context, userID int64) (SocialCounts, error) {
+	var c SocialCounts
+	row := s.db.WithContext(ctx).Raw(`SELECT
+		(SELECT COUNT(*) FROM follows WHERE follow_id = ?),
+		(SELECT COUNT(*) FROM follows WHERE user_id = ?),
+		(SELECT COUNT(*) FROM stars WHERE user_id = ?)`, userID, userID, userID).Row()
+	err := row.Scan(&c.Followers, &c.Following, &c.Stars)
+	return c, err
+}

@@ -69,6 +69,14 @@ func TestFollowsSDK(t *testing.T) {
 			t.Fatalf("ListFollowing: %s %v", userNames(fs), err)
 		}
 
+		// The single user's JSON counts them (lists leave them 0).
+		if u, _, err := anon.GetUserInfo("alice"); err != nil || u.FollowerCount != 2 || u.FollowingCount != 1 {
+			t.Fatalf("alice's counts: %+v %v", u, err)
+		}
+		if u, _, err := bob.GetMyUserInfo(); err != nil || u.FollowerCount != 1 || u.FollowingCount != 1 {
+			t.Fatalf("bob's counts: %+v %v", u, err)
+		}
+
 		// Following oneself is a no-op, as Gitea.
 		if _, err := bob.Follow("bob"); err != nil {
 			t.Fatal(err)

@@ -70,6 +70,11 @@ func TestStarsSDK(t *testing.T) {
 			t.Fatalf("bob's stars after losing access: %s", repoNames(mine))
 		}
 
+		// starred_repos_count counts every star, as Gitea's counter: also
+		// the one on alice/secret that bob can no longer see.
+		if u, _, err := anon.GetUserInfo("bob"); err != nil || u.StarredRepoCount != 2 {
+			t.Fatalf("bob's starred_repos_count: %+v %v", u, err)
+		}
 		for range 2 {
 			if _, err := bob.UnStarRepo("alice", "proj"); err != nil {
 				t.Fatalf("UnStarRepo: %v", err)
