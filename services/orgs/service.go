@@ -52,6 +52,9 @@ type Store interface {
 	// repository.
 	AddTeamRepo(ctx context.Context, teamID, repoID int64) error
 	RemoveTeamRepo(ctx context.Context, teamID, repoID int64) error
+	ListRepoTeams(ctx context.Context, orgID, repoID int64) ([]store.Team, error)
+	// TeamByName returns store.ErrNotFound for an unknown team.
+	TeamByName(ctx context.Context, orgID int64, name string) (*store.Team, error)
 	UsersByID(ctx context.Context, ids []int64) (map[int64]*store.User, error)
 }
 

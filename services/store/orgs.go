@@ -920,3 +920,25 @@ func (s *Store) TeamGrantsOf(ctx context.Context, repoIDs []int64, uid int64) (m
 	}
 	return out, nil
 }
+
+// ListRepoTeams returns the teams of the organization orgID that reach
+// the repository: those given it and those with every repository
+// (IncludesAllRepositories), by name, with their units.
+func (s *Store) ListRepoTeams(ctx context.Context, orgID, repoID int64) ([]Team, error) {
+	db := s.db.WithContext(ctx)
+	var teams []Team
+	err := db.Where("org_id = ?", orgID).
+		Where("includes_all_repositories = ? OR id IN (?)", true, db.Model(&TeamRepo{}).Select("team_id").Where("repo_id = ?", repoID)).
+		Order("lower_name").Find(&teams).Error
+	if err != nil {
+		return nil, err
+	}
+	ptrs := make([]*Team, len(teams))
+	for i := range teams {
+		ptrs[i] = &teams[i]
+	}
+	if err := s.loadUnits(db, ptrs); err != nil {
+		return nil, errs.Wrap(err, "team units")
+	}
+	return teams, nil
+}

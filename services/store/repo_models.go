@@ -139,6 +139,16 @@ type Watch struct {
 
 func (Watch) TableName() string { return "watches" }
 
+// Star records that a user starred a repository.
+type Star struct {
+	ID          int64
+	UserID      int64
+	RepoID      int64
+	CreatedUnix int64
+}
+
+func (Star) TableName() string { return "stars" }
+
 // Mirror is the pull-mirror state of a repository.
 type Mirror struct {
 	ID             int64

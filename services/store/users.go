@@ -238,11 +238,16 @@ func (s *Store) DeleteUser(ctx context.Context, name string, check func(u *User)
 				return err
 			}
 		}
-		// The counters of the repositories the user watches drop before
-		// the watches go with the other owned rows.
+		// The counters of the repositories the user watches or starred drop before
+		// the watches and stars go with the other owned rows.
 		watched := tx.Model(&Watch{}).Select("repo_id").Where("user_id = ?", u.ID)
 		if err := tx.Model(&Repository{}).Where("id IN (?) AND num_watches > 0", watched).
 			Update("num_watches", gorm.Expr("num_watches - 1")).Error; err != nil {
+			return err
+		}
+		starred := tx.Model(&Star{}).Select("repo_id").Where("user_id = ?", u.ID)
+		if err := tx.Model(&Repository{}).Where("id IN (?) AND num_stars > 0", starred).
+			Update("num_stars", gorm.Expr("num_stars - 1")).Error; err != nil {
 			return err
 		}
 		// The last owner of an organization cannot go: the organization

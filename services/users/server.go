@@ -16,6 +16,12 @@ type Store interface {
 	access.VisibilityStore
 	SettingsStore
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
+	FollowUser(ctx context.Context, userID, followID int64) error
+	UnfollowUser(ctx context.Context, userID, followID int64) error
+	IsFollowing(ctx context.Context, userID, followID int64) (bool, error)
+	ListFollowers(ctx context.Context, userID int64, visible store.UserFilter, offset, limit int) ([]store.User, int64, error)
+	ListFollowing(ctx context.Context, userID int64, visible store.UserFilter, offset, limit int) ([]store.User, int64, error)
+	UserSocialCounts(ctx context.Context, userID int64) (store.SocialCounts, error)
 }
 
 // Server implements usersv1.UserServiceServer.
@@ -34,7 +40,11 @@ func NewServer(s Store, r Renderer, limits paging.Limits) *Server {
 
 func (s *Server) GetAuthenticatedUser(ctx context.Context, _ *usersv1.GetAuthenticatedUserRequest) (*usersv1.GetAuthenticatedUserResponse, error) {
 	p := auth.FromContext(ctx) // the policy guarantees a caller
-	return &usersv1.GetAuthenticatedUserResponse{User: s.render.User(p.User, p)}, nil
+	out, err := s.withCounts(ctx, s.render.User(p.User, p))
+	if err != nil {
+		return nil, err
+	}
+	return &usersv1.GetAuthenticatedUserResponse{User: out}, nil
 }
 
 func (s *Server) GetUser(ctx context.Context, req *usersv1.GetUserRequest) (*usersv1.GetUserResponse, error) {
@@ -43,7 +53,11 @@ func (s *Server) GetUser(ctx context.Context, req *usersv1.GetUserRequest) (*use
 	if err != nil {
 		return nil, err
 	}
-	return &usersv1.GetUserResponse{User: s.render.User(u, viewer)}, nil
+	out, err := s.withCounts(ctx, s.render.User(u, viewer))
+	if err != nil {
+		return nil, err
+	}
+	return &usersv1.GetUserResponse{User: out}, nil
 }
 
 func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersRequest) (*usersv1.SearchUsersResponse, error) {
@@ -61,4 +75,15 @@ func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersReques
 		out.Data[i] = s.render.User(&found[i], viewer)
 	}
 	return out, nil
+}
+
+// withCounts fills the follow and star counts of a single user's JSON
+// (GET /user, GET /users/{username}); lists leave them 0.
+func (s *Server) withCounts(ctx context.Context, u *usersv1.User) (*usersv1.User, error) {
+	c, err := s.store.UserSocialCounts(ctx, u.GetId())
+	if err != nil {
+		return nil, errs.Wrap(err, "user counts")
+	}
+	u.FollowersCount, u.FollowingCount, u.StarredReposCount = c.Followers, c.Following, c.Stars
+	return u, nil
 }

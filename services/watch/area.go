@@ -16,6 +16,8 @@ var Area = area.Area{
 	// A watch belongs to both the watched repository and the watcher (the
 	// store keeps the repositories' counters right when a user goes).
 	// issue_watches: a user's explicit subscription to (or from) one issue.
-	RepoTables: []string{"watches", "issue_watches"},
-	UserTables: []area.Column{{Table: "watches", Column: "user_id"}, {Table: "issue_watches", Column: "user_id"}},
+	// stars: a user starred a repository (repositories.num_stars counts
+	// them, kept right as for watches).
+	RepoTables: []string{"watches", "issue_watches", "stars"},
+	UserTables: []area.Column{{Table: "watches", Column: "user_id"}, {Table: "issue_watches", Column: "user_id"}, {Table: "stars", Column: "user_id"}},
 }

@@ -1,5 +1,8 @@
 // Package watch serves forge.watch.v1.WatchService: who watches
-// (subscribes to) which repository.
+// (subscribes to) and who starred which repository. Stars follow the
+// watches' rules: only a repository the caller can read can be starred or
+// checked, lists show only what the viewer can see, and starring keeps
+// repositories.num_stars (stars_count) exact (see store.Star).
 //
 // Subscription endpoints need a signed-in caller who can see the
 // repository. Issue subscriptions (Gitea's issue_watch) are a user's
@@ -39,6 +42,11 @@ type Store interface {
 	IsWatching(ctx context.Context, userID, repoID int64) (bool, error)
 	ListWatchers(ctx context.Context, repoID int64, visible store.UserFilter, offset, limit int) ([]store.User, int64, error)
 	ListWatchedRepositories(ctx context.Context, o store.WatchedListOptions) ([]store.Repository, int64, error)
+	Star(ctx context.Context, userID, repoID int64) (bool, error)
+	Unstar(ctx context.Context, userID, repoID int64) (bool, error)
+	IsStarring(ctx context.Context, userID, repoID int64) (bool, error)
+	ListStargazers(ctx context.Context, repoID int64, visible store.UserFilter, offset, limit int) ([]store.User, int64, error)
+	ListStarredRepositories(ctx context.Context, o store.WatchedListOptions) ([]store.Repository, int64, error)
 	// IssueByIndex returns store.ErrNotFound when the repository has no
 	// issue with that index.
 	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
@@ -144,7 +152,7 @@ func (s *Server) ListSubscribers(ctx context.Context, req *watchv1.ListSubscribe
 
 func (s *Server) ListMySubscriptions(ctx context.Context, req *watchv1.ListMySubscriptionsRequest) (*watchv1.ListMySubscriptionsResponse, error) {
 	p := auth.FromContext(ctx)
-	list, total, err := s.watched(ctx, p.User, p, req.GetPage(), req.GetLimit())
+	list, total, err := s.watched(ctx, s.store.ListWatchedRepositories, p.User, p, req.GetPage(), req.GetLimit())
 	if err != nil {
 		return nil, err
 	}
@@ -157,38 +165,41 @@ func (s *Server) ListUserSubscriptions(ctx context.Context, req *watchv1.ListUse
 	if err != nil {
 		return nil, err
 	}
-	list, total, err := s.watched(ctx, u, viewer, req.GetPage(), req.GetLimit())
+	list, total, err := s.watched(ctx, s.store.ListWatchedRepositories, u, viewer, req.GetPage(), req.GetLimit())
 	if err != nil {
 		return nil, err
 	}
 	return &watchv1.ListUserSubscriptionsResponse{Repositories: list, TotalCount: total}, nil
 }
 
-// watched lists the repositories watcher watches that viewer can see,
-// rendered for viewer.
-func (s *Server) watched(ctx context.Context, watcher *store.User, viewer *auth.Principal, pageNum, limit int32) ([]*reposv1.Repository, int64, error) {
+// repoLister lists a page of the repositories a user watches or starred.
+type repoLister func(ctx context.Context, o store.WatchedListOptions) ([]store.Repository, int64, error)
+
+// watched lists the repositories watcher watches (or starred: list says
+// which) that viewer can see, rendered for viewer.
+func (s *Server) watched(ctx context.Context, list repoLister, watcher *store.User, viewer *auth.Principal, pageNum, limit int32) ([]*reposv1.Repository, int64, error) {
 	page := s.limits.Normalize(int(pageNum), int(limit))
-	list, total, err := s.store.ListWatchedRepositories(ctx, store.WatchedListOptions{
+	repos, total, err := list(ctx, store.WatchedListOptions{
 		UserID: watcher.ID, RepoFilter: access.Filter(viewer), Offset: page.Offset(), Limit: page.Size,
 	})
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "list watched repositories")
 	}
-	ids := make([]int64, len(list))
-	for i := range list {
-		ids[i] = list[i].OwnerID
+	ids := make([]int64, len(repos))
+	for i := range repos {
+		ids[i] = repos[i].OwnerID
 	}
 	owners, err := s.store.UsersByID(ctx, ids)
 	if err != nil {
 		return nil, 0, errs.Wrap(err, "load owners")
 	}
-	modes, err := s.access.Modes(ctx, list, viewer)
+	modes, err := s.access.Modes(ctx, repos, viewer)
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]*reposv1.Repository, 0, len(list))
-	for i := range list {
-		r := &list[i]
+	out := make([]*reposv1.Repository, 0, len(repos))
+	for i := range repos {
+		r := &repos[i]
 		owner := owners[r.OwnerID]
 		if owner == nil {
 			continue
@@ -285,4 +296,85 @@ func (s *Server) UnsubscribeIssue(ctx context.Context, req *watchv1.UnsubscribeI
 		return nil, err
 	}
 	return &watchv1.UnsubscribeIssueResponse{Created: changed}, nil
+}
+
+// errNotStarring is Gitea's bare 404 for a repository the caller did not
+// star.
+var errNotStarring = errs.New(errs.NotFound, "")
+
+func (s *Server) Star(ctx context.Context, req *watchv1.StarRequest) (*watchv1.StarResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.store.Star(ctx, auth.FromContext(ctx).ID(), r.ID); err != nil {
+		return nil, errs.Replace(err, store.ErrNotFound, errs.New(errs.NotFound, ""))
+	}
+	return &watchv1.StarResponse{}, nil
+}
+
+func (s *Server) Unstar(ctx context.Context, req *watchv1.UnstarRequest) (*watchv1.UnstarResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.store.Unstar(ctx, auth.FromContext(ctx).ID(), r.ID); err != nil {
+		return nil, errs.Wrap(err, "unstar")
+	}
+	return &watchv1.UnstarResponse{}, nil
+}
+
+func (s *Server) CheckStarring(ctx context.Context, req *watchv1.CheckStarringRequest) (*watchv1.CheckStarringResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	on, err := s.store.IsStarring(ctx, auth.FromContext(ctx).ID(), r.ID)
+	if err != nil {
+		return nil, errs.Wrap(err, "check star")
+	}
+	if !on {
+		return nil, errNotStarring
+	}
+	return &watchv1.CheckStarringResponse{}, nil
+}
+
+func (s *Server) ListMyStarred(ctx context.Context, req *watchv1.ListMyStarredRequest) (*watchv1.ListMyStarredResponse, error) {
+	p := auth.FromContext(ctx)
+	list, total, err := s.watched(ctx, s.store.ListStarredRepositories, p.User, p, req.GetPage(), req.GetLimit())
+	if err != nil {
+		return nil, err
+	}
+	return &watchv1.ListMyStarredResponse{Repositories: list, TotalCount: total}, nil
+}
+
+func (s *Server) ListUserStarred(ctx context.Context, req *watchv1.ListUserStarredRequest) (*watchv1.ListUserStarredResponse, error) {
+	viewer := auth.FromContext(ctx)
+	u, err := access.VisibleUser(ctx, s.store, req.GetUsername(), viewer)
+	if err != nil {
+		return nil, err
+	}
+	list, total, err := s.watched(ctx, s.store.ListStarredRepositories, u, viewer, req.GetPage(), req.GetLimit())
+	if err != nil {
+		return nil, err
+	}
+	return &watchv1.ListUserStarredResponse{Repositories: list, TotalCount: total}, nil
+}
+
+func (s *Server) ListStargazers(ctx context.Context, req *watchv1.ListStargazersRequest) (*watchv1.ListStargazersResponse, error) {
+	viewer := auth.FromContext(ctx)
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
+	list, total, err := s.store.ListStargazers(ctx, r.ID, access.UserFilter(viewer), page.Offset(), page.Size)
+	if err != nil {
+		return nil, errs.Wrap(err, "list stargazers")
+	}
+	out := &watchv1.ListStargazersResponse{Users: make([]*usersv1.User, len(list)), TotalCount: total}
+	for i := range list {
+		out.Users[i] = s.repos.Users.User(&list[i], viewer)
+	}
+	return out, nil
 }

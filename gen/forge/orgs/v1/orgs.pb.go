@@ -3853,6 +3853,406 @@ func (x *ListMyTeamsResponse) GetTotalCount() int64 {
 	return 0
 }
 
+// ListRepoTeamsRequest names a repository.
+type ListRepoTeamsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRepoTeamsRequest) Reset() {
+	*x = ListRepoTeamsRequest{}
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRepoTeamsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRepoTeamsRequest) ProtoMessage() {}
+
+func (x *ListRepoTeamsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRepoTeamsRequest.ProtoReflect.Descriptor instead.
+func (*ListRepoTeamsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_orgs_v1_orgs_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *ListRepoTeamsRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ListRepoTeamsRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+// ListRepoTeamsResponse is the repository's teams (not paged, as Gitea).
+type ListRepoTeamsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Teams         []*Team                `protobuf:"bytes,1,rep,name=teams,proto3" json:"teams,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRepoTeamsResponse) Reset() {
+	*x = ListRepoTeamsResponse{}
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRepoTeamsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRepoTeamsResponse) ProtoMessage() {}
+
+func (x *ListRepoTeamsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRepoTeamsResponse.ProtoReflect.Descriptor instead.
+func (*ListRepoTeamsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_orgs_v1_orgs_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *ListRepoTeamsResponse) GetTeams() []*Team {
+	if x != nil {
+		return x.Teams
+	}
+	return nil
+}
+
+// GetRepoTeamRequest names a repository and a team of its organization.
+type GetRepoTeamRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Team          string                 `protobuf:"bytes,3,opt,name=team,proto3" json:"team,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRepoTeamRequest) Reset() {
+	*x = GetRepoTeamRequest{}
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRepoTeamRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRepoTeamRequest) ProtoMessage() {}
+
+func (x *GetRepoTeamRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRepoTeamRequest.ProtoReflect.Descriptor instead.
+func (*GetRepoTeamRequest) Descriptor() ([]byte, []int) {
+	return file_forge_orgs_v1_orgs_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *GetRepoTeamRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *GetRepoTeamRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *GetRepoTeamRequest) GetTeam() string {
+	if x != nil {
+		return x.Team
+	}
+	return ""
+}
+
+// GetRepoTeamResponse is the team.
+type GetRepoTeamResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Team          *Team                  `protobuf:"bytes,1,opt,name=team,proto3" json:"team,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRepoTeamResponse) Reset() {
+	*x = GetRepoTeamResponse{}
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRepoTeamResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRepoTeamResponse) ProtoMessage() {}
+
+func (x *GetRepoTeamResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRepoTeamResponse.ProtoReflect.Descriptor instead.
+func (*GetRepoTeamResponse) Descriptor() ([]byte, []int) {
+	return file_forge_orgs_v1_orgs_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *GetRepoTeamResponse) GetTeam() *Team {
+	if x != nil {
+		return x.Team
+	}
+	return nil
+}
+
+// AddRepoTeamRequest names a repository and a team of its organization.
+type AddRepoTeamRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Team          string                 `protobuf:"bytes,3,opt,name=team,proto3" json:"team,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddRepoTeamRequest) Reset() {
+	*x = AddRepoTeamRequest{}
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[73]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddRepoTeamRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddRepoTeamRequest) ProtoMessage() {}
+
+func (x *AddRepoTeamRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[73]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddRepoTeamRequest.ProtoReflect.Descriptor instead.
+func (*AddRepoTeamRequest) Descriptor() ([]byte, []int) {
+	return file_forge_orgs_v1_orgs_proto_rawDescGZIP(), []int{73}
+}
+
+func (x *AddRepoTeamRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *AddRepoTeamRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *AddRepoTeamRequest) GetTeam() string {
+	if x != nil {
+		return x.Team
+	}
+	return ""
+}
+
+// AddRepoTeamResponse is empty.
+type AddRepoTeamResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddRepoTeamResponse) Reset() {
+	*x = AddRepoTeamResponse{}
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[74]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddRepoTeamResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddRepoTeamResponse) ProtoMessage() {}
+
+func (x *AddRepoTeamResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[74]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddRepoTeamResponse.ProtoReflect.Descriptor instead.
+func (*AddRepoTeamResponse) Descriptor() ([]byte, []int) {
+	return file_forge_orgs_v1_orgs_proto_rawDescGZIP(), []int{74}
+}
+
+// RemoveRepoTeamRequest names a repository and a team of its organization.
+type RemoveRepoTeamRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Team          string                 `protobuf:"bytes,3,opt,name=team,proto3" json:"team,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveRepoTeamRequest) Reset() {
+	*x = RemoveRepoTeamRequest{}
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[75]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveRepoTeamRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveRepoTeamRequest) ProtoMessage() {}
+
+func (x *RemoveRepoTeamRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[75]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveRepoTeamRequest.ProtoReflect.Descriptor instead.
+func (*RemoveRepoTeamRequest) Descriptor() ([]byte, []int) {
+	return file_forge_orgs_v1_orgs_proto_rawDescGZIP(), []int{75}
+}
+
+func (x *RemoveRepoTeamRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *RemoveRepoTeamRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *RemoveRepoTeamRequest) GetTeam() string {
+	if x != nil {
+		return x.Team
+	}
+	return ""
+}
+
+// RemoveRepoTeamResponse is empty.
+type RemoveRepoTeamResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveRepoTeamResponse) Reset() {
+	*x = RemoveRepoTeamResponse{}
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveRepoTeamResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveRepoTeamResponse) ProtoMessage() {}
+
+func (x *RemoveRepoTeamResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_orgs_v1_orgs_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveRepoTeamResponse.ProtoReflect.Descriptor instead.
+func (*RemoveRepoTeamResponse) Descriptor() ([]byte, []int) {
+	return file_forge_orgs_v1_orgs_proto_rawDescGZIP(), []int{76}
+}
+
 var File_forge_orgs_v1_orgs_proto protoreflect.FileDescriptor
 
 const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
@@ -4144,7 +4544,28 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\x13ListMyTeamsResponse\x12)\n" +
 	"\x05teams\x18\x01 \x03(\v2\x13.forge.orgs.v1.TeamR\x05teams\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\x8e\x18\n" +
+	"totalCount\"@\n" +
+	"\x14ListRepoTeamsRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"B\n" +
+	"\x15ListRepoTeamsResponse\x12)\n" +
+	"\x05teams\x18\x01 \x03(\v2\x13.forge.orgs.v1.TeamR\x05teams\"[\n" +
+	"\x12GetRepoTeamRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x1b\n" +
+	"\x04team\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x04team\">\n" +
+	"\x13GetRepoTeamResponse\x12'\n" +
+	"\x04team\x18\x01 \x01(\v2\x13.forge.orgs.v1.TeamR\x04team\"[\n" +
+	"\x12AddRepoTeamRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x1b\n" +
+	"\x04team\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x04team\"\x15\n" +
+	"\x13AddRepoTeamResponse\"^\n" +
+	"\x15RemoveRepoTeamRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x1b\n" +
+	"\x04team\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x04team\"\x18\n" +
+	"\x16RemoveRepoTeamResponse2\x8e\x18\n" +
 	"\x13OrganizationService\x12\x9d\x01\n" +
 	"\tCreateOrg\x12\x1f.forge.orgs.v1.CreateOrgRequest\x1a .forge.orgs.v1.CreateOrgResponse\"M\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1f\b\x02\x1a\forganization \x02B\vorg-creator\x82\xd3\xe4\x93\x02\x1f:\x01*b\forganization\"\f/api/v1/orgs\x12\xba\x01\n" +
 	"\x0eAdminCreateOrg\x12$.forge.orgs.v1.AdminCreateOrgRequest\x1a%.forge.orgs.v1.AdminCreateOrgResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\v\b\x03\x1a\x05admin \x02\x82\xd3\xe4\x93\x02A:\forganizationb\forganization\"#/api/v1/admin/users/{username}/orgs\x12v\n" +
@@ -4166,7 +4587,7 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\rCreateOrgRepo\x12#.forge.orgs.v1.CreateOrgRepoRequest\x1a$.forge.orgs.v1.CreateOrgRepoResponse\"k\x88\xb5\x18\xc9\x01\x92\xb5\x18*\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x01B\x10org-repo-creator\x82\xd3\xe4\x93\x022:\n" +
 	"repositoryb\n" +
 	"repository\"\x18/api/v1/orgs/{org}/repos\x12\xa3\x01\n" +
-	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"J\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02(b\frepositories\x12\x18/api/v1/orgs/{org}/repos2\xa9\x13\n" +
+	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"J\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02(b\frepositories\x12\x18/api/v1/orgs/{org}/repos2\xe0\x18\n" +
 	"\vTeamService\x12\x93\x01\n" +
 	"\tListTeams\x12\x1f.forge.orgs.v1.ListTeamsRequest\x1a .forge.orgs.v1.ListTeamsResponse\"C\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02!b\x05teams\x12\x18/api/v1/orgs/{org}/teams\x12\x99\x01\n" +
 	"\vSearchTeams\x12!.forge.orgs.v1.SearchTeamsRequest\x1a\".forge.orgs.v1.SearchTeamsResponse\"C\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02!\x12\x1f/api/v1/orgs/{org}/teams/search\x12\x9d\x01\n" +
@@ -4185,7 +4606,15 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"repository\x12%/api/v1/teams/{id}/repos/{org}/{repo}\x12\xb5\x01\n" +
 	"\vAddTeamRepo\x12!.forge.orgs.v1.AddTeamRepoRequest\x1a\".forge.orgs.v1.AddTeamRepoResponse\"_\x88\xb5\x18\xcc\x01\x92\xb5\x18)\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05B\x0fteam-repo-admin\x82\xd3\xe4\x93\x02'\x1a%/api/v1/teams/{id}/repos/{org}/{repo}\x12\xbe\x01\n" +
 	"\x0eRemoveTeamRepo\x12$.forge.orgs.v1.RemoveTeamRepoRequest\x1a%.forge.orgs.v1.RemoveTeamRepoResponse\"_\x88\xb5\x18\xcc\x01\x92\xb5\x18)\b\x02\x1a\forganization \x02:\x04\b\x03\x18\x05B\x0fteam-repo-admin\x82\xd3\xe4\x93\x02'*%/api/v1/teams/{id}/repos/{org}/{repo}\x12\x93\x01\n" +
-	"\vListMyTeams\x12!.forge.orgs.v1.ListMyTeamsRequest\x1a\".forge.orgs.v1.ListMyTeamsResponse\"=\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01\x82\xd3\xe4\x93\x02\x1bb\x05teams\x12\x12/api/v1/user/teamsB\x94\x01\n" +
+	"\vListMyTeams\x12!.forge.orgs.v1.ListMyTeamsRequest\x1a\".forge.orgs.v1.ListMyTeamsResponse\"=\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\forganization \x01\x82\xd3\xe4\x93\x02\x1bb\x05teams\x12\x12/api/v1/user/teams\x12\xa9\x01\n" +
+	"\rListRepoTeams\x12#.forge.orgs.v1.ListRepoTeamsRequest\x1a$.forge.orgs.v1.ListRepoTeamsResponse\"M\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02+b\x05teams\x12\"/api/v1/repos/{owner}/{repo}/teams\x12\xa9\x01\n" +
+	"\vGetRepoTeam\x12!.forge.orgs.v1.GetRepoTeamRequest\x1a\".forge.orgs.v1.GetRepoTeamResponse\"S\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x021b\x04team\x12)/api/v1/repos/{owner}/{repo}/teams/{team}\x12\xa8\x01\n" +
+	"\vAddRepoTeam\x12!.forge.orgs.v1.AddRepoTeamRequest\x1a\".forge.orgs.v1.AddRepoTeamResponse\"R\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x02:\x06\b\x01\x10\x06\x18\x03\x82\xd3\xe4\x93\x02+\x1a)/api/v1/repos/{owner}/{repo}/teams/{team}\x12\xb1\x01\n" +
+	"\x0eRemoveRepoTeam\x12$.forge.orgs.v1.RemoveRepoTeamRequest\x1a%.forge.orgs.v1.RemoveRepoTeamResponse\"R\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x02:\x06\b\x01\x10\x06\x18\x03\x82\xd3\xe4\x93\x02+*)/api/v1/repos/{owner}/{repo}/teams/{team}B\x94\x01\n" +
 	"\x11com.forge.orgs.v1B\tOrgsProtoP\x01Z\x1eforge/gen/forge/orgs/v1;orgsv1\xa2\x02\x03FOX\xaa\x02\rForge.Orgs.V1\xca\x02\rForge\\Orgs\\V1\xe2\x02\x19Forge\\Orgs\\V1\\GPBMetadata\xea\x02\x0fForge::Orgs::V1b\x06proto3"
 
 var (
@@ -4200,7 +4629,7 @@ func file_forge_orgs_v1_orgs_proto_rawDescGZIP() []byte {
 	return file_forge_orgs_v1_orgs_proto_rawDescData
 }
 
-var file_forge_orgs_v1_orgs_proto_msgTypes = make([]protoimpl.MessageInfo, 72)
+var file_forge_orgs_v1_orgs_proto_msgTypes = make([]protoimpl.MessageInfo, 80)
 var file_forge_orgs_v1_orgs_proto_goTypes = []any{
 	(*Organization)(nil),                  // 0: forge.orgs.v1.Organization
 	(*CreateOrgOption)(nil),               // 1: forge.orgs.v1.CreateOrgOption
@@ -4271,12 +4700,20 @@ var file_forge_orgs_v1_orgs_proto_goTypes = []any{
 	(*RemoveTeamRepoResponse)(nil),        // 66: forge.orgs.v1.RemoveTeamRepoResponse
 	(*ListMyTeamsRequest)(nil),            // 67: forge.orgs.v1.ListMyTeamsRequest
 	(*ListMyTeamsResponse)(nil),           // 68: forge.orgs.v1.ListMyTeamsResponse
-	nil,                                   // 69: forge.orgs.v1.Team.UnitsMapEntry
-	nil,                                   // 70: forge.orgs.v1.CreateTeamRequest.UnitsMapEntry
-	nil,                                   // 71: forge.orgs.v1.EditTeamRequest.UnitsMapEntry
-	(*v1.User)(nil),                       // 72: forge.users.v1.User
-	(*v11.CreateRepoOption)(nil),          // 73: forge.repos.v1.CreateRepoOption
-	(*v11.Repository)(nil),                // 74: forge.repos.v1.Repository
+	(*ListRepoTeamsRequest)(nil),          // 69: forge.orgs.v1.ListRepoTeamsRequest
+	(*ListRepoTeamsResponse)(nil),         // 70: forge.orgs.v1.ListRepoTeamsResponse
+	(*GetRepoTeamRequest)(nil),            // 71: forge.orgs.v1.GetRepoTeamRequest
+	(*GetRepoTeamResponse)(nil),           // 72: forge.orgs.v1.GetRepoTeamResponse
+	(*AddRepoTeamRequest)(nil),            // 73: forge.orgs.v1.AddRepoTeamRequest
+	(*AddRepoTeamResponse)(nil),           // 74: forge.orgs.v1.AddRepoTeamResponse
+	(*RemoveRepoTeamRequest)(nil),         // 75: forge.orgs.v1.RemoveRepoTeamRequest
+	(*RemoveRepoTeamResponse)(nil),        // 76: forge.orgs.v1.RemoveRepoTeamResponse
+	nil,                                   // 77: forge.orgs.v1.Team.UnitsMapEntry
+	nil,                                   // 78: forge.orgs.v1.CreateTeamRequest.UnitsMapEntry
+	nil,                                   // 79: forge.orgs.v1.EditTeamRequest.UnitsMapEntry
+	(*v1.User)(nil),                       // 80: forge.users.v1.User
+	(*v11.CreateRepoOption)(nil),          // 81: forge.repos.v1.CreateRepoOption
+	(*v11.Repository)(nil),                // 82: forge.repos.v1.Repository
 }
 var file_forge_orgs_v1_orgs_proto_depIdxs = []int32{
 	0,  // 0: forge.orgs.v1.CreateOrgResponse.organization:type_name -> forge.orgs.v1.Organization
@@ -4287,96 +4724,106 @@ var file_forge_orgs_v1_orgs_proto_depIdxs = []int32{
 	0,  // 5: forge.orgs.v1.EditOrgResponse.organization:type_name -> forge.orgs.v1.Organization
 	0,  // 6: forge.orgs.v1.ListMyOrgsResponse.organizations:type_name -> forge.orgs.v1.Organization
 	0,  // 7: forge.orgs.v1.ListUserOrgsResponse.organizations:type_name -> forge.orgs.v1.Organization
-	72, // 8: forge.orgs.v1.ListMembersResponse.users:type_name -> forge.users.v1.User
-	72, // 9: forge.orgs.v1.ListPublicMembersResponse.users:type_name -> forge.users.v1.User
-	73, // 10: forge.orgs.v1.CreateOrgRepoRequest.repository:type_name -> forge.repos.v1.CreateRepoOption
-	74, // 11: forge.orgs.v1.CreateOrgRepoResponse.repository:type_name -> forge.repos.v1.Repository
-	74, // 12: forge.orgs.v1.ListOrgReposResponse.repositories:type_name -> forge.repos.v1.Repository
+	80, // 8: forge.orgs.v1.ListMembersResponse.users:type_name -> forge.users.v1.User
+	80, // 9: forge.orgs.v1.ListPublicMembersResponse.users:type_name -> forge.users.v1.User
+	81, // 10: forge.orgs.v1.CreateOrgRepoRequest.repository:type_name -> forge.repos.v1.CreateRepoOption
+	82, // 11: forge.orgs.v1.CreateOrgRepoResponse.repository:type_name -> forge.repos.v1.Repository
+	82, // 12: forge.orgs.v1.ListOrgReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	0,  // 13: forge.orgs.v1.Team.organization:type_name -> forge.orgs.v1.Organization
-	69, // 14: forge.orgs.v1.Team.units_map:type_name -> forge.orgs.v1.Team.UnitsMapEntry
+	77, // 14: forge.orgs.v1.Team.units_map:type_name -> forge.orgs.v1.Team.UnitsMapEntry
 	38, // 15: forge.orgs.v1.ListTeamsResponse.teams:type_name -> forge.orgs.v1.Team
 	38, // 16: forge.orgs.v1.SearchTeamsResponse.data:type_name -> forge.orgs.v1.Team
-	70, // 17: forge.orgs.v1.CreateTeamRequest.units_map:type_name -> forge.orgs.v1.CreateTeamRequest.UnitsMapEntry
+	78, // 17: forge.orgs.v1.CreateTeamRequest.units_map:type_name -> forge.orgs.v1.CreateTeamRequest.UnitsMapEntry
 	38, // 18: forge.orgs.v1.CreateTeamResponse.team:type_name -> forge.orgs.v1.Team
 	38, // 19: forge.orgs.v1.GetTeamResponse.team:type_name -> forge.orgs.v1.Team
-	71, // 20: forge.orgs.v1.EditTeamRequest.units_map:type_name -> forge.orgs.v1.EditTeamRequest.UnitsMapEntry
+	79, // 20: forge.orgs.v1.EditTeamRequest.units_map:type_name -> forge.orgs.v1.EditTeamRequest.UnitsMapEntry
 	38, // 21: forge.orgs.v1.EditTeamResponse.team:type_name -> forge.orgs.v1.Team
-	72, // 22: forge.orgs.v1.ListTeamMembersResponse.users:type_name -> forge.users.v1.User
-	72, // 23: forge.orgs.v1.GetTeamMemberResponse.user:type_name -> forge.users.v1.User
-	74, // 24: forge.orgs.v1.ListTeamReposResponse.repositories:type_name -> forge.repos.v1.Repository
-	74, // 25: forge.orgs.v1.GetTeamRepoResponse.repository:type_name -> forge.repos.v1.Repository
+	80, // 22: forge.orgs.v1.ListTeamMembersResponse.users:type_name -> forge.users.v1.User
+	80, // 23: forge.orgs.v1.GetTeamMemberResponse.user:type_name -> forge.users.v1.User
+	82, // 24: forge.orgs.v1.ListTeamReposResponse.repositories:type_name -> forge.repos.v1.Repository
+	82, // 25: forge.orgs.v1.GetTeamRepoResponse.repository:type_name -> forge.repos.v1.Repository
 	38, // 26: forge.orgs.v1.ListMyTeamsResponse.teams:type_name -> forge.orgs.v1.Team
-	2,  // 27: forge.orgs.v1.OrganizationService.CreateOrg:input_type -> forge.orgs.v1.CreateOrgRequest
-	4,  // 28: forge.orgs.v1.OrganizationService.AdminCreateOrg:input_type -> forge.orgs.v1.AdminCreateOrgRequest
-	6,  // 29: forge.orgs.v1.OrganizationService.ListOrgs:input_type -> forge.orgs.v1.ListOrgsRequest
-	8,  // 30: forge.orgs.v1.OrganizationService.GetOrg:input_type -> forge.orgs.v1.GetOrgRequest
-	10, // 31: forge.orgs.v1.OrganizationService.EditOrg:input_type -> forge.orgs.v1.EditOrgRequest
-	12, // 32: forge.orgs.v1.OrganizationService.DeleteOrg:input_type -> forge.orgs.v1.DeleteOrgRequest
-	14, // 33: forge.orgs.v1.OrganizationService.ListMyOrgs:input_type -> forge.orgs.v1.ListMyOrgsRequest
-	16, // 34: forge.orgs.v1.OrganizationService.ListUserOrgs:input_type -> forge.orgs.v1.ListUserOrgsRequest
-	18, // 35: forge.orgs.v1.OrganizationService.GetUserOrgPermissions:input_type -> forge.orgs.v1.GetUserOrgPermissionsRequest
-	20, // 36: forge.orgs.v1.OrganizationService.ListMembers:input_type -> forge.orgs.v1.ListMembersRequest
-	22, // 37: forge.orgs.v1.OrganizationService.IsMember:input_type -> forge.orgs.v1.IsMemberRequest
-	24, // 38: forge.orgs.v1.OrganizationService.DeleteMember:input_type -> forge.orgs.v1.DeleteMemberRequest
-	26, // 39: forge.orgs.v1.OrganizationService.ListPublicMembers:input_type -> forge.orgs.v1.ListPublicMembersRequest
-	28, // 40: forge.orgs.v1.OrganizationService.IsPublicMember:input_type -> forge.orgs.v1.IsPublicMemberRequest
-	30, // 41: forge.orgs.v1.OrganizationService.PublicizeMember:input_type -> forge.orgs.v1.PublicizeMemberRequest
-	32, // 42: forge.orgs.v1.OrganizationService.ConcealMember:input_type -> forge.orgs.v1.ConcealMemberRequest
-	34, // 43: forge.orgs.v1.OrganizationService.CreateOrgRepo:input_type -> forge.orgs.v1.CreateOrgRepoRequest
-	36, // 44: forge.orgs.v1.OrganizationService.ListOrgRepos:input_type -> forge.orgs.v1.ListOrgReposRequest
-	39, // 45: forge.orgs.v1.TeamService.ListTeams:input_type -> forge.orgs.v1.ListTeamsRequest
-	41, // 46: forge.orgs.v1.TeamService.SearchTeams:input_type -> forge.orgs.v1.SearchTeamsRequest
-	43, // 47: forge.orgs.v1.TeamService.CreateTeam:input_type -> forge.orgs.v1.CreateTeamRequest
-	45, // 48: forge.orgs.v1.TeamService.GetTeam:input_type -> forge.orgs.v1.GetTeamRequest
-	47, // 49: forge.orgs.v1.TeamService.EditTeam:input_type -> forge.orgs.v1.EditTeamRequest
-	49, // 50: forge.orgs.v1.TeamService.DeleteTeam:input_type -> forge.orgs.v1.DeleteTeamRequest
-	51, // 51: forge.orgs.v1.TeamService.ListTeamMembers:input_type -> forge.orgs.v1.ListTeamMembersRequest
-	53, // 52: forge.orgs.v1.TeamService.GetTeamMember:input_type -> forge.orgs.v1.GetTeamMemberRequest
-	55, // 53: forge.orgs.v1.TeamService.AddTeamMember:input_type -> forge.orgs.v1.AddTeamMemberRequest
-	57, // 54: forge.orgs.v1.TeamService.RemoveTeamMember:input_type -> forge.orgs.v1.RemoveTeamMemberRequest
-	59, // 55: forge.orgs.v1.TeamService.ListTeamRepos:input_type -> forge.orgs.v1.ListTeamReposRequest
-	61, // 56: forge.orgs.v1.TeamService.GetTeamRepo:input_type -> forge.orgs.v1.GetTeamRepoRequest
-	63, // 57: forge.orgs.v1.TeamService.AddTeamRepo:input_type -> forge.orgs.v1.AddTeamRepoRequest
-	65, // 58: forge.orgs.v1.TeamService.RemoveTeamRepo:input_type -> forge.orgs.v1.RemoveTeamRepoRequest
-	67, // 59: forge.orgs.v1.TeamService.ListMyTeams:input_type -> forge.orgs.v1.ListMyTeamsRequest
-	3,  // 60: forge.orgs.v1.OrganizationService.CreateOrg:output_type -> forge.orgs.v1.CreateOrgResponse
-	5,  // 61: forge.orgs.v1.OrganizationService.AdminCreateOrg:output_type -> forge.orgs.v1.AdminCreateOrgResponse
-	7,  // 62: forge.orgs.v1.OrganizationService.ListOrgs:output_type -> forge.orgs.v1.ListOrgsResponse
-	9,  // 63: forge.orgs.v1.OrganizationService.GetOrg:output_type -> forge.orgs.v1.GetOrgResponse
-	11, // 64: forge.orgs.v1.OrganizationService.EditOrg:output_type -> forge.orgs.v1.EditOrgResponse
-	13, // 65: forge.orgs.v1.OrganizationService.DeleteOrg:output_type -> forge.orgs.v1.DeleteOrgResponse
-	15, // 66: forge.orgs.v1.OrganizationService.ListMyOrgs:output_type -> forge.orgs.v1.ListMyOrgsResponse
-	17, // 67: forge.orgs.v1.OrganizationService.ListUserOrgs:output_type -> forge.orgs.v1.ListUserOrgsResponse
-	19, // 68: forge.orgs.v1.OrganizationService.GetUserOrgPermissions:output_type -> forge.orgs.v1.GetUserOrgPermissionsResponse
-	21, // 69: forge.orgs.v1.OrganizationService.ListMembers:output_type -> forge.orgs.v1.ListMembersResponse
-	23, // 70: forge.orgs.v1.OrganizationService.IsMember:output_type -> forge.orgs.v1.IsMemberResponse
-	25, // 71: forge.orgs.v1.OrganizationService.DeleteMember:output_type -> forge.orgs.v1.DeleteMemberResponse
-	27, // 72: forge.orgs.v1.OrganizationService.ListPublicMembers:output_type -> forge.orgs.v1.ListPublicMembersResponse
-	29, // 73: forge.orgs.v1.OrganizationService.IsPublicMember:output_type -> forge.orgs.v1.IsPublicMemberResponse
-	31, // 74: forge.orgs.v1.OrganizationService.PublicizeMember:output_type -> forge.orgs.v1.PublicizeMemberResponse
-	33, // 75: forge.orgs.v1.OrganizationService.ConcealMember:output_type -> forge.orgs.v1.ConcealMemberResponse
-	35, // 76: forge.orgs.v1.OrganizationService.CreateOrgRepo:output_type -> forge.orgs.v1.CreateOrgRepoResponse
-	37, // 77: forge.orgs.v1.OrganizationService.ListOrgRepos:output_type -> forge.orgs.v1.ListOrgReposResponse
-	40, // 78: forge.orgs.v1.TeamService.ListTeams:output_type -> forge.orgs.v1.ListTeamsResponse
-	42, // 79: forge.orgs.v1.TeamService.SearchTeams:output_type -> forge.orgs.v1.SearchTeamsResponse
-	44, // 80: forge.orgs.v1.TeamService.CreateTeam:output_type -> forge.orgs.v1.CreateTeamResponse
-	46, // 81: forge.orgs.v1.TeamService.GetTeam:output_type -> forge.orgs.v1.GetTeamResponse
-	48, // 82: forge.orgs.v1.TeamService.EditTeam:output_type -> forge.orgs.v1.EditTeamResponse
-	50, // 83: forge.orgs.v1.TeamService.DeleteTeam:output_type -> forge.orgs.v1.DeleteTeamResponse
-	52, // 84: forge.orgs.v1.TeamService.ListTeamMembers:output_type -> forge.orgs.v1.ListTeamMembersResponse
-	54, // 85: forge.orgs.v1.TeamService.GetTeamMember:output_type -> forge.orgs.v1.GetTeamMemberResponse
-	56, // 86: forge.orgs.v1.TeamService.AddTeamMember:output_type -> forge.orgs.v1.AddTeamMemberResponse
-	58, // 87: forge.orgs.v1.TeamService.RemoveTeamMember:output_type -> forge.orgs.v1.RemoveTeamMemberResponse
-	60, // 88: forge.orgs.v1.TeamService.ListTeamRepos:output_type -> forge.orgs.v1.ListTeamReposResponse
-	62, // 89: forge.orgs.v1.TeamService.GetTeamRepo:output_type -> forge.orgs.v1.GetTeamRepoResponse
-	64, // 90: forge.orgs.v1.TeamService.AddTeamRepo:output_type -> forge.orgs.v1.AddTeamRepoResponse
-	66, // 91: forge.orgs.v1.TeamService.RemoveTeamRepo:output_type -> forge.orgs.v1.RemoveTeamRepoResponse
-	68, // 92: forge.orgs.v1.TeamService.ListMyTeams:output_type -> forge.orgs.v1.ListMyTeamsResponse
-	60, // [60:93] is the sub-list for method output_type
-	27, // [27:60] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	38, // 27: forge.orgs.v1.ListRepoTeamsResponse.teams:type_name -> forge.orgs.v1.Team
+	38, // 28: forge.orgs.v1.GetRepoTeamResponse.team:type_name -> forge.orgs.v1.Team
+	2,  // 29: forge.orgs.v1.OrganizationService.CreateOrg:input_type -> forge.orgs.v1.CreateOrgRequest
+	4,  // 30: forge.orgs.v1.OrganizationService.AdminCreateOrg:input_type -> forge.orgs.v1.AdminCreateOrgRequest
+	6,  // 31: forge.orgs.v1.OrganizationService.ListOrgs:input_type -> forge.orgs.v1.ListOrgsRequest
+	8,  // 32: forge.orgs.v1.OrganizationService.GetOrg:input_type -> forge.orgs.v1.GetOrgRequest
+	10, // 33: forge.orgs.v1.OrganizationService.EditOrg:input_type -> forge.orgs.v1.EditOrgRequest
+	12, // 34: forge.orgs.v1.OrganizationService.DeleteOrg:input_type -> forge.orgs.v1.DeleteOrgRequest
+	14, // 35: forge.orgs.v1.OrganizationService.ListMyOrgs:input_type -> forge.orgs.v1.ListMyOrgsRequest
+	16, // 36: forge.orgs.v1.OrganizationService.ListUserOrgs:input_type -> forge.orgs.v1.ListUserOrgsRequest
+	18, // 37: forge.orgs.v1.OrganizationService.GetUserOrgPermissions:input_type -> forge.orgs.v1.GetUserOrgPermissionsRequest
+	20, // 38: forge.orgs.v1.OrganizationService.ListMembers:input_type -> forge.orgs.v1.ListMembersRequest
+	22, // 39: forge.orgs.v1.OrganizationService.IsMember:input_type -> forge.orgs.v1.IsMemberRequest
+	24, // 40: forge.orgs.v1.OrganizationService.DeleteMember:input_type -> forge.orgs.v1.DeleteMemberRequest
+	26, // 41: forge.orgs.v1.OrganizationService.ListPublicMembers:input_type -> forge.orgs.v1.ListPublicMembersRequest
+	28, // 42: forge.orgs.v1.OrganizationService.IsPublicMember:input_type -> forge.orgs.v1.IsPublicMemberRequest
+	30, // 43: forge.orgs.v1.OrganizationService.PublicizeMember:input_type -> forge.orgs.v1.PublicizeMemberRequest
+	32, // 44: forge.orgs.v1.OrganizationService.ConcealMember:input_type -> forge.orgs.v1.ConcealMemberRequest
+	34, // 45: forge.orgs.v1.OrganizationService.CreateOrgRepo:input_type -> forge.orgs.v1.CreateOrgRepoRequest
+	36, // 46: forge.orgs.v1.OrganizationService.ListOrgRepos:input_type -> forge.orgs.v1.ListOrgReposRequest
+	39, // 47: forge.orgs.v1.TeamService.ListTeams:input_type -> forge.orgs.v1.ListTeamsRequest
+	41, // 48: forge.orgs.v1.TeamService.SearchTeams:input_type -> forge.orgs.v1.SearchTeamsRequest
+	43, // 49: forge.orgs.v1.TeamService.CreateTeam:input_type -> forge.orgs.v1.CreateTeamRequest
+	45, // 50: forge.orgs.v1.TeamService.GetTeam:input_type -> forge.orgs.v1.GetTeamRequest
+	47, // 51: forge.orgs.v1.TeamService.EditTeam:input_type -> forge.orgs.v1.EditTeamRequest
+	49, // 52: forge.orgs.v1.TeamService.DeleteTeam:input_type -> forge.orgs.v1.DeleteTeamRequest
+	51, // 53: forge.orgs.v1.TeamService.ListTeamMembers:input_type -> forge.orgs.v1.ListTeamMembersRequest
+	53, // 54: forge.orgs.v1.TeamService.GetTeamMember:input_type -> forge.orgs.v1.GetTeamMemberRequest
+	55, // 55: forge.orgs.v1.TeamService.AddTeamMember:input_type -> forge.orgs.v1.AddTeamMemberRequest
+	57, // 56: forge.orgs.v1.TeamService.RemoveTeamMember:input_type -> forge.orgs.v1.RemoveTeamMemberRequest
+	59, // 57: forge.orgs.v1.TeamService.ListTeamRepos:input_type -> forge.orgs.v1.ListTeamReposRequest
+	61, // 58: forge.orgs.v1.TeamService.GetTeamRepo:input_type -> forge.orgs.v1.GetTeamRepoRequest
+	63, // 59: forge.orgs.v1.TeamService.AddTeamRepo:input_type -> forge.orgs.v1.AddTeamRepoRequest
+	65, // 60: forge.orgs.v1.TeamService.RemoveTeamRepo:input_type -> forge.orgs.v1.RemoveTeamRepoRequest
+	67, // 61: forge.orgs.v1.TeamService.ListMyTeams:input_type -> forge.orgs.v1.ListMyTeamsRequest
+	69, // 62: forge.orgs.v1.TeamService.ListRepoTeams:input_type -> forge.orgs.v1.ListRepoTeamsRequest
+	71, // 63: forge.orgs.v1.TeamService.GetRepoTeam:input_type -> forge.orgs.v1.GetRepoTeamRequest
+	73, // 64: forge.orgs.v1.TeamService.AddRepoTeam:input_type -> forge.orgs.v1.AddRepoTeamRequest
+	75, // 65: forge.orgs.v1.TeamService.RemoveRepoTeam:input_type -> forge.orgs.v1.RemoveRepoTeamRequest
+	3,  // 66: forge.orgs.v1.OrganizationService.CreateOrg:output_type -> forge.orgs.v1.CreateOrgResponse
+	5,  // 67: forge.orgs.v1.OrganizationService.AdminCreateOrg:output_type -> forge.orgs.v1.AdminCreateOrgResponse
+	7,  // 68: forge.orgs.v1.OrganizationService.ListOrgs:output_type -> forge.orgs.v1.ListOrgsResponse
+	9,  // 69: forge.orgs.v1.OrganizationService.GetOrg:output_type -> forge.orgs.v1.GetOrgResponse
+	11, // 70: forge.orgs.v1.OrganizationService.EditOrg:output_type -> forge.orgs.v1.EditOrgResponse
+	13, // 71: forge.orgs.v1.OrganizationService.DeleteOrg:output_type -> forge.orgs.v1.DeleteOrgResponse
+	15, // 72: forge.orgs.v1.OrganizationService.ListMyOrgs:output_type -> forge.orgs.v1.ListMyOrgsResponse
+	17, // 73: forge.orgs.v1.OrganizationService.ListUserOrgs:output_type -> forge.orgs.v1.ListUserOrgsResponse
+	19, // 74: forge.orgs.v1.OrganizationService.GetUserOrgPermissions:output_type -> forge.orgs.v1.GetUserOrgPermissionsResponse
+	21, // 75: forge.orgs.v1.OrganizationService.ListMembers:output_type -> forge.orgs.v1.ListMembersResponse
+	23, // 76: forge.orgs.v1.OrganizationService.IsMember:output_type -> forge.orgs.v1.IsMemberResponse
+	25, // 77: forge.orgs.v1.OrganizationService.DeleteMember:output_type -> forge.orgs.v1.DeleteMemberResponse
+	27, // 78: forge.orgs.v1.OrganizationService.ListPublicMembers:output_type -> forge.orgs.v1.ListPublicMembersResponse
+	29, // 79: forge.orgs.v1.OrganizationService.IsPublicMember:output_type -> forge.orgs.v1.IsPublicMemberResponse
+	31, // 80: forge.orgs.v1.OrganizationService.PublicizeMember:output_type -> forge.orgs.v1.PublicizeMemberResponse
+	33, // 81: forge.orgs.v1.OrganizationService.ConcealMember:output_type -> forge.orgs.v1.ConcealMemberResponse
+	35, // 82: forge.orgs.v1.OrganizationService.CreateOrgRepo:output_type -> forge.orgs.v1.CreateOrgRepoResponse
+	37, // 83: forge.orgs.v1.OrganizationService.ListOrgRepos:output_type -> forge.orgs.v1.ListOrgReposResponse
+	40, // 84: forge.orgs.v1.TeamService.ListTeams:output_type -> forge.orgs.v1.ListTeamsResponse
+	42, // 85: forge.orgs.v1.TeamService.SearchTeams:output_type -> forge.orgs.v1.SearchTeamsResponse
+	44, // 86: forge.orgs.v1.TeamService.CreateTeam:output_type -> forge.orgs.v1.CreateTeamResponse
+	46, // 87: forge.orgs.v1.TeamService.GetTeam:output_type -> forge.orgs.v1.GetTeamResponse
+	48, // 88: forge.orgs.v1.TeamService.EditTeam:output_type -> forge.orgs.v1.EditTeamResponse
+	50, // 89: forge.orgs.v1.TeamService.DeleteTeam:output_type -> forge.orgs.v1.DeleteTeamResponse
+	52, // 90: forge.orgs.v1.TeamService.ListTeamMembers:output_type -> forge.orgs.v1.ListTeamMembersResponse
+	54, // 91: forge.orgs.v1.TeamService.GetTeamMember:output_type -> forge.orgs.v1.GetTeamMemberResponse
+	56, // 92: forge.orgs.v1.TeamService.AddTeamMember:output_type -> forge.orgs.v1.AddTeamMemberResponse
+	58, // 93: forge.orgs.v1.TeamService.RemoveTeamMember:output_type -> forge.orgs.v1.RemoveTeamMemberResponse
+	60, // 94: forge.orgs.v1.TeamService.ListTeamRepos:output_type -> forge.orgs.v1.ListTeamReposResponse
+	62, // 95: forge.orgs.v1.TeamService.GetTeamRepo:output_type -> forge.orgs.v1.GetTeamRepoResponse
+	64, // 96: forge.orgs.v1.TeamService.AddTeamRepo:output_type -> forge.orgs.v1.AddTeamRepoResponse
+	66, // 97: forge.orgs.v1.TeamService.RemoveTeamRepo:output_type -> forge.orgs.v1.RemoveTeamRepoResponse
+	68, // 98: forge.orgs.v1.TeamService.ListMyTeams:output_type -> forge.orgs.v1.ListMyTeamsResponse
+	70, // 99: forge.orgs.v1.TeamService.ListRepoTeams:output_type -> forge.orgs.v1.ListRepoTeamsResponse
+	72, // 100: forge.orgs.v1.TeamService.GetRepoTeam:output_type -> forge.orgs.v1.GetRepoTeamResponse
+	74, // 101: forge.orgs.v1.TeamService.AddRepoTeam:output_type -> forge.orgs.v1.AddRepoTeamResponse
+	76, // 102: forge.orgs.v1.TeamService.RemoveRepoTeam:output_type -> forge.orgs.v1.RemoveRepoTeamResponse
+	66, // [66:103] is the sub-list for method output_type
+	29, // [29:66] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_forge_orgs_v1_orgs_proto_init() }
@@ -4392,7 +4839,7 @@ func file_forge_orgs_v1_orgs_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_orgs_v1_orgs_proto_rawDesc), len(file_forge_orgs_v1_orgs_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   72,
+			NumMessages:   80,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

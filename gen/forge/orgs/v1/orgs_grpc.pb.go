@@ -860,6 +860,10 @@ const (
 	TeamService_AddTeamRepo_FullMethodName      = "/forge.orgs.v1.TeamService/AddTeamRepo"
 	TeamService_RemoveTeamRepo_FullMethodName   = "/forge.orgs.v1.TeamService/RemoveTeamRepo"
 	TeamService_ListMyTeams_FullMethodName      = "/forge.orgs.v1.TeamService/ListMyTeams"
+	TeamService_ListRepoTeams_FullMethodName    = "/forge.orgs.v1.TeamService/ListRepoTeams"
+	TeamService_GetRepoTeam_FullMethodName      = "/forge.orgs.v1.TeamService/GetRepoTeam"
+	TeamService_AddRepoTeam_FullMethodName      = "/forge.orgs.v1.TeamService/AddRepoTeam"
+	TeamService_RemoveRepoTeam_FullMethodName   = "/forge.orgs.v1.TeamService/RemoveRepoTeam"
 )
 
 // TeamServiceClient is the client API for TeamService service.
@@ -914,6 +918,21 @@ type TeamServiceClient interface {
 	// ListMyTeams lists the caller's teams with their organizations (GET
 	// /user/teams).
 	ListMyTeams(ctx context.Context, in *ListMyTeamsRequest, opts ...grpc.CallOption) (*ListMyTeamsResponse, error)
+	// ListRepoTeams lists the teams of the repository's organization that
+	// reach it (GET /repos/{owner}/{repo}/teams); 405 for a repository of an
+	// individual, as Gitea.
+	ListRepoTeams(ctx context.Context, in *ListRepoTeamsRequest, opts ...grpc.CallOption) (*ListRepoTeamsResponse, error)
+	// GetRepoTeam answers the team when it reaches the repository, 404
+	// otherwise (GET /repos/{owner}/{repo}/teams/{team}).
+	GetRepoTeam(ctx context.Context, in *GetRepoTeamRequest, opts ...grpc.CallOption) (*GetRepoTeamResponse, error)
+	// AddRepoTeam gives a team of the organization the repository (PUT
+	// /repos/{owner}/{repo}/teams/{team}, 204); 422 when it already has it,
+	// as a team with includes_all_repositories always does.
+	AddRepoTeam(ctx context.Context, in *AddRepoTeamRequest, opts ...grpc.CallOption) (*AddRepoTeamResponse, error)
+	// RemoveRepoTeam takes the repository from a team (DELETE
+	// /repos/{owner}/{repo}/teams/{team}, 204); 422 when the team does not
+	// have it, or has every repository (includes_all_repositories).
+	RemoveRepoTeam(ctx context.Context, in *RemoveRepoTeamRequest, opts ...grpc.CallOption) (*RemoveRepoTeamResponse, error)
 }
 
 type teamServiceClient struct {
@@ -1074,6 +1093,46 @@ func (c *teamServiceClient) ListMyTeams(ctx context.Context, in *ListMyTeamsRequ
 	return out, nil
 }
 
+func (c *teamServiceClient) ListRepoTeams(ctx context.Context, in *ListRepoTeamsRequest, opts ...grpc.CallOption) (*ListRepoTeamsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRepoTeamsResponse)
+	err := c.cc.Invoke(ctx, TeamService_ListRepoTeams_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *teamServiceClient) GetRepoTeam(ctx context.Context, in *GetRepoTeamRequest, opts ...grpc.CallOption) (*GetRepoTeamResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetRepoTeamResponse)
+	err := c.cc.Invoke(ctx, TeamService_GetRepoTeam_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *teamServiceClient) AddRepoTeam(ctx context.Context, in *AddRepoTeamRequest, opts ...grpc.CallOption) (*AddRepoTeamResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddRepoTeamResponse)
+	err := c.cc.Invoke(ctx, TeamService_AddRepoTeam_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *teamServiceClient) RemoveRepoTeam(ctx context.Context, in *RemoveRepoTeamRequest, opts ...grpc.CallOption) (*RemoveRepoTeamResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveRepoTeamResponse)
+	err := c.cc.Invoke(ctx, TeamService_RemoveRepoTeam_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TeamServiceServer is the server API for TeamService service.
 // All implementations must embed UnimplementedTeamServiceServer
 // for forward compatibility.
@@ -1126,6 +1185,21 @@ type TeamServiceServer interface {
 	// ListMyTeams lists the caller's teams with their organizations (GET
 	// /user/teams).
 	ListMyTeams(context.Context, *ListMyTeamsRequest) (*ListMyTeamsResponse, error)
+	// ListRepoTeams lists the teams of the repository's organization that
+	// reach it (GET /repos/{owner}/{repo}/teams); 405 for a repository of an
+	// individual, as Gitea.
+	ListRepoTeams(context.Context, *ListRepoTeamsRequest) (*ListRepoTeamsResponse, error)
+	// GetRepoTeam answers the team when it reaches the repository, 404
+	// otherwise (GET /repos/{owner}/{repo}/teams/{team}).
+	GetRepoTeam(context.Context, *GetRepoTeamRequest) (*GetRepoTeamResponse, error)
+	// AddRepoTeam gives a team of the organization the repository (PUT
+	// /repos/{owner}/{repo}/teams/{team}, 204); 422 when it already has it,
+	// as a team with includes_all_repositories always does.
+	AddRepoTeam(context.Context, *AddRepoTeamRequest) (*AddRepoTeamResponse, error)
+	// RemoveRepoTeam takes the repository from a team (DELETE
+	// /repos/{owner}/{repo}/teams/{team}, 204); 422 when the team does not
+	// have it, or has every repository (includes_all_repositories).
+	RemoveRepoTeam(context.Context, *RemoveRepoTeamRequest) (*RemoveRepoTeamResponse, error)
 	mustEmbedUnimplementedTeamServiceServer()
 }
 
@@ -1180,6 +1254,18 @@ func (UnimplementedTeamServiceServer) RemoveTeamRepo(context.Context, *RemoveTea
 }
 func (UnimplementedTeamServiceServer) ListMyTeams(context.Context, *ListMyTeamsRequest) (*ListMyTeamsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMyTeams not implemented")
+}
+func (UnimplementedTeamServiceServer) ListRepoTeams(context.Context, *ListRepoTeamsRequest) (*ListRepoTeamsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRepoTeams not implemented")
+}
+func (UnimplementedTeamServiceServer) GetRepoTeam(context.Context, *GetRepoTeamRequest) (*GetRepoTeamResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetRepoTeam not implemented")
+}
+func (UnimplementedTeamServiceServer) AddRepoTeam(context.Context, *AddRepoTeamRequest) (*AddRepoTeamResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddRepoTeam not implemented")
+}
+func (UnimplementedTeamServiceServer) RemoveRepoTeam(context.Context, *RemoveRepoTeamRequest) (*RemoveRepoTeamResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemoveRepoTeam not implemented")
 }
 func (UnimplementedTeamServiceServer) mustEmbedUnimplementedTeamServiceServer() {}
 func (UnimplementedTeamServiceServer) testEmbeddedByValue()                     {}
@@ -1472,6 +1558,78 @@ func _TeamService_ListMyTeams_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TeamService_ListRepoTeams_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRepoTeamsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TeamServiceServer).ListRepoTeams(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TeamService_ListRepoTeams_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TeamServiceServer).ListRepoTeams(ctx, req.(*ListRepoTeamsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TeamService_GetRepoTeam_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetRepoTeamRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TeamServiceServer).GetRepoTeam(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TeamService_GetRepoTeam_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TeamServiceServer).GetRepoTeam(ctx, req.(*GetRepoTeamRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TeamService_AddRepoTeam_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddRepoTeamRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TeamServiceServer).AddRepoTeam(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TeamService_AddRepoTeam_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TeamServiceServer).AddRepoTeam(ctx, req.(*AddRepoTeamRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TeamService_RemoveRepoTeam_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveRepoTeamRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TeamServiceServer).RemoveRepoTeam(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TeamService_RemoveRepoTeam_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TeamServiceServer).RemoveRepoTeam(ctx, req.(*RemoveRepoTeamRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TeamService_ServiceDesc is the grpc.ServiceDesc for TeamService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1538,6 +1696,22 @@ var TeamService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListMyTeams",
 			Handler:    _TeamService_ListMyTeams_Handler,
+		},
+		{
+			MethodName: "ListRepoTeams",
+			Handler:    _TeamService_ListRepoTeams_Handler,
+		},
+		{
+			MethodName: "GetRepoTeam",
+			Handler:    _TeamService_GetRepoTeam_Handler,
+		},
+		{
+			MethodName: "AddRepoTeam",
+			Handler:    _TeamService_AddRepoTeam_Handler,
+		},
+		{
+			MethodName: "RemoveRepoTeam",
+			Handler:    _TeamService_RemoveRepoTeam_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

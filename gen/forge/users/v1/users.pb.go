@@ -1067,11 +1067,791 @@ func (x *ListMyEmailsResponse) GetEmails() []*Email {
 	return nil
 }
 
+// FollowRequest names the users.
+type FollowRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FollowRequest) Reset() {
+	*x = FollowRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FollowRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FollowRequest) ProtoMessage() {}
+
+func (x *FollowRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FollowRequest.ProtoReflect.Descriptor instead.
+func (*FollowRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *FollowRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+// FollowResponse is empty.
+type FollowResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FollowResponse) Reset() {
+	*x = FollowResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FollowResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FollowResponse) ProtoMessage() {}
+
+func (x *FollowResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FollowResponse.ProtoReflect.Descriptor instead.
+func (*FollowResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{16}
+}
+
+// UnfollowRequest names the users.
+type UnfollowRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnfollowRequest) Reset() {
+	*x = UnfollowRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnfollowRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnfollowRequest) ProtoMessage() {}
+
+func (x *UnfollowRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnfollowRequest.ProtoReflect.Descriptor instead.
+func (*UnfollowRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *UnfollowRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+// UnfollowResponse is empty.
+type UnfollowResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnfollowResponse) Reset() {
+	*x = UnfollowResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnfollowResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnfollowResponse) ProtoMessage() {}
+
+func (x *UnfollowResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnfollowResponse.ProtoReflect.Descriptor instead.
+func (*UnfollowResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{18}
+}
+
+// CheckMyFollowingRequest names the users.
+type CheckMyFollowingRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckMyFollowingRequest) Reset() {
+	*x = CheckMyFollowingRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckMyFollowingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckMyFollowingRequest) ProtoMessage() {}
+
+func (x *CheckMyFollowingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckMyFollowingRequest.ProtoReflect.Descriptor instead.
+func (*CheckMyFollowingRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *CheckMyFollowingRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+// CheckMyFollowingResponse is empty.
+type CheckMyFollowingResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckMyFollowingResponse) Reset() {
+	*x = CheckMyFollowingResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckMyFollowingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckMyFollowingResponse) ProtoMessage() {}
+
+func (x *CheckMyFollowingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckMyFollowingResponse.ProtoReflect.Descriptor instead.
+func (*CheckMyFollowingResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{20}
+}
+
+// CheckUserFollowingRequest names the users.
+type CheckUserFollowingRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	Target        string                 `protobuf:"bytes,2,opt,name=target,proto3" json:"target,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckUserFollowingRequest) Reset() {
+	*x = CheckUserFollowingRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckUserFollowingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckUserFollowingRequest) ProtoMessage() {}
+
+func (x *CheckUserFollowingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckUserFollowingRequest.ProtoReflect.Descriptor instead.
+func (*CheckUserFollowingRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CheckUserFollowingRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *CheckUserFollowingRequest) GetTarget() string {
+	if x != nil {
+		return x.Target
+	}
+	return ""
+}
+
+// CheckUserFollowingResponse is empty.
+type CheckUserFollowingResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckUserFollowingResponse) Reset() {
+	*x = CheckUserFollowingResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckUserFollowingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckUserFollowingResponse) ProtoMessage() {}
+
+func (x *CheckUserFollowingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckUserFollowingResponse.ProtoReflect.Descriptor instead.
+func (*CheckUserFollowingResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{22}
+}
+
+// ListMyFollowersRequest selects a page.
+type ListMyFollowersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Page          int32                  `protobuf:"varint,1,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyFollowersRequest) Reset() {
+	*x = ListMyFollowersRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyFollowersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyFollowersRequest) ProtoMessage() {}
+
+func (x *ListMyFollowersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyFollowersRequest.ProtoReflect.Descriptor instead.
+func (*ListMyFollowersRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ListMyFollowersRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListMyFollowersRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListMyFollowersResponse is a page of users.
+type ListMyFollowersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Users []*User                `protobuf:"bytes,1,rep,name=users,proto3" json:"users,omitempty"`
+	// Number of users (X-Total-Count).
+	TotalCount    int64 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyFollowersResponse) Reset() {
+	*x = ListMyFollowersResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyFollowersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyFollowersResponse) ProtoMessage() {}
+
+func (x *ListMyFollowersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyFollowersResponse.ProtoReflect.Descriptor instead.
+func (*ListMyFollowersResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ListMyFollowersResponse) GetUsers() []*User {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+func (x *ListMyFollowersResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+// ListMyFollowingRequest selects a page.
+type ListMyFollowingRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Page          int32                  `protobuf:"varint,1,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyFollowingRequest) Reset() {
+	*x = ListMyFollowingRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyFollowingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyFollowingRequest) ProtoMessage() {}
+
+func (x *ListMyFollowingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyFollowingRequest.ProtoReflect.Descriptor instead.
+func (*ListMyFollowingRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ListMyFollowingRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListMyFollowingRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListMyFollowingResponse is a page of users.
+type ListMyFollowingResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Users []*User                `protobuf:"bytes,1,rep,name=users,proto3" json:"users,omitempty"`
+	// Number of users (X-Total-Count).
+	TotalCount    int64 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyFollowingResponse) Reset() {
+	*x = ListMyFollowingResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyFollowingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyFollowingResponse) ProtoMessage() {}
+
+func (x *ListMyFollowingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyFollowingResponse.ProtoReflect.Descriptor instead.
+func (*ListMyFollowingResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ListMyFollowingResponse) GetUsers() []*User {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+func (x *ListMyFollowingResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+// ListFollowersRequest selects a page of a user's list.
+type ListFollowersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	Page          int32                  `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFollowersRequest) Reset() {
+	*x = ListFollowersRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFollowersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFollowersRequest) ProtoMessage() {}
+
+func (x *ListFollowersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFollowersRequest.ProtoReflect.Descriptor instead.
+func (*ListFollowersRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ListFollowersRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *ListFollowersRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListFollowersRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListFollowersResponse is a page of users.
+type ListFollowersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Users []*User                `protobuf:"bytes,1,rep,name=users,proto3" json:"users,omitempty"`
+	// Number of users (X-Total-Count).
+	TotalCount    int64 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFollowersResponse) Reset() {
+	*x = ListFollowersResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFollowersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFollowersResponse) ProtoMessage() {}
+
+func (x *ListFollowersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFollowersResponse.ProtoReflect.Descriptor instead.
+func (*ListFollowersResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ListFollowersResponse) GetUsers() []*User {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+func (x *ListFollowersResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+// ListFollowingRequest selects a page of a user's list.
+type ListFollowingRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	Page          int32                  `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFollowingRequest) Reset() {
+	*x = ListFollowingRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFollowingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFollowingRequest) ProtoMessage() {}
+
+func (x *ListFollowingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFollowingRequest.ProtoReflect.Descriptor instead.
+func (*ListFollowingRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ListFollowingRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *ListFollowingRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListFollowingRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListFollowingResponse is a page of users.
+type ListFollowingResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Users []*User                `protobuf:"bytes,1,rep,name=users,proto3" json:"users,omitempty"`
+	// Number of users (X-Total-Count).
+	TotalCount    int64 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFollowingResponse) Reset() {
+	*x = ListFollowingResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFollowingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFollowingResponse) ProtoMessage() {}
+
+func (x *ListFollowingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFollowingResponse.ProtoReflect.Descriptor instead.
+func (*ListFollowingResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListFollowingResponse) GetUsers() []*User {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+func (x *ListFollowingResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
 var File_forge_users_v1_users_proto protoreflect.FileDescriptor
 
 const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\n" +
-	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb9\x06\n" +
+	"\x1aforge/users/v1/users.proto\x12\x0eforge.users.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb9\x06\n" +
 	"\x04User\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x14\n" +
 	"\x05login\x18\x02 \x01(\tR\x05login\x12\x1d\n" +
@@ -1169,7 +1949,50 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\busername\x18\x05 \x01(\tR\busername\"\x15\n" +
 	"\x13ListMyEmailsRequest\"E\n" +
 	"\x14ListMyEmailsResponse\x12-\n" +
-	"\x06emails\x18\x01 \x03(\v2\x15.forge.users.v1.EmailR\x06emails2\x86\a\n" +
+	"\x06emails\x18\x01 \x03(\v2\x15.forge.users.v1.EmailR\x06emails\"4\n" +
+	"\rFollowRequest\x12#\n" +
+	"\busername\x18\x01 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\busername\"\x10\n" +
+	"\x0eFollowResponse\"6\n" +
+	"\x0fUnfollowRequest\x12#\n" +
+	"\busername\x18\x01 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\busername\"\x12\n" +
+	"\x10UnfollowResponse\">\n" +
+	"\x17CheckMyFollowingRequest\x12#\n" +
+	"\busername\x18\x01 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\busername\"\x1a\n" +
+	"\x18CheckMyFollowingResponse\"a\n" +
+	"\x19CheckUserFollowingRequest\x12#\n" +
+	"\busername\x18\x01 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\busername\x12\x1f\n" +
+	"\x06target\x18\x02 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x06target\"\x1c\n" +
+	"\x1aCheckUserFollowingResponse\"B\n" +
+	"\x16ListMyFollowersRequest\x12\x12\n" +
+	"\x04page\x18\x01 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"f\n" +
+	"\x17ListMyFollowersResponse\x12*\n" +
+	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"B\n" +
+	"\x16ListMyFollowingRequest\x12\x12\n" +
+	"\x04page\x18\x01 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"f\n" +
+	"\x17ListMyFollowingResponse\x12*\n" +
+	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"e\n" +
+	"\x14ListFollowersRequest\x12#\n" +
+	"\busername\x18\x01 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\busername\x12\x12\n" +
+	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"d\n" +
+	"\x15ListFollowersResponse\x12*\n" +
+	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"e\n" +
+	"\x14ListFollowingRequest\x12#\n" +
+	"\busername\x18\x01 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\busername\x12\x12\n" +
+	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"d\n" +
+	"\x15ListFollowingResponse\x12*\n" +
+	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount2\xec\x10\n" +
 	"\vUserService\x12\x9b\x01\n" +
 	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\"(\x92\xb5\x18\n" +
 	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x14b\x04user\x12\f/api/v1/user\x12\x80\x01\n" +
@@ -1182,7 +2005,23 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\x0fGetUserSettings\x12&.forge.users.v1.GetUserSettingsRequest\x1a'.forge.users.v1.GetUserSettingsResponse\"5\x92\xb5\x18\n" +
 	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02!b\bsettings\x12\x15/api/v1/user/settings\x12\xa5\x01\n" +
 	"\x12UpdateUserSettings\x12).forge.users.v1.UpdateUserSettingsRequest\x1a*.forge.users.v1.UpdateUserSettingsResponse\"8\x92\xb5\x18\n" +
-	"\b\x02\x1a\x04user \x02\x82\xd3\xe4\x93\x02$:\x01*b\bsettings2\x15/api/v1/user/settingsB\x9c\x01\n" +
+	"\b\x02\x1a\x04user \x02\x82\xd3\xe4\x93\x02$:\x01*b\bsettings2\x15/api/v1/user/settings\x12\x85\x01\n" +
+	"\x06Follow\x12\x1d.forge.users.v1.FollowRequest\x1a\x1e.forge.users.v1.FollowResponse\"<\x88\xb5\x18\xcc\x01\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x02\x82\xd3\xe4\x93\x02#\x1a!/api/v1/user/following/{username}\x12\x8b\x01\n" +
+	"\bUnfollow\x12\x1f.forge.users.v1.UnfollowRequest\x1a .forge.users.v1.UnfollowResponse\"<\x88\xb5\x18\xcc\x01\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x02\x82\xd3\xe4\x93\x02#*!/api/v1/user/following/{username}\x12\xa3\x01\n" +
+	"\x10CheckMyFollowing\x12'.forge.users.v1.CheckMyFollowingRequest\x1a(.forge.users.v1.CheckMyFollowingResponse\"<\x88\xb5\x18\xcc\x01\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02#\x12!/api/v1/user/following/{username}\x12\xb3\x01\n" +
+	"\x12CheckUserFollowing\x12).forge.users.v1.CheckUserFollowingRequest\x1a*.forge.users.v1.CheckUserFollowingResponse\"F\x88\xb5\x18\xcc\x01\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x02-\x12+/api/v1/users/{username}/following/{target}\x12\x97\x01\n" +
+	"\x0fListMyFollowers\x12&.forge.users.v1.ListMyFollowersRequest\x1a'.forge.users.v1.ListMyFollowersResponse\"3\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x1fb\x05users\x12\x16/api/v1/user/followers\x12\x97\x01\n" +
+	"\x0fListMyFollowing\x12&.forge.users.v1.ListMyFollowingRequest\x1a'.forge.users.v1.ListMyFollowingResponse\"3\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x1fb\x05users\x12\x16/api/v1/user/following\x12\x9d\x01\n" +
+	"\rListFollowers\x12$.forge.users.v1.ListFollowersRequest\x1a%.forge.users.v1.ListFollowersResponse\"?\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x02+b\x05users\x12\"/api/v1/users/{username}/followers\x12\x9d\x01\n" +
+	"\rListFollowing\x12$.forge.users.v1.ListFollowingRequest\x1a%.forge.users.v1.ListFollowingResponse\"?\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x02+b\x05users\x12\"/api/v1/users/{username}/followingB\x9c\x01\n" +
 	"\x12com.forge.users.v1B\n" +
 	"UsersProtoP\x01Z forge/gen/forge/users/v1;usersv1\xa2\x02\x03FUX\xaa\x02\x0eForge.Users.V1\xca\x02\x0eForge\\Users\\V1\xe2\x02\x1aForge\\Users\\V1\\GPBMetadata\xea\x02\x10Forge::Users::V1b\x06proto3"
 
@@ -1198,7 +2037,7 @@ func file_forge_users_v1_users_proto_rawDescGZIP() []byte {
 	return file_forge_users_v1_users_proto_rawDescData
 }
 
-var file_forge_users_v1_users_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_forge_users_v1_users_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_forge_users_v1_users_proto_goTypes = []any{
 	(*User)(nil),                         // 0: forge.users.v1.User
 	(*GetAuthenticatedUserRequest)(nil),  // 1: forge.users.v1.GetAuthenticatedUserRequest
@@ -1215,34 +2054,70 @@ var file_forge_users_v1_users_proto_goTypes = []any{
 	(*Email)(nil),                        // 12: forge.users.v1.Email
 	(*ListMyEmailsRequest)(nil),          // 13: forge.users.v1.ListMyEmailsRequest
 	(*ListMyEmailsResponse)(nil),         // 14: forge.users.v1.ListMyEmailsResponse
-	(*timestamppb.Timestamp)(nil),        // 15: google.protobuf.Timestamp
+	(*FollowRequest)(nil),                // 15: forge.users.v1.FollowRequest
+	(*FollowResponse)(nil),               // 16: forge.users.v1.FollowResponse
+	(*UnfollowRequest)(nil),              // 17: forge.users.v1.UnfollowRequest
+	(*UnfollowResponse)(nil),             // 18: forge.users.v1.UnfollowResponse
+	(*CheckMyFollowingRequest)(nil),      // 19: forge.users.v1.CheckMyFollowingRequest
+	(*CheckMyFollowingResponse)(nil),     // 20: forge.users.v1.CheckMyFollowingResponse
+	(*CheckUserFollowingRequest)(nil),    // 21: forge.users.v1.CheckUserFollowingRequest
+	(*CheckUserFollowingResponse)(nil),   // 22: forge.users.v1.CheckUserFollowingResponse
+	(*ListMyFollowersRequest)(nil),       // 23: forge.users.v1.ListMyFollowersRequest
+	(*ListMyFollowersResponse)(nil),      // 24: forge.users.v1.ListMyFollowersResponse
+	(*ListMyFollowingRequest)(nil),       // 25: forge.users.v1.ListMyFollowingRequest
+	(*ListMyFollowingResponse)(nil),      // 26: forge.users.v1.ListMyFollowingResponse
+	(*ListFollowersRequest)(nil),         // 27: forge.users.v1.ListFollowersRequest
+	(*ListFollowersResponse)(nil),        // 28: forge.users.v1.ListFollowersResponse
+	(*ListFollowingRequest)(nil),         // 29: forge.users.v1.ListFollowingRequest
+	(*ListFollowingResponse)(nil),        // 30: forge.users.v1.ListFollowingResponse
+	(*timestamppb.Timestamp)(nil),        // 31: google.protobuf.Timestamp
 }
 var file_forge_users_v1_users_proto_depIdxs = []int32{
-	15, // 0: forge.users.v1.User.last_login:type_name -> google.protobuf.Timestamp
-	15, // 1: forge.users.v1.User.created:type_name -> google.protobuf.Timestamp
+	31, // 0: forge.users.v1.User.last_login:type_name -> google.protobuf.Timestamp
+	31, // 1: forge.users.v1.User.created:type_name -> google.protobuf.Timestamp
 	0,  // 2: forge.users.v1.GetAuthenticatedUserResponse.user:type_name -> forge.users.v1.User
 	0,  // 3: forge.users.v1.GetUserResponse.user:type_name -> forge.users.v1.User
 	0,  // 4: forge.users.v1.SearchUsersResponse.data:type_name -> forge.users.v1.User
 	7,  // 5: forge.users.v1.GetUserSettingsResponse.settings:type_name -> forge.users.v1.UserSettings
 	7,  // 6: forge.users.v1.UpdateUserSettingsResponse.settings:type_name -> forge.users.v1.UserSettings
 	12, // 7: forge.users.v1.ListMyEmailsResponse.emails:type_name -> forge.users.v1.Email
-	1,  // 8: forge.users.v1.UserService.GetAuthenticatedUser:input_type -> forge.users.v1.GetAuthenticatedUserRequest
-	3,  // 9: forge.users.v1.UserService.GetUser:input_type -> forge.users.v1.GetUserRequest
-	5,  // 10: forge.users.v1.UserService.SearchUsers:input_type -> forge.users.v1.SearchUsersRequest
-	13, // 11: forge.users.v1.UserService.ListMyEmails:input_type -> forge.users.v1.ListMyEmailsRequest
-	8,  // 12: forge.users.v1.UserService.GetUserSettings:input_type -> forge.users.v1.GetUserSettingsRequest
-	10, // 13: forge.users.v1.UserService.UpdateUserSettings:input_type -> forge.users.v1.UpdateUserSettingsRequest
-	2,  // 14: forge.users.v1.UserService.GetAuthenticatedUser:output_type -> forge.users.v1.GetAuthenticatedUserResponse
-	4,  // 15: forge.users.v1.UserService.GetUser:output_type -> forge.users.v1.GetUserResponse
-	6,  // 16: forge.users.v1.UserService.SearchUsers:output_type -> forge.users.v1.SearchUsersResponse
-	14, // 17: forge.users.v1.UserService.ListMyEmails:output_type -> forge.users.v1.ListMyEmailsResponse
-	9,  // 18: forge.users.v1.UserService.GetUserSettings:output_type -> forge.users.v1.GetUserSettingsResponse
-	11, // 19: forge.users.v1.UserService.UpdateUserSettings:output_type -> forge.users.v1.UpdateUserSettingsResponse
-	14, // [14:20] is the sub-list for method output_type
-	8,  // [8:14] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	0,  // 8: forge.users.v1.ListMyFollowersResponse.users:type_name -> forge.users.v1.User
+	0,  // 9: forge.users.v1.ListMyFollowingResponse.users:type_name -> forge.users.v1.User
+	0,  // 10: forge.users.v1.ListFollowersResponse.users:type_name -> forge.users.v1.User
+	0,  // 11: forge.users.v1.ListFollowingResponse.users:type_name -> forge.users.v1.User
+	1,  // 12: forge.users.v1.UserService.GetAuthenticatedUser:input_type -> forge.users.v1.GetAuthenticatedUserRequest
+	3,  // 13: forge.users.v1.UserService.GetUser:input_type -> forge.users.v1.GetUserRequest
+	5,  // 14: forge.users.v1.UserService.SearchUsers:input_type -> forge.users.v1.SearchUsersRequest
+	13, // 15: forge.users.v1.UserService.ListMyEmails:input_type -> forge.users.v1.ListMyEmailsRequest
+	8,  // 16: forge.users.v1.UserService.GetUserSettings:input_type -> forge.users.v1.GetUserSettingsRequest
+	10, // 17: forge.users.v1.UserService.UpdateUserSettings:input_type -> forge.users.v1.UpdateUserSettingsRequest
+	15, // 18: forge.users.v1.UserService.Follow:input_type -> forge.users.v1.FollowRequest
+	17, // 19: forge.users.v1.UserService.Unfollow:input_type -> forge.users.v1.UnfollowRequest
+	19, // 20: forge.users.v1.UserService.CheckMyFollowing:input_type -> forge.users.v1.CheckMyFollowingRequest
+	21, // 21: forge.users.v1.UserService.CheckUserFollowing:input_type -> forge.users.v1.CheckUserFollowingRequest
+	23, // 22: forge.users.v1.UserService.ListMyFollowers:input_type -> forge.users.v1.ListMyFollowersRequest
+	25, // 23: forge.users.v1.UserService.ListMyFollowing:input_type -> forge.users.v1.ListMyFollowingRequest
+	27, // 24: forge.users.v1.UserService.ListFollowers:input_type -> forge.users.v1.ListFollowersRequest
+	29, // 25: forge.users.v1.UserService.ListFollowing:input_type -> forge.users.v1.ListFollowingRequest
+	2,  // 26: forge.users.v1.UserService.GetAuthenticatedUser:output_type -> forge.users.v1.GetAuthenticatedUserResponse
+	4,  // 27: forge.users.v1.UserService.GetUser:output_type -> forge.users.v1.GetUserResponse
+	6,  // 28: forge.users.v1.UserService.SearchUsers:output_type -> forge.users.v1.SearchUsersResponse
+	14, // 29: forge.users.v1.UserService.ListMyEmails:output_type -> forge.users.v1.ListMyEmailsResponse
+	9,  // 30: forge.users.v1.UserService.GetUserSettings:output_type -> forge.users.v1.GetUserSettingsResponse
+	11, // 31: forge.users.v1.UserService.UpdateUserSettings:output_type -> forge.users.v1.UpdateUserSettingsResponse
+	16, // 32: forge.users.v1.UserService.Follow:output_type -> forge.users.v1.FollowResponse
+	18, // 33: forge.users.v1.UserService.Unfollow:output_type -> forge.users.v1.UnfollowResponse
+	20, // 34: forge.users.v1.UserService.CheckMyFollowing:output_type -> forge.users.v1.CheckMyFollowingResponse
+	22, // 35: forge.users.v1.UserService.CheckUserFollowing:output_type -> forge.users.v1.CheckUserFollowingResponse
+	24, // 36: forge.users.v1.UserService.ListMyFollowers:output_type -> forge.users.v1.ListMyFollowersResponse
+	26, // 37: forge.users.v1.UserService.ListMyFollowing:output_type -> forge.users.v1.ListMyFollowingResponse
+	28, // 38: forge.users.v1.UserService.ListFollowers:output_type -> forge.users.v1.ListFollowersResponse
+	30, // 39: forge.users.v1.UserService.ListFollowing:output_type -> forge.users.v1.ListFollowingResponse
+	26, // [26:40] is the sub-list for method output_type
+	12, // [12:26] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_forge_users_v1_users_proto_init() }
@@ -1258,7 +2133,7 @@ func file_forge_users_v1_users_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_users_v1_users_proto_rawDesc), len(file_forge_users_v1_users_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

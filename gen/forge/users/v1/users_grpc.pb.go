@@ -25,6 +25,14 @@ const (
 	UserService_ListMyEmails_FullMethodName         = "/forge.users.v1.UserService/ListMyEmails"
 	UserService_GetUserSettings_FullMethodName      = "/forge.users.v1.UserService/GetUserSettings"
 	UserService_UpdateUserSettings_FullMethodName   = "/forge.users.v1.UserService/UpdateUserSettings"
+	UserService_Follow_FullMethodName               = "/forge.users.v1.UserService/Follow"
+	UserService_Unfollow_FullMethodName             = "/forge.users.v1.UserService/Unfollow"
+	UserService_CheckMyFollowing_FullMethodName     = "/forge.users.v1.UserService/CheckMyFollowing"
+	UserService_CheckUserFollowing_FullMethodName   = "/forge.users.v1.UserService/CheckUserFollowing"
+	UserService_ListMyFollowers_FullMethodName      = "/forge.users.v1.UserService/ListMyFollowers"
+	UserService_ListMyFollowing_FullMethodName      = "/forge.users.v1.UserService/ListMyFollowing"
+	UserService_ListFollowers_FullMethodName        = "/forge.users.v1.UserService/ListFollowers"
+	UserService_ListFollowing_FullMethodName        = "/forge.users.v1.UserService/ListFollowing"
 )
 
 // UserServiceClient is the client API for UserService service.
@@ -47,6 +55,27 @@ type UserServiceClient interface {
 	// UpdateUserSettings changes the settings present in the request and
 	// answers them all (PATCH /user/settings, 200 as Gitea).
 	UpdateUserSettings(ctx context.Context, in *UpdateUserSettingsRequest, opts ...grpc.CallOption) (*UpdateUserSettingsResponse, error)
+	// Follow makes the caller follow a user they can see; following twice,
+	// or oneself, is a no-op as Gitea (PUT /user/following/{username}, 204).
+	Follow(ctx context.Context, in *FollowRequest, opts ...grpc.CallOption) (*FollowResponse, error)
+	// Unfollow stops the caller following a user; a no-op if they did not
+	// (204).
+	Unfollow(ctx context.Context, in *UnfollowRequest, opts ...grpc.CallOption) (*UnfollowResponse, error)
+	// CheckMyFollowing answers 204 when the caller follows the user, a bare
+	// 404 otherwise.
+	CheckMyFollowing(ctx context.Context, in *CheckMyFollowingRequest, opts ...grpc.CallOption) (*CheckMyFollowingResponse, error)
+	// CheckUserFollowing answers 204 when a user follows target, a bare 404
+	// otherwise.
+	CheckUserFollowing(ctx context.Context, in *CheckUserFollowingRequest, opts ...grpc.CallOption) (*CheckUserFollowingResponse, error)
+	// ListMyFollowers lists the users following the caller.
+	ListMyFollowers(ctx context.Context, in *ListMyFollowersRequest, opts ...grpc.CallOption) (*ListMyFollowersResponse, error)
+	// ListMyFollowing lists the users the caller follows.
+	ListMyFollowing(ctx context.Context, in *ListMyFollowingRequest, opts ...grpc.CallOption) (*ListMyFollowingResponse, error)
+	// ListFollowers lists the users following a user that the caller can
+	// see.
+	ListFollowers(ctx context.Context, in *ListFollowersRequest, opts ...grpc.CallOption) (*ListFollowersResponse, error)
+	// ListFollowing lists the users a user follows that the caller can see.
+	ListFollowing(ctx context.Context, in *ListFollowingRequest, opts ...grpc.CallOption) (*ListFollowingResponse, error)
 }
 
 type userServiceClient struct {
@@ -117,6 +146,86 @@ func (c *userServiceClient) UpdateUserSettings(ctx context.Context, in *UpdateUs
 	return out, nil
 }
 
+func (c *userServiceClient) Follow(ctx context.Context, in *FollowRequest, opts ...grpc.CallOption) (*FollowResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FollowResponse)
+	err := c.cc.Invoke(ctx, UserService_Follow_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *userServiceClient) Unfollow(ctx context.Context, in *UnfollowRequest, opts ...grpc.CallOption) (*UnfollowResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnfollowResponse)
+	err := c.cc.Invoke(ctx, UserService_Unfollow_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *userServiceClient) CheckMyFollowing(ctx context.Context, in *CheckMyFollowingRequest, opts ...grpc.CallOption) (*CheckMyFollowingResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckMyFollowingResponse)
+	err := c.cc.Invoke(ctx, UserService_CheckMyFollowing_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *userServiceClient) CheckUserFollowing(ctx context.Context, in *CheckUserFollowingRequest, opts ...grpc.CallOption) (*CheckUserFollowingResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckUserFollowingResponse)
+	err := c.cc.Invoke(ctx, UserService_CheckUserFollowing_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *userServiceClient) ListMyFollowers(ctx context.Context, in *ListMyFollowersRequest, opts ...grpc.CallOption) (*ListMyFollowersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMyFollowersResponse)
+	err := c.cc.Invoke(ctx, UserService_ListMyFollowers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *userServiceClient) ListMyFollowing(ctx context.Context, in *ListMyFollowingRequest, opts ...grpc.CallOption) (*ListMyFollowingResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMyFollowingResponse)
+	err := c.cc.Invoke(ctx, UserService_ListMyFollowing_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *userServiceClient) ListFollowers(ctx context.Context, in *ListFollowersRequest, opts ...grpc.CallOption) (*ListFollowersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFollowersResponse)
+	err := c.cc.Invoke(ctx, UserService_ListFollowers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *userServiceClient) ListFollowing(ctx context.Context, in *ListFollowingRequest, opts ...grpc.CallOption) (*ListFollowingResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFollowingResponse)
+	err := c.cc.Invoke(ctx, UserService_ListFollowing_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // UserServiceServer is the server API for UserService service.
 // All implementations must embed UnimplementedUserServiceServer
 // for forward compatibility.
@@ -137,6 +246,27 @@ type UserServiceServer interface {
 	// UpdateUserSettings changes the settings present in the request and
 	// answers them all (PATCH /user/settings, 200 as Gitea).
 	UpdateUserSettings(context.Context, *UpdateUserSettingsRequest) (*UpdateUserSettingsResponse, error)
+	// Follow makes the caller follow a user they can see; following twice,
+	// or oneself, is a no-op as Gitea (PUT /user/following/{username}, 204).
+	Follow(context.Context, *FollowRequest) (*FollowResponse, error)
+	// Unfollow stops the caller following a user; a no-op if they did not
+	// (204).
+	Unfollow(context.Context, *UnfollowRequest) (*UnfollowResponse, error)
+	// CheckMyFollowing answers 204 when the caller follows the user, a bare
+	// 404 otherwise.
+	CheckMyFollowing(context.Context, *CheckMyFollowingRequest) (*CheckMyFollowingResponse, error)
+	// CheckUserFollowing answers 204 when a user follows target, a bare 404
+	// otherwise.
+	CheckUserFollowing(context.Context, *CheckUserFollowingRequest) (*CheckUserFollowingResponse, error)
+	// ListMyFollowers lists the users following the caller.
+	ListMyFollowers(context.Context, *ListMyFollowersRequest) (*ListMyFollowersResponse, error)
+	// ListMyFollowing lists the users the caller follows.
+	ListMyFollowing(context.Context, *ListMyFollowingRequest) (*ListMyFollowingResponse, error)
+	// ListFollowers lists the users following a user that the caller can
+	// see.
+	ListFollowers(context.Context, *ListFollowersRequest) (*ListFollowersResponse, error)
+	// ListFollowing lists the users a user follows that the caller can see.
+	ListFollowing(context.Context, *ListFollowingRequest) (*ListFollowingResponse, error)
 	mustEmbedUnimplementedUserServiceServer()
 }
 
@@ -164,6 +294,30 @@ func (UnimplementedUserServiceServer) GetUserSettings(context.Context, *GetUserS
 }
 func (UnimplementedUserServiceServer) UpdateUserSettings(context.Context, *UpdateUserSettingsRequest) (*UpdateUserSettingsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateUserSettings not implemented")
+}
+func (UnimplementedUserServiceServer) Follow(context.Context, *FollowRequest) (*FollowResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Follow not implemented")
+}
+func (UnimplementedUserServiceServer) Unfollow(context.Context, *UnfollowRequest) (*UnfollowResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Unfollow not implemented")
+}
+func (UnimplementedUserServiceServer) CheckMyFollowing(context.Context, *CheckMyFollowingRequest) (*CheckMyFollowingResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckMyFollowing not implemented")
+}
+func (UnimplementedUserServiceServer) CheckUserFollowing(context.Context, *CheckUserFollowingRequest) (*CheckUserFollowingResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckUserFollowing not implemented")
+}
+func (UnimplementedUserServiceServer) ListMyFollowers(context.Context, *ListMyFollowersRequest) (*ListMyFollowersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMyFollowers not implemented")
+}
+func (UnimplementedUserServiceServer) ListMyFollowing(context.Context, *ListMyFollowingRequest) (*ListMyFollowingResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMyFollowing not implemented")
+}
+func (UnimplementedUserServiceServer) ListFollowers(context.Context, *ListFollowersRequest) (*ListFollowersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFollowers not implemented")
+}
+func (UnimplementedUserServiceServer) ListFollowing(context.Context, *ListFollowingRequest) (*ListFollowingResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFollowing not implemented")
 }
 func (UnimplementedUserServiceServer) mustEmbedUnimplementedUserServiceServer() {}
 func (UnimplementedUserServiceServer) testEmbeddedByValue()                     {}
@@ -294,6 +448,150 @@ func _UserService_UpdateUserSettings_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _UserService_Follow_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FollowRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).Follow(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_Follow_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).Follow(ctx, req.(*FollowRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _UserService_Unfollow_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnfollowRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).Unfollow(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_Unfollow_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).Unfollow(ctx, req.(*UnfollowRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _UserService_CheckMyFollowing_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckMyFollowingRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).CheckMyFollowing(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_CheckMyFollowing_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).CheckMyFollowing(ctx, req.(*CheckMyFollowingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _UserService_CheckUserFollowing_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckUserFollowingRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).CheckUserFollowing(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_CheckUserFollowing_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).CheckUserFollowing(ctx, req.(*CheckUserFollowingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _UserService_ListMyFollowers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMyFollowersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).ListMyFollowers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_ListMyFollowers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).ListMyFollowers(ctx, req.(*ListMyFollowersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _UserService_ListMyFollowing_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMyFollowingRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).ListMyFollowing(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_ListMyFollowing_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).ListMyFollowing(ctx, req.(*ListMyFollowingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _UserService_ListFollowers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFollowersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).ListFollowers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_ListFollowers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).ListFollowers(ctx, req.(*ListFollowersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _UserService_ListFollowing_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFollowingRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).ListFollowing(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_ListFollowing_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).ListFollowing(ctx, req.(*ListFollowingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // UserService_ServiceDesc is the grpc.ServiceDesc for UserService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -324,6 +622,38 @@ var UserService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateUserSettings",
 			Handler:    _UserService_UpdateUserSettings_Handler,
+		},
+		{
+			MethodName: "Follow",
+			Handler:    _UserService_Follow_Handler,
+		},
+		{
+			MethodName: "Unfollow",
+			Handler:    _UserService_Unfollow_Handler,
+		},
+		{
+			MethodName: "CheckMyFollowing",
+			Handler:    _UserService_CheckMyFollowing_Handler,
+		},
+		{
+			MethodName: "CheckUserFollowing",
+			Handler:    _UserService_CheckUserFollowing_Handler,
+		},
+		{
+			MethodName: "ListMyFollowers",
+			Handler:    _UserService_ListMyFollowers_Handler,
+		},
+		{
+			MethodName: "ListMyFollowing",
+			Handler:    _UserService_ListMyFollowing_Handler,
+		},
+		{
+			MethodName: "ListFollowers",
+			Handler:    _UserService_ListFollowers_Handler,
+		},
+		{
+			MethodName: "ListFollowing",
+			Handler:    _UserService_ListFollowing_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1217,6 +1217,622 @@ func (x *UnsubscribeIssueResponse) GetCreated() bool {
 	return false
 }
 
+// StarRequest names a repository. The REST call has no body.
+type StarRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StarRequest) Reset() {
+	*x = StarRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StarRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StarRequest) ProtoMessage() {}
+
+func (x *StarRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StarRequest.ProtoReflect.Descriptor instead.
+func (*StarRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *StarRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *StarRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+// StarResponse is empty.
+type StarResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StarResponse) Reset() {
+	*x = StarResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StarResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StarResponse) ProtoMessage() {}
+
+func (x *StarResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StarResponse.ProtoReflect.Descriptor instead.
+func (*StarResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{22}
+}
+
+// UnstarRequest names a repository.
+type UnstarRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnstarRequest) Reset() {
+	*x = UnstarRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnstarRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnstarRequest) ProtoMessage() {}
+
+func (x *UnstarRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnstarRequest.ProtoReflect.Descriptor instead.
+func (*UnstarRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *UnstarRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *UnstarRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+// UnstarResponse is empty.
+type UnstarResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnstarResponse) Reset() {
+	*x = UnstarResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnstarResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnstarResponse) ProtoMessage() {}
+
+func (x *UnstarResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnstarResponse.ProtoReflect.Descriptor instead.
+func (*UnstarResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{24}
+}
+
+// CheckStarringRequest names a repository.
+type CheckStarringRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckStarringRequest) Reset() {
+	*x = CheckStarringRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckStarringRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckStarringRequest) ProtoMessage() {}
+
+func (x *CheckStarringRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckStarringRequest.ProtoReflect.Descriptor instead.
+func (*CheckStarringRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *CheckStarringRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *CheckStarringRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+// CheckStarringResponse is empty.
+type CheckStarringResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckStarringResponse) Reset() {
+	*x = CheckStarringResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckStarringResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckStarringResponse) ProtoMessage() {}
+
+func (x *CheckStarringResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckStarringResponse.ProtoReflect.Descriptor instead.
+func (*CheckStarringResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{26}
+}
+
+// ListMyStarredRequest selects a page of the caller's starred
+// repositories.
+type ListMyStarredRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Page          int32                  `protobuf:"varint,1,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyStarredRequest) Reset() {
+	*x = ListMyStarredRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyStarredRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyStarredRequest) ProtoMessage() {}
+
+func (x *ListMyStarredRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyStarredRequest.ProtoReflect.Descriptor instead.
+func (*ListMyStarredRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ListMyStarredRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListMyStarredRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListMyStarredResponse is a page of repositories.
+type ListMyStarredResponse struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Repositories []*v11.Repository      `protobuf:"bytes,1,rep,name=repositories,proto3" json:"repositories,omitempty"`
+	// Number of starred repositories the caller can see (X-Total-Count).
+	TotalCount    int64 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyStarredResponse) Reset() {
+	*x = ListMyStarredResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyStarredResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyStarredResponse) ProtoMessage() {}
+
+func (x *ListMyStarredResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyStarredResponse.ProtoReflect.Descriptor instead.
+func (*ListMyStarredResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ListMyStarredResponse) GetRepositories() []*v11.Repository {
+	if x != nil {
+		return x.Repositories
+	}
+	return nil
+}
+
+func (x *ListMyStarredResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+// ListUserStarredRequest selects a page of a user's starred repositories.
+type ListUserStarredRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	Page          int32                  `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListUserStarredRequest) Reset() {
+	*x = ListUserStarredRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListUserStarredRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListUserStarredRequest) ProtoMessage() {}
+
+func (x *ListUserStarredRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListUserStarredRequest.ProtoReflect.Descriptor instead.
+func (*ListUserStarredRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ListUserStarredRequest) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *ListUserStarredRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListUserStarredRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListUserStarredResponse is a page of repositories.
+type ListUserStarredResponse struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Repositories []*v11.Repository      `protobuf:"bytes,1,rep,name=repositories,proto3" json:"repositories,omitempty"`
+	// Number of those repositories the caller can see (X-Total-Count).
+	TotalCount    int64 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListUserStarredResponse) Reset() {
+	*x = ListUserStarredResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListUserStarredResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListUserStarredResponse) ProtoMessage() {}
+
+func (x *ListUserStarredResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListUserStarredResponse.ProtoReflect.Descriptor instead.
+func (*ListUserStarredResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListUserStarredResponse) GetRepositories() []*v11.Repository {
+	if x != nil {
+		return x.Repositories
+	}
+	return nil
+}
+
+func (x *ListUserStarredResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+// ListStargazersRequest selects a page of a repository's stargazers.
+type ListStargazersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Page          int32                  `protobuf:"varint,3,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStargazersRequest) Reset() {
+	*x = ListStargazersRequest{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStargazersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStargazersRequest) ProtoMessage() {}
+
+func (x *ListStargazersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStargazersRequest.ProtoReflect.Descriptor instead.
+func (*ListStargazersRequest) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ListStargazersRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ListStargazersRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *ListStargazersRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListStargazersRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListStargazersResponse is a page of users.
+type ListStargazersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Users []*v1.User             `protobuf:"bytes,1,rep,name=users,proto3" json:"users,omitempty"`
+	// Number of stargazers (X-Total-Count).
+	TotalCount    int64 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStargazersResponse) Reset() {
+	*x = ListStargazersResponse{}
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStargazersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStargazersResponse) ProtoMessage() {}
+
+func (x *ListStargazersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_watch_v1_watch_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStargazersResponse.ProtoReflect.Descriptor instead.
+func (*ListStargazersResponse) Descriptor() ([]byte, []int) {
+	return file_forge_watch_v1_watch_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ListStargazersResponse) GetUsers() []*v1.User {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+func (x *ListStargazersResponse) GetTotalCount() int64 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
 var File_forge_watch_v1_watch_proto protoreflect.FileDescriptor
 
 const file_forge_watch_v1_watch_proto_rawDesc = "" +
@@ -1300,7 +1916,43 @@ const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\x05index\x18\x03 \x01(\x03R\x05index\x12\x1b\n" +
 	"\x04user\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x04user\":\n" +
 	"\x18UnsubscribeIssueResponse\x12\x1e\n" +
-	"\acreated\x18\x01 \x01(\bB\x04\x90\xb5\x18\x01R\acreated2\xe2\x0f\n" +
+	"\acreated\x18\x01 \x01(\bB\x04\x90\xb5\x18\x01R\acreated\"7\n" +
+	"\vStarRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"\x0e\n" +
+	"\fStarResponse\"9\n" +
+	"\rUnstarRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"\x10\n" +
+	"\x0eUnstarResponse\"@\n" +
+	"\x14CheckStarringRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"\x17\n" +
+	"\x15CheckStarringResponse\"@\n" +
+	"\x14ListMyStarredRequest\x12\x12\n" +
+	"\x04page\x18\x01 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"x\n" +
+	"\x15ListMyStarredResponse\x12>\n" +
+	"\frepositories\x18\x01 \x03(\v2\x1a.forge.repos.v1.RepositoryR\frepositories\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"^\n" +
+	"\x16ListUserStarredRequest\x12\x1a\n" +
+	"\busername\x18\x01 \x01(\tR\busername\x12\x12\n" +
+	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"z\n" +
+	"\x17ListUserStarredResponse\x12>\n" +
+	"\frepositories\x18\x01 \x03(\v2\x1a.forge.repos.v1.RepositoryR\frepositories\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount\"k\n" +
+	"\x15ListStargazersRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x12\n" +
+	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\"e\n" +
+	"\x16ListStargazersResponse\x12*\n" +
+	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x03R\n" +
+	"totalCount2\xb1\x17\n" +
 	"\fWatchService\x12\xbf\x01\n" +
 	"\x0fGetSubscription\x12&.forge.watch.v1.GetSubscriptionRequest\x1a'.forge.watch.v1.GetSubscriptionResponse\"[\x92\xb5\x18\x18\b\x02\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x029b\fsubscription\x12)/api/v1/repos/{owner}/{repo}/subscription\x12\xa3\x01\n" +
@@ -1317,7 +1969,16 @@ const file_forge_watch_v1_watch_proto_rawDesc = "" +
 	"\x14ListIssueSubscribers\x12+.forge.watch.v1.ListIssueSubscribersRequest\x1a,.forge.watch.v1.ListIssueSubscribersResponse\"_\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Bb\x05users\x129/api/v1/repos/{owner}/{repo}/issues/{index}/subscriptions\x12\xe5\x01\n" +
 	"\x16CheckIssueSubscription\x12-.forge.watch.v1.CheckIssueSubscriptionRequest\x1a..forge.watch.v1.CheckIssueSubscriptionResponse\"l\x92\xb5\x18\x13\b\x02\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02Ob\fsubscription\x12?/api/v1/repos/{owner}/{repo}/issues/{index}/subscriptions/check\x12\xe3\x01\n" +
 	"\x0eSubscribeIssue\x12%.forge.watch.v1.SubscribeIssueRequest\x1a&.forge.watch.v1.SubscribeIssueResponse\"\x81\x01\x92\xb5\x185\b\x02\x1a\x05issue \x02(\x01:\x06\b\x01\x10\x02\x18\x01B\x1eissue-subscriber-self-or-admin\x82\xd3\xe4\x93\x02B\x1a@/api/v1/repos/{owner}/{repo}/issues/{index}/subscriptions/{user}\x12\xe9\x01\n" +
-	"\x10UnsubscribeIssue\x12'.forge.watch.v1.UnsubscribeIssueRequest\x1a(.forge.watch.v1.UnsubscribeIssueResponse\"\x81\x01\x92\xb5\x185\b\x02\x1a\x05issue \x02(\x01:\x06\b\x01\x10\x02\x18\x01B\x1eissue-subscriber-self-or-admin\x82\xd3\xe4\x93\x02B*@/api/v1/repos/{owner}/{repo}/issues/{index}/subscriptions/{user}B\x9c\x01\n" +
+	"\x10UnsubscribeIssue\x12'.forge.watch.v1.UnsubscribeIssueRequest\x1a(.forge.watch.v1.UnsubscribeIssueResponse\"\x81\x01\x92\xb5\x185\b\x02\x1a\x05issue \x02(\x01:\x06\b\x01\x10\x02\x18\x01B\x1eissue-subscriber-self-or-admin\x82\xd3\xe4\x93\x02B*@/api/v1/repos/{owner}/{repo}/issues/{index}/subscriptions/{user}\x12\x8b\x01\n" +
+	"\x04Star\x12\x1b.forge.watch.v1.StarRequest\x1a\x1c.forge.watch.v1.StarResponse\"H\x88\xb5\x18\xcc\x01\x92\xb5\x18\x14\b\x02\x1a\x04user \x02(\x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02%\x1a#/api/v1/user/starred/{owner}/{repo}\x12\x91\x01\n" +
+	"\x06Unstar\x12\x1d.forge.watch.v1.UnstarRequest\x1a\x1e.forge.watch.v1.UnstarResponse\"H\x88\xb5\x18\xcc\x01\x92\xb5\x18\x14\b\x02\x1a\x04user \x02(\x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02%*#/api/v1/user/starred/{owner}/{repo}\x12\xa4\x01\n" +
+	"\rCheckStarring\x12$.forge.watch.v1.CheckStarringRequest\x1a%.forge.watch.v1.CheckStarringResponse\"F\x88\xb5\x18\xcc\x01\x92\xb5\x18\x12\b\x02\x1a\x04user \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02%\x12#/api/v1/user/starred/{owner}/{repo}\x12\xa2\x01\n" +
+	"\rListMyStarred\x12$.forge.watch.v1.ListMyStarredRequest\x1a%.forge.watch.v1.ListMyStarredResponse\"D\x92\xb5\x18\x16\b\x02\x1a\x04user\x1a\n" +
+	"repository \x01\x82\xd3\xe4\x93\x02$b\frepositories\x12\x14/api/v1/user/starred\x12\xa8\x01\n" +
+	"\x0fListUserStarred\x12&.forge.watch.v1.ListUserStarredRequest\x1a'.forge.watch.v1.ListUserStarredResponse\"D\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x020b\frepositories\x12 /api/v1/users/{username}/starred\x12\xb3\x01\n" +
+	"\x0eListStargazers\x12%.forge.watch.v1.ListStargazersRequest\x1a&.forge.watch.v1.ListStargazersResponse\"R\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x020b\x05users\x12'/api/v1/repos/{owner}/{repo}/stargazersB\x9c\x01\n" +
 	"\x12com.forge.watch.v1B\n" +
 	"WatchProtoP\x01Z forge/gen/forge/watch/v1;watchv1\xa2\x02\x03FWX\xaa\x02\x0eForge.Watch.V1\xca\x02\x0eForge\\Watch\\V1\xe2\x02\x1aForge\\Watch\\V1\\GPBMetadata\xea\x02\x10Forge::Watch::V1b\x06proto3"
 
@@ -1333,7 +1994,7 @@ func file_forge_watch_v1_watch_proto_rawDescGZIP() []byte {
 	return file_forge_watch_v1_watch_proto_rawDescData
 }
 
-var file_forge_watch_v1_watch_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_forge_watch_v1_watch_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_forge_watch_v1_watch_proto_goTypes = []any{
 	(*WatchInfo)(nil),                      // 0: forge.watch.v1.WatchInfo
 	(*GetSubscriptionRequest)(nil),         // 1: forge.watch.v1.GetSubscriptionRequest
@@ -1356,44 +2017,71 @@ var file_forge_watch_v1_watch_proto_goTypes = []any{
 	(*SubscribeIssueResponse)(nil),         // 18: forge.watch.v1.SubscribeIssueResponse
 	(*UnsubscribeIssueRequest)(nil),        // 19: forge.watch.v1.UnsubscribeIssueRequest
 	(*UnsubscribeIssueResponse)(nil),       // 20: forge.watch.v1.UnsubscribeIssueResponse
-	(*timestamppb.Timestamp)(nil),          // 21: google.protobuf.Timestamp
-	(*v1.User)(nil),                        // 22: forge.users.v1.User
-	(*v11.Repository)(nil),                 // 23: forge.repos.v1.Repository
+	(*StarRequest)(nil),                    // 21: forge.watch.v1.StarRequest
+	(*StarResponse)(nil),                   // 22: forge.watch.v1.StarResponse
+	(*UnstarRequest)(nil),                  // 23: forge.watch.v1.UnstarRequest
+	(*UnstarResponse)(nil),                 // 24: forge.watch.v1.UnstarResponse
+	(*CheckStarringRequest)(nil),           // 25: forge.watch.v1.CheckStarringRequest
+	(*CheckStarringResponse)(nil),          // 26: forge.watch.v1.CheckStarringResponse
+	(*ListMyStarredRequest)(nil),           // 27: forge.watch.v1.ListMyStarredRequest
+	(*ListMyStarredResponse)(nil),          // 28: forge.watch.v1.ListMyStarredResponse
+	(*ListUserStarredRequest)(nil),         // 29: forge.watch.v1.ListUserStarredRequest
+	(*ListUserStarredResponse)(nil),        // 30: forge.watch.v1.ListUserStarredResponse
+	(*ListStargazersRequest)(nil),          // 31: forge.watch.v1.ListStargazersRequest
+	(*ListStargazersResponse)(nil),         // 32: forge.watch.v1.ListStargazersResponse
+	(*timestamppb.Timestamp)(nil),          // 33: google.protobuf.Timestamp
+	(*v1.User)(nil),                        // 34: forge.users.v1.User
+	(*v11.Repository)(nil),                 // 35: forge.repos.v1.Repository
 }
 var file_forge_watch_v1_watch_proto_depIdxs = []int32{
-	21, // 0: forge.watch.v1.WatchInfo.created_at:type_name -> google.protobuf.Timestamp
+	33, // 0: forge.watch.v1.WatchInfo.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 1: forge.watch.v1.GetSubscriptionResponse.subscription:type_name -> forge.watch.v1.WatchInfo
 	0,  // 2: forge.watch.v1.WatchResponse.subscription:type_name -> forge.watch.v1.WatchInfo
-	22, // 3: forge.watch.v1.ListSubscribersResponse.users:type_name -> forge.users.v1.User
-	23, // 4: forge.watch.v1.ListMySubscriptionsResponse.repositories:type_name -> forge.repos.v1.Repository
-	23, // 5: forge.watch.v1.ListUserSubscriptionsResponse.repositories:type_name -> forge.repos.v1.Repository
-	22, // 6: forge.watch.v1.ListIssueSubscribersResponse.users:type_name -> forge.users.v1.User
+	34, // 3: forge.watch.v1.ListSubscribersResponse.users:type_name -> forge.users.v1.User
+	35, // 4: forge.watch.v1.ListMySubscriptionsResponse.repositories:type_name -> forge.repos.v1.Repository
+	35, // 5: forge.watch.v1.ListUserSubscriptionsResponse.repositories:type_name -> forge.repos.v1.Repository
+	34, // 6: forge.watch.v1.ListIssueSubscribersResponse.users:type_name -> forge.users.v1.User
 	0,  // 7: forge.watch.v1.CheckIssueSubscriptionResponse.subscription:type_name -> forge.watch.v1.WatchInfo
-	1,  // 8: forge.watch.v1.WatchService.GetSubscription:input_type -> forge.watch.v1.GetSubscriptionRequest
-	3,  // 9: forge.watch.v1.WatchService.Watch:input_type -> forge.watch.v1.WatchRequest
-	5,  // 10: forge.watch.v1.WatchService.Unwatch:input_type -> forge.watch.v1.UnwatchRequest
-	7,  // 11: forge.watch.v1.WatchService.ListSubscribers:input_type -> forge.watch.v1.ListSubscribersRequest
-	9,  // 12: forge.watch.v1.WatchService.ListMySubscriptions:input_type -> forge.watch.v1.ListMySubscriptionsRequest
-	11, // 13: forge.watch.v1.WatchService.ListUserSubscriptions:input_type -> forge.watch.v1.ListUserSubscriptionsRequest
-	13, // 14: forge.watch.v1.WatchService.ListIssueSubscribers:input_type -> forge.watch.v1.ListIssueSubscribersRequest
-	15, // 15: forge.watch.v1.WatchService.CheckIssueSubscription:input_type -> forge.watch.v1.CheckIssueSubscriptionRequest
-	17, // 16: forge.watch.v1.WatchService.SubscribeIssue:input_type -> forge.watch.v1.SubscribeIssueRequest
-	19, // 17: forge.watch.v1.WatchService.UnsubscribeIssue:input_type -> forge.watch.v1.UnsubscribeIssueRequest
-	2,  // 18: forge.watch.v1.WatchService.GetSubscription:output_type -> forge.watch.v1.GetSubscriptionResponse
-	4,  // 19: forge.watch.v1.WatchService.Watch:output_type -> forge.watch.v1.WatchResponse
-	6,  // 20: forge.watch.v1.WatchService.Unwatch:output_type -> forge.watch.v1.UnwatchResponse
-	8,  // 21: forge.watch.v1.WatchService.ListSubscribers:output_type -> forge.watch.v1.ListSubscribersResponse
-	10, // 22: forge.watch.v1.WatchService.ListMySubscriptions:output_type -> forge.watch.v1.ListMySubscriptionsResponse
-	12, // 23: forge.watch.v1.WatchService.ListUserSubscriptions:output_type -> forge.watch.v1.ListUserSubscriptionsResponse
-	14, // 24: forge.watch.v1.WatchService.ListIssueSubscribers:output_type -> forge.watch.v1.ListIssueSubscribersResponse
-	16, // 25: forge.watch.v1.WatchService.CheckIssueSubscription:output_type -> forge.watch.v1.CheckIssueSubscriptionResponse
-	18, // 26: forge.watch.v1.WatchService.SubscribeIssue:output_type -> forge.watch.v1.SubscribeIssueResponse
-	20, // 27: forge.watch.v1.WatchService.UnsubscribeIssue:output_type -> forge.watch.v1.UnsubscribeIssueResponse
-	18, // [18:28] is the sub-list for method output_type
-	8,  // [8:18] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	35, // 8: forge.watch.v1.ListMyStarredResponse.repositories:type_name -> forge.repos.v1.Repository
+	35, // 9: forge.watch.v1.ListUserStarredResponse.repositories:type_name -> forge.repos.v1.Repository
+	34, // 10: forge.watch.v1.ListStargazersResponse.users:type_name -> forge.users.v1.User
+	1,  // 11: forge.watch.v1.WatchService.GetSubscription:input_type -> forge.watch.v1.GetSubscriptionRequest
+	3,  // 12: forge.watch.v1.WatchService.Watch:input_type -> forge.watch.v1.WatchRequest
+	5,  // 13: forge.watch.v1.WatchService.Unwatch:input_type -> forge.watch.v1.UnwatchRequest
+	7,  // 14: forge.watch.v1.WatchService.ListSubscribers:input_type -> forge.watch.v1.ListSubscribersRequest
+	9,  // 15: forge.watch.v1.WatchService.ListMySubscriptions:input_type -> forge.watch.v1.ListMySubscriptionsRequest
+	11, // 16: forge.watch.v1.WatchService.ListUserSubscriptions:input_type -> forge.watch.v1.ListUserSubscriptionsRequest
+	13, // 17: forge.watch.v1.WatchService.ListIssueSubscribers:input_type -> forge.watch.v1.ListIssueSubscribersRequest
+	15, // 18: forge.watch.v1.WatchService.CheckIssueSubscription:input_type -> forge.watch.v1.CheckIssueSubscriptionRequest
+	17, // 19: forge.watch.v1.WatchService.SubscribeIssue:input_type -> forge.watch.v1.SubscribeIssueRequest
+	19, // 20: forge.watch.v1.WatchService.UnsubscribeIssue:input_type -> forge.watch.v1.UnsubscribeIssueRequest
+	21, // 21: forge.watch.v1.WatchService.Star:input_type -> forge.watch.v1.StarRequest
+	23, // 22: forge.watch.v1.WatchService.Unstar:input_type -> forge.watch.v1.UnstarRequest
+	25, // 23: forge.watch.v1.WatchService.CheckStarring:input_type -> forge.watch.v1.CheckStarringRequest
+	27, // 24: forge.watch.v1.WatchService.ListMyStarred:input_type -> forge.watch.v1.ListMyStarredRequest
+	29, // 25: forge.watch.v1.WatchService.ListUserStarred:input_type -> forge.watch.v1.ListUserStarredRequest
+	31, // 26: forge.watch.v1.WatchService.ListStargazers:input_type -> forge.watch.v1.ListStargazersRequest
+	2,  // 27: forge.watch.v1.WatchService.GetSubscription:output_type -> forge.watch.v1.GetSubscriptionResponse
+	4,  // 28: forge.watch.v1.WatchService.Watch:output_type -> forge.watch.v1.WatchResponse
+	6,  // 29: forge.watch.v1.WatchService.Unwatch:output_type -> forge.watch.v1.UnwatchResponse
+	8,  // 30: forge.watch.v1.WatchService.ListSubscribers:output_type -> forge.watch.v1.ListSubscribersResponse
+	10, // 31: forge.watch.v1.WatchService.ListMySubscriptions:output_type -> forge.watch.v1.ListMySubscriptionsResponse
+	12, // 32: forge.watch.v1.WatchService.ListUserSubscriptions:output_type -> forge.watch.v1.ListUserSubscriptionsResponse
+	14, // 33: forge.watch.v1.WatchService.ListIssueSubscribers:output_type -> forge.watch.v1.ListIssueSubscribersResponse
+	16, // 34: forge.watch.v1.WatchService.CheckIssueSubscription:output_type -> forge.watch.v1.CheckIssueSubscriptionResponse
+	18, // 35: forge.watch.v1.WatchService.SubscribeIssue:output_type -> forge.watch.v1.SubscribeIssueResponse
+	20, // 36: forge.watch.v1.WatchService.UnsubscribeIssue:output_type -> forge.watch.v1.UnsubscribeIssueResponse
+	22, // 37: forge.watch.v1.WatchService.Star:output_type -> forge.watch.v1.StarResponse
+	24, // 38: forge.watch.v1.WatchService.Unstar:output_type -> forge.watch.v1.UnstarResponse
+	26, // 39: forge.watch.v1.WatchService.CheckStarring:output_type -> forge.watch.v1.CheckStarringResponse
+	28, // 40: forge.watch.v1.WatchService.ListMyStarred:output_type -> forge.watch.v1.ListMyStarredResponse
+	30, // 41: forge.watch.v1.WatchService.ListUserStarred:output_type -> forge.watch.v1.ListUserStarredResponse
+	32, // 42: forge.watch.v1.WatchService.ListStargazers:output_type -> forge.watch.v1.ListStargazersResponse
+	27, // [27:43] is the sub-list for method output_type
+	11, // [11:27] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_forge_watch_v1_watch_proto_init() }
@@ -1408,7 +2096,7 @@ func file_forge_watch_v1_watch_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_watch_v1_watch_proto_rawDesc), len(file_forge_watch_v1_watch_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

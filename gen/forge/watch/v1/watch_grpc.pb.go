@@ -29,13 +29,20 @@ const (
 	WatchService_CheckIssueSubscription_FullMethodName = "/forge.watch.v1.WatchService/CheckIssueSubscription"
 	WatchService_SubscribeIssue_FullMethodName         = "/forge.watch.v1.WatchService/SubscribeIssue"
 	WatchService_UnsubscribeIssue_FullMethodName       = "/forge.watch.v1.WatchService/UnsubscribeIssue"
+	WatchService_Star_FullMethodName                   = "/forge.watch.v1.WatchService/Star"
+	WatchService_Unstar_FullMethodName                 = "/forge.watch.v1.WatchService/Unstar"
+	WatchService_CheckStarring_FullMethodName          = "/forge.watch.v1.WatchService/CheckStarring"
+	WatchService_ListMyStarred_FullMethodName          = "/forge.watch.v1.WatchService/ListMyStarred"
+	WatchService_ListUserStarred_FullMethodName        = "/forge.watch.v1.WatchService/ListUserStarred"
+	WatchService_ListStargazers_FullMethodName         = "/forge.watch.v1.WatchService/ListStargazers"
 )
 
 // WatchServiceClient is the client API for WatchService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// WatchService manages who watches (subscribes to) repositories.
+// WatchService manages who watches (subscribes to) and who stars
+// repositories.
 type WatchServiceClient interface {
 	// GetSubscription returns the caller's subscription to a repository;
 	// NotFound when the caller does not watch it.
@@ -69,6 +76,22 @@ type WatchServiceClient interface {
 	// follow by watching the repository or taking part), with
 	// SubscribeIssue's rule and statuses (201 changed, 200 already so).
 	UnsubscribeIssue(ctx context.Context, in *UnsubscribeIssueRequest, opts ...grpc.CallOption) (*UnsubscribeIssueResponse, error)
+	// Star makes the caller star a repository they can read; starring twice
+	// is a no-op (PUT /user/starred/{owner}/{repo}, 204 as Gitea).
+	Star(ctx context.Context, in *StarRequest, opts ...grpc.CallOption) (*StarResponse, error)
+	// Unstar removes the caller's star; a no-op if there was none (204).
+	Unstar(ctx context.Context, in *UnstarRequest, opts ...grpc.CallOption) (*UnstarResponse, error)
+	// CheckStarring answers 204 when the caller starred the repository,
+	// Gitea's bare 404 otherwise.
+	CheckStarring(ctx context.Context, in *CheckStarringRequest, opts ...grpc.CallOption) (*CheckStarringResponse, error)
+	// ListMyStarred lists the repositories the caller starred and can still
+	// see.
+	ListMyStarred(ctx context.Context, in *ListMyStarredRequest, opts ...grpc.CallOption) (*ListMyStarredResponse, error)
+	// ListUserStarred lists the repositories a user starred that the caller
+	// can see.
+	ListUserStarred(ctx context.Context, in *ListUserStarredRequest, opts ...grpc.CallOption) (*ListUserStarredResponse, error)
+	// ListStargazers lists the users who starred a repository.
+	ListStargazers(ctx context.Context, in *ListStargazersRequest, opts ...grpc.CallOption) (*ListStargazersResponse, error)
 }
 
 type watchServiceClient struct {
@@ -179,11 +202,72 @@ func (c *watchServiceClient) UnsubscribeIssue(ctx context.Context, in *Unsubscri
 	return out, nil
 }
 
+func (c *watchServiceClient) Star(ctx context.Context, in *StarRequest, opts ...grpc.CallOption) (*StarResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StarResponse)
+	err := c.cc.Invoke(ctx, WatchService_Star_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *watchServiceClient) Unstar(ctx context.Context, in *UnstarRequest, opts ...grpc.CallOption) (*UnstarResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnstarResponse)
+	err := c.cc.Invoke(ctx, WatchService_Unstar_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *watchServiceClient) CheckStarring(ctx context.Context, in *CheckStarringRequest, opts ...grpc.CallOption) (*CheckStarringResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckStarringResponse)
+	err := c.cc.Invoke(ctx, WatchService_CheckStarring_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *watchServiceClient) ListMyStarred(ctx context.Context, in *ListMyStarredRequest, opts ...grpc.CallOption) (*ListMyStarredResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMyStarredResponse)
+	err := c.cc.Invoke(ctx, WatchService_ListMyStarred_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *watchServiceClient) ListUserStarred(ctx context.Context, in *ListUserStarredRequest, opts ...grpc.CallOption) (*ListUserStarredResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListUserStarredResponse)
+	err := c.cc.Invoke(ctx, WatchService_ListUserStarred_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *watchServiceClient) ListStargazers(ctx context.Context, in *ListStargazersRequest, opts ...grpc.CallOption) (*ListStargazersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListStargazersResponse)
+	err := c.cc.Invoke(ctx, WatchService_ListStargazers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WatchServiceServer is the server API for WatchService service.
 // All implementations must embed UnimplementedWatchServiceServer
 // for forward compatibility.
 //
-// WatchService manages who watches (subscribes to) repositories.
+// WatchService manages who watches (subscribes to) and who stars
+// repositories.
 type WatchServiceServer interface {
 	// GetSubscription returns the caller's subscription to a repository;
 	// NotFound when the caller does not watch it.
@@ -217,6 +301,22 @@ type WatchServiceServer interface {
 	// follow by watching the repository or taking part), with
 	// SubscribeIssue's rule and statuses (201 changed, 200 already so).
 	UnsubscribeIssue(context.Context, *UnsubscribeIssueRequest) (*UnsubscribeIssueResponse, error)
+	// Star makes the caller star a repository they can read; starring twice
+	// is a no-op (PUT /user/starred/{owner}/{repo}, 204 as Gitea).
+	Star(context.Context, *StarRequest) (*StarResponse, error)
+	// Unstar removes the caller's star; a no-op if there was none (204).
+	Unstar(context.Context, *UnstarRequest) (*UnstarResponse, error)
+	// CheckStarring answers 204 when the caller starred the repository,
+	// Gitea's bare 404 otherwise.
+	CheckStarring(context.Context, *CheckStarringRequest) (*CheckStarringResponse, error)
+	// ListMyStarred lists the repositories the caller starred and can still
+	// see.
+	ListMyStarred(context.Context, *ListMyStarredRequest) (*ListMyStarredResponse, error)
+	// ListUserStarred lists the repositories a user starred that the caller
+	// can see.
+	ListUserStarred(context.Context, *ListUserStarredRequest) (*ListUserStarredResponse, error)
+	// ListStargazers lists the users who starred a repository.
+	ListStargazers(context.Context, *ListStargazersRequest) (*ListStargazersResponse, error)
 	mustEmbedUnimplementedWatchServiceServer()
 }
 
@@ -256,6 +356,24 @@ func (UnimplementedWatchServiceServer) SubscribeIssue(context.Context, *Subscrib
 }
 func (UnimplementedWatchServiceServer) UnsubscribeIssue(context.Context, *UnsubscribeIssueRequest) (*UnsubscribeIssueResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UnsubscribeIssue not implemented")
+}
+func (UnimplementedWatchServiceServer) Star(context.Context, *StarRequest) (*StarResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Star not implemented")
+}
+func (UnimplementedWatchServiceServer) Unstar(context.Context, *UnstarRequest) (*UnstarResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Unstar not implemented")
+}
+func (UnimplementedWatchServiceServer) CheckStarring(context.Context, *CheckStarringRequest) (*CheckStarringResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckStarring not implemented")
+}
+func (UnimplementedWatchServiceServer) ListMyStarred(context.Context, *ListMyStarredRequest) (*ListMyStarredResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMyStarred not implemented")
+}
+func (UnimplementedWatchServiceServer) ListUserStarred(context.Context, *ListUserStarredRequest) (*ListUserStarredResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListUserStarred not implemented")
+}
+func (UnimplementedWatchServiceServer) ListStargazers(context.Context, *ListStargazersRequest) (*ListStargazersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListStargazers not implemented")
 }
 func (UnimplementedWatchServiceServer) mustEmbedUnimplementedWatchServiceServer() {}
 func (UnimplementedWatchServiceServer) testEmbeddedByValue()                      {}
@@ -458,6 +576,114 @@ func _WatchService_UnsubscribeIssue_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WatchService_Star_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StarRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).Star(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_Star_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).Star(ctx, req.(*StarRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WatchService_Unstar_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnstarRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).Unstar(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_Unstar_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).Unstar(ctx, req.(*UnstarRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WatchService_CheckStarring_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckStarringRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).CheckStarring(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_CheckStarring_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).CheckStarring(ctx, req.(*CheckStarringRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WatchService_ListMyStarred_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMyStarredRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).ListMyStarred(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_ListMyStarred_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).ListMyStarred(ctx, req.(*ListMyStarredRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WatchService_ListUserStarred_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListUserStarredRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).ListUserStarred(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_ListUserStarred_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).ListUserStarred(ctx, req.(*ListUserStarredRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WatchService_ListStargazers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListStargazersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WatchServiceServer).ListStargazers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WatchService_ListStargazers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WatchServiceServer).ListStargazers(ctx, req.(*ListStargazersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WatchService_ServiceDesc is the grpc.ServiceDesc for WatchService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -504,6 +730,30 @@ var WatchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UnsubscribeIssue",
 			Handler:    _WatchService_UnsubscribeIssue_Handler,
+		},
+		{
+			MethodName: "Star",
+			Handler:    _WatchService_Star_Handler,
+		},
+		{
+			MethodName: "Unstar",
+			Handler:    _WatchService_Unstar_Handler,
+		},
+		{
+			MethodName: "CheckStarring",
+			Handler:    _WatchService_CheckStarring_Handler,
+		},
+		{
+			MethodName: "ListMyStarred",
+			Handler:    _WatchService_ListMyStarred_Handler,
+		},
+		{
+			MethodName: "ListUserStarred",
+			Handler:    _WatchService_ListUserStarred_Handler,
+		},
+		{
+			MethodName: "ListStargazers",
+			Handler:    _WatchService_ListStargazers_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
