@@ -4587,7 +4587,7 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\rCreateOrgRepo\x12#.forge.orgs.v1.CreateOrgRepoRequest\x1a$.forge.orgs.v1.CreateOrgRepoResponse\"k\x88\xb5\x18\xc9\x01\x92\xb5\x18*\b\x02\x1a\forganization \x02:\x04\b\x02\x18\x01B\x10org-repo-creator\x82\xd3\xe4\x93\x022:\n" +
 	"repositoryb\n" +
 	"repository\"\x18/api/v1/orgs/{org}/repos\x12\xa3\x01\n" +
-	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"J\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02(b\frepositories\x12\x18/api/v1/orgs/{org}/repos2\xe0\x18\n" +
+	"\fListOrgRepos\x12\".forge.orgs.v1.ListOrgReposRequest\x1a#.forge.orgs.v1.ListOrgReposResponse\"J\x92\xb5\x18\x18\b\x01\x1a\forganization \x01:\x04\b\x02\x18\x01\x82\xd3\xe4\x93\x02(b\frepositories\x12\x18/api/v1/orgs/{org}/repos2\xe4\x18\n" +
 	"\vTeamService\x12\x93\x01\n" +
 	"\tListTeams\x12\x1f.forge.orgs.v1.ListTeamsRequest\x1a .forge.orgs.v1.ListTeamsResponse\"C\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02!b\x05teams\x12\x18/api/v1/orgs/{org}/teams\x12\x99\x01\n" +
 	"\vSearchTeams\x12!.forge.orgs.v1.SearchTeamsRequest\x1a\".forge.orgs.v1.SearchTeamsResponse\"C\x92\xb5\x18\x18\b\x02\x1a\forganization \x01:\x04\b\x02\x18\x05\x82\xd3\xe4\x93\x02!\x12\x1f/api/v1/orgs/{org}/teams/search\x12\x9d\x01\n" +
@@ -4610,11 +4610,11 @@ const file_forge_orgs_v1_orgs_proto_rawDesc = "" +
 	"\rListRepoTeams\x12#.forge.orgs.v1.ListRepoTeamsRequest\x1a$.forge.orgs.v1.ListRepoTeamsResponse\"M\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x02+b\x05teams\x12\"/api/v1/repos/{owner}/{repo}/teams\x12\xa9\x01\n" +
 	"\vGetRepoTeam\x12!.forge.orgs.v1.GetRepoTeamRequest\x1a\".forge.orgs.v1.GetRepoTeamResponse\"S\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x021b\x04team\x12)/api/v1/repos/{owner}/{repo}/teams/{team}\x12\xa8\x01\n" +
-	"\vAddRepoTeam\x12!.forge.orgs.v1.AddRepoTeamRequest\x1a\".forge.orgs.v1.AddRepoTeamResponse\"R\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x02:\x06\b\x01\x10\x06\x18\x03\x82\xd3\xe4\x93\x02+\x1a)/api/v1/repos/{owner}/{repo}/teams/{team}\x12\xb1\x01\n" +
-	"\x0eRemoveRepoTeam\x12$.forge.orgs.v1.RemoveRepoTeamRequest\x1a%.forge.orgs.v1.RemoveRepoTeamResponse\"R\x88\xb5\x18\xcc\x01\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x02:\x06\b\x01\x10\x06\x18\x03\x82\xd3\xe4\x93\x02+*)/api/v1/repos/{owner}/{repo}/teams/{team}B\x94\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x021b\x04team\x12)/api/v1/repos/{owner}/{repo}/teams/{team}\x12\xaa\x01\n" +
+	"\vAddRepoTeam\x12!.forge.orgs.v1.AddRepoTeamRequest\x1a\".forge.orgs.v1.AddRepoTeamResponse\"T\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x01\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x06\x18\x03\x82\xd3\xe4\x93\x02+\x1a)/api/v1/repos/{owner}/{repo}/teams/{team}\x12\xb3\x01\n" +
+	"\x0eRemoveRepoTeam\x12$.forge.orgs.v1.RemoveRepoTeamRequest\x1a%.forge.orgs.v1.RemoveRepoTeamResponse\"T\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x01\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x06\x18\x03\x82\xd3\xe4\x93\x02+*)/api/v1/repos/{owner}/{repo}/teams/{team}B\x94\x01\n" +
 	"\x11com.forge.orgs.v1B\tOrgsProtoP\x01Z\x1eforge/gen/forge/orgs/v1;orgsv1\xa2\x02\x03FOX\xaa\x02\rForge.Orgs.V1\xca\x02\rForge\\Orgs\\V1\xe2\x02\x19Forge\\Orgs\\V1\\GPBMetadata\xea\x02\x0fForge::Orgs::V1b\x06proto3"
 
 var (
