@@ -44,11 +44,7 @@ func variablesJSON(list []store.ActionVariable) []*actionsv1.ActionVariable {
 }
 
 func (s *Server) ListOrgSecrets(ctx context.Context, req *actionsv1.ListOrgSecretsRequest) (*actionsv1.ListOrgSecretsResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list, total, err := s.svc.listSecrets(ctx, sc, req.GetPage(), req.GetLimit())
+	list, total, err := s.svc.listSecrets(ctx, orgScope, req.GetPage(), req.GetLimit())
 	if err != nil {
 		return nil, errs.Wrap(err, "list secrets")
 	}
@@ -56,11 +52,7 @@ func (s *Server) ListOrgSecrets(ctx context.Context, req *actionsv1.ListOrgSecre
 }
 
 func (s *Server) PutOrgSecret(ctx context.Context, req *actionsv1.PutOrgSecretRequest) (*actionsv1.PutOrgSecretResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	created, err := s.svc.putSecret(ctx, sc, req.GetSecretname(), req.GetData(), req.GetDescription())
+	created, err := s.svc.putSecret(ctx, orgScope, req.GetSecretname(), req.GetData(), req.GetDescription())
 	if err != nil {
 		return nil, err
 	}
@@ -68,22 +60,14 @@ func (s *Server) PutOrgSecret(ctx context.Context, req *actionsv1.PutOrgSecretRe
 }
 
 func (s *Server) DeleteOrgSecret(ctx context.Context, req *actionsv1.DeleteOrgSecretRequest) (*actionsv1.DeleteOrgSecretResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.deleteSecret(ctx, sc, req.GetSecretname()); err != nil {
+	if err := s.svc.deleteSecret(ctx, orgScope, req.GetSecretname()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.DeleteOrgSecretResponse{}, nil
 }
 
 func (s *Server) ListOrgVariables(ctx context.Context, req *actionsv1.ListOrgVariablesRequest) (*actionsv1.ListOrgVariablesResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list, total, err := s.svc.listVariables(ctx, sc, req.GetPage(), req.GetLimit())
+	list, total, err := s.svc.listVariables(ctx, orgScope, req.GetPage(), req.GetLimit())
 	if err != nil {
 		return nil, errs.Wrap(err, "list variables")
 	}
@@ -91,11 +75,7 @@ func (s *Server) ListOrgVariables(ctx context.Context, req *actionsv1.ListOrgVar
 }
 
 func (s *Server) GetOrgVariable(ctx context.Context, req *actionsv1.GetOrgVariableRequest) (*actionsv1.GetOrgVariableResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.svc.getVariable(ctx, sc, req.GetVariablename())
+	v, err := s.svc.getVariable(ctx, orgScope, req.GetVariablename())
 	if err != nil {
 		return nil, err
 	}
@@ -103,44 +83,28 @@ func (s *Server) GetOrgVariable(ctx context.Context, req *actionsv1.GetOrgVariab
 }
 
 func (s *Server) CreateOrgVariable(ctx context.Context, req *actionsv1.CreateOrgVariableRequest) (*actionsv1.CreateOrgVariableResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.createVariable(ctx, sc, req.GetVariablename(), req.GetValue(), req.GetDescription()); err != nil {
+	if err := s.svc.createVariable(ctx, orgScope, req.GetVariablename(), req.GetValue(), req.GetDescription()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.CreateOrgVariableResponse{}, nil
 }
 
 func (s *Server) UpdateOrgVariable(ctx context.Context, req *actionsv1.UpdateOrgVariableRequest) (*actionsv1.UpdateOrgVariableResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.updateVariable(ctx, sc, req.GetVariablename(), req.GetName(), req.GetValue(), req.GetDescription()); err != nil {
+	if err := s.svc.updateVariable(ctx, orgScope, req.GetVariablename(), req.GetName(), req.GetValue(), req.GetDescription()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.UpdateOrgVariableResponse{}, nil
 }
 
 func (s *Server) DeleteOrgVariable(ctx context.Context, req *actionsv1.DeleteOrgVariableRequest) (*actionsv1.DeleteOrgVariableResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.deleteVariable(ctx, sc, req.GetVariablename()); err != nil {
+	if err := s.svc.deleteVariable(ctx, orgScope, req.GetVariablename()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.DeleteOrgVariableResponse{}, nil
 }
 
 func (s *Server) ListRepoSecrets(ctx context.Context, req *actionsv1.ListRepoSecretsRequest) (*actionsv1.ListRepoSecretsResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list, total, err := s.svc.listSecrets(ctx, sc, req.GetPage(), req.GetLimit())
+	list, total, err := s.svc.listSecrets(ctx, repoScope, req.GetPage(), req.GetLimit())
 	if err != nil {
 		return nil, errs.Wrap(err, "list secrets")
 	}
@@ -148,11 +112,7 @@ func (s *Server) ListRepoSecrets(ctx context.Context, req *actionsv1.ListRepoSec
 }
 
 func (s *Server) PutRepoSecret(ctx context.Context, req *actionsv1.PutRepoSecretRequest) (*actionsv1.PutRepoSecretResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	created, err := s.svc.putSecret(ctx, sc, req.GetSecretname(), req.GetData(), req.GetDescription())
+	created, err := s.svc.putSecret(ctx, repoScope, req.GetSecretname(), req.GetData(), req.GetDescription())
 	if err != nil {
 		return nil, err
 	}
@@ -160,22 +120,14 @@ func (s *Server) PutRepoSecret(ctx context.Context, req *actionsv1.PutRepoSecret
 }
 
 func (s *Server) DeleteRepoSecret(ctx context.Context, req *actionsv1.DeleteRepoSecretRequest) (*actionsv1.DeleteRepoSecretResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.deleteSecret(ctx, sc, req.GetSecretname()); err != nil {
+	if err := s.svc.deleteSecret(ctx, repoScope, req.GetSecretname()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.DeleteRepoSecretResponse{}, nil
 }
 
 func (s *Server) ListRepoVariables(ctx context.Context, req *actionsv1.ListRepoVariablesRequest) (*actionsv1.ListRepoVariablesResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list, total, err := s.svc.listVariables(ctx, sc, req.GetPage(), req.GetLimit())
+	list, total, err := s.svc.listVariables(ctx, repoScope, req.GetPage(), req.GetLimit())
 	if err != nil {
 		return nil, errs.Wrap(err, "list variables")
 	}
@@ -183,11 +135,7 @@ func (s *Server) ListRepoVariables(ctx context.Context, req *actionsv1.ListRepoV
 }
 
 func (s *Server) GetRepoVariable(ctx context.Context, req *actionsv1.GetRepoVariableRequest) (*actionsv1.GetRepoVariableResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.svc.getVariable(ctx, sc, req.GetVariablename())
+	v, err := s.svc.getVariable(ctx, repoScope, req.GetVariablename())
 	if err != nil {
 		return nil, err
 	}
@@ -195,44 +143,28 @@ func (s *Server) GetRepoVariable(ctx context.Context, req *actionsv1.GetRepoVari
 }
 
 func (s *Server) CreateRepoVariable(ctx context.Context, req *actionsv1.CreateRepoVariableRequest) (*actionsv1.CreateRepoVariableResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.createVariable(ctx, sc, req.GetVariablename(), req.GetValue(), req.GetDescription()); err != nil {
+	if err := s.svc.createVariable(ctx, repoScope, req.GetVariablename(), req.GetValue(), req.GetDescription()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.CreateRepoVariableResponse{}, nil
 }
 
 func (s *Server) UpdateRepoVariable(ctx context.Context, req *actionsv1.UpdateRepoVariableRequest) (*actionsv1.UpdateRepoVariableResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.updateVariable(ctx, sc, req.GetVariablename(), req.GetName(), req.GetValue(), req.GetDescription()); err != nil {
+	if err := s.svc.updateVariable(ctx, repoScope, req.GetVariablename(), req.GetName(), req.GetValue(), req.GetDescription()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.UpdateRepoVariableResponse{}, nil
 }
 
 func (s *Server) DeleteRepoVariable(ctx context.Context, req *actionsv1.DeleteRepoVariableRequest) (*actionsv1.DeleteRepoVariableResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.deleteVariable(ctx, sc, req.GetVariablename()); err != nil {
+	if err := s.svc.deleteVariable(ctx, repoScope, req.GetVariablename()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.DeleteRepoVariableResponse{}, nil
 }
 
 func (s *Server) ListUserSecrets(ctx context.Context, req *actionsv1.ListUserSecretsRequest) (*actionsv1.ListUserSecretsResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list, total, err := s.svc.listSecrets(ctx, sc, req.GetPage(), req.GetLimit())
+	list, total, err := s.svc.listSecrets(ctx, userScope, req.GetPage(), req.GetLimit())
 	if err != nil {
 		return nil, errs.Wrap(err, "list secrets")
 	}
@@ -240,11 +172,7 @@ func (s *Server) ListUserSecrets(ctx context.Context, req *actionsv1.ListUserSec
 }
 
 func (s *Server) PutUserSecret(ctx context.Context, req *actionsv1.PutUserSecretRequest) (*actionsv1.PutUserSecretResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	created, err := s.svc.putSecret(ctx, sc, req.GetSecretname(), req.GetData(), req.GetDescription())
+	created, err := s.svc.putSecret(ctx, userScope, req.GetSecretname(), req.GetData(), req.GetDescription())
 	if err != nil {
 		return nil, err
 	}
@@ -252,22 +180,14 @@ func (s *Server) PutUserSecret(ctx context.Context, req *actionsv1.PutUserSecret
 }
 
 func (s *Server) DeleteUserSecret(ctx context.Context, req *actionsv1.DeleteUserSecretRequest) (*actionsv1.DeleteUserSecretResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.deleteSecret(ctx, sc, req.GetSecretname()); err != nil {
+	if err := s.svc.deleteSecret(ctx, userScope, req.GetSecretname()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.DeleteUserSecretResponse{}, nil
 }
 
 func (s *Server) ListUserVariables(ctx context.Context, req *actionsv1.ListUserVariablesRequest) (*actionsv1.ListUserVariablesResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list, total, err := s.svc.listVariables(ctx, sc, req.GetPage(), req.GetLimit())
+	list, total, err := s.svc.listVariables(ctx, userScope, req.GetPage(), req.GetLimit())
 	if err != nil {
 		return nil, errs.Wrap(err, "list variables")
 	}
@@ -275,11 +195,7 @@ func (s *Server) ListUserVariables(ctx context.Context, req *actionsv1.ListUserV
 }
 
 func (s *Server) GetUserVariable(ctx context.Context, req *actionsv1.GetUserVariableRequest) (*actionsv1.GetUserVariableResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.svc.getVariable(ctx, sc, req.GetVariablename())
+	v, err := s.svc.getVariable(ctx, userScope, req.GetVariablename())
 	if err != nil {
 		return nil, err
 	}
@@ -287,44 +203,28 @@ func (s *Server) GetUserVariable(ctx context.Context, req *actionsv1.GetUserVari
 }
 
 func (s *Server) CreateUserVariable(ctx context.Context, req *actionsv1.CreateUserVariableRequest) (*actionsv1.CreateUserVariableResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.createVariable(ctx, sc, req.GetVariablename(), req.GetValue(), req.GetDescription()); err != nil {
+	if err := s.svc.createVariable(ctx, userScope, req.GetVariablename(), req.GetValue(), req.GetDescription()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.CreateUserVariableResponse{}, nil
 }
 
 func (s *Server) UpdateUserVariable(ctx context.Context, req *actionsv1.UpdateUserVariableRequest) (*actionsv1.UpdateUserVariableResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.updateVariable(ctx, sc, req.GetVariablename(), req.GetName(), req.GetValue(), req.GetDescription()); err != nil {
+	if err := s.svc.updateVariable(ctx, userScope, req.GetVariablename(), req.GetName(), req.GetValue(), req.GetDescription()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.UpdateUserVariableResponse{}, nil
 }
 
 func (s *Server) DeleteUserVariable(ctx context.Context, req *actionsv1.DeleteUserVariableRequest) (*actionsv1.DeleteUserVariableResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.deleteVariable(ctx, sc, req.GetVariablename()); err != nil {
+	if err := s.svc.deleteVariable(ctx, userScope, req.GetVariablename()); err != nil {
 		return nil, err
 	}
 	return &actionsv1.DeleteUserVariableResponse{}, nil
 }
 
 func (s *Server) GetOrgRunnerRegistrationToken(ctx context.Context, _ *actionsv1.GetOrgRunnerRegistrationTokenRequest) (*actionsv1.GetOrgRunnerRegistrationTokenResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.svc.runnerToken(ctx, sc)
+	t, err := s.svc.runnerToken(ctx, orgScope)
 	if err != nil {
 		return nil, err
 	}
@@ -332,11 +232,7 @@ func (s *Server) GetOrgRunnerRegistrationToken(ctx context.Context, _ *actionsv1
 }
 
 func (s *Server) CreateOrgRunnerRegistrationToken(ctx context.Context, _ *actionsv1.CreateOrgRunnerRegistrationTokenRequest) (*actionsv1.CreateOrgRunnerRegistrationTokenResponse, error) {
-	sc, err := orgScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.svc.runnerToken(ctx, sc)
+	t, err := s.svc.runnerToken(ctx, orgScope)
 	if err != nil {
 		return nil, err
 	}
@@ -344,11 +240,7 @@ func (s *Server) CreateOrgRunnerRegistrationToken(ctx context.Context, _ *action
 }
 
 func (s *Server) GetRepoRunnerRegistrationToken(ctx context.Context, _ *actionsv1.GetRepoRunnerRegistrationTokenRequest) (*actionsv1.GetRepoRunnerRegistrationTokenResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.svc.runnerToken(ctx, sc)
+	t, err := s.svc.runnerToken(ctx, repoScope)
 	if err != nil {
 		return nil, err
 	}
@@ -356,11 +248,7 @@ func (s *Server) GetRepoRunnerRegistrationToken(ctx context.Context, _ *actionsv
 }
 
 func (s *Server) CreateRepoRunnerRegistrationToken(ctx context.Context, _ *actionsv1.CreateRepoRunnerRegistrationTokenRequest) (*actionsv1.CreateRepoRunnerRegistrationTokenResponse, error) {
-	sc, err := repoScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.svc.runnerToken(ctx, sc)
+	t, err := s.svc.runnerToken(ctx, repoScope)
 	if err != nil {
 		return nil, err
 	}
@@ -368,11 +256,7 @@ func (s *Server) CreateRepoRunnerRegistrationToken(ctx context.Context, _ *actio
 }
 
 func (s *Server) GetUserRunnerRegistrationToken(ctx context.Context, _ *actionsv1.GetUserRunnerRegistrationTokenRequest) (*actionsv1.GetUserRunnerRegistrationTokenResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.svc.runnerToken(ctx, sc)
+	t, err := s.svc.runnerToken(ctx, userScope)
 	if err != nil {
 		return nil, err
 	}
@@ -380,11 +264,7 @@ func (s *Server) GetUserRunnerRegistrationToken(ctx context.Context, _ *actionsv
 }
 
 func (s *Server) CreateUserRunnerRegistrationToken(ctx context.Context, _ *actionsv1.CreateUserRunnerRegistrationTokenRequest) (*actionsv1.CreateUserRunnerRegistrationTokenResponse, error) {
-	sc, err := userScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.svc.runnerToken(ctx, sc)
+	t, err := s.svc.runnerToken(ctx, userScope)
 	if err != nil {
 		return nil, err
 	}
@@ -392,11 +272,7 @@ func (s *Server) CreateUserRunnerRegistrationToken(ctx context.Context, _ *actio
 }
 
 func (s *Server) GetGlobalRunnerRegistrationToken(ctx context.Context, _ *actionsv1.GetGlobalRunnerRegistrationTokenRequest) (*actionsv1.GetGlobalRunnerRegistrationTokenResponse, error) {
-	sc, err := globalScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.svc.runnerToken(ctx, sc)
+	t, err := s.svc.runnerToken(ctx, globalScope)
 	if err != nil {
 		return nil, err
 	}
@@ -404,11 +280,7 @@ func (s *Server) GetGlobalRunnerRegistrationToken(ctx context.Context, _ *action
 }
 
 func (s *Server) CreateGlobalRunnerRegistrationToken(ctx context.Context, _ *actionsv1.CreateGlobalRunnerRegistrationTokenRequest) (*actionsv1.CreateGlobalRunnerRegistrationTokenResponse, error) {
-	sc, err := globalScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.svc.runnerToken(ctx, sc)
+	t, err := s.svc.runnerToken(ctx, globalScope)
 	if err != nil {
 		return nil, err
 	}

@@ -95,6 +95,10 @@ func variableName(name string) (string, error) {
 
 // orgScope, repoScope and userScope are the level the interceptor
 // resolved and authorized for this call.
+// scopeOf resolves the scope of a call from what the interceptor chain
+// resolved (organization, repository, caller) or the instance.
+type scopeOf func(context.Context) (store.ActionScope, error)
+
 func orgScope(ctx context.Context) (store.ActionScope, error) {
 	o, err := access.OrgFrom(ctx)
 	if err != nil {
@@ -122,13 +126,21 @@ func userScope(ctx context.Context) (store.ActionScope, error) {
 // globalScope is the instance's.
 func globalScope(context.Context) (store.ActionScope, error) { return store.ActionScope{}, nil }
 
-func (s *Service) listSecrets(ctx context.Context, sc store.ActionScope, page, limit int32) ([]store.ActionSecret, int64, error) {
+func (s *Service) listSecrets(ctx context.Context, scope scopeOf, page, limit int32) ([]store.ActionSecret, int64, error) {
+	sc, err := scope(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
 	p := s.limits.Normalize(int(page), int(limit))
 	return s.store.ActionSecrets(ctx, sc, p.Offset(), p.Size)
 }
 
 // putSecret seals the value; it is never logged nor returned.
-func (s *Service) putSecret(ctx context.Context, sc store.ActionScope, name, data, description string) (bool, error) {
+func (s *Service) putSecret(ctx context.Context, scope scopeOf, name, data, description string) (bool, error) {
+	sc, err := scope(ctx)
+	if err != nil {
+		return false, err
+	}
 	n, err := secretName(name)
 	if err != nil {
 		return false, err
@@ -136,7 +148,11 @@ func (s *Service) putSecret(ctx context.Context, sc store.ActionScope, name, dat
 	return s.store.PutActionSecret(ctx, sc, n, s.secrets.Seal([]byte(data)), description)
 }
 
-func (s *Service) deleteSecret(ctx context.Context, sc store.ActionScope, name string) error {
+func (s *Service) deleteSecret(ctx context.Context, scope scopeOf, name string) error {
+	sc, err := scope(ctx)
+	if err != nil {
+		return err
+	}
 	n, err := secretName(name)
 	if err != nil {
 		return err
@@ -148,17 +164,29 @@ func (s *Service) deleteSecret(ctx context.Context, sc store.ActionScope, name s
 
 var errVariableNotFound = errs.New(errs.NotFound, "variable not found")
 
-func (s *Service) listVariables(ctx context.Context, sc store.ActionScope, page, limit int32) ([]store.ActionVariable, int64, error) {
+func (s *Service) listVariables(ctx context.Context, scope scopeOf, page, limit int32) ([]store.ActionVariable, int64, error) {
+	sc, err := scope(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
 	p := s.limits.Normalize(int(page), int(limit))
 	return s.store.ActionVariables(ctx, sc, p.Offset(), p.Size)
 }
 
-func (s *Service) getVariable(ctx context.Context, sc store.ActionScope, name string) (*store.ActionVariable, error) {
+func (s *Service) getVariable(ctx context.Context, scope scopeOf, name string) (*store.ActionVariable, error) {
+	sc, err := scope(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v, err := s.store.ActionVariableByName(ctx, sc, strings.ToUpper(name))
 	return v, errs.Replace(err, store.ErrNotFound, errVariableNotFound)
 }
 
-func (s *Service) createVariable(ctx context.Context, sc store.ActionScope, name, data, description string) error {
+func (s *Service) createVariable(ctx context.Context, scope scopeOf, name, data, description string) error {
+	sc, err := scope(ctx)
+	if err != nil {
+		return err
+	}
 	n, err := variableName(name)
 	if err != nil {
 		return err
@@ -169,7 +197,11 @@ func (s *Service) createVariable(ctx context.Context, sc store.ActionScope, name
 }
 
 // updateVariable renames the variable when newName is given, as Gitea.
-func (s *Service) updateVariable(ctx context.Context, sc store.ActionScope, name, newName, data, description string) error {
+func (s *Service) updateVariable(ctx context.Context, scope scopeOf, name, newName, data, description string) error {
+	sc, err := scope(ctx)
+	if err != nil {
+		return err
+	}
 	if newName == "" {
 		newName = name
 	}
@@ -182,13 +214,21 @@ func (s *Service) updateVariable(ctx context.Context, sc store.ActionScope, name
 	return errs.Replace(err, store.ErrVariableExists, errs.Newf(errs.Conflict, "variable name %s already exists", newName))
 }
 
-func (s *Service) deleteVariable(ctx context.Context, sc store.ActionScope, name string) error {
+func (s *Service) deleteVariable(ctx context.Context, scope scopeOf, name string) error {
+	sc, err := scope(ctx)
+	if err != nil {
+		return err
+	}
 	return errs.Replace(s.store.DeleteActionVariable(ctx, sc, strings.ToUpper(name)), store.ErrNotFound, errVariableNotFound)
 }
 
 // runnerToken is the level's active registration token: the same on every
 // call (GET or POST), stored sealed so it can be shown again.
-func (s *Service) runnerToken(ctx context.Context, sc store.ActionScope) (string, error) {
+func (s *Service) runnerToken(ctx context.Context, scope scopeOf) (string, error) {
+	sc, err := scope(ctx)
+	if err != nil {
+		return "", err
+	}
 	t, err := s.store.RunnerToken(ctx, sc, func() ([]byte, string) {
 		b := make([]byte, 20)
 		_, _ = rand.Read(b) // crypto/rand never fails on supported platforms
