@@ -3,6 +3,9 @@
 //	forge [--config FILE] [--work-path DIR] serve [--port N] [--grpc-port N]
 //	forge version
 //	forge [--config FILE] migrate
+//	forge [--config FILE] dump [--file F|-]
+//	forge [--config FILE] restore --file F [--database-...]
+//	forge [--config FILE] doctor [--fix]
 //	forge [--config FILE] admin user create|list|delete|change-password|totp ...
 //	forge [--config FILE] admin auth add-ldap|update-ldap|list|delete ...
 //	forge vmess compile|decompile|check ...
@@ -34,6 +37,14 @@ commands:
                              GRPC_ADDR is set, the gRPC port HTTP_PORT+1 follow)
   version                    print forge's version and the Gitea API level it serves
   migrate                    apply pending database migrations
+  dump [--file F|-]          write a backup archive (database as portable rows,
+                             repositories, attachments, secret key, config); safe
+                             while the server runs (docs/backup.md)
+  restore --file F [--database-type T --database-host H ...]
+                             restore a dump onto an empty data directory and an
+                             empty database (SQLite or PostgreSQL, either way)
+  doctor [--fix]             check records against git refs, attachments, repository
+                             directories, hooks and config; --fix repairs what is safe
   admin user create ...      create a user (--username --password --email [--admin]
                              [--must-change-password=false] [--access-token])
   admin user list            list users
@@ -102,6 +113,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return env.serve(args[1:])
 	case "migrate":
 		return env.migrate(args[1:])
+	case "dump":
+		return env.dump(args[1:])
+	case "restore":
+		return env.restore(args[1:])
+	case "doctor":
+		return env.doctor(args[1:])
 	case "admin":
 		return env.admin(args[1:])
 	case "vmess":

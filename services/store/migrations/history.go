@@ -124,3 +124,23 @@ func Version() string {
 	}
 	return fmt.Sprintf("%s_%d_%s", files[len(files)-1][:4], len(files), hex.EncodeToString(digest.Sum(nil))[:8])
 }
+
+// ApplyTo runs the pending steps up to and including id, which must be a
+// step of History (restore loads a dump's rows into the schema they were
+// dumped from, then Apply runs the later steps).
+func ApplyTo(tx *gorm.DB, id string) error {
+	steps, err := Steps()
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, s := range steps {
+		found = found || s.ID == id
+	}
+	if !found {
+		return fmt.Errorf("migrations: this forge has no step %s (the data comes from a newer forge)", id)
+	}
+	opts := *gormigrate.DefaultOptions
+	opts.TableName = table
+	return gormigrate.New(tx, &opts, steps).MigrateTo(id)
+}
