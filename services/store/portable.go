@@ -300,8 +300,17 @@ func (s *Store) loadTable(ctx context.Context, tx *sql.Tx, t PortableTable, rows
 		}
 		colKinds[i], quoted[i] = k, quoteIdent(c)
 	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM "+quoteIdent(t.Name)); err != nil {
+	// Only the singleton counters the migrations seed have rows; a DELETE
+	// elsewhere would still fire PostgreSQL's statement triggers (which
+	// bump those counters).
+	var seeded int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+quoteIdent(t.Name)+" LIMIT 1) x").Scan(&seeded); err != nil {
 		return err
+	}
+	if seeded > 0 {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+quoteIdent(t.Name)); err != nil {
+			return err
+		}
 	}
 	prefix := "INSERT INTO " + quoteIdent(t.Name) + " (" + strings.Join(quoted, ", ") + ") VALUES "
 	var (
