@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -110,8 +111,18 @@ func (d *doctor) checkConfig() {
 	}
 }
 
+// writable checks forge can write in dir; a directory that does not exist
+// yet is fine when forge can create it (its nearest existing parent is
+// writable).
 func writable(dir string) error {
 	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		parent := filepath.Dir(filepath.Clean(dir))
+		if parent == filepath.Clean(dir) {
+			return err
+		}
+		return writable(parent)
+	}
 	if err != nil {
 		return err
 	}

@@ -108,6 +108,15 @@ func TestDoctor(t *testing.T) {
 		if out, errOut, code := f.c.run("doctor"); code != 0 {
 			t.Fatalf("doctor after the repairs: %d %s %s", code, out, errOut)
 		}
+		// A path that is not a writable directory.
+		notDir := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(notDir, nil, 0o600)
+		saved := f.c.env
+		f.c.env = append(append([]string{}, saved...), "FORGE__ATTACHMENT__PATH="+notDir)
+		if out, _, code := f.c.run("doctor"); code != 1 || !strings.Contains(out, "[attachment] PATH "+notDir+" is not a writable directory") {
+			t.Errorf("doctor with a file as [attachment] PATH: exit %d\n%s", code, out)
+		}
+		f.c.env = saved
 		// The record --fix wrote is served.
 		f.start("")
 		f.mustAPI("GET", "/api/v1/repos/root/proj/branches/sideways", "", 200)

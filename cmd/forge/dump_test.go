@@ -129,6 +129,12 @@ func dumpRoundTrip(t *testing.T, from, to string) {
 
 	dst, dstDB := restoreTarget(t, to)
 	dst.env = append(dst.env, "FORGE__WEBHOOK__ALLOWED_HOST_LIST=*")
+	// Another SECRET_KEY could not unseal the dump's secrets: refused,
+	// nothing written.
+	other := &cli{t: t, bin: dst.bin, dir: dst.dir, env: append(append([]string{}, dst.env...), "FORGE__SECURITY__SECRET_KEY=another-key")}
+	if _, errOut, code := other.run("restore", "--file", quietDump); code != 1 || !strings.Contains(errOut, "SECRET_KEY differs") {
+		t.Fatalf("restore with another SECRET_KEY: %d %q", code, errOut)
+	}
 	if out, errOut, code := dst.run("restore", "--file", quietDump); code != 0 {
 		t.Fatalf("restore: %d %s %s", code, out, errOut)
 	}

@@ -37,6 +37,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"forge/services/config"
 	"forge/services/git"
@@ -221,13 +222,19 @@ func Dump(ctx context.Context, o DumpOptions) (*Manifest, error) {
 	return m, nil
 }
 
-// encodeRow maps a row to JSON: bytes become {"base64": "..."}, so they
-// are told from text.
+// encodeRow maps a row to JSON: bytes (and text that is not UTF-8) become
+// {"base64": "..."}, so they are told from text and kept byte for byte.
 func encodeRow(vals []any) []any {
 	out := make([]any, len(vals))
 	for i, v := range vals {
 		if b, ok := v.([]byte); ok {
 			out[i] = map[string]string{"base64": base64.StdEncoding.EncodeToString(b)}
+			continue
+		}
+		if s, ok := v.(string); ok && !utf8.ValidString(s) {
+			// JSON would replace the invalid bytes; restore turns bytes
+			// back into text for a text column.
+			out[i] = map[string]string{"base64": base64.StdEncoding.EncodeToString([]byte(s))}
 			continue
 		}
 		out[i] = v

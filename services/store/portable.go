@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-		"strconv"
+	"strconv"
 	"strings"
 
 	"gorm.io/gorm"
