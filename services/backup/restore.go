@@ -182,6 +182,10 @@ func (rd *Reader) Restore(ctx context.Context, t Targets) error {
 				}
 			} else {
 				dest = filepath.Join(cfg.Server.AppDataPath, rest)
+				if _, err := os.Stat(dest); err == nil && hdr.Typeflag == tar.TypeReg {
+					fmt.Fprintf(t.Log, "forge restore: keeping the existing %s\n", dest)
+					continue // an SSH host key this data directory already has
+				}
 			}
 		default:
 			continue // custom/conf/app.ini: the caller placed it
