@@ -36,8 +36,8 @@ func (s *Server) CreateCurrentUserRepo(ctx context.Context, req *reposv1.CreateC
 	caller := auth.FromContext(ctx)
 	r, err := s.repos.CreateOwn(ctx, caller, CreateOptions{
 		Name: req.GetName(), Description: req.GetDescription(), Private: req.GetPrivate(), AutoInit: req.GetAutoInit(),
-		Template: req.GetTemplate(), Readme: req.GetReadme(), DefaultBranch: req.GetDefaultBranch(),
-		ObjectFormatName: req.GetObjectFormatName(),
+		Template: req.GetTemplate(), Readme: req.GetReadme(), Gitignores: req.GetGitignores(), License: req.GetLicense(),
+		IssueLabels: req.GetIssueLabels(), DefaultBranch: req.GetDefaultBranch(), ObjectFormatName: req.GetObjectFormatName(),
 	})
 	if err != nil {
 		return nil, err
@@ -56,10 +56,16 @@ func (s *Server) AdminCreateRepo(ctx context.Context, req *reposv1.AdminCreateRe
 
 // createOptions decodes Gitea's CreateRepoOption.
 func createOptions(opt *reposv1.CreateRepoOption) CreateOptions {
+	return CreateOptionsOf(opt)
+}
+
+// CreateOptionsOf decodes Gitea's CreateRepoOption (for the orgs area's
+// POST /orgs/{org}/repos too).
+func CreateOptionsOf(opt *reposv1.CreateRepoOption) CreateOptions {
 	return CreateOptions{
 		Name: opt.GetName(), Description: opt.GetDescription(), Private: opt.GetPrivate(), AutoInit: opt.GetAutoInit(),
-		Template: opt.GetTemplate(), Readme: opt.GetReadme(), DefaultBranch: opt.GetDefaultBranch(),
-		ObjectFormatName: opt.GetObjectFormatName(),
+		Template: opt.GetTemplate(), Readme: opt.GetReadme(), Gitignores: opt.GetGitignores(), License: opt.GetLicense(),
+		IssueLabels: opt.GetIssueLabels(), DefaultBranch: opt.GetDefaultBranch(), ObjectFormatName: opt.GetObjectFormatName(),
 	}
 }
 

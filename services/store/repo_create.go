@@ -23,13 +23,19 @@ type NewRepository struct {
 	// Mirror is the pull-mirror state of a migrated mirror (RepoID is
 	// filled in); nil for any other repository.
 	Mirror *Mirror
+	// Labels are created with the repository (a label set, a template's
+	// labels); their RepoID and times are filled in.
+	Labels []Label
+	// Topics tag the repository (valid topic names, sorted, without
+	// duplicates), as UpdateRepoTopics would.
+	Topics []string
 	// Limit is how many repositories the owner may hold: -1 for no limit.
 	// The zero value allows none, so a caller that forgets it fails closed.
 	Limit int
 }
 
 // CreateRepositoryAtomic inserts n.Repo (is_empty follows n.Branches), its
-// watch, its branch records and its mirror row in one transaction, and calls place inside
+// watch, its branch records, labels, topics and its mirror row in one transaction, and calls place inside
 // it, after the insert has claimed the name and before the commit. place
 // moves the repository's files into place; if it fails, or the process
 // dies before the commit, nothing is recorded, so a repository record
@@ -45,6 +51,9 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 	r.NumBranches = len(n.Branches)
 	if n.WatcherID != 0 {
 		r.NumWatches = 1
+	}
+	if len(n.Topics) > 0 {
+		r.Topics = TopicNames(n.Topics)
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := s.checkNewRepository(tx, r.OwnerID, r.LowerName, n.Limit); err != nil {
@@ -89,6 +98,27 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 				CommitUnix: b.CommitUnix, PusherID: n.PusherID, CreatedUnix: now, UpdatedUnix: now}
 			if err := tx.Create(&rec).Error; err != nil {
 				return err
+			}
+		}
+		for i := range n.Labels {
+			l := &n.Labels[i]
+			l.ID, l.RepoID, l.OrgID, l.NumIssues, l.NumClosedIssues = 0, r.ID, 0, 0, 0
+			l.CreatedUnix, l.UpdatedUnix = now, now
+		}
+		if len(n.Labels) > 0 {
+			if err := tx.Create(&n.Labels).Error; err != nil {
+				return err
+			}
+		}
+		if len(n.Topics) > 0 {
+			for _, name := range n.Topics {
+				id, err := ensureTopic(tx, name, now)
+				if err != nil {
+					return err
+				}
+				if err := tx.Create(&RepoTopic{RepoID: r.ID, TopicID: id}).Error; err != nil {
+					return err
+				}
 			}
 		}
 		if n.Mirror != nil {
