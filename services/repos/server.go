@@ -54,6 +54,28 @@ func (s *Server) AdminCreateRepo(ctx context.Context, req *reposv1.AdminCreateRe
 	return &reposv1.AdminCreateRepoResponse{Repository: s.render.Repository(r, caller)}, nil
 }
 
+func (s *Server) GenerateRepo(ctx context.Context, req *reposv1.GenerateRepoRequest) (*reposv1.GenerateRepoResponse, error) {
+	caller := auth.FromContext(ctx)
+	tmpl, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	owner, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g := req.GetGenerate()
+	r, err := s.repos.Generate(ctx, tmpl, owner.User, GenerateOptions{
+		Name: g.GetName(), Description: g.GetDescription(), DefaultBranch: g.GetDefaultBranch(), Private: g.GetPrivate(),
+		GitContent: g.GetGitContent(), Topics: g.GetTopics(), Labels: g.GetLabels(), GitHooks: g.GetGitHooks(),
+		Avatar: g.GetAvatar(), Webhooks: g.GetWebhooks(), ProtectedBranch: g.GetProtectedBranch(),
+	}, caller)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.GenerateRepoResponse{Repository: s.render.Repository(r, caller)}, nil
+}
+
 // createOptions decodes Gitea's CreateRepoOption.
 func createOptions(opt *reposv1.CreateRepoOption) CreateOptions {
 	return CreateOptionsOf(opt)
