@@ -90,6 +90,9 @@ const (
 	QueryPermMessage      = "Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own"
 	TeamRepoAdminMessage  = "Must have admin-level access to the repository"
 	OrgRepoCreateMessage  = "Given user is not allowed to create repository in organization."
+	// GenerateWebhooksMessage is forge's own: Gitea lets any reader of a
+	// template copy its webhooks.
+	GenerateWebhooksMessage = "Only administrators of the template repository may copy its webhooks."
 )
 
 // errTargetNotFound is Gitea's answer for an unknown issue or comment.
@@ -261,7 +264,7 @@ var Rules = map[string]Rule{
 			return c.forkOwner(ctx, s)
 		},
 	},
-	// generate-owner: the owner a repository generated from the template names (generate.owner): the caller's own account, an organization where the caller may create repositories (as org-repo-creator), or any account for a site administrator.
+	// generate-owner: the owner a repository generated from the template names (generate.owner): the caller's own account, an organization where the caller may create repositories (as org-repo-creator), or any account for a site administrator; copying the template's webhooks (generate.webhooks) needs admin on the template.
 	"generate-owner": {
 		On: auth.RepositoryResource, Fields: []string{"generate"},
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
@@ -630,6 +633,11 @@ func (c *Checker) forkOwner(ctx context.Context, s *subject) (*Object, error) {
 // caller may not create repositories (403 but for site administrators).
 func (c *Checker) generateOwner(ctx context.Context, s *subject) (*Object, error) {
 	opt := s.req.Get(s.req.Descriptor().Fields().ByName("generate")).Message()
+	if opt.Get(opt.Descriptor().Fields().ByName("webhooks")).Bool() && s.repo.Mode < store.AccessAdmin {
+		// The copies carry the hooks' secrets and authorization headers
+		// to a repository the caller administers.
+		return nil, errs.New(errs.PermissionDenied, GenerateWebhooksMessage)
+	}
 	name := stringField(opt, "owner")
 	if strings.EqualFold(name, s.caller.User.Name) {
 		return &Object{User: s.caller.User}, nil

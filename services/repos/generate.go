@@ -25,7 +25,8 @@ type GenerateOptions struct {
 	// avatars, so there is nothing to copy (as in Gitea for a template
 	// without them).
 	GitHooks, Avatar bool
-	// Webhooks, ProtectedBranch: not supported, refused.
+	// Webhooks, ProtectedBranch: copies of the template's own webhooks
+	// and branch protection rules.
 	Webhooks, ProtectedBranch bool
 }
 
@@ -33,23 +34,18 @@ type GenerateOptions struct {
 // tmpl (POST /repos/{o}/{r}/generate): with GitContent its default branch
 // (in.DefaultBranch, else the template's) holds one commit by caller with
 // the tree of the template's default branch and none of its history; with
-// Labels and Topics it has copies of the template's. Everything is
+// Labels, Topics, Webhooks and ProtectedBranch it has copies of the
+// template's, read in the new repository's transaction. Everything is
 // recorded and placed all or nothing (CreateStaged). The policy checked
 // that the caller reads tmpl's code and may create repositories in owner
 // (rule generate-owner). Refused with 422: a repository that is not a
-// template, no item chosen, webhooks or protected branches asked for.
+// template, no item chosen.
 func (s *Service) Generate(ctx context.Context, tmpl *access.Repo, owner *store.User, in GenerateOptions, caller *auth.Principal) (*access.Repo, error) {
 	if !tmpl.IsTemplate {
 		return nil, errs.New(errs.Invalid, "this is not a template repo")
 	}
 	if !(in.GitContent || in.Topics || in.GitHooks || in.Webhooks || in.Avatar || in.Labels || in.ProtectedBranch) {
 		return nil, errs.New(errs.Invalid, "must select at least one template item")
-	}
-	if in.Webhooks {
-		return nil, errs.New(errs.Invalid, "[Webhooks]: copying a template's webhooks is not supported")
-	}
-	if in.ProtectedBranch {
-		return nil, errs.New(errs.Invalid, "[ProtectedBranch]: copying a template's branch protections is not supported")
 	}
 	branch := in.DefaultBranch
 	if branch == "" {
@@ -72,6 +68,9 @@ func (s *Service) Generate(ctx context.Context, tmpl *access.Repo, owner *store.
 	}
 	rec := newRecord(owner, in.Name, in.Description, branch, in.Private)
 	n := store.NewRepository{Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Limit: limit}
+	if in.Webhooks || in.ProtectedBranch {
+		n.FromTemplate = &store.TemplateCopy{RepoID: tmpl.ID, Webhooks: in.Webhooks, Protections: in.ProtectedBranch}
+	}
 	if in.Topics {
 		n.Topics = slices.Clone([]string(tmpl.Topics))
 	}

@@ -29,6 +29,9 @@ type NewRepository struct {
 	// Topics tag the repository (valid topic names, sorted, without
 	// duplicates), as UpdateRepoTopics would.
 	Topics []string
+	// FromTemplate copies rows of a template repository (generation from
+	// a template); nil for any other repository.
+	FromTemplate *TemplateCopy
 	// Limit is how many repositories the owner may hold: -1 for no limit.
 	// The zero value allows none, so a caller that forgets it fails closed.
 	Limit int
@@ -121,6 +124,11 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 				}
 			}
 		}
+		if n.FromTemplate != nil {
+			if err := copyFromTemplate(tx, *n.FromTemplate, r.ID, now); err != nil {
+				return err
+			}
+		}
 		if n.Mirror != nil {
 			n.Mirror.RepoID = r.ID
 			if n.Mirror.NextUpdateUnix == 0 {
@@ -185,6 +193,48 @@ func (s *Store) checkNewRepository(tx *gorm.DB, ownerID int64, lowerName string,
 	}
 	if count > 0 {
 		return ErrRepoExists
+	}
+	return nil
+}
+
+// TemplateCopy names what a repository generated from the template
+// repository RepoID copies of it.
+type TemplateCopy struct {
+	RepoID int64
+	// Webhooks: the template's own hooks (URL, events, sealed secret and
+	// authorization header, active flag).
+	Webhooks bool
+	// Protections: the template's branch protection rules, as they are
+	// (whitelists name the same users and teams).
+	Protections bool
+}
+
+// copyFromTemplate copies, inside the new repository's transaction, what
+// c names of the template's rows to repository repoID.
+func copyFromTemplate(tx *gorm.DB, c TemplateCopy, repoID, now int64) error {
+	if c.Webhooks {
+		err := tx.Exec(`INSERT INTO webhooks (repo_id, owner_id, is_system, type, url, http_method, content_type,
+	secret, authorization_header, events, branch_filter, meta, active, created_unix, updated_unix)
+SELECT ?, 0, false, type, url, http_method, content_type, secret, authorization_header, events,
+	branch_filter, meta, active, ?, ?
+FROM webhooks WHERE repo_id = ? ORDER BY id`, repoID, now, now, c.RepoID).Error
+		if err != nil {
+			return err
+		}
+	}
+	if c.Protections {
+		var rules []BranchProtection
+		if err := tx.Where("repo_id = ?", c.RepoID).Order("id").Find(&rules).Error; err != nil {
+			return err
+		}
+		for i := range rules {
+			rules[i].ID, rules[i].RepoID, rules[i].CreatedUnix, rules[i].UpdatedUnix = 0, repoID, now, now
+		}
+		if len(rules) > 0 {
+			if err := tx.Create(&rules).Error; err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

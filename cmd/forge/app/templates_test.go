@@ -212,9 +212,10 @@ func TestTemplateEndpoints(t *testing.T) {
 
 // TestGenerateRepoSDK: a repository generated from a template through the
 // SDK has one commit with the template's tree (modes and directories
-// kept) and none of its history, the template's topics and labels; the
-// template is left as it was. Refused: a repository that is not a
-// template (422), no item chosen (422), webhooks (422), another user as
+// kept) and none of its history, the template's topics and labels, and,
+// for the template's administrator, its webhooks and branch protections;
+// the template is left as it was. Refused: a repository that is not a
+// template (422), no item chosen (422), webhooks by a reader (403), another user as
 // owner (403), an organization the caller may not create in (403), an
 // unknown owner (404), a template the caller cannot see (404).
 func TestGenerateRepoSDK(t *testing.T) {
@@ -283,7 +284,7 @@ func TestGenerateRepoSDK(t *testing.T) {
 		}{
 			{"plain", gitea.CreateRepoFromTemplateOption{Owner: "bob", Name: "x", GitContent: true}, 422},
 			{"tmpl", gitea.CreateRepoFromTemplateOption{Owner: "bob", Name: "x"}, 422},
-			{"tmpl", gitea.CreateRepoFromTemplateOption{Owner: "bob", Name: "x", Webhooks: true}, 422},
+			{"tmpl", gitea.CreateRepoFromTemplateOption{Owner: "bob", Name: "x", Webhooks: true}, 403},
 			{"tmpl", gitea.CreateRepoFromTemplateOption{Owner: "alice", Name: "x", GitContent: true}, 403},
 			{"tmpl", gitea.CreateRepoFromTemplateOption{Owner: "acme", Name: "x", GitContent: true}, 403},
 			{"tmpl", gitea.CreateRepoFromTemplateOption{Owner: "nobody", Name: "x", GitContent: true}, 404},
@@ -298,10 +299,37 @@ func TestGenerateRepoSDK(t *testing.T) {
 		if _, resp, _ := bob.GetRepo("bob", "x"); resp == nil || resp.StatusCode != 404 {
 			t.Errorf("a refused generate left a repository")
 		}
-		// The owner of the organization may generate into it.
+		// The owner of the organization may generate into it; the
+		// template's administrator may copy its webhooks and branch
+		// protections.
+		if _, _, err := alice.CreateRepoHook("alice", "tmpl", gitea.CreateHookOption{Type: gitea.HookTypeGitea, Active: true,
+			Events: []string{"push"}, Config: map[string]string{"url": "http://hooks.example/x", "content_type": "json", "secret": "s3"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateBranchProtection("alice", "tmpl", gitea.CreateBranchProtectionOption{RuleName: "main",
+			RequiredApprovals: 2}); err != nil {
+			t.Fatal(err)
+		}
 		if _, resp, err := alice.CreateRepoFromTemplate("alice", "tmpl", gitea.CreateRepoFromTemplateOption{Owner: "acme", Name: "x",
-			GitContent: true, Private: true}); err != nil || resp.StatusCode != 201 {
+			GitContent: true, Private: true, Webhooks: true}); err != nil || resp.StatusCode != 201 {
 			t.Errorf("generate into an organization: %v", err)
+		}
+		hooks, _, err := alice.ListRepoHooks("acme", "x", gitea.ListHooksOptions{})
+		if err != nil || len(hooks) != 1 || hooks[0].Config["url"] != "http://hooks.example/x" || !hooks[0].Active {
+			t.Errorf("copied hooks: %+v %v", hooks, err)
+		}
+		if p, _, err := alice.ListBranchProtections("acme", "x", gitea.ListBranchProtectionsOptions{}); err != nil || len(p) != 0 {
+			t.Errorf("protections copied without protected_branch: %+v %v", p, err)
+		}
+		raw := s.do("POST", "/api/v1/repos/alice/tmpl/generate", `{"owner":"acme","name":"y","protected_branch":true}`,
+			"Authorization", "token "+aliceTok, "Content-Type", jsonCT)
+		expectStatus(t, raw, 201)
+		if p, _, err := alice.ListBranchProtections("acme", "y", gitea.ListBranchProtectionsOptions{}); err != nil || len(p) != 1 ||
+			p[0].RuleName != "main" || p[0].RequiredApprovals != 2 {
+			t.Errorf("copied protections: %+v %v", p, err)
+		}
+		if h, _, err := alice.ListRepoHooks("acme", "y", gitea.ListHooksOptions{}); err != nil || len(h) != 0 {
+			t.Errorf("hooks copied without webhooks: %+v %v", h, err)
 		}
 	})
 }

@@ -106,9 +106,9 @@ type RepositoryServiceClient interface {
 	// /repos/{template_owner}/{template_repo}/generate) for the caller or an
 	// account the caller may create repositories in (rule generate-owner):
 	// with git_content, one commit holding the tree of the template's
-	// default branch; with labels and topics, copies of the template's.
-	// git_hooks and avatar copy nothing (forge keeps neither); webhooks and
-	// protected_branch are refused (422). 201 with the new repository.
+	// default branch; with labels, topics, webhooks and protected_branch,
+	// copies of the template's. git_hooks and avatar copy nothing (forge
+	// keeps neither). 201 with the new repository.
 	GenerateRepo(ctx context.Context, in *GenerateRepoRequest, opts ...grpc.CallOption) (*GenerateRepoResponse, error)
 	// ListForks lists the forks of a repository the caller may see (GET
 	// /repos/{owner}/{repo}/forks), oldest first.
@@ -406,9 +406,9 @@ type RepositoryServiceServer interface {
 	// /repos/{template_owner}/{template_repo}/generate) for the caller or an
 	// account the caller may create repositories in (rule generate-owner):
 	// with git_content, one commit holding the tree of the template's
-	// default branch; with labels and topics, copies of the template's.
-	// git_hooks and avatar copy nothing (forge keeps neither); webhooks and
-	// protected_branch are refused (422). 201 with the new repository.
+	// default branch; with labels, topics, webhooks and protected_branch,
+	// copies of the template's. git_hooks and avatar copy nothing (forge
+	// keeps neither). 201 with the new repository.
 	GenerateRepo(context.Context, *GenerateRepoRequest) (*GenerateRepoResponse, error)
 	// ListForks lists the forks of a repository the caller may see (GET
 	// /repos/{owner}/{repo}/forks), oldest first.
