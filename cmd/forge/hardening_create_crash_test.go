@@ -164,7 +164,7 @@ func (p *serveProc) checkComplete(t *testing.T, token, repoRoot, name string) {
 }
 
 // TestRepoCreateCrash kills forge (SIGKILL, at a failpoint) in the middle
-// of concurrent auto_init creates, at each step of a create, restarts it
+// of concurrent auto_init creates (with a license and a label set), at each step of a create, restarts it
 // and checks that every create is all or nothing: an acknowledged create
 // is a complete repository; any other name either is a complete
 // repository or does not exist and can be created. Before, the crash left
@@ -184,10 +184,22 @@ func TestRepoCreateCrash(t *testing.T) {
 				// kills the process while the others are in flight.
 				n: 6, at: 3,
 				create: func(p *serveProc, _ int, name string) int {
-					code, _ := p.call("POST", "/api/v1/user/repos", cr.token, `{"name":"`+name+`","auto_init":true}`)
+					code, _ := p.call("POST", "/api/v1/user/repos", cr.token,
+						`{"name":"`+name+`","auto_init":true,"license":"MIT","issue_labels":"Default"}`)
 					return code
 				},
-				check: func(t *testing.T, p *serveProc, _ int, name string) { p.checkComplete(t, cr.token, cr.repoRoot, name) },
+				check: func(t *testing.T, p *serveProc, _ int, name string) {
+					p.checkComplete(t, cr.token, cr.repoRoot, name)
+					// The license and the label set come with the repository.
+					if code, body := p.call("GET", "/api/v1/repos/alice/"+name+"/contents/LICENSE", cr.token, ""); code != 200 {
+						t.Fatalf("%s LICENSE: %d %s", name, code, body)
+					}
+					code, body := p.call("GET", "/api/v1/repos/alice/"+name+"/labels", cr.token, "")
+					var labels []struct{ Name string }
+					if code != 200 || json.Unmarshal(body, &labels) != nil || len(labels) != 7 {
+						t.Fatalf("%s labels: %d %s", name, code, body)
+					}
+				},
 			})
 		})
 	}

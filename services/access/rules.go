@@ -90,6 +90,9 @@ const (
 	QueryPermMessage      = "Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own"
 	TeamRepoAdminMessage  = "Must have admin-level access to the repository"
 	OrgRepoCreateMessage  = "Given user is not allowed to create repository in organization."
+	// GenerateWebhooksMessage is forge's own: Gitea lets any reader of a
+	// template copy its webhooks.
+	GenerateWebhooksMessage = "Only administrators of the template repository may copy its webhooks."
 )
 
 // errTargetNotFound is Gitea's answer for an unknown issue or comment.
@@ -259,6 +262,13 @@ var Rules = map[string]Rule{
 		On: auth.RepositoryResource, Fields: []string{"organization"},
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			return c.forkOwner(ctx, s)
+		},
+	},
+	// generate-owner: the owner a repository generated from the template names (generate.owner): the caller's own account, an organization where the caller may create repositories (as org-repo-creator), or any account for a site administrator; copying the template's webhooks (generate.webhooks) needs admin on the template.
+	"generate-owner": {
+		On: auth.RepositoryResource, Fields: []string{"generate"},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.generateOwner(ctx, s)
 		},
 	},
 	// org-creator: a site administrator, or a user allowed to create organizations while the site allows it.
@@ -614,6 +624,51 @@ func (c *Checker) forkOwner(ctx context.Context, s *subject) (*Object, error) {
 		return nil, errs.New(errs.PermissionDenied, OrgRepoCreateMessage)
 	}
 	return &Object{User: org}, nil
+}
+
+// generateOwner is the account a repository generated from a template
+// goes to (the request's generate.owner): the caller, or an account that
+// is unknown or hidden from the caller (404), a user other than the
+// caller (403 but for site administrators), an organization where the
+// caller may not create repositories (403 but for site administrators).
+func (c *Checker) generateOwner(ctx context.Context, s *subject) (*Object, error) {
+	opt := s.req.Get(s.req.Descriptor().Fields().ByName("generate")).Message()
+	if opt.Get(opt.Descriptor().Fields().ByName("webhooks")).Bool() && s.repo.Mode < store.AccessAdmin {
+		// The copies carry the hooks' secrets and authorization headers
+		// to a repository the caller administers.
+		return nil, errs.New(errs.PermissionDenied, GenerateWebhooksMessage)
+	}
+	name := stringField(opt, "owner")
+	if strings.EqualFold(name, s.caller.User.Name) {
+		return &Object{User: s.caller.User}, nil
+	}
+	u, err := c.store.UserByName(ctx, name)
+	if err == nil {
+		var visible bool
+		if visible, err = SeesUser(ctx, c.store, u, s.caller); err == nil && !visible {
+			err = store.ErrNotFound
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errs.Newf(errs.NotFound, "request owner `%s` does not exist", name)
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "load the generated repository's owner")
+	}
+	if s.caller.IsAdmin() {
+		return &Object{User: u}, nil
+	}
+	if u.Type != store.UserTypeOrganization {
+		return nil, errs.New(errs.PermissionDenied, "Only admin can generate repository for other user.")
+	}
+	ok, err := c.store.CanCreateOrgRepo(ctx, u.ID, s.caller.ID())
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errs.New(errs.PermissionDenied, OrgRepoCreateMessage)
+	}
+	return &Object{User: u}, nil
 }
 
 // ThreadNotFound is Gitea's answer for an unknown notification thread.

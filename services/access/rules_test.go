@@ -262,7 +262,7 @@ func TestRules(t *testing.T) {
 	// (testdata/cases: dependencies, teams, migrations, forks, pull
 	// requests: pulls.yaml, pulls_edit.yaml, pulls_update.yaml and
 	// pulls_update_test.go for a head in a fork).
-	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner",
+	for _, name := range []string{"team-repo-admin", "relate-issue", "relate-issue-writable", "migration-owner", "fork-owner", "generate-owner",
 		"pull-head", "pull-poster-or-writer", "pull-updater"} {
 		tested[name] = true
 	}

@@ -1,4 +1,5 @@
-// Package misc serves forge.misc.v1.MiscService: version and API settings.
+// Package misc serves forge.misc.v1.MiscService: version, API settings and the
+// repository templates (licenses, .gitignore files, label sets).
 package misc
 
 import (
@@ -22,12 +23,17 @@ func ReportedVersion() string { return GiteaAPIVersion + "+forge." + Version }
 // Server implements miscv1.MiscServiceServer.
 type Server struct {
 	miscv1.UnimplementedMiscServiceServer
-	limits paging.Limits
+	limits  paging.Limits
+	rootURL string // ends with "/"
 }
 
 var _ miscv1.MiscServiceServer = (*Server)(nil)
 
-func NewServer(limits paging.Limits) *Server { return &Server{limits: limits} }
+// NewServer answers with the paging limits and the server's root URL
+// (ending with "/", for the addresses of templates).
+func NewServer(limits paging.Limits, rootURL string) *Server {
+	return &Server{limits: limits, rootURL: rootURL}
+}
 
 func (s *Server) GetVersion(context.Context, *miscv1.GetVersionRequest) (*miscv1.GetVersionResponse, error) {
 	return &miscv1.GetVersionResponse{Version: ReportedVersion()}, nil

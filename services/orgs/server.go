@@ -189,12 +189,7 @@ func (s *Server) ConcealMember(ctx context.Context, req *orgsv1.ConcealMemberReq
 
 func (s *Server) CreateOrgRepo(ctx context.Context, req *orgsv1.CreateOrgRepoRequest) (*orgsv1.CreateOrgRepoResponse, error) {
 	caller := auth.FromContext(ctx)
-	opt := req.GetRepository()
-	r, err := s.svc.CreateRepo(ctx, repos.CreateOptions{
-		Name: opt.GetName(), Description: opt.GetDescription(), Private: opt.GetPrivate(), AutoInit: opt.GetAutoInit(),
-		Template: opt.GetTemplate(), Readme: opt.GetReadme(), DefaultBranch: opt.GetDefaultBranch(),
-		ObjectFormatName: opt.GetObjectFormatName(),
-	}, caller)
+	r, err := s.svc.CreateRepo(ctx, repos.CreateOptionsOf(req.GetRepository()), caller)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"forge/services/errs"
 	"forge/services/git"
 	"forge/services/store"
+	"forge/services/templates"
 )
 
 const defaultBranch = "main"
@@ -23,6 +24,9 @@ type CreateOptions struct {
 	AutoInit         bool
 	Template         bool
 	Readme           string
+	Gitignores       string // comma-separated .gitignore template names
+	License          string // license template name
+	IssueLabels      string // label set name
 	DefaultBranch    string
 	ObjectFormatName string
 }
@@ -62,16 +66,17 @@ func (s *Service) Create(ctx context.Context, owner *store.User, in CreateOption
 	if f := in.ObjectFormatName; f != "" && f != "sha1" {
 		return nil, errs.Newf(errs.Invalid, "[ObjectFormatName]: unsupported object format %q (sha1)", f)
 	}
-	if r := in.Readme; r != "" && r != "Default" {
-		return nil, errs.Newf(errs.FailedPrecondition, "readme template %q does not exist", r)
-	}
 	path, err := s.git.RepoPath(owner.Name, in.Name)
 	if err != nil {
 		return nil, errs.New(errs.Invalid, err.Error())
 	}
 	rec := newRecord(owner, in.Name, in.Description, branch, in.Private)
 	rec.IsTemplate = in.Template
-	if err := s.createAtomic(ctx, rec, path, in.AutoInit, caller, s.access.RepoLimit(owner, caller)); err != nil {
+	init, err := initialContent(in, rec, caller)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.createAtomic(ctx, rec, path, init, caller, s.access.RepoLimit(owner, caller)); err != nil {
 		return nil, err
 	}
 	return &access.Repo{Repository: rec, Owner: owner, Mode: store.AccessOwner}, nil
@@ -110,20 +115,88 @@ func NewRecord(owner *store.User, name, description, branch string, private bool
 	return newRecord(owner, name, description, branch, private)
 }
 
-// createAtomic makes a repository, with its auto_init commit, all or
-// nothing (see CreateStaged). limit is the owner's repository limit
-// (access.Checker.RepoLimit).
-func (s *Service) createAtomic(ctx context.Context, rec *store.Repository, path string, autoInit bool, caller *auth.Principal, limit int) error {
+// initial is what a new repository starts with: the files of its first
+// commit (none: no commit) and its labels.
+type initial struct {
+	files  map[string][]byte
+	labels []store.Label
+}
+
+// initialContent reads the templates in names, all before anything is
+// written: an unknown name is refused (422) whether or not it would be
+// used. With AutoInit, the first commit holds README.md (the readme
+// template, Default when none is named), .gitignore (the named gitignore
+// templates, concatenated) and LICENSE (the license, its placeholders
+// filled with the owner, the caller's email, the repository and the
+// year), as Gitea's; without it only the label set is used.
+func initialContent(in CreateOptions, rec *store.Repository, caller *auth.Principal) (initial, error) {
+	var out initial
+	readme := in.Readme
+	if readme == "" {
+		readme = "Default"
+	}
+	readmeFile, ok := templates.ReadmeFile(readme, rec.Name, rec.Description)
+	if !ok {
+		return out, errs.Newf(errs.Invalid, "readme template %q does not exist", readme)
+	}
+	var gitignore []byte
+	if in.Gitignores != "" {
+		var unknown string
+		if gitignore, unknown = templates.GitignoreFile(in.Gitignores); unknown != "" {
+			return out, errs.Newf(errs.Invalid, "gitignore template %q does not exist", unknown)
+		}
+	}
+	var license []byte
+	if in.License != "" {
+		license, ok = templates.LicenseFile(in.License, templates.LicenseValues{
+			Owner: rec.OwnerName, Email: caller.User.Email, Repo: rec.Name, Year: time.Now().Format("2006"),
+		})
+		if !ok {
+			return out, errs.Newf(errs.Invalid, "license template %q does not exist", in.License)
+		}
+	}
+	if in.IssueLabels != "" {
+		set, ok := templates.LabelSet(in.IssueLabels)
+		if !ok {
+			return out, errs.Newf(errs.Invalid, "label template %q does not exist", in.IssueLabels)
+		}
+		out.labels = labelRecords(set)
+	}
+	if in.AutoInit {
+		out.files = map[string][]byte{"README.md": readmeFile}
+		if gitignore != nil {
+			out.files[".gitignore"] = gitignore
+		}
+		if license != nil {
+			out.files["LICENSE"] = license
+		}
+	}
+	return out, nil
+}
+
+// labelRecords are the labels of a label set for a new repository.
+func labelRecords(set []templates.Label) []store.Label {
+	out := make([]store.Label, len(set))
+	for i, l := range set {
+		out[i] = store.Label{Name: l.Name, Color: "#" + l.Color, Description: l.Description, Exclusive: l.Exclusive}
+	}
+	return out
+}
+
+// createAtomic makes a repository, with its first commit and labels
+// (init), all or nothing (see CreateStaged). limit is the owner's
+// repository limit (access.Checker.RepoLimit).
+func (s *Service) createAtomic(ctx context.Context, rec *store.Repository, path string, init initial, caller *auth.Principal, limit int) error {
 	staged, err := s.git.InitStaged(ctx, rec.DefaultBranch)
 	if err != nil {
 		return errs.Wrap(err, "stage repository")
 	}
-	n := store.NewRepository{Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Limit: limit}
+	n := store.NewRepository{Repo: rec, WatcherID: caller.ID(), PusherID: caller.ID(), Limit: limit, Labels: init.labels}
 	return CreateStaged(ctx, s.git, s.store, staged, path, n, func(n *store.NewRepository) error {
-		if !autoInit {
+		if init.files == nil {
 			return nil
 		}
-		b, err := s.autoInit(ctx, staged, rec, caller)
+		b, err := s.autoInit(ctx, staged, rec, init.files, caller)
 		if err != nil {
 			return errs.Wrap(err, "auto-init repository")
 		}
@@ -132,17 +205,19 @@ func (s *Service) createAtomic(ctx context.Context, rec *store.Repository, path 
 	})
 }
 
-// autoInit makes the first commit (a README) in the staged repository and
+// autoInit makes the first commit (files) in the staged repository and
 // returns the branch it created.
-func (s *Service) autoInit(ctx context.Context, staged string, rec *store.Repository, caller *auth.Principal) (git.Branch, error) {
-	readme := "# " + rec.Name + "\n"
-	if d := rec.Description; d != "" {
-		readme += "\n" + d + "\n"
-	}
+func (s *Service) autoInit(ctx context.Context, staged string, rec *store.Repository, files map[string][]byte, caller *auth.Principal) (git.Branch, error) {
 	sig := git.Signature{Name: caller.User.Name, Email: caller.User.Email, When: time.Now()}
-	if _, err := s.git.InitialCommit(ctx, staged, rec.DefaultBranch, map[string][]byte{"README.md": []byte(readme)}, sig, "Initial commit"); err != nil {
+	if _, err := s.git.InitialCommit(ctx, staged, rec.DefaultBranch, files, sig, "Initial commit"); err != nil {
 		return git.Branch{}, err
 	}
+	return s.stagedBranch(ctx, staged, rec)
+}
+
+// stagedBranch reads the default branch a staged repository's first
+// commit created.
+func (s *Service) stagedBranch(ctx context.Context, staged string, rec *store.Repository) (git.Branch, error) {
 	b, err := s.git.BranchesByName(ctx, staged, []string{rec.DefaultBranch})
 	if err != nil {
 		return git.Branch{}, err

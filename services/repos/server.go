@@ -36,8 +36,8 @@ func (s *Server) CreateCurrentUserRepo(ctx context.Context, req *reposv1.CreateC
 	caller := auth.FromContext(ctx)
 	r, err := s.repos.CreateOwn(ctx, caller, CreateOptions{
 		Name: req.GetName(), Description: req.GetDescription(), Private: req.GetPrivate(), AutoInit: req.GetAutoInit(),
-		Template: req.GetTemplate(), Readme: req.GetReadme(), DefaultBranch: req.GetDefaultBranch(),
-		ObjectFormatName: req.GetObjectFormatName(),
+		Template: req.GetTemplate(), Readme: req.GetReadme(), Gitignores: req.GetGitignores(), License: req.GetLicense(),
+		IssueLabels: req.GetIssueLabels(), DefaultBranch: req.GetDefaultBranch(), ObjectFormatName: req.GetObjectFormatName(),
 	})
 	if err != nil {
 		return nil, err
@@ -54,12 +54,40 @@ func (s *Server) AdminCreateRepo(ctx context.Context, req *reposv1.AdminCreateRe
 	return &reposv1.AdminCreateRepoResponse{Repository: s.render.Repository(r, caller)}, nil
 }
 
+func (s *Server) GenerateRepo(ctx context.Context, req *reposv1.GenerateRepoRequest) (*reposv1.GenerateRepoResponse, error) {
+	caller := auth.FromContext(ctx)
+	tmpl, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	owner, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g := req.GetGenerate()
+	r, err := s.repos.Generate(ctx, tmpl, owner.User, GenerateOptions{
+		Name: g.GetName(), Description: g.GetDescription(), DefaultBranch: g.GetDefaultBranch(), Private: g.GetPrivate(),
+		GitContent: g.GetGitContent(), Topics: g.GetTopics(), Labels: g.GetLabels(), GitHooks: g.GetGitHooks(),
+		Avatar: g.GetAvatar(), Webhooks: g.GetWebhooks(), ProtectedBranch: g.GetProtectedBranch(),
+	}, caller)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.GenerateRepoResponse{Repository: s.render.Repository(r, caller)}, nil
+}
+
 // createOptions decodes Gitea's CreateRepoOption.
 func createOptions(opt *reposv1.CreateRepoOption) CreateOptions {
+	return CreateOptionsOf(opt)
+}
+
+// CreateOptionsOf decodes Gitea's CreateRepoOption (for the orgs area's
+// POST /orgs/{org}/repos too).
+func CreateOptionsOf(opt *reposv1.CreateRepoOption) CreateOptions {
 	return CreateOptions{
 		Name: opt.GetName(), Description: opt.GetDescription(), Private: opt.GetPrivate(), AutoInit: opt.GetAutoInit(),
-		Template: opt.GetTemplate(), Readme: opt.GetReadme(), DefaultBranch: opt.GetDefaultBranch(),
-		ObjectFormatName: opt.GetObjectFormatName(),
+		Template: opt.GetTemplate(), Readme: opt.GetReadme(), Gitignores: opt.GetGitignores(), License: opt.GetLicense(),
+		IssueLabels: opt.GetIssueLabels(), DefaultBranch: opt.GetDefaultBranch(), ObjectFormatName: opt.GetObjectFormatName(),
 	}
 }
 

@@ -59,6 +59,9 @@ type Store interface {
 	// the current ones, atomically; store.ErrNotFound for an unknown
 	// repository, change's error as is.
 	UpdateRepoTopics(ctx context.Context, repoID int64, change func(current []string) ([]string, error)) error
+	// ListLabels returns a page of an owner's labels and their total
+	// (Limit -1: all of them).
+	ListLabels(ctx context.Context, o store.LabelListOptions) ([]store.Label, int64, error)
 	// SearchTopics returns a page of the topics whose name contains
 	// keyword, with their repository counts, and their total; errors are
 	// domain Internal errors.

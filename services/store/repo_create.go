@@ -23,13 +23,22 @@ type NewRepository struct {
 	// Mirror is the pull-mirror state of a migrated mirror (RepoID is
 	// filled in); nil for any other repository.
 	Mirror *Mirror
+	// Labels are created with the repository (a label set, a template's
+	// labels); their RepoID and times are filled in.
+	Labels []Label
+	// Topics tag the repository (valid topic names, sorted, without
+	// duplicates), as UpdateRepoTopics would.
+	Topics []string
+	// FromTemplate copies rows of a template repository (generation from
+	// a template); nil for any other repository.
+	FromTemplate *TemplateCopy
 	// Limit is how many repositories the owner may hold: -1 for no limit.
 	// The zero value allows none, so a caller that forgets it fails closed.
 	Limit int
 }
 
 // CreateRepositoryAtomic inserts n.Repo (is_empty follows n.Branches), its
-// watch, its branch records and its mirror row in one transaction, and calls place inside
+// watch, its branch records, labels, topics and its mirror row in one transaction, and calls place inside
 // it, after the insert has claimed the name and before the commit. place
 // moves the repository's files into place; if it fails, or the process
 // dies before the commit, nothing is recorded, so a repository record
@@ -45,6 +54,9 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 	r.NumBranches = len(n.Branches)
 	if n.WatcherID != 0 {
 		r.NumWatches = 1
+	}
+	if len(n.Topics) > 0 {
+		r.Topics = TopicNames(n.Topics)
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := s.checkNewRepository(tx, r.OwnerID, r.LowerName, n.Limit); err != nil {
@@ -88,6 +100,32 @@ func (s *Store) CreateRepositoryAtomic(ctx context.Context, n NewRepository, pla
 			rec := Branch{RepoID: r.ID, Name: b.Name, CommitID: b.CommitID, CommitMessage: storableText(b.CommitMessage),
 				CommitUnix: b.CommitUnix, PusherID: n.PusherID, CreatedUnix: now, UpdatedUnix: now}
 			if err := tx.Create(&rec).Error; err != nil {
+				return err
+			}
+		}
+		for i := range n.Labels {
+			l := &n.Labels[i]
+			l.ID, l.RepoID, l.OrgID, l.NumIssues, l.NumClosedIssues = 0, r.ID, 0, 0, 0
+			l.CreatedUnix, l.UpdatedUnix = now, now
+		}
+		if len(n.Labels) > 0 {
+			if err := tx.Create(&n.Labels).Error; err != nil {
+				return err
+			}
+		}
+		if len(n.Topics) > 0 {
+			for _, name := range n.Topics {
+				id, err := ensureTopic(tx, name, now)
+				if err != nil {
+					return err
+				}
+				if err := tx.Create(&RepoTopic{RepoID: r.ID, TopicID: id}).Error; err != nil {
+					return err
+				}
+			}
+		}
+		if n.FromTemplate != nil {
+			if err := copyFromTemplate(tx, *n.FromTemplate, r.ID, now); err != nil {
 				return err
 			}
 		}
@@ -155,6 +193,48 @@ func (s *Store) checkNewRepository(tx *gorm.DB, ownerID int64, lowerName string,
 	}
 	if count > 0 {
 		return ErrRepoExists
+	}
+	return nil
+}
+
+// TemplateCopy names what a repository generated from the template
+// repository RepoID copies of it.
+type TemplateCopy struct {
+	RepoID int64
+	// Webhooks: the template's own hooks (URL, events, sealed secret and
+	// authorization header, active flag).
+	Webhooks bool
+	// Protections: the template's branch protection rules, as they are
+	// (whitelists name the same users and teams).
+	Protections bool
+}
+
+// copyFromTemplate copies, inside the new repository's transaction, what
+// c names of the template's rows to repository repoID.
+func copyFromTemplate(tx *gorm.DB, c TemplateCopy, repoID, now int64) error {
+	if c.Webhooks {
+		err := tx.Exec(`INSERT INTO webhooks (repo_id, owner_id, is_system, type, url, http_method, content_type,
+	secret, authorization_header, events, branch_filter, meta, active, created_unix, updated_unix)
+SELECT ?, 0, false, type, url, http_method, content_type, secret, authorization_header, events,
+	branch_filter, meta, active, ?, ?
+FROM webhooks WHERE repo_id = ? ORDER BY id`, repoID, now, now, c.RepoID).Error
+		if err != nil {
+			return err
+		}
+	}
+	if c.Protections {
+		var rules []BranchProtection
+		if err := tx.Where("repo_id = ?", c.RepoID).Order("id").Find(&rules).Error; err != nil {
+			return err
+		}
+		for i := range rules {
+			rules[i].ID, rules[i].RepoID, rules[i].CreatedUnix, rules[i].UpdatedUnix = 0, repoID, now, now
+		}
+		if len(rules) > 0 {
+			if err := tx.Create(&rules).Error; err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ type entry struct {
 // entries is the one list: every area, in registration order.
 var entries = []entry{
 	{misc.Area, func(d Deps) ([]any, error) {
-		return serves(misc.NewServer(d.Paging))
+		return serves(misc.NewServer(d.Paging, d.Config.Server.RootURL))
 	}},
 	{users.Area, func(d Deps) ([]any, error) {
 		return serves(users.NewServer(d.Store, d.users(), d.Paging))

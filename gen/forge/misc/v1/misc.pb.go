@@ -207,11 +207,775 @@ func (x *GetAPISettingsResponse) GetDefaultMaxBlobSize() int64 {
 	return 0
 }
 
+type ListLicenseTemplatesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListLicenseTemplatesRequest) Reset() {
+	*x = ListLicenseTemplatesRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListLicenseTemplatesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListLicenseTemplatesRequest) ProtoMessage() {}
+
+func (x *ListLicenseTemplatesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListLicenseTemplatesRequest.ProtoReflect.Descriptor instead.
+func (*ListLicenseTemplatesRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{4}
+}
+
+// LicensesTemplateListEntry is Gitea's LicensesTemplateListEntry.
+type LicensesTemplateListEntry struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Url           string                 `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LicensesTemplateListEntry) Reset() {
+	*x = LicensesTemplateListEntry{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LicensesTemplateListEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LicensesTemplateListEntry) ProtoMessage() {}
+
+func (x *LicensesTemplateListEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LicensesTemplateListEntry.ProtoReflect.Descriptor instead.
+func (*LicensesTemplateListEntry) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *LicensesTemplateListEntry) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *LicensesTemplateListEntry) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LicensesTemplateListEntry) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+type ListLicenseTemplatesResponse struct {
+	state         protoimpl.MessageState       `protogen:"open.v1"`
+	Licenses      []*LicensesTemplateListEntry `protobuf:"bytes,1,rep,name=licenses,proto3" json:"licenses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListLicenseTemplatesResponse) Reset() {
+	*x = ListLicenseTemplatesResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListLicenseTemplatesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListLicenseTemplatesResponse) ProtoMessage() {}
+
+func (x *ListLicenseTemplatesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListLicenseTemplatesResponse.ProtoReflect.Descriptor instead.
+func (*ListLicenseTemplatesResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ListLicenseTemplatesResponse) GetLicenses() []*LicensesTemplateListEntry {
+	if x != nil {
+		return x.Licenses
+	}
+	return nil
+}
+
+type GetLicenseTemplateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLicenseTemplateRequest) Reset() {
+	*x = GetLicenseTemplateRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLicenseTemplateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLicenseTemplateRequest) ProtoMessage() {}
+
+func (x *GetLicenseTemplateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLicenseTemplateRequest.ProtoReflect.Descriptor instead.
+func (*GetLicenseTemplateRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetLicenseTemplateRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// LicenseTemplateInfo is Gitea's LicenseTemplateInfo.
+type LicenseTemplateInfo struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Key            string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Name           string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Url            string                 `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	Implementation string                 `protobuf:"bytes,4,opt,name=implementation,proto3" json:"implementation,omitempty"`
+	Body           string                 `protobuf:"bytes,5,opt,name=body,proto3" json:"body,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *LicenseTemplateInfo) Reset() {
+	*x = LicenseTemplateInfo{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LicenseTemplateInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LicenseTemplateInfo) ProtoMessage() {}
+
+func (x *LicenseTemplateInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LicenseTemplateInfo.ProtoReflect.Descriptor instead.
+func (*LicenseTemplateInfo) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *LicenseTemplateInfo) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *LicenseTemplateInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LicenseTemplateInfo) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *LicenseTemplateInfo) GetImplementation() string {
+	if x != nil {
+		return x.Implementation
+	}
+	return ""
+}
+
+func (x *LicenseTemplateInfo) GetBody() string {
+	if x != nil {
+		return x.Body
+	}
+	return ""
+}
+
+type GetLicenseTemplateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	License       *LicenseTemplateInfo   `protobuf:"bytes,1,opt,name=license,proto3" json:"license,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLicenseTemplateResponse) Reset() {
+	*x = GetLicenseTemplateResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLicenseTemplateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLicenseTemplateResponse) ProtoMessage() {}
+
+func (x *GetLicenseTemplateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLicenseTemplateResponse.ProtoReflect.Descriptor instead.
+func (*GetLicenseTemplateResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *GetLicenseTemplateResponse) GetLicense() *LicenseTemplateInfo {
+	if x != nil {
+		return x.License
+	}
+	return nil
+}
+
+type ListGitignoreTemplatesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListGitignoreTemplatesRequest) Reset() {
+	*x = ListGitignoreTemplatesRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListGitignoreTemplatesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListGitignoreTemplatesRequest) ProtoMessage() {}
+
+func (x *ListGitignoreTemplatesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListGitignoreTemplatesRequest.ProtoReflect.Descriptor instead.
+func (*ListGitignoreTemplatesRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{10}
+}
+
+type ListGitignoreTemplatesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Names         []string               `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListGitignoreTemplatesResponse) Reset() {
+	*x = ListGitignoreTemplatesResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListGitignoreTemplatesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListGitignoreTemplatesResponse) ProtoMessage() {}
+
+func (x *ListGitignoreTemplatesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListGitignoreTemplatesResponse.ProtoReflect.Descriptor instead.
+func (*ListGitignoreTemplatesResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ListGitignoreTemplatesResponse) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+type GetGitignoreTemplateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGitignoreTemplateRequest) Reset() {
+	*x = GetGitignoreTemplateRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGitignoreTemplateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGitignoreTemplateRequest) ProtoMessage() {}
+
+func (x *GetGitignoreTemplateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGitignoreTemplateRequest.ProtoReflect.Descriptor instead.
+func (*GetGitignoreTemplateRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetGitignoreTemplateRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// GitignoreTemplateInfo is Gitea's GitignoreTemplateInfo.
+type GitignoreTemplateInfo struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Source        string                 `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GitignoreTemplateInfo) Reset() {
+	*x = GitignoreTemplateInfo{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GitignoreTemplateInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GitignoreTemplateInfo) ProtoMessage() {}
+
+func (x *GitignoreTemplateInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GitignoreTemplateInfo.ProtoReflect.Descriptor instead.
+func (*GitignoreTemplateInfo) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GitignoreTemplateInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GitignoreTemplateInfo) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+type GetGitignoreTemplateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Template      *GitignoreTemplateInfo `protobuf:"bytes,1,opt,name=template,proto3" json:"template,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGitignoreTemplateResponse) Reset() {
+	*x = GetGitignoreTemplateResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGitignoreTemplateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGitignoreTemplateResponse) ProtoMessage() {}
+
+func (x *GetGitignoreTemplateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGitignoreTemplateResponse.ProtoReflect.Descriptor instead.
+func (*GetGitignoreTemplateResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GetGitignoreTemplateResponse) GetTemplate() *GitignoreTemplateInfo {
+	if x != nil {
+		return x.Template
+	}
+	return nil
+}
+
+type ListLabelTemplatesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListLabelTemplatesRequest) Reset() {
+	*x = ListLabelTemplatesRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListLabelTemplatesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListLabelTemplatesRequest) ProtoMessage() {}
+
+func (x *ListLabelTemplatesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListLabelTemplatesRequest.ProtoReflect.Descriptor instead.
+func (*ListLabelTemplatesRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{15}
+}
+
+type ListLabelTemplatesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Names         []string               `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListLabelTemplatesResponse) Reset() {
+	*x = ListLabelTemplatesResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListLabelTemplatesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListLabelTemplatesResponse) ProtoMessage() {}
+
+func (x *ListLabelTemplatesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListLabelTemplatesResponse.ProtoReflect.Descriptor instead.
+func (*ListLabelTemplatesResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ListLabelTemplatesResponse) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+type GetLabelTemplateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLabelTemplateRequest) Reset() {
+	*x = GetLabelTemplateRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLabelTemplateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLabelTemplateRequest) ProtoMessage() {}
+
+func (x *GetLabelTemplateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLabelTemplateRequest.ProtoReflect.Descriptor instead.
+func (*GetLabelTemplateRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetLabelTemplateRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// LabelTemplate is Gitea's LabelTemplate: color without "#".
+type LabelTemplate struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Exclusive     bool                   `protobuf:"varint,2,opt,name=exclusive,proto3" json:"exclusive,omitempty"`
+	Color         string                 `protobuf:"bytes,3,opt,name=color,proto3" json:"color,omitempty"`
+	Description   string                 `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LabelTemplate) Reset() {
+	*x = LabelTemplate{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LabelTemplate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LabelTemplate) ProtoMessage() {}
+
+func (x *LabelTemplate) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LabelTemplate.ProtoReflect.Descriptor instead.
+func (*LabelTemplate) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *LabelTemplate) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LabelTemplate) GetExclusive() bool {
+	if x != nil {
+		return x.Exclusive
+	}
+	return false
+}
+
+func (x *LabelTemplate) GetColor() string {
+	if x != nil {
+		return x.Color
+	}
+	return ""
+}
+
+func (x *LabelTemplate) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+type GetLabelTemplateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Labels        []*LabelTemplate       `protobuf:"bytes,1,rep,name=labels,proto3" json:"labels,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLabelTemplateResponse) Reset() {
+	*x = GetLabelTemplateResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLabelTemplateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLabelTemplateResponse) ProtoMessage() {}
+
+func (x *GetLabelTemplateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLabelTemplateResponse.ProtoReflect.Descriptor instead.
+func (*GetLabelTemplateResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetLabelTemplateResponse) GetLabels() []*LabelTemplate {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
 var File_forge_misc_v1_misc_proto protoreflect.FileDescriptor
 
 const file_forge_misc_v1_misc_proto_rawDesc = "" +
 	"\n" +
-	"\x18forge/misc/v1/misc.proto\x12\rforge.misc.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1cgoogle/api/annotations.proto\"\x13\n" +
+	"\x18forge/misc/v1/misc.proto\x12\rforge.misc.v1\x1a\x1dforge/options/v1/policy.proto\x1a\x1fforge/options/v1/validate.proto\x1a\x1cgoogle/api/annotations.proto\"\x13\n" +
 	"\x11GetVersionRequest\".\n" +
 	"\x12GetVersionResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\"\x17\n" +
@@ -220,11 +984,56 @@ const file_forge_misc_v1_misc_proto_rawDesc = "" +
 	"\x12max_response_items\x18\x01 \x01(\x03R\x10maxResponseItems\x12,\n" +
 	"\x12default_paging_num\x18\x02 \x01(\x03R\x10defaultPagingNum\x12:\n" +
 	"\x1adefault_git_trees_per_page\x18\x03 \x01(\x03R\x16defaultGitTreesPerPage\x121\n" +
-	"\x15default_max_blob_size\x18\x04 \x01(\x03R\x12defaultMaxBlobSize2\x85\x02\n" +
+	"\x15default_max_blob_size\x18\x04 \x01(\x03R\x12defaultMaxBlobSize\"\x1d\n" +
+	"\x1bListLicenseTemplatesRequest\"S\n" +
+	"\x19LicensesTemplateListEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
+	"\x03url\x18\x03 \x01(\tR\x03url\"d\n" +
+	"\x1cListLicenseTemplatesResponse\x12D\n" +
+	"\blicenses\x18\x01 \x03(\v2(.forge.misc.v1.LicensesTemplateListEntryR\blicenses\"7\n" +
+	"\x19GetLicenseTemplateRequest\x12\x1a\n" +
+	"\x04name\x18\x01 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\x04name\"\x89\x01\n" +
+	"\x13LicenseTemplateInfo\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
+	"\x03url\x18\x03 \x01(\tR\x03url\x12&\n" +
+	"\x0eimplementation\x18\x04 \x01(\tR\x0eimplementation\x12\x12\n" +
+	"\x04body\x18\x05 \x01(\tR\x04body\"Z\n" +
+	"\x1aGetLicenseTemplateResponse\x12<\n" +
+	"\alicense\x18\x01 \x01(\v2\".forge.misc.v1.LicenseTemplateInfoR\alicense\"\x1f\n" +
+	"\x1dListGitignoreTemplatesRequest\"6\n" +
+	"\x1eListGitignoreTemplatesResponse\x12\x14\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names\"9\n" +
+	"\x1bGetGitignoreTemplateRequest\x12\x1a\n" +
+	"\x04name\x18\x01 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\x04name\"C\n" +
+	"\x15GitignoreTemplateInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\"`\n" +
+	"\x1cGetGitignoreTemplateResponse\x12@\n" +
+	"\btemplate\x18\x01 \x01(\v2$.forge.misc.v1.GitignoreTemplateInfoR\btemplate\"\x1b\n" +
+	"\x19ListLabelTemplatesRequest\"2\n" +
+	"\x1aListLabelTemplatesResponse\x12\x14\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names\"5\n" +
+	"\x17GetLabelTemplateRequest\x12\x1a\n" +
+	"\x04name\x18\x01 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\x04name\"y\n" +
+	"\rLabelTemplate\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
+	"\texclusive\x18\x02 \x01(\bR\texclusive\x12\x14\n" +
+	"\x05color\x18\x03 \x01(\tR\x05color\x12 \n" +
+	"\vdescription\x18\x04 \x01(\tR\vdescription\"P\n" +
+	"\x18GetLabelTemplateResponse\x124\n" +
+	"\x06labels\x18\x01 \x03(\v2\x1c.forge.misc.v1.LabelTemplateR\x06labels2\xd7\t\n" +
 	"\vMiscService\x12r\n" +
 	"\n" +
 	"GetVersion\x12 .forge.misc.v1.GetVersionRequest\x1a!.forge.misc.v1.GetVersionResponse\"\x1f\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/version\x12\x81\x01\n" +
-	"\x0eGetAPISettings\x12$.forge.misc.v1.GetAPISettingsRequest\x1a%.forge.misc.v1.GetAPISettingsResponse\"\"\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/settings/apiB\x94\x01\n" +
+	"\x0eGetAPISettings\x12$.forge.misc.v1.GetAPISettingsRequest\x1a%.forge.misc.v1.GetAPISettingsResponse\"\"\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/settings/api\x12\x9b\x01\n" +
+	"\x14ListLicenseTemplates\x12*.forge.misc.v1.ListLicenseTemplatesRequest\x1a+.forge.misc.v1.ListLicenseTemplatesResponse\"*\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02\x1cb\blicenses\x12\x10/api/v1/licenses\x12\x9b\x01\n" +
+	"\x12GetLicenseTemplate\x12(.forge.misc.v1.GetLicenseTemplateRequest\x1a).forge.misc.v1.GetLicenseTemplateResponse\"0\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02\"b\alicense\x12\x17/api/v1/licenses/{name}\x12\xa9\x01\n" +
+	"\x16ListGitignoreTemplates\x12,.forge.misc.v1.ListGitignoreTemplatesRequest\x1a-.forge.misc.v1.ListGitignoreTemplatesResponse\"2\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02$b\x05names\x12\x1b/api/v1/gitignore/templates\x12\xad\x01\n" +
+	"\x14GetGitignoreTemplate\x12*.forge.misc.v1.GetGitignoreTemplateRequest\x1a+.forge.misc.v1.GetGitignoreTemplateResponse\"<\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02.b\btemplate\x12\"/api/v1/gitignore/templates/{name}\x12\x99\x01\n" +
+	"\x12ListLabelTemplates\x12(.forge.misc.v1.ListLabelTemplatesRequest\x1a).forge.misc.v1.ListLabelTemplatesResponse\".\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02 b\x05names\x12\x17/api/v1/label/templates\x12\x9b\x01\n" +
+	"\x10GetLabelTemplate\x12&.forge.misc.v1.GetLabelTemplateRequest\x1a'.forge.misc.v1.GetLabelTemplateResponse\"6\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02(b\x06labels\x12\x1e/api/v1/label/templates/{name}B\x94\x01\n" +
 	"\x11com.forge.misc.v1B\tMiscProtoP\x01Z\x1eforge/gen/forge/misc/v1;miscv1\xa2\x02\x03FMX\xaa\x02\rForge.Misc.V1\xca\x02\rForge\\Misc\\V1\xe2\x02\x19Forge\\Misc\\V1\\GPBMetadata\xea\x02\x0fForge::Misc::V1b\x06proto3"
 
 var (
@@ -239,23 +1048,55 @@ func file_forge_misc_v1_misc_proto_rawDescGZIP() []byte {
 	return file_forge_misc_v1_misc_proto_rawDescData
 }
 
-var file_forge_misc_v1_misc_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_forge_misc_v1_misc_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_forge_misc_v1_misc_proto_goTypes = []any{
-	(*GetVersionRequest)(nil),      // 0: forge.misc.v1.GetVersionRequest
-	(*GetVersionResponse)(nil),     // 1: forge.misc.v1.GetVersionResponse
-	(*GetAPISettingsRequest)(nil),  // 2: forge.misc.v1.GetAPISettingsRequest
-	(*GetAPISettingsResponse)(nil), // 3: forge.misc.v1.GetAPISettingsResponse
+	(*GetVersionRequest)(nil),              // 0: forge.misc.v1.GetVersionRequest
+	(*GetVersionResponse)(nil),             // 1: forge.misc.v1.GetVersionResponse
+	(*GetAPISettingsRequest)(nil),          // 2: forge.misc.v1.GetAPISettingsRequest
+	(*GetAPISettingsResponse)(nil),         // 3: forge.misc.v1.GetAPISettingsResponse
+	(*ListLicenseTemplatesRequest)(nil),    // 4: forge.misc.v1.ListLicenseTemplatesRequest
+	(*LicensesTemplateListEntry)(nil),      // 5: forge.misc.v1.LicensesTemplateListEntry
+	(*ListLicenseTemplatesResponse)(nil),   // 6: forge.misc.v1.ListLicenseTemplatesResponse
+	(*GetLicenseTemplateRequest)(nil),      // 7: forge.misc.v1.GetLicenseTemplateRequest
+	(*LicenseTemplateInfo)(nil),            // 8: forge.misc.v1.LicenseTemplateInfo
+	(*GetLicenseTemplateResponse)(nil),     // 9: forge.misc.v1.GetLicenseTemplateResponse
+	(*ListGitignoreTemplatesRequest)(nil),  // 10: forge.misc.v1.ListGitignoreTemplatesRequest
+	(*ListGitignoreTemplatesResponse)(nil), // 11: forge.misc.v1.ListGitignoreTemplatesResponse
+	(*GetGitignoreTemplateRequest)(nil),    // 12: forge.misc.v1.GetGitignoreTemplateRequest
+	(*GitignoreTemplateInfo)(nil),          // 13: forge.misc.v1.GitignoreTemplateInfo
+	(*GetGitignoreTemplateResponse)(nil),   // 14: forge.misc.v1.GetGitignoreTemplateResponse
+	(*ListLabelTemplatesRequest)(nil),      // 15: forge.misc.v1.ListLabelTemplatesRequest
+	(*ListLabelTemplatesResponse)(nil),     // 16: forge.misc.v1.ListLabelTemplatesResponse
+	(*GetLabelTemplateRequest)(nil),        // 17: forge.misc.v1.GetLabelTemplateRequest
+	(*LabelTemplate)(nil),                  // 18: forge.misc.v1.LabelTemplate
+	(*GetLabelTemplateResponse)(nil),       // 19: forge.misc.v1.GetLabelTemplateResponse
 }
 var file_forge_misc_v1_misc_proto_depIdxs = []int32{
-	0, // 0: forge.misc.v1.MiscService.GetVersion:input_type -> forge.misc.v1.GetVersionRequest
-	2, // 1: forge.misc.v1.MiscService.GetAPISettings:input_type -> forge.misc.v1.GetAPISettingsRequest
-	1, // 2: forge.misc.v1.MiscService.GetVersion:output_type -> forge.misc.v1.GetVersionResponse
-	3, // 3: forge.misc.v1.MiscService.GetAPISettings:output_type -> forge.misc.v1.GetAPISettingsResponse
-	2, // [2:4] is the sub-list for method output_type
-	0, // [0:2] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	5,  // 0: forge.misc.v1.ListLicenseTemplatesResponse.licenses:type_name -> forge.misc.v1.LicensesTemplateListEntry
+	8,  // 1: forge.misc.v1.GetLicenseTemplateResponse.license:type_name -> forge.misc.v1.LicenseTemplateInfo
+	13, // 2: forge.misc.v1.GetGitignoreTemplateResponse.template:type_name -> forge.misc.v1.GitignoreTemplateInfo
+	18, // 3: forge.misc.v1.GetLabelTemplateResponse.labels:type_name -> forge.misc.v1.LabelTemplate
+	0,  // 4: forge.misc.v1.MiscService.GetVersion:input_type -> forge.misc.v1.GetVersionRequest
+	2,  // 5: forge.misc.v1.MiscService.GetAPISettings:input_type -> forge.misc.v1.GetAPISettingsRequest
+	4,  // 6: forge.misc.v1.MiscService.ListLicenseTemplates:input_type -> forge.misc.v1.ListLicenseTemplatesRequest
+	7,  // 7: forge.misc.v1.MiscService.GetLicenseTemplate:input_type -> forge.misc.v1.GetLicenseTemplateRequest
+	10, // 8: forge.misc.v1.MiscService.ListGitignoreTemplates:input_type -> forge.misc.v1.ListGitignoreTemplatesRequest
+	12, // 9: forge.misc.v1.MiscService.GetGitignoreTemplate:input_type -> forge.misc.v1.GetGitignoreTemplateRequest
+	15, // 10: forge.misc.v1.MiscService.ListLabelTemplates:input_type -> forge.misc.v1.ListLabelTemplatesRequest
+	17, // 11: forge.misc.v1.MiscService.GetLabelTemplate:input_type -> forge.misc.v1.GetLabelTemplateRequest
+	1,  // 12: forge.misc.v1.MiscService.GetVersion:output_type -> forge.misc.v1.GetVersionResponse
+	3,  // 13: forge.misc.v1.MiscService.GetAPISettings:output_type -> forge.misc.v1.GetAPISettingsResponse
+	6,  // 14: forge.misc.v1.MiscService.ListLicenseTemplates:output_type -> forge.misc.v1.ListLicenseTemplatesResponse
+	9,  // 15: forge.misc.v1.MiscService.GetLicenseTemplate:output_type -> forge.misc.v1.GetLicenseTemplateResponse
+	11, // 16: forge.misc.v1.MiscService.ListGitignoreTemplates:output_type -> forge.misc.v1.ListGitignoreTemplatesResponse
+	14, // 17: forge.misc.v1.MiscService.GetGitignoreTemplate:output_type -> forge.misc.v1.GetGitignoreTemplateResponse
+	16, // 18: forge.misc.v1.MiscService.ListLabelTemplates:output_type -> forge.misc.v1.ListLabelTemplatesResponse
+	19, // 19: forge.misc.v1.MiscService.GetLabelTemplate:output_type -> forge.misc.v1.GetLabelTemplateResponse
+	12, // [12:20] is the sub-list for method output_type
+	4,  // [4:12] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_forge_misc_v1_misc_proto_init() }
@@ -269,7 +1110,7 @@ func file_forge_misc_v1_misc_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_misc_v1_misc_proto_rawDesc), len(file_forge_misc_v1_misc_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -77,6 +77,186 @@ func local_request_MiscService_GetAPISettings_0(ctx context.Context, marshaler r
 	return msg, metadata, err
 }
 
+func request_MiscService_ListLicenseTemplates_0(ctx context.Context, marshaler runtime.Marshaler, client MiscServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListLicenseTemplatesRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListLicenseTemplates(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_MiscService_ListLicenseTemplates_0(ctx context.Context, marshaler runtime.Marshaler, server MiscServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListLicenseTemplatesRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.ListLicenseTemplates(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_MiscService_GetLicenseTemplate_0(ctx context.Context, marshaler runtime.Marshaler, client MiscServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetLicenseTemplateRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["name"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "name")
+	}
+	protoReq.Name, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "name", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetLicenseTemplate(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_MiscService_GetLicenseTemplate_0(ctx context.Context, marshaler runtime.Marshaler, server MiscServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetLicenseTemplateRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["name"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "name")
+	}
+	protoReq.Name, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "name", err)
+	}
+	msg, err := server.GetLicenseTemplate(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_MiscService_ListGitignoreTemplates_0(ctx context.Context, marshaler runtime.Marshaler, client MiscServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListGitignoreTemplatesRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListGitignoreTemplates(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_MiscService_ListGitignoreTemplates_0(ctx context.Context, marshaler runtime.Marshaler, server MiscServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListGitignoreTemplatesRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.ListGitignoreTemplates(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_MiscService_GetGitignoreTemplate_0(ctx context.Context, marshaler runtime.Marshaler, client MiscServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetGitignoreTemplateRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["name"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "name")
+	}
+	protoReq.Name, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "name", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetGitignoreTemplate(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_MiscService_GetGitignoreTemplate_0(ctx context.Context, marshaler runtime.Marshaler, server MiscServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetGitignoreTemplateRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["name"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "name")
+	}
+	protoReq.Name, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "name", err)
+	}
+	msg, err := server.GetGitignoreTemplate(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_MiscService_ListLabelTemplates_0(ctx context.Context, marshaler runtime.Marshaler, client MiscServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListLabelTemplatesRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListLabelTemplates(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_MiscService_ListLabelTemplates_0(ctx context.Context, marshaler runtime.Marshaler, server MiscServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListLabelTemplatesRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.ListLabelTemplates(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_MiscService_GetLabelTemplate_0(ctx context.Context, marshaler runtime.Marshaler, client MiscServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetLabelTemplateRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["name"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "name")
+	}
+	protoReq.Name, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "name", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetLabelTemplate(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_MiscService_GetLabelTemplate_0(ctx context.Context, marshaler runtime.Marshaler, server MiscServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetLabelTemplateRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["name"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "name")
+	}
+	protoReq.Name, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "name", err)
+	}
+	msg, err := server.GetLabelTemplate(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterMiscServiceHandlerServer registers the http handlers for service MiscService to "mux".
 // UnaryRPC     :call MiscServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -122,6 +302,126 @@ func RegisterMiscServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux
 			return
 		}
 		forward_MiscService_GetAPISettings_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_ListLicenseTemplates_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.misc.v1.MiscService/ListLicenseTemplates", runtime.WithHTTPPathPattern("/api/v1/licenses"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_MiscService_ListLicenseTemplates_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_ListLicenseTemplates_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_ListLicenseTemplates_0{resp.(*ListLicenseTemplatesResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetLicenseTemplate_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetLicenseTemplate", runtime.WithHTTPPathPattern("/api/v1/licenses/{name}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_MiscService_GetLicenseTemplate_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetLicenseTemplate_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_GetLicenseTemplate_0{resp.(*GetLicenseTemplateResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_ListGitignoreTemplates_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.misc.v1.MiscService/ListGitignoreTemplates", runtime.WithHTTPPathPattern("/api/v1/gitignore/templates"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_MiscService_ListGitignoreTemplates_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_ListGitignoreTemplates_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_ListGitignoreTemplates_0{resp.(*ListGitignoreTemplatesResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetGitignoreTemplate_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetGitignoreTemplate", runtime.WithHTTPPathPattern("/api/v1/gitignore/templates/{name}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_MiscService_GetGitignoreTemplate_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetGitignoreTemplate_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_GetGitignoreTemplate_0{resp.(*GetGitignoreTemplateResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_ListLabelTemplates_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.misc.v1.MiscService/ListLabelTemplates", runtime.WithHTTPPathPattern("/api/v1/label/templates"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_MiscService_ListLabelTemplates_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_ListLabelTemplates_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_ListLabelTemplates_0{resp.(*ListLabelTemplatesResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetLabelTemplate_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetLabelTemplate", runtime.WithHTTPPathPattern("/api/v1/label/templates/{name}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_MiscService_GetLabelTemplate_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetLabelTemplate_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_GetLabelTemplate_0{resp.(*GetLabelTemplateResponse)}, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -197,15 +497,183 @@ func RegisterMiscServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux
 		}
 		forward_MiscService_GetAPISettings_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_MiscService_ListLicenseTemplates_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.misc.v1.MiscService/ListLicenseTemplates", runtime.WithHTTPPathPattern("/api/v1/licenses"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_MiscService_ListLicenseTemplates_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_ListLicenseTemplates_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_ListLicenseTemplates_0{resp.(*ListLicenseTemplatesResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetLicenseTemplate_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetLicenseTemplate", runtime.WithHTTPPathPattern("/api/v1/licenses/{name}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_MiscService_GetLicenseTemplate_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetLicenseTemplate_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_GetLicenseTemplate_0{resp.(*GetLicenseTemplateResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_ListGitignoreTemplates_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.misc.v1.MiscService/ListGitignoreTemplates", runtime.WithHTTPPathPattern("/api/v1/gitignore/templates"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_MiscService_ListGitignoreTemplates_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_ListGitignoreTemplates_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_ListGitignoreTemplates_0{resp.(*ListGitignoreTemplatesResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetGitignoreTemplate_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetGitignoreTemplate", runtime.WithHTTPPathPattern("/api/v1/gitignore/templates/{name}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_MiscService_GetGitignoreTemplate_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetGitignoreTemplate_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_GetGitignoreTemplate_0{resp.(*GetGitignoreTemplateResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_ListLabelTemplates_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.misc.v1.MiscService/ListLabelTemplates", runtime.WithHTTPPathPattern("/api/v1/label/templates"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_MiscService_ListLabelTemplates_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_ListLabelTemplates_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_ListLabelTemplates_0{resp.(*ListLabelTemplatesResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetLabelTemplate_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetLabelTemplate", runtime.WithHTTPPathPattern("/api/v1/label/templates/{name}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_MiscService_GetLabelTemplate_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetLabelTemplate_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_GetLabelTemplate_0{resp.(*GetLabelTemplateResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
+type response_MiscService_ListLicenseTemplates_0 struct {
+	*ListLicenseTemplatesResponse
+}
+
+func (m response_MiscService_ListLicenseTemplates_0) XXX_ResponseBody() interface{} {
+	response := m.ListLicenseTemplatesResponse
+	return response.Licenses
+}
+
+type response_MiscService_GetLicenseTemplate_0 struct {
+	*GetLicenseTemplateResponse
+}
+
+func (m response_MiscService_GetLicenseTemplate_0) XXX_ResponseBody() interface{} {
+	response := m.GetLicenseTemplateResponse
+	return response.License
+}
+
+type response_MiscService_ListGitignoreTemplates_0 struct {
+	*ListGitignoreTemplatesResponse
+}
+
+func (m response_MiscService_ListGitignoreTemplates_0) XXX_ResponseBody() interface{} {
+	response := m.ListGitignoreTemplatesResponse
+	return response.Names
+}
+
+type response_MiscService_GetGitignoreTemplate_0 struct {
+	*GetGitignoreTemplateResponse
+}
+
+func (m response_MiscService_GetGitignoreTemplate_0) XXX_ResponseBody() interface{} {
+	response := m.GetGitignoreTemplateResponse
+	return response.Template
+}
+
+type response_MiscService_ListLabelTemplates_0 struct {
+	*ListLabelTemplatesResponse
+}
+
+func (m response_MiscService_ListLabelTemplates_0) XXX_ResponseBody() interface{} {
+	response := m.ListLabelTemplatesResponse
+	return response.Names
+}
+
+type response_MiscService_GetLabelTemplate_0 struct {
+	*GetLabelTemplateResponse
+}
+
+func (m response_MiscService_GetLabelTemplate_0) XXX_ResponseBody() interface{} {
+	response := m.GetLabelTemplateResponse
+	return response.Labels
+}
+
 var (
-	pattern_MiscService_GetVersion_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "version"}, ""))
-	pattern_MiscService_GetAPISettings_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 0}, []string{"api", "v1", "settings"}, ""))
+	pattern_MiscService_GetVersion_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "version"}, ""))
+	pattern_MiscService_GetAPISettings_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 0}, []string{"api", "v1", "settings"}, ""))
+	pattern_MiscService_ListLicenseTemplates_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "licenses"}, ""))
+	pattern_MiscService_GetLicenseTemplate_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"api", "v1", "licenses", "name"}, ""))
+	pattern_MiscService_ListGitignoreTemplates_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "gitignore", "templates"}, ""))
+	pattern_MiscService_GetGitignoreTemplate_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"api", "v1", "gitignore", "templates", "name"}, ""))
+	pattern_MiscService_ListLabelTemplates_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "label", "templates"}, ""))
+	pattern_MiscService_GetLabelTemplate_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"api", "v1", "label", "templates", "name"}, ""))
 )
 
 var (
-	forward_MiscService_GetVersion_0     = runtime.ForwardResponseMessage
-	forward_MiscService_GetAPISettings_0 = runtime.ForwardResponseMessage
+	forward_MiscService_GetVersion_0             = runtime.ForwardResponseMessage
+	forward_MiscService_GetAPISettings_0         = runtime.ForwardResponseMessage
+	forward_MiscService_ListLicenseTemplates_0   = runtime.ForwardResponseMessage
+	forward_MiscService_GetLicenseTemplate_0     = runtime.ForwardResponseMessage
+	forward_MiscService_ListGitignoreTemplates_0 = runtime.ForwardResponseMessage
+	forward_MiscService_GetGitignoreTemplate_0   = runtime.ForwardResponseMessage
+	forward_MiscService_ListLabelTemplates_0     = runtime.ForwardResponseMessage
+	forward_MiscService_GetLabelTemplate_0       = runtime.ForwardResponseMessage
 )

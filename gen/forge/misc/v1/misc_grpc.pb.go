@@ -19,8 +19,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MiscService_GetVersion_FullMethodName     = "/forge.misc.v1.MiscService/GetVersion"
-	MiscService_GetAPISettings_FullMethodName = "/forge.misc.v1.MiscService/GetAPISettings"
+	MiscService_GetVersion_FullMethodName             = "/forge.misc.v1.MiscService/GetVersion"
+	MiscService_GetAPISettings_FullMethodName         = "/forge.misc.v1.MiscService/GetAPISettings"
+	MiscService_ListLicenseTemplates_FullMethodName   = "/forge.misc.v1.MiscService/ListLicenseTemplates"
+	MiscService_GetLicenseTemplate_FullMethodName     = "/forge.misc.v1.MiscService/GetLicenseTemplate"
+	MiscService_ListGitignoreTemplates_FullMethodName = "/forge.misc.v1.MiscService/ListGitignoreTemplates"
+	MiscService_GetGitignoreTemplate_FullMethodName   = "/forge.misc.v1.MiscService/GetGitignoreTemplate"
+	MiscService_ListLabelTemplates_FullMethodName     = "/forge.misc.v1.MiscService/ListLabelTemplates"
+	MiscService_GetLabelTemplate_FullMethodName       = "/forge.misc.v1.MiscService/GetLabelTemplate"
 )
 
 // MiscServiceClient is the client API for MiscService service.
@@ -33,6 +39,23 @@ type MiscServiceClient interface {
 	GetVersion(ctx context.Context, in *GetVersionRequest, opts ...grpc.CallOption) (*GetVersionResponse, error)
 	// GetAPISettings returns the paging limits.
 	GetAPISettings(ctx context.Context, in *GetAPISettingsRequest, opts ...grpc.CallOption) (*GetAPISettingsResponse, error)
+	// ListLicenseTemplates lists the license templates a new repository may
+	// start from (GET /licenses): SPDX ids, Apache-2.0 and MIT first.
+	ListLicenseTemplates(ctx context.Context, in *ListLicenseTemplatesRequest, opts ...grpc.CallOption) (*ListLicenseTemplatesResponse, error)
+	// GetLicenseTemplate returns one license template with its text (GET
+	// /licenses/{name}); 404 for an unknown name.
+	GetLicenseTemplate(ctx context.Context, in *GetLicenseTemplateRequest, opts ...grpc.CallOption) (*GetLicenseTemplateResponse, error)
+	// ListGitignoreTemplates lists the .gitignore template names (GET
+	// /gitignore/templates).
+	ListGitignoreTemplates(ctx context.Context, in *ListGitignoreTemplatesRequest, opts ...grpc.CallOption) (*ListGitignoreTemplatesResponse, error)
+	// GetGitignoreTemplate returns one .gitignore template (GET
+	// /gitignore/templates/{name}); 404 for an unknown name.
+	GetGitignoreTemplate(ctx context.Context, in *GetGitignoreTemplateRequest, opts ...grpc.CallOption) (*GetGitignoreTemplateResponse, error)
+	// ListLabelTemplates lists the label set names (GET /label/templates).
+	ListLabelTemplates(ctx context.Context, in *ListLabelTemplatesRequest, opts ...grpc.CallOption) (*ListLabelTemplatesResponse, error)
+	// GetLabelTemplate returns the labels of one label set (GET
+	// /label/templates/{name}); 404 for an unknown name.
+	GetLabelTemplate(ctx context.Context, in *GetLabelTemplateRequest, opts ...grpc.CallOption) (*GetLabelTemplateResponse, error)
 }
 
 type miscServiceClient struct {
@@ -63,6 +86,66 @@ func (c *miscServiceClient) GetAPISettings(ctx context.Context, in *GetAPISettin
 	return out, nil
 }
 
+func (c *miscServiceClient) ListLicenseTemplates(ctx context.Context, in *ListLicenseTemplatesRequest, opts ...grpc.CallOption) (*ListLicenseTemplatesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListLicenseTemplatesResponse)
+	err := c.cc.Invoke(ctx, MiscService_ListLicenseTemplates_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *miscServiceClient) GetLicenseTemplate(ctx context.Context, in *GetLicenseTemplateRequest, opts ...grpc.CallOption) (*GetLicenseTemplateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLicenseTemplateResponse)
+	err := c.cc.Invoke(ctx, MiscService_GetLicenseTemplate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *miscServiceClient) ListGitignoreTemplates(ctx context.Context, in *ListGitignoreTemplatesRequest, opts ...grpc.CallOption) (*ListGitignoreTemplatesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListGitignoreTemplatesResponse)
+	err := c.cc.Invoke(ctx, MiscService_ListGitignoreTemplates_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *miscServiceClient) GetGitignoreTemplate(ctx context.Context, in *GetGitignoreTemplateRequest, opts ...grpc.CallOption) (*GetGitignoreTemplateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetGitignoreTemplateResponse)
+	err := c.cc.Invoke(ctx, MiscService_GetGitignoreTemplate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *miscServiceClient) ListLabelTemplates(ctx context.Context, in *ListLabelTemplatesRequest, opts ...grpc.CallOption) (*ListLabelTemplatesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListLabelTemplatesResponse)
+	err := c.cc.Invoke(ctx, MiscService_ListLabelTemplates_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *miscServiceClient) GetLabelTemplate(ctx context.Context, in *GetLabelTemplateRequest, opts ...grpc.CallOption) (*GetLabelTemplateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLabelTemplateResponse)
+	err := c.cc.Invoke(ctx, MiscService_GetLabelTemplate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MiscServiceServer is the server API for MiscService service.
 // All implementations must embed UnimplementedMiscServiceServer
 // for forward compatibility.
@@ -73,6 +156,23 @@ type MiscServiceServer interface {
 	GetVersion(context.Context, *GetVersionRequest) (*GetVersionResponse, error)
 	// GetAPISettings returns the paging limits.
 	GetAPISettings(context.Context, *GetAPISettingsRequest) (*GetAPISettingsResponse, error)
+	// ListLicenseTemplates lists the license templates a new repository may
+	// start from (GET /licenses): SPDX ids, Apache-2.0 and MIT first.
+	ListLicenseTemplates(context.Context, *ListLicenseTemplatesRequest) (*ListLicenseTemplatesResponse, error)
+	// GetLicenseTemplate returns one license template with its text (GET
+	// /licenses/{name}); 404 for an unknown name.
+	GetLicenseTemplate(context.Context, *GetLicenseTemplateRequest) (*GetLicenseTemplateResponse, error)
+	// ListGitignoreTemplates lists the .gitignore template names (GET
+	// /gitignore/templates).
+	ListGitignoreTemplates(context.Context, *ListGitignoreTemplatesRequest) (*ListGitignoreTemplatesResponse, error)
+	// GetGitignoreTemplate returns one .gitignore template (GET
+	// /gitignore/templates/{name}); 404 for an unknown name.
+	GetGitignoreTemplate(context.Context, *GetGitignoreTemplateRequest) (*GetGitignoreTemplateResponse, error)
+	// ListLabelTemplates lists the label set names (GET /label/templates).
+	ListLabelTemplates(context.Context, *ListLabelTemplatesRequest) (*ListLabelTemplatesResponse, error)
+	// GetLabelTemplate returns the labels of one label set (GET
+	// /label/templates/{name}); 404 for an unknown name.
+	GetLabelTemplate(context.Context, *GetLabelTemplateRequest) (*GetLabelTemplateResponse, error)
 	mustEmbedUnimplementedMiscServiceServer()
 }
 
@@ -88,6 +188,24 @@ func (UnimplementedMiscServiceServer) GetVersion(context.Context, *GetVersionReq
 }
 func (UnimplementedMiscServiceServer) GetAPISettings(context.Context, *GetAPISettingsRequest) (*GetAPISettingsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetAPISettings not implemented")
+}
+func (UnimplementedMiscServiceServer) ListLicenseTemplates(context.Context, *ListLicenseTemplatesRequest) (*ListLicenseTemplatesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListLicenseTemplates not implemented")
+}
+func (UnimplementedMiscServiceServer) GetLicenseTemplate(context.Context, *GetLicenseTemplateRequest) (*GetLicenseTemplateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLicenseTemplate not implemented")
+}
+func (UnimplementedMiscServiceServer) ListGitignoreTemplates(context.Context, *ListGitignoreTemplatesRequest) (*ListGitignoreTemplatesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListGitignoreTemplates not implemented")
+}
+func (UnimplementedMiscServiceServer) GetGitignoreTemplate(context.Context, *GetGitignoreTemplateRequest) (*GetGitignoreTemplateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetGitignoreTemplate not implemented")
+}
+func (UnimplementedMiscServiceServer) ListLabelTemplates(context.Context, *ListLabelTemplatesRequest) (*ListLabelTemplatesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListLabelTemplates not implemented")
+}
+func (UnimplementedMiscServiceServer) GetLabelTemplate(context.Context, *GetLabelTemplateRequest) (*GetLabelTemplateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLabelTemplate not implemented")
 }
 func (UnimplementedMiscServiceServer) mustEmbedUnimplementedMiscServiceServer() {}
 func (UnimplementedMiscServiceServer) testEmbeddedByValue()                     {}
@@ -146,6 +264,114 @@ func _MiscService_GetAPISettings_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MiscService_ListLicenseTemplates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListLicenseTemplatesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MiscServiceServer).ListLicenseTemplates(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MiscService_ListLicenseTemplates_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MiscServiceServer).ListLicenseTemplates(ctx, req.(*ListLicenseTemplatesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MiscService_GetLicenseTemplate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLicenseTemplateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MiscServiceServer).GetLicenseTemplate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MiscService_GetLicenseTemplate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MiscServiceServer).GetLicenseTemplate(ctx, req.(*GetLicenseTemplateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MiscService_ListGitignoreTemplates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListGitignoreTemplatesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MiscServiceServer).ListGitignoreTemplates(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MiscService_ListGitignoreTemplates_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MiscServiceServer).ListGitignoreTemplates(ctx, req.(*ListGitignoreTemplatesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MiscService_GetGitignoreTemplate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetGitignoreTemplateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MiscServiceServer).GetGitignoreTemplate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MiscService_GetGitignoreTemplate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MiscServiceServer).GetGitignoreTemplate(ctx, req.(*GetGitignoreTemplateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MiscService_ListLabelTemplates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListLabelTemplatesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MiscServiceServer).ListLabelTemplates(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MiscService_ListLabelTemplates_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MiscServiceServer).ListLabelTemplates(ctx, req.(*ListLabelTemplatesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MiscService_GetLabelTemplate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLabelTemplateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MiscServiceServer).GetLabelTemplate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MiscService_GetLabelTemplate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MiscServiceServer).GetLabelTemplate(ctx, req.(*GetLabelTemplateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MiscService_ServiceDesc is the grpc.ServiceDesc for MiscService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -160,6 +386,30 @@ var MiscService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetAPISettings",
 			Handler:    _MiscService_GetAPISettings_Handler,
+		},
+		{
+			MethodName: "ListLicenseTemplates",
+			Handler:    _MiscService_ListLicenseTemplates_Handler,
+		},
+		{
+			MethodName: "GetLicenseTemplate",
+			Handler:    _MiscService_GetLicenseTemplate_Handler,
+		},
+		{
+			MethodName: "ListGitignoreTemplates",
+			Handler:    _MiscService_ListGitignoreTemplates_Handler,
+		},
+		{
+			MethodName: "GetGitignoreTemplate",
+			Handler:    _MiscService_GetGitignoreTemplate_Handler,
+		},
+		{
+			MethodName: "ListLabelTemplates",
+			Handler:    _MiscService_ListLabelTemplates_Handler,
+		},
+		{
+			MethodName: "GetLabelTemplate",
+			Handler:    _MiscService_GetLabelTemplate_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

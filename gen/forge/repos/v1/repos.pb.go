@@ -3003,6 +3003,247 @@ func (*DeleteRepoTopicResponse) Descriptor() ([]byte, []int) {
 }
 
 // CreateForkRequest is the source repository and Gitea's CreateForkOption.
+// GenerateRepoOption is Gitea's GenerateRepoOption.
+type GenerateRepoOption struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new repository's owner: the caller, an organization where the
+	// caller may create repositories, or any account for a site
+	// administrator.
+	Owner           string `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Name            string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	DefaultBranch   string `protobuf:"bytes,3,opt,name=default_branch,json=defaultBranch,proto3" json:"default_branch,omitempty"`
+	Description     string `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
+	Private         bool   `protobuf:"varint,5,opt,name=private,proto3" json:"private,omitempty"`
+	GitContent      bool   `protobuf:"varint,6,opt,name=git_content,json=gitContent,proto3" json:"git_content,omitempty"`
+	Topics          bool   `protobuf:"varint,7,opt,name=topics,proto3" json:"topics,omitempty"`
+	GitHooks        bool   `protobuf:"varint,8,opt,name=git_hooks,json=gitHooks,proto3" json:"git_hooks,omitempty"`
+	Webhooks        bool   `protobuf:"varint,9,opt,name=webhooks,proto3" json:"webhooks,omitempty"`
+	Avatar          bool   `protobuf:"varint,10,opt,name=avatar,proto3" json:"avatar,omitempty"`
+	Labels          bool   `protobuf:"varint,11,opt,name=labels,proto3" json:"labels,omitempty"`
+	ProtectedBranch bool   `protobuf:"varint,12,opt,name=protected_branch,json=protectedBranch,proto3" json:"protected_branch,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *GenerateRepoOption) Reset() {
+	*x = GenerateRepoOption{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GenerateRepoOption) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GenerateRepoOption) ProtoMessage() {}
+
+func (x *GenerateRepoOption) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GenerateRepoOption.ProtoReflect.Descriptor instead.
+func (*GenerateRepoOption) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *GenerateRepoOption) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *GenerateRepoOption) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GenerateRepoOption) GetDefaultBranch() string {
+	if x != nil {
+		return x.DefaultBranch
+	}
+	return ""
+}
+
+func (x *GenerateRepoOption) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *GenerateRepoOption) GetPrivate() bool {
+	if x != nil {
+		return x.Private
+	}
+	return false
+}
+
+func (x *GenerateRepoOption) GetGitContent() bool {
+	if x != nil {
+		return x.GitContent
+	}
+	return false
+}
+
+func (x *GenerateRepoOption) GetTopics() bool {
+	if x != nil {
+		return x.Topics
+	}
+	return false
+}
+
+func (x *GenerateRepoOption) GetGitHooks() bool {
+	if x != nil {
+		return x.GitHooks
+	}
+	return false
+}
+
+func (x *GenerateRepoOption) GetWebhooks() bool {
+	if x != nil {
+		return x.Webhooks
+	}
+	return false
+}
+
+func (x *GenerateRepoOption) GetAvatar() bool {
+	if x != nil {
+		return x.Avatar
+	}
+	return false
+}
+
+func (x *GenerateRepoOption) GetLabels() bool {
+	if x != nil {
+		return x.Labels
+	}
+	return false
+}
+
+func (x *GenerateRepoOption) GetProtectedBranch() bool {
+	if x != nil {
+		return x.ProtectedBranch
+	}
+	return false
+}
+
+type GenerateRepoRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The template repository.
+	Owner         string              `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string              `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Generate      *GenerateRepoOption `protobuf:"bytes,3,opt,name=generate,proto3" json:"generate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GenerateRepoRequest) Reset() {
+	*x = GenerateRepoRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GenerateRepoRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GenerateRepoRequest) ProtoMessage() {}
+
+func (x *GenerateRepoRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GenerateRepoRequest.ProtoReflect.Descriptor instead.
+func (*GenerateRepoRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *GenerateRepoRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *GenerateRepoRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *GenerateRepoRequest) GetGenerate() *GenerateRepoOption {
+	if x != nil {
+		return x.Generate
+	}
+	return nil
+}
+
+type GenerateRepoResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Repository    *Repository            `protobuf:"bytes,1,opt,name=repository,proto3" json:"repository,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GenerateRepoResponse) Reset() {
+	*x = GenerateRepoResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GenerateRepoResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GenerateRepoResponse) ProtoMessage() {}
+
+func (x *GenerateRepoResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GenerateRepoResponse.ProtoReflect.Descriptor instead.
+func (*GenerateRepoResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *GenerateRepoResponse) GetRepository() *Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
 type CreateForkRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
@@ -3017,7 +3258,7 @@ type CreateForkRequest struct {
 
 func (x *CreateForkRequest) Reset() {
 	*x = CreateForkRequest{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3029,7 +3270,7 @@ func (x *CreateForkRequest) String() string {
 func (*CreateForkRequest) ProtoMessage() {}
 
 func (x *CreateForkRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[41]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3042,7 +3283,7 @@ func (x *CreateForkRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateForkRequest.ProtoReflect.Descriptor instead.
 func (*CreateForkRequest) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{41}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CreateForkRequest) GetOwner() string {
@@ -3082,7 +3323,7 @@ type CreateForkResponse struct {
 
 func (x *CreateForkResponse) Reset() {
 	*x = CreateForkResponse{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3094,7 +3335,7 @@ func (x *CreateForkResponse) String() string {
 func (*CreateForkResponse) ProtoMessage() {}
 
 func (x *CreateForkResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[42]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3107,7 +3348,7 @@ func (x *CreateForkResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateForkResponse.ProtoReflect.Descriptor instead.
 func (*CreateForkResponse) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{42}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CreateForkResponse) GetRepository() *Repository {
@@ -3129,7 +3370,7 @@ type ListForksRequest struct {
 
 func (x *ListForksRequest) Reset() {
 	*x = ListForksRequest{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3141,7 +3382,7 @@ func (x *ListForksRequest) String() string {
 func (*ListForksRequest) ProtoMessage() {}
 
 func (x *ListForksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3154,7 +3395,7 @@ func (x *ListForksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListForksRequest.ProtoReflect.Descriptor instead.
 func (*ListForksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{43}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListForksRequest) GetOwner() string {
@@ -3195,7 +3436,7 @@ type ListForksResponse struct {
 
 func (x *ListForksResponse) Reset() {
 	*x = ListForksResponse{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3207,7 +3448,7 @@ func (x *ListForksResponse) String() string {
 func (*ListForksResponse) ProtoMessage() {}
 
 func (x *ListForksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3220,7 +3461,7 @@ func (x *ListForksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListForksResponse.ProtoReflect.Descriptor instead.
 func (*ListForksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{44}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListForksResponse) GetRepositories() []*Repository {
@@ -3249,7 +3490,7 @@ type SearchTopicsRequest struct {
 
 func (x *SearchTopicsRequest) Reset() {
 	*x = SearchTopicsRequest{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3261,7 +3502,7 @@ func (x *SearchTopicsRequest) String() string {
 func (*SearchTopicsRequest) ProtoMessage() {}
 
 func (x *SearchTopicsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3274,7 +3515,7 @@ func (x *SearchTopicsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTopicsRequest.ProtoReflect.Descriptor instead.
 func (*SearchTopicsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{45}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SearchTopicsRequest) GetQ() string {
@@ -3313,7 +3554,7 @@ type Topic struct {
 
 func (x *Topic) Reset() {
 	*x = Topic{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3325,7 +3566,7 @@ func (x *Topic) String() string {
 func (*Topic) ProtoMessage() {}
 
 func (x *Topic) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3338,7 +3579,7 @@ func (x *Topic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Topic.ProtoReflect.Descriptor instead.
 func (*Topic) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{46}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *Topic) GetId() int64 {
@@ -3386,7 +3627,7 @@ type SearchTopicsResponse struct {
 
 func (x *SearchTopicsResponse) Reset() {
 	*x = SearchTopicsResponse{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3398,7 +3639,7 @@ func (x *SearchTopicsResponse) String() string {
 func (*SearchTopicsResponse) ProtoMessage() {}
 
 func (x *SearchTopicsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3411,7 +3652,7 @@ func (x *SearchTopicsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTopicsResponse.ProtoReflect.Descriptor instead.
 func (*SearchTopicsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{47}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SearchTopicsResponse) GetTopics() []*Topic {
@@ -3514,38 +3755,38 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x06topics\x18; \x03(\tR\x06topics\"l\n" +
 	"\fRepoTransfer\x12(\n" +
 	"\x04doer\x18\x01 \x01(\v2\x14.forge.users.v1.UserR\x04doer\x122\n" +
-	"\trecipient\x18\x02 \x01(\v2\x14.forge.users.v1.UserR\trecipient\"\xa3\x03\n" +
+	"\trecipient\x18\x02 \x01(\v2\x14.forge.users.v1.UserR\trecipient\"\xc4\x03\n" +
 	"\x10CreateRepoOption\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\x9a\xb5\x18\x06\x10\x01\x18d \x01R\x04name\x12)\n" +
 	"\vdescription\x18\x02 \x01(\tB\a\x9a\xb5\x18\x03\x18\x80\x10R\vdescription\x12\x18\n" +
-	"\aprivate\x18\x03 \x01(\bR\aprivate\x12!\n" +
-	"\fissue_labels\x18\x04 \x01(\tR\vissueLabels\x12\x1b\n" +
+	"\aprivate\x18\x03 \x01(\bR\aprivate\x12)\n" +
+	"\fissue_labels\x18\x04 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\vissueLabels\x12\x1b\n" +
 	"\tauto_init\x18\x05 \x01(\bR\bautoInit\x12\x1a\n" +
-	"\btemplate\x18\x06 \x01(\bR\btemplate\x12\x1e\n" +
+	"\btemplate\x18\x06 \x01(\bR\btemplate\x12'\n" +
 	"\n" +
-	"gitignores\x18\a \x01(\tR\n" +
-	"gitignores\x12\x18\n" +
-	"\alicense\x18\b \x01(\tR\alicense\x12\x16\n" +
-	"\x06readme\x18\t \x01(\tR\x06readme\x12-\n" +
+	"gitignores\x18\a \x01(\tB\a\x9a\xb5\x18\x03\x18\xd0\x0fR\n" +
+	"gitignores\x12 \n" +
+	"\alicense\x18\b \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\alicense\x12\x1e\n" +
+	"\x06readme\x18\t \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\x06readme\x12-\n" +
 	"\x0edefault_branch\x18\n" +
 	" \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\rdefaultBranch\x12\x1f\n" +
 	"\vtrust_model\x18\v \x01(\tR\n" +
 	"trustModel\x12,\n" +
-	"\x12object_format_name\x18\f \x01(\tR\x10objectFormatName\"\xaf\x03\n" +
+	"\x12object_format_name\x18\f \x01(\tR\x10objectFormatName\"\xd0\x03\n" +
 	"\x1cCreateCurrentUserRepoRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\x9a\xb5\x18\x06\x10\x01\x18d \x01R\x04name\x12)\n" +
 	"\vdescription\x18\x02 \x01(\tB\a\x9a\xb5\x18\x03\x18\x80\x10R\vdescription\x12\x18\n" +
-	"\aprivate\x18\x03 \x01(\bR\aprivate\x12!\n" +
-	"\fissue_labels\x18\x04 \x01(\tR\vissueLabels\x12\x1b\n" +
+	"\aprivate\x18\x03 \x01(\bR\aprivate\x12)\n" +
+	"\fissue_labels\x18\x04 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\vissueLabels\x12\x1b\n" +
 	"\tauto_init\x18\x05 \x01(\bR\bautoInit\x12\x1a\n" +
-	"\btemplate\x18\x06 \x01(\bR\btemplate\x12\x1e\n" +
+	"\btemplate\x18\x06 \x01(\bR\btemplate\x12'\n" +
 	"\n" +
-	"gitignores\x18\a \x01(\tR\n" +
-	"gitignores\x12\x18\n" +
-	"\alicense\x18\b \x01(\tR\alicense\x12\x16\n" +
-	"\x06readme\x18\t \x01(\tR\x06readme\x12-\n" +
+	"gitignores\x18\a \x01(\tB\a\x9a\xb5\x18\x03\x18\xd0\x0fR\n" +
+	"gitignores\x12 \n" +
+	"\alicense\x18\b \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\alicense\x12\x1e\n" +
+	"\x06readme\x18\t \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\x06readme\x12-\n" +
 	"\x0edefault_branch\x18\n" +
 	" \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\rdefaultBranch\x12\x1f\n" +
 	"\vtrust_model\x18\v \x01(\tR\n" +
@@ -3733,7 +3974,31 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
 	"\x05topic\x18\x03 \x01(\tR\x05topic\"\x19\n" +
-	"\x17DeleteRepoTopicResponse\"\x7f\n" +
+	"\x17DeleteRepoTopicResponse\"\x95\x03\n" +
+	"\x12GenerateRepoOption\x12\x1e\n" +
+	"\x05owner\x18\x01 \x01(\tB\b\x9a\xb5\x18\x04\x10\x01\x18(R\x05owner\x12\x1e\n" +
+	"\x04name\x18\x02 \x01(\tB\n" +
+	"\x9a\xb5\x18\x06\x10\x01\x18d \x01R\x04name\x12-\n" +
+	"\x0edefault_branch\x18\x03 \x01(\tB\x06\x9a\xb5\x18\x02\x18dR\rdefaultBranch\x12)\n" +
+	"\vdescription\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\x80\x10R\vdescription\x12\x18\n" +
+	"\aprivate\x18\x05 \x01(\bR\aprivate\x12\x1f\n" +
+	"\vgit_content\x18\x06 \x01(\bR\n" +
+	"gitContent\x12\x16\n" +
+	"\x06topics\x18\a \x01(\bR\x06topics\x12\x1b\n" +
+	"\tgit_hooks\x18\b \x01(\bR\bgitHooks\x12\x1a\n" +
+	"\bwebhooks\x18\t \x01(\bR\bwebhooks\x12\x16\n" +
+	"\x06avatar\x18\n" +
+	" \x01(\bR\x06avatar\x12\x16\n" +
+	"\x06labels\x18\v \x01(\bR\x06labels\x12)\n" +
+	"\x10protected_branch\x18\f \x01(\bR\x0fprotectedBranch\"\x7f\n" +
+	"\x13GenerateRepoRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12>\n" +
+	"\bgenerate\x18\x03 \x01(\v2\".forge.repos.v1.GenerateRepoOptionR\bgenerate\"R\n" +
+	"\x14GenerateRepoResponse\x12:\n" +
+	"\n" +
+	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\"\x7f\n" +
 	"\x11CreateForkRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\"\n" +
@@ -3767,7 +4032,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x14SearchTopicsResponse\x12-\n" +
 	"\x06topics\x18\x01 \x03(\v2\x15.forge.repos.v1.TopicR\x06topics\x12%\n" +
 	"\vtotal_count\x18\x02 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount2\x81\x1e\n" +
+	"totalCount2\xd5\x1f\n" +
 	"\x11RepositoryService\x12\xc0\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
@@ -3817,7 +4082,10 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"CreateFork\x12!.forge.repos.v1.CreateForkRequest\x1a\".forge.repos.v1.CreateForkResponse\"h\x88\xb5\x18\xca\x01\x92\xb5\x18&\b\x02\x1a\n" +
 	"repository \x02(\x01:\x06\b\x01\x10\x01\x18\x01B\n" +
 	"fork-owner\x82\xd3\xe4\x93\x023:\x01*b\n" +
-	"repository\"\"/api/v1/repos/{owner}/{repo}/forks\x12\xa6\x01\n" +
+	"repository\"\"/api/v1/repos/{owner}/{repo}/forks\x12\xd1\x01\n" +
+	"\fGenerateRepo\x12#.forge.repos.v1.GenerateRepoRequest\x1a$.forge.repos.v1.GenerateRepoResponse\"v\x88\xb5\x18\xc9\x01\x92\xb5\x18*\b\x02\x1a\n" +
+	"repository \x02(\x01:\x06\b\x01\x10\x01\x18\x01B\x0egenerate-owner\x82\xd3\xe4\x93\x02=:\bgenerateb\n" +
+	"repository\"%/api/v1/repos/{owner}/{repo}/generate\x12\xa6\x01\n" +
 	"\tListForks\x12 .forge.repos.v1.ListForksRequest\x1a!.forge.repos.v1.ListForksResponse\"T\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x022b\frepositories\x12\"/api/v1/repos/{owner}/{repo}/forksB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
@@ -3835,7 +4103,7 @@ func file_forge_repos_v1_repos_proto_rawDescGZIP() []byte {
 	return file_forge_repos_v1_repos_proto_rawDescData
 }
 
-var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*Permission)(nil),                        // 0: forge.repos.v1.Permission
 	(*InternalTracker)(nil),                   // 1: forge.repos.v1.InternalTracker
@@ -3878,28 +4146,31 @@ var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*AddRepoTopicResponse)(nil),              // 38: forge.repos.v1.AddRepoTopicResponse
 	(*DeleteRepoTopicRequest)(nil),            // 39: forge.repos.v1.DeleteRepoTopicRequest
 	(*DeleteRepoTopicResponse)(nil),           // 40: forge.repos.v1.DeleteRepoTopicResponse
-	(*CreateForkRequest)(nil),                 // 41: forge.repos.v1.CreateForkRequest
-	(*CreateForkResponse)(nil),                // 42: forge.repos.v1.CreateForkResponse
-	(*ListForksRequest)(nil),                  // 43: forge.repos.v1.ListForksRequest
-	(*ListForksResponse)(nil),                 // 44: forge.repos.v1.ListForksResponse
-	(*SearchTopicsRequest)(nil),               // 45: forge.repos.v1.SearchTopicsRequest
-	(*Topic)(nil),                             // 46: forge.repos.v1.Topic
-	(*SearchTopicsResponse)(nil),              // 47: forge.repos.v1.SearchTopicsResponse
-	(*v1.User)(nil),                           // 48: forge.users.v1.User
-	(*timestamppb.Timestamp)(nil),             // 49: google.protobuf.Timestamp
+	(*GenerateRepoOption)(nil),                // 41: forge.repos.v1.GenerateRepoOption
+	(*GenerateRepoRequest)(nil),               // 42: forge.repos.v1.GenerateRepoRequest
+	(*GenerateRepoResponse)(nil),              // 43: forge.repos.v1.GenerateRepoResponse
+	(*CreateForkRequest)(nil),                 // 44: forge.repos.v1.CreateForkRequest
+	(*CreateForkResponse)(nil),                // 45: forge.repos.v1.CreateForkResponse
+	(*ListForksRequest)(nil),                  // 46: forge.repos.v1.ListForksRequest
+	(*ListForksResponse)(nil),                 // 47: forge.repos.v1.ListForksResponse
+	(*SearchTopicsRequest)(nil),               // 48: forge.repos.v1.SearchTopicsRequest
+	(*Topic)(nil),                             // 49: forge.repos.v1.Topic
+	(*SearchTopicsResponse)(nil),              // 50: forge.repos.v1.SearchTopicsResponse
+	(*v1.User)(nil),                           // 51: forge.users.v1.User
+	(*timestamppb.Timestamp)(nil),             // 52: google.protobuf.Timestamp
 }
 var file_forge_repos_v1_repos_proto_depIdxs = []int32{
-	48, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
+	51, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
 	2,  // 1: forge.repos.v1.Repository.parent:type_name -> forge.repos.v1.Repository
-	49, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
-	49, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
-	49, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
+	52, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
+	52, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
+	52, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
 	0,  // 5: forge.repos.v1.Repository.permissions:type_name -> forge.repos.v1.Permission
 	1,  // 6: forge.repos.v1.Repository.internal_tracker:type_name -> forge.repos.v1.InternalTracker
-	49, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
+	52, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
 	3,  // 8: forge.repos.v1.Repository.repo_transfer:type_name -> forge.repos.v1.RepoTransfer
-	48, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
-	48, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
+	51, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
+	51, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
 	2,  // 11: forge.repos.v1.CreateCurrentUserRepoResponse.repository:type_name -> forge.repos.v1.Repository
 	4,  // 12: forge.repos.v1.AdminCreateRepoRequest.repository:type_name -> forge.repos.v1.CreateRepoOption
 	2,  // 13: forge.repos.v1.AdminCreateRepoResponse.repository:type_name -> forge.repos.v1.Repository
@@ -3909,60 +4180,64 @@ var file_forge_repos_v1_repos_proto_depIdxs = []int32{
 	2,  // 17: forge.repos.v1.ListUserReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 18: forge.repos.v1.ListMyReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 19: forge.repos.v1.SearchReposResponse.data:type_name -> forge.repos.v1.Repository
-	48, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
-	48, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
-	2,  // 22: forge.repos.v1.CreateForkResponse.repository:type_name -> forge.repos.v1.Repository
-	2,  // 23: forge.repos.v1.ListForksResponse.repositories:type_name -> forge.repos.v1.Repository
-	49, // 24: forge.repos.v1.Topic.created:type_name -> google.protobuf.Timestamp
-	49, // 25: forge.repos.v1.Topic.updated:type_name -> google.protobuf.Timestamp
-	46, // 26: forge.repos.v1.SearchTopicsResponse.topics:type_name -> forge.repos.v1.Topic
-	5,  // 27: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
-	7,  // 28: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
-	9,  // 29: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
-	11, // 30: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
-	13, // 31: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
-	15, // 32: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
-	17, // 33: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
-	19, // 34: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
-	21, // 35: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
-	23, // 36: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
-	25, // 37: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
-	27, // 38: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
-	29, // 39: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
-	31, // 40: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
-	33, // 41: forge.repos.v1.RepositoryService.ListRepoTopics:input_type -> forge.repos.v1.ListRepoTopicsRequest
-	35, // 42: forge.repos.v1.RepositoryService.SetRepoTopics:input_type -> forge.repos.v1.SetRepoTopicsRequest
-	37, // 43: forge.repos.v1.RepositoryService.AddRepoTopic:input_type -> forge.repos.v1.AddRepoTopicRequest
-	39, // 44: forge.repos.v1.RepositoryService.DeleteRepoTopic:input_type -> forge.repos.v1.DeleteRepoTopicRequest
-	45, // 45: forge.repos.v1.RepositoryService.SearchTopics:input_type -> forge.repos.v1.SearchTopicsRequest
-	41, // 46: forge.repos.v1.RepositoryService.CreateFork:input_type -> forge.repos.v1.CreateForkRequest
-	43, // 47: forge.repos.v1.RepositoryService.ListForks:input_type -> forge.repos.v1.ListForksRequest
-	6,  // 48: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
-	8,  // 49: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
-	10, // 50: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
-	12, // 51: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
-	14, // 52: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
-	16, // 53: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
-	18, // 54: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
-	20, // 55: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
-	22, // 56: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
-	24, // 57: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
-	26, // 58: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
-	28, // 59: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
-	30, // 60: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
-	32, // 61: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
-	34, // 62: forge.repos.v1.RepositoryService.ListRepoTopics:output_type -> forge.repos.v1.ListRepoTopicsResponse
-	36, // 63: forge.repos.v1.RepositoryService.SetRepoTopics:output_type -> forge.repos.v1.SetRepoTopicsResponse
-	38, // 64: forge.repos.v1.RepositoryService.AddRepoTopic:output_type -> forge.repos.v1.AddRepoTopicResponse
-	40, // 65: forge.repos.v1.RepositoryService.DeleteRepoTopic:output_type -> forge.repos.v1.DeleteRepoTopicResponse
-	47, // 66: forge.repos.v1.RepositoryService.SearchTopics:output_type -> forge.repos.v1.SearchTopicsResponse
-	42, // 67: forge.repos.v1.RepositoryService.CreateFork:output_type -> forge.repos.v1.CreateForkResponse
-	44, // 68: forge.repos.v1.RepositoryService.ListForks:output_type -> forge.repos.v1.ListForksResponse
-	48, // [48:69] is the sub-list for method output_type
-	27, // [27:48] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	51, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
+	51, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
+	41, // 22: forge.repos.v1.GenerateRepoRequest.generate:type_name -> forge.repos.v1.GenerateRepoOption
+	2,  // 23: forge.repos.v1.GenerateRepoResponse.repository:type_name -> forge.repos.v1.Repository
+	2,  // 24: forge.repos.v1.CreateForkResponse.repository:type_name -> forge.repos.v1.Repository
+	2,  // 25: forge.repos.v1.ListForksResponse.repositories:type_name -> forge.repos.v1.Repository
+	52, // 26: forge.repos.v1.Topic.created:type_name -> google.protobuf.Timestamp
+	52, // 27: forge.repos.v1.Topic.updated:type_name -> google.protobuf.Timestamp
+	49, // 28: forge.repos.v1.SearchTopicsResponse.topics:type_name -> forge.repos.v1.Topic
+	5,  // 29: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
+	7,  // 30: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
+	9,  // 31: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
+	11, // 32: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
+	13, // 33: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
+	15, // 34: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
+	17, // 35: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
+	19, // 36: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
+	21, // 37: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
+	23, // 38: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
+	25, // 39: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
+	27, // 40: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
+	29, // 41: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
+	31, // 42: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
+	33, // 43: forge.repos.v1.RepositoryService.ListRepoTopics:input_type -> forge.repos.v1.ListRepoTopicsRequest
+	35, // 44: forge.repos.v1.RepositoryService.SetRepoTopics:input_type -> forge.repos.v1.SetRepoTopicsRequest
+	37, // 45: forge.repos.v1.RepositoryService.AddRepoTopic:input_type -> forge.repos.v1.AddRepoTopicRequest
+	39, // 46: forge.repos.v1.RepositoryService.DeleteRepoTopic:input_type -> forge.repos.v1.DeleteRepoTopicRequest
+	48, // 47: forge.repos.v1.RepositoryService.SearchTopics:input_type -> forge.repos.v1.SearchTopicsRequest
+	44, // 48: forge.repos.v1.RepositoryService.CreateFork:input_type -> forge.repos.v1.CreateForkRequest
+	42, // 49: forge.repos.v1.RepositoryService.GenerateRepo:input_type -> forge.repos.v1.GenerateRepoRequest
+	46, // 50: forge.repos.v1.RepositoryService.ListForks:input_type -> forge.repos.v1.ListForksRequest
+	6,  // 51: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
+	8,  // 52: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
+	10, // 53: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
+	12, // 54: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
+	14, // 55: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
+	16, // 56: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
+	18, // 57: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
+	20, // 58: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
+	22, // 59: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
+	24, // 60: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
+	26, // 61: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
+	28, // 62: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
+	30, // 63: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
+	32, // 64: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
+	34, // 65: forge.repos.v1.RepositoryService.ListRepoTopics:output_type -> forge.repos.v1.ListRepoTopicsResponse
+	36, // 66: forge.repos.v1.RepositoryService.SetRepoTopics:output_type -> forge.repos.v1.SetRepoTopicsResponse
+	38, // 67: forge.repos.v1.RepositoryService.AddRepoTopic:output_type -> forge.repos.v1.AddRepoTopicResponse
+	40, // 68: forge.repos.v1.RepositoryService.DeleteRepoTopic:output_type -> forge.repos.v1.DeleteRepoTopicResponse
+	50, // 69: forge.repos.v1.RepositoryService.SearchTopics:output_type -> forge.repos.v1.SearchTopicsResponse
+	45, // 70: forge.repos.v1.RepositoryService.CreateFork:output_type -> forge.repos.v1.CreateForkResponse
+	43, // 71: forge.repos.v1.RepositoryService.GenerateRepo:output_type -> forge.repos.v1.GenerateRepoResponse
+	47, // 72: forge.repos.v1.RepositoryService.ListForks:output_type -> forge.repos.v1.ListForksResponse
+	51, // [51:73] is the sub-list for method output_type
+	29, // [29:51] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_forge_repos_v1_repos_proto_init() }
@@ -3977,7 +4252,7 @@ func file_forge_repos_v1_repos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_repos_v1_repos_proto_rawDesc), len(file_forge_repos_v1_repos_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   48,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

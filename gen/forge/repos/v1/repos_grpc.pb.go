@@ -39,6 +39,7 @@ const (
 	RepositoryService_DeleteRepoTopic_FullMethodName           = "/forge.repos.v1.RepositoryService/DeleteRepoTopic"
 	RepositoryService_SearchTopics_FullMethodName              = "/forge.repos.v1.RepositoryService/SearchTopics"
 	RepositoryService_CreateFork_FullMethodName                = "/forge.repos.v1.RepositoryService/CreateFork"
+	RepositoryService_GenerateRepo_FullMethodName              = "/forge.repos.v1.RepositoryService/GenerateRepo"
 	RepositoryService_ListForks_FullMethodName                 = "/forge.repos.v1.RepositoryService/ListForks"
 )
 
@@ -101,6 +102,14 @@ type RepositoryServiceClient interface {
 	// branches, tags and visibility, whose object files are shared with it.
 	// 202 with the fork, as Gitea.
 	CreateFork(ctx context.Context, in *CreateForkRequest, opts ...grpc.CallOption) (*CreateForkResponse, error)
+	// GenerateRepo makes a repository from a template repository (POST
+	// /repos/{template_owner}/{template_repo}/generate) for the caller or an
+	// account the caller may create repositories in (rule generate-owner):
+	// with git_content, one commit holding the tree of the template's
+	// default branch; with labels, topics, webhooks and protected_branch,
+	// copies of the template's. git_hooks and avatar copy nothing (forge
+	// keeps neither). 201 with the new repository.
+	GenerateRepo(ctx context.Context, in *GenerateRepoRequest, opts ...grpc.CallOption) (*GenerateRepoResponse, error)
 	// ListForks lists the forks of a repository the caller may see (GET
 	// /repos/{owner}/{repo}/forks), oldest first.
 	ListForks(ctx context.Context, in *ListForksRequest, opts ...grpc.CallOption) (*ListForksResponse, error)
@@ -314,6 +323,16 @@ func (c *repositoryServiceClient) CreateFork(ctx context.Context, in *CreateFork
 	return out, nil
 }
 
+func (c *repositoryServiceClient) GenerateRepo(ctx context.Context, in *GenerateRepoRequest, opts ...grpc.CallOption) (*GenerateRepoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GenerateRepoResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_GenerateRepo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *repositoryServiceClient) ListForks(ctx context.Context, in *ListForksRequest, opts ...grpc.CallOption) (*ListForksResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListForksResponse)
@@ -383,6 +402,14 @@ type RepositoryServiceServer interface {
 	// branches, tags and visibility, whose object files are shared with it.
 	// 202 with the fork, as Gitea.
 	CreateFork(context.Context, *CreateForkRequest) (*CreateForkResponse, error)
+	// GenerateRepo makes a repository from a template repository (POST
+	// /repos/{template_owner}/{template_repo}/generate) for the caller or an
+	// account the caller may create repositories in (rule generate-owner):
+	// with git_content, one commit holding the tree of the template's
+	// default branch; with labels, topics, webhooks and protected_branch,
+	// copies of the template's. git_hooks and avatar copy nothing (forge
+	// keeps neither). 201 with the new repository.
+	GenerateRepo(context.Context, *GenerateRepoRequest) (*GenerateRepoResponse, error)
 	// ListForks lists the forks of a repository the caller may see (GET
 	// /repos/{owner}/{repo}/forks), oldest first.
 	ListForks(context.Context, *ListForksRequest) (*ListForksResponse, error)
@@ -455,6 +482,9 @@ func (UnimplementedRepositoryServiceServer) SearchTopics(context.Context, *Searc
 }
 func (UnimplementedRepositoryServiceServer) CreateFork(context.Context, *CreateForkRequest) (*CreateForkResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateFork not implemented")
+}
+func (UnimplementedRepositoryServiceServer) GenerateRepo(context.Context, *GenerateRepoRequest) (*GenerateRepoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GenerateRepo not implemented")
 }
 func (UnimplementedRepositoryServiceServer) ListForks(context.Context, *ListForksRequest) (*ListForksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListForks not implemented")
@@ -840,6 +870,24 @@ func _RepositoryService_CreateFork_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RepositoryService_GenerateRepo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GenerateRepoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).GenerateRepo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_GenerateRepo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).GenerateRepo(ctx, req.(*GenerateRepoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _RepositoryService_ListForks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListForksRequest)
 	if err := dec(in); err != nil {
@@ -944,6 +992,10 @@ var RepositoryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateFork",
 			Handler:    _RepositoryService_CreateFork_Handler,
+		},
+		{
+			MethodName: "GenerateRepo",
+			Handler:    _RepositoryService_GenerateRepo_Handler,
 		},
 		{
 			MethodName: "ListForks",
