@@ -73,11 +73,11 @@ const journalLease = time.Minute
 // JournalEntry is one journaled ref transaction.
 type JournalEntry struct {
 	file      string
-	Owner     string   // repository owner (lower case, as on disk); "" if outside Root
-	Name      string   // repository name without .git
-	Refs      []string // full ref names
-	Olds      []string // each ref's value before the transaction (zeros: it did not exist)
-	Committed bool     // the refs have moved
+	Owner     string    // repository owner (lower case, as on disk); "" if outside Root
+	Name      string    // repository name without .git
+	Refs      []string  // full ref names
+	Olds      []string  // each ref's value before the transaction (zeros: it did not exist)
+	Committed bool      // the refs have moved
 	At        time.Time // when the entry was last written
 	settled   bool
 }
