@@ -95,3 +95,45 @@ func TestSyncTagRefs(t *testing.T) {
 }
 
 func sha(c byte) string { return strings.Repeat(string(c), 40) }
+
+// TestTagProtections: rules are kept per repository in creation order; a
+// pattern is taken once; updates and deletes name the repository.
+func TestTagProtections(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		r := newRepo(t, s, "guarded")
+		other := newRepo(t, s, "other")
+		a := &store.TagProtection{RepoID: r.ID, NamePattern: "v*", WhitelistUserIDs: store.MakeIDList([]int64{1})}
+		if err := s.CreateTagProtection(ctx, a); err != nil || a.ID == 0 {
+			t.Fatal(a, err)
+		}
+		if err := s.CreateTagProtection(ctx, &store.TagProtection{RepoID: r.ID, NamePattern: "v*"}); err != store.ErrTagProtectionExists {
+			t.Fatalf("duplicate: %v", err)
+		}
+		b := &store.TagProtection{RepoID: r.ID, NamePattern: "/^rel/"}
+		if err := s.CreateTagProtection(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.TagProtectionByID(ctx, other.ID, a.ID); err != store.ErrNotFound {
+			t.Fatalf("another repository's rule: %v", err)
+		}
+		a.NamePattern, a.WhitelistTeamIDs = "w*", store.MakeIDList([]int64{7})
+		if err := s.UpdateTagProtection(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.TagProtections(ctx, r.ID)
+		if err != nil || len(list) != 2 || list[0].NamePattern != "w*" || list[0].WhitelistTeamIDs != "[7]" ||
+			list[1].NamePattern != "/^rel/" || list[1].WhitelistUserIDs != "[]" {
+			t.Fatalf("list: %+v %v", list, err)
+		}
+		if err := s.DeleteTagProtection(ctx, other.ID, a.ID); err != store.ErrNotFound {
+			t.Fatalf("delete through another repository: %v", err)
+		}
+		if err := s.DeleteTagProtection(ctx, r.ID, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.UpdateTagProtection(ctx, a); err != store.ErrNotFound {
+			t.Fatalf("update deleted: %v", err)
+		}
+	})
+}
