@@ -73,10 +73,12 @@ const journalLease = time.Minute
 // JournalEntry is one journaled ref transaction.
 type JournalEntry struct {
 	file      string
-	Owner     string   // repository owner (lower case, as on disk); "" if outside Root
-	Name      string   // repository name without .git
-	Refs      []string // full ref names
-	Committed bool     // the refs have moved
+	Owner     string    // repository owner (lower case, as on disk); "" if outside Root
+	Name      string    // repository name without .git
+	Refs      []string  // full ref names
+	Olds      []string  // each ref's value before the transaction (zeros: it did not exist)
+	Committed bool      // the refs have moved
+	At        time.Time // when the entry was last written
 	settled   bool
 }
 
@@ -139,6 +141,7 @@ func (s *Store) RefJournal() ([]JournalEntry, error) {
 	out := make([]JournalEntry, len(list))
 	for i := range list {
 		out[i] = list[i].e
+		out[i].At = list[i].mod
 	}
 	return out, nil
 }
@@ -164,6 +167,7 @@ func (s *Store) readJournalEntry(name string) (JournalEntry, error) {
 	for sc.Scan() {
 		if fields := strings.Fields(sc.Text()); len(fields) == 3 {
 			e.Refs = append(e.Refs, fields[2])
+			e.Olds = append(e.Olds, fields[0])
 		}
 	}
 	return e, sc.Err()

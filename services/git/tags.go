@@ -243,3 +243,45 @@ func (s *Store) CreateTag(ctx context.Context, path, name, target, message strin
 func (s *Store) DeleteTag(ctx context.Context, path, name string) error {
 	return s.deleteRef(ctx, path, "tag", "refs/tags/", name)
 }
+
+// TagRefs returns the value of each named tag's ref (a tag object, or the
+// commit of a lightweight tag) by name, leaving out names that have no
+// ref or are invalid. It reads the ref files (no process); its cost is
+// proportional to len(names).
+func (s *Store) TagRefs(path string, names []string) (map[string]string, error) {
+	if err := s.checkRepo(path); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(names))
+	for _, n := range names {
+		if !ValidRefName(n) {
+			continue
+		}
+		sha, err := s.readRef(path, "refs/tags/"+n)
+		if err != nil {
+			return nil, err
+		}
+		if sha != "" {
+			out[n] = sha
+		}
+	}
+	return out, nil
+}
+
+// AllTagRefs returns the value of every tag's ref by name (no process).
+func (s *Store) AllTagRefs(path string) (map[string]string, error) {
+	if err := s.checkRepo(path); err != nil {
+		return nil, err
+	}
+	names, shas, err := s.listRefs(path, "refs/tags/")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(names))
+	for i, n := range names {
+		if shas[i] != "" {
+			out[strings.TrimPrefix(n, "refs/tags/")] = shas[i]
+		}
+	}
+	return out, nil
+}

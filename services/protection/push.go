@@ -21,9 +21,11 @@ type Git interface {
 // file patterns.
 const maxCheckedPaths = 100000
 
-// Pusher is a push's check of the branch rules of one repository.
+// Pusher is a push's check of the branch and tag rules of one
+// repository.
 type Pusher struct {
 	Rules *RepoRules
+	Tags  *TagGuard
 	Git   Git
 	UID   int64
 	// DeployKey: the push comes from a deploy key (UID is then 0).
@@ -31,34 +33,67 @@ type Pusher struct {
 }
 
 // PushCheck returns the pre-receive check of a push by uid to the
-// repository, nil when it has no rule (the push then runs as without
-// protection).
+// repository, nil when it has no branch or tag rule (the push then runs
+// as without protection).
 func (s *Service) PushCheck(ctx context.Context, g Git, repoID, ownerID int64, org bool, uid int64) (git.PreReceiveFunc, error) {
-	rules, err := s.Rules(ctx, repoID, ownerID, org)
-	if err != nil || len(rules.Rules) == 0 {
+	p, err := s.pusher(ctx, g, repoID, ownerID, org)
+	if p == nil || err != nil {
 		return nil, err
 	}
-	p := &Pusher{Rules: rules, Git: g, UID: uid}
+	p.UID = uid
 	return p.Check, nil
 }
 
 // DeployKeyPushCheck is PushCheck for a push with a deploy key: no user,
-// and a push whitelist admits it only with push_whitelist_deploy_keys.
+// a push whitelist admits it only with push_whitelist_deploy_keys, and
+// no tag rule admits it.
 func (s *Service) DeployKeyPushCheck(ctx context.Context, g Git, repoID, ownerID int64, org bool) (git.PreReceiveFunc, error) {
-	rules, err := s.Rules(ctx, repoID, ownerID, org)
-	if err != nil || len(rules.Rules) == 0 {
+	p, err := s.pusher(ctx, g, repoID, ownerID, org)
+	if p == nil || err != nil {
 		return nil, err
 	}
-	p := &Pusher{Rules: rules, Git: g, DeployKey: true}
+	p.DeployKey = true
 	return p.Check, nil
 }
 
-// Check decides every branch update of a push (Decide); one refusal
-// refuses the push, each printed on its own line.
+// pusher loads the repository's rules; nil when it has none.
+func (s *Service) pusher(ctx context.Context, g Git, repoID, ownerID int64, org bool) (*Pusher, error) {
+	rules, err := s.Rules(ctx, repoID, ownerID, org)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := s.TagRules(ctx, repoID, ownerID, org)
+	if err != nil {
+		return nil, err
+	}
+	if len(rules.Rules) == 0 && len(tags.Rules) == 0 {
+		return nil, nil
+	}
+	return &Pusher{Rules: rules, Tags: tags, Git: g}, nil
+}
+
+// Check decides every branch update of a push (Decide) and every tag
+// update (TagGuard.Allowed); one refusal refuses the push, each printed
+// on its own line.
 func (p *Pusher) Check(ctx context.Context, q *git.Quarantine) ([]string, bool) {
 	var lines []string
 	var doer *Doer
 	for _, u := range q.Updates {
+		if tag, ok := strings.CutPrefix(u.Name, "refs/tags/"); ok {
+			uid := p.UID
+			if p.DeployKey {
+				uid = 0
+			}
+			allowed, err := p.Tags.Allowed(ctx, uid, tag)
+			if err != nil {
+				slog.Error("pre-receive: tag rules", "tag", tag, "err", err)
+				return []string{"forge: internal error checking tag protection"}, false
+			}
+			if !allowed {
+				lines = append(lines, TagPushRefusal(tag))
+			}
+			continue
+		}
 		branch, ok := strings.CutPrefix(u.Name, "refs/heads/")
 		if !ok {
 			continue

@@ -43,6 +43,7 @@ type Store interface {
 	// LatestCommitStatuses returns a page of the latest status of each
 	// context of a commit and the number of contexts.
 	LatestCommitStatuses(ctx context.Context, repoID int64, sha string, offset, limit int) ([]store.CommitStatus, int64, error)
+	TagStore
 }
 
 // Limits on what a rule holds.

@@ -69,6 +69,29 @@ type Server struct {
 	view   view
 	limits paging.Limits
 	rec    Recorder
+	guard  TagGuard
+}
+
+// TagGuard applies the repository's tag protection rules
+// (protection.Service): CheckTag returns refusal when uid may not
+// create, move or delete tag.
+type TagGuard interface {
+	CheckTag(ctx context.Context, repoID, ownerID int64, org bool, uid int64, tag string, refusal error) error
+}
+
+// WithTagGuard makes tag creation and deletion (the tag API, releases
+// that create their tag) follow guard's rules.
+func (s *Server) WithTagGuard(guard TagGuard) *Server {
+	s.guard = guard
+	return s
+}
+
+// checkTag refuses with refusal a change of tag the caller may not make.
+func (s *Server) checkTag(ctx context.Context, r *repo, tag string, refusal error) error {
+	if s.guard == nil {
+		return nil
+	}
+	return s.guard.CheckTag(ctx, r.ID, r.OwnerID, r.Owner.Type == store.UserTypeOrganization, r.viewer.ID(), tag, refusal)
 }
 
 // Recorder records ref changes made through the API (repos.Syncer), so

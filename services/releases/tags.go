@@ -11,6 +11,12 @@ import (
 	"forge/services/store"
 )
 
+// Refusals of a protected tag's change, as Gitea 1.22 words them (422).
+var (
+	errCreateProtectedTag = errs.New(errs.Invalid, "user not allowed to create protected tag")
+	errDeleteProtectedTag = errs.New(errs.Invalid, "user not allowed to delete protected tag")
+)
+
 func (s *Server) ListTags(ctx context.Context, req *releasesv1.ListTagsRequest) (*releasesv1.ListTagsResponse, error) {
 	r, err := s.resolve(ctx)
 	if err != nil {
@@ -61,6 +67,9 @@ func (s *Server) DeleteTag(ctx context.Context, req *releasesv1.DeleteTagRequest
 		}
 		return nil, gitErr(err)
 	}
+	if err := s.checkTag(ctx, r, req.GetTag(), errDeleteProtectedTag); err != nil {
+		return nil, err
+	}
 	if err := s.git.DeleteTag(ctx, r.path, req.GetTag()); err != nil {
 		if errors.Is(err, git.ErrInvalid) {
 			return nil, errNotFound
@@ -93,6 +102,9 @@ func (s *Server) CreateTag(ctx context.Context, req *releasesv1.CreateTagRequest
 			return nil, errs.New(errs.NotFound, "target not found")
 		}
 		return nil, gitErr(err)
+	}
+	if err := s.checkTag(ctx, r, name, errCreateProtectedTag); err != nil {
+		return nil, err
 	}
 	var tagger git.Signature
 	if u := r.viewer.User; u != nil {

@@ -35,6 +35,10 @@ func (s *Server) ensureTag(ctx context.Context, r *repo, rel *store.Release) (cr
 		if target == "" {
 			target = r.DefaultBranch
 		}
+		if err := s.checkTag(ctx, r, rel.TagName, errs.Newf(errs.Invalid,
+			"release tag name is protected [tag_name: %s]", rel.TagName)); err != nil {
+			return false, err
+		}
 		tag, err = s.git.CreateTag(ctx, r.path, rel.TagName, target, "", git.Signature{})
 		switch {
 		case err == nil:

@@ -14,9 +14,9 @@ var Area = area.Area{
 	Services: []*grpc.ServiceDesc{&reposv1.RepositoryService_ServiceDesc},
 	Gateways: []area.Gateway{area.Handlers(reposv1.RegisterRepositoryServiceHandlerClient, reposv1.NewRepositoryServiceClient)},
 	// Collaborations belong to both their repository and their user;
-	// branch records mirror a repository's git refs (see Syncer); a
+	// branch and tag records mirror a repository's git refs (see Syncer); a
 	// repository's topics go with it (topic counts are counted, so
 	// nothing else needs correcting).
-	RepoTables: []string{"collaborations", "branches", "repo_topics"},
+	RepoTables: []string{"collaborations", "branches", "tag_refs", "repo_topics"},
 	UserTables: []area.Column{{Table: "collaborations", Column: "user_id"}},
 }

@@ -18,6 +18,11 @@ const ReconcileInterval = 2 * time.Second
 // keeps failing (locked, unreachable): entries wait, they are never dropped.
 const MaxReconcileBackoff = 5 * time.Second
 
+// TagGrace is how long the reconciler leaves the tags of a journal entry
+// to whoever moved them: their webhook events then name the pusher, who
+// the journal does not know (the reconciler's events name nobody).
+const TagGrace = 3 * time.Second
+
 // Kick wakes the reconciler (after a failed record write).
 func (s *Syncer) Kick() {
 	select {
@@ -37,12 +42,14 @@ func (s *Syncer) kickChan() chan struct{} {
 // MaxReconcileBackoff while attempts fail) also runs on it.
 func (s *Syncer) Woken() <-chan struct{} { return s.kickChan() }
 
-// Reconcile brings the branch records of every journaled ref in step with
-// git and forgets the entries that are settled (their refs can no longer
-// move). Its cost is proportional to the journaled refs. Running it in
-// several processes at once is safe: each record is written from git's
-// value read under the repository's row lock, so duplicate work writes the
-// same thing, and removing an entry twice is harmless.
+// Reconcile brings the branch and tag records of every journaled ref in
+// step with git and forgets the entries that are settled (their refs can
+// no longer move). Its cost is proportional to the journaled refs.
+// Running it in several processes at once is safe: each record is written
+// from git's value read under the repository's row lock, so duplicate
+// work writes the same thing (a change's webhook events go with the first
+// write that records it, and only with it), and removing an entry twice is
+// harmless.
 func (s *Syncer) Reconcile(ctx context.Context) error {
 	entries, err := s.Git.RefJournal()
 	if err != nil {
@@ -51,6 +58,7 @@ func (s *Syncer) Reconcile(ctx context.Context) error {
 	type batch struct {
 		owner, name string
 		refs        map[string]bool
+		tags        map[string]string // tag → its value before the oldest journaled change
 		entries     []git.JournalEntry
 	}
 	var order []*batch
@@ -65,16 +73,28 @@ func (s *Syncer) Reconcile(ctx context.Context) error {
 		key := e.Owner + "/" + e.Name
 		b := byRepo[key]
 		if b == nil {
-			b = &batch{owner: e.Owner, name: e.Name, refs: map[string]bool{}}
+			b = &batch{owner: e.Owner, name: e.Name, refs: map[string]bool{}, tags: map[string]string{}}
 			byRepo[key] = b
 			order = append(order, b)
 		}
-		for _, r := range e.Refs {
+		young, deferred := time.Since(e.At) < TagGrace, false
+		for i, r := range e.Refs {
 			if n, ok := strings.CutPrefix(r, "refs/heads/"); ok {
 				b.refs[n] = true
 			}
+			if n, ok := strings.CutPrefix(r, "refs/tags/"); ok {
+				if young {
+					deferred = true
+					continue
+				}
+				if _, seen := b.tags[n]; !seen {
+					b.tags[n] = e.Olds[i]
+				}
+			}
 		}
-		b.entries = append(b.entries, e)
+		if !deferred { // else kept: a later pass looks at its tags
+			b.entries = append(b.entries, e)
+		}
 	}
 	var errs []error
 	for _, b := range order {
@@ -82,7 +102,7 @@ func (s *Syncer) Reconcile(ctx context.Context) error {
 		for n := range b.refs {
 			names = append(names, n)
 		}
-		if err := s.reconcileRepo(ctx, b.owner, b.name, names); err != nil {
+		if err := s.reconcileRepo(ctx, b.owner, b.name, names, b.tags); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -97,10 +117,12 @@ func (s *Syncer) Reconcile(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// reconcileRepo records the named branches of owner/name. A repository
-// without a record or without its directory (deleted, or being created:
-// creation records all its branches) has nothing to reconcile.
-func (s *Syncer) reconcileRepo(ctx context.Context, owner, name string, names []string) error {
+// reconcileRepo records the named branches and tags of owner/name, with
+// the webhook events of the changes no one recorded yet (by nobody in
+// particular: the pusher is not journaled). A repository without a record
+// or without its directory (deleted, or being created: creation records
+// all its branches) has nothing to reconcile.
+func (s *Syncer) reconcileRepo(ctx context.Context, owner, name string, names []string, tags map[string]string) error {
 	repo, err := s.repository(ctx, owner, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
@@ -111,7 +133,11 @@ func (s *Syncer) reconcileRepo(ctx context.Context, owner, name string, names []
 	if path, err := s.Git.RepoPath(repo.OwnerName, repo.Name); err != nil || !s.Git.Exists(path) {
 		return nil
 	}
-	return s.record(ctx, repo, 0, names, false)
+	tagNames := make([]string, 0, len(tags))
+	for n := range tags {
+		tagNames = append(tagNames, n)
+	}
+	return errors.Join(s.record(ctx, repo, 0, names, false), s.recordTags(ctx, repo, 0, tagNames, tags))
 }
 
 func (s *Syncer) repository(ctx context.Context, owner, name string) (*store.Repository, error) {

@@ -113,3 +113,75 @@ func assertRecords(t *testing.T, s *store.Store, g *git.Store, repoID int64, pat
 		t.Fatalf("records %v (total %d), git %v", got, total, want)
 	}
 }
+
+// TestReconcileTagEvents: tags moved in git with nothing recorded (as when
+// the process died after the move) get their webhook events from
+// Reconcile, once, though two "processes" reconcile at once; a tag
+// deleted the same way gets its delete and push.
+func TestReconcileTagEvents(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		g, err := git.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := &store.User{Name: "Bob", Email: "bob@example.org", IsActive: true}
+		if err := s.CreateUser(ctx, owner); err != nil {
+			t.Fatal(err)
+		}
+		repo := &store.Repository{OwnerID: owner.ID, OwnerName: owner.Name, Name: "Tagged", IsEmpty: true, DefaultBranch: "main"}
+		if err := s.CreateRepository(ctx, repo, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateHook(ctx, &store.Webhook{RepoID: repo.ID, Type: "gitea", URL: "http://example.com/h", Active: true}); err != nil {
+			t.Fatal(err)
+		}
+		path, _ := g.RepoPath(repo.OwnerName, repo.Name)
+		if err := g.Init(ctx, path, "main"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.ChangeFiles(ctx, path, git.ChangeFilesOptions{Branch: "main",
+			Files:   []git.FileChange{{Op: git.OpCreate, Path: "a.txt", Content: []byte("a")}},
+			Author:  git.Signature{Name: "B", Email: "b@example.org", When: time.Now()},
+			Message: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		a := &repos.Syncer{Store: s, Git: g}
+		b := &repos.Syncer{Store: s, Git: g}
+		events := func() string {
+			t.Helper()
+			time.Sleep(repos.TagGrace) // the reconciler leaves young entries' tags to their writer
+			reconcileBoth(t, a, b)
+			es, err := s.ClaimHookEvents(ctx, 100, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, e := range es {
+				out = append(out, fmt.Sprintf("%s %s %s", e.Kind, e.Extra, e.Ref))
+			}
+			sort.Strings(out)
+			return fmt.Sprint(out)
+		}
+		events() // the branch's
+		tag, err := g.CreateTag(ctx, path, "v1", "refs/heads/main", "", git.Signature{Name: "B", Email: "b@example.org", When: time.Now()})
+		if err != nil || tag.Name != "v1" {
+			t.Fatal(tag, err)
+		}
+		if got := events(); got != "[create tag v1 push tag v1]" {
+			t.Fatalf("tag created: %s", got)
+		}
+		if err := g.DeleteTag(ctx, path, "v1"); err != nil {
+			t.Fatal(err)
+		}
+		if got := events(); got != "[delete tag v1 push tag v1]" {
+			t.Fatalf("tag deleted: %s", got)
+		}
+		if got := events(); got != "[]" {
+			t.Fatalf("again: %s", got)
+		}
+		if entries, _ := g.RefJournal(); len(entries) != 0 {
+			t.Fatalf("journal not emptied: %+v", entries)
+		}
+	})
+}

@@ -84,9 +84,12 @@ type SyncStore interface {
 	SyncBranchHeads(ctx context.Context, repoID, pusherID int64, names []string,
 		read func(ctx context.Context, names []string) ([]store.BranchUpdate, error),
 		all func(context.Context) ([]store.BranchUpdate, error)) (bool, error)
-	// EnqueueHookEvent records a webhook event on its own (tag pushes,
-	// which have no record to write).
-	EnqueueHookEvent(ctx context.Context, e store.HookEvent) error
+	// SyncTagRefs brings the named tag records in step with git and
+	// writes their webhook events (see store.Store.SyncTagRefs).
+	SyncTagRefs(ctx context.Context, repoID, actorID int64, names []string,
+		read func(ctx context.Context, names []string) (map[string]string, error),
+		all func(ctx context.Context) (map[string]string, error),
+		prior map[string]string) (int, error)
 }
 
 // Service holds the repository rules apart from any transport: the gRPC

@@ -2,8 +2,8 @@ package repos
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 
 	"forge/services/failpoint"
@@ -15,7 +15,8 @@ import (
 // anything moved them: a push, a branch or file change through the API, a
 // mirror sync.
 //
-// Two paths write the branch records. Apply, called by whoever moved the
+// Two paths write the branch and tag records (and, with them, the
+// webhook events of each ref change). Apply, called by whoever moved the
 // refs, records them at once so the API shows the change immediately. The
 // reconciler (reconcile.go) makes that reliable: git journals every ref
 // transaction before and after it moves the refs (git.Store.RefJournal),
@@ -38,46 +39,60 @@ type Syncer struct {
 // failpoint) between a ref move and its record.
 const FailpointAfterRefUpdate = "after-ref-update"
 
-// Apply records the branch updates among updates (tags are read from git
-// when listed and need no records). The records follow git's current
-// value of each named branch, read while the repository's record is
-// locked, so concurrent writers converge. The first branch pushed into an
-// empty repository whose default branch does not exist becomes the
-// default. When recording fails the reconciler is woken to retry.
+// Apply records the branch and tag updates among updates. The records
+// follow git's current value of each named ref, read while the
+// repository's record is locked, so concurrent writers converge; the
+// webhook events of each change are written with its record, once. The
+// first branch pushed into an empty repository whose default branch does
+// not exist becomes the default. When recording fails the reconciler is
+// woken to retry.
 func (s *Syncer) Apply(ctx context.Context, repo *store.Repository, pusherID int64, updates []git.RefUpdate) error {
 	failpoint.Hit(FailpointAfterRefUpdate)
-	var names []string
+	var names, tags []string
+	prior := map[string]string{}
 	for _, u := range updates {
-		if u.IsBranch() {
+		switch {
+		case u.IsBranch():
 			names = append(names, u.ShortName())
+		case u.IsTag():
+			tags = append(tags, u.ShortName())
+			prior[u.ShortName()] = u.OldSHA
 		}
 	}
 	err := s.record(ctx, repo, pusherID, names, len(updates) > 0)
+	if terr := s.recordTags(ctx, repo, pusherID, tags, prior); terr != nil {
+		err = errors.Join(err, terr)
+	}
 	if err != nil {
 		s.Kick()
 	}
-	s.tagEvents(ctx, repo.ID, pusherID, updates)
 	return err
 }
 
-// tagEvents records the webhook events of the tags among updates, as
-// Gitea 1.22 sends them: a new tag is a push (no commits, its commit as
-// the head) and a create, a moved tag a push, a deleted tag a push (to
-// zeros) and a delete. Tags
-// have no records, so these are written on their own, after the refs
-// moved: a crash in between loses them (branch events are written with
-// the branch records and are not lost). A failure is logged.
-func (s *Syncer) tagEvents(ctx context.Context, repoID, pusherID int64, updates []git.RefUpdate) {
-	for _, u := range updates {
-		if !u.IsTag() {
-			continue
-		}
-		for _, e := range store.TagHookEvents(repoID, pusherID, u.ShortName(), u.OldSHA, u.NewSHA) {
-			if err := s.Store.EnqueueHookEvent(ctx, e); err != nil {
-				slog.Error("webhooks: record tag event", "repo", repoID, "tag", e.Ref, "err", err)
-			}
-		}
+// recordTags brings the records of the named tags in step with git, with
+// the webhook events of each change as Gitea 1.22 sends them (a new tag
+// is a push and a create, a moved tag a push, a deleted tag a push to
+// zeros and a delete). prior holds the tags' values before the change
+// where the caller knows them (used only for a repository whose tags were
+// never recorded).
+func (s *Syncer) recordTags(ctx context.Context, repo *store.Repository, actorID int64, names []string, prior map[string]string) error {
+	if len(names) == 0 {
+		return nil
 	}
+	path, err := s.Git.RepoPath(repo.OwnerName, repo.Name)
+	if err != nil {
+		return err
+	}
+	read := func(_ context.Context, names []string) (map[string]string, error) {
+		refs, err := s.Git.TagRefs(path, names)
+		if err != nil {
+			return nil, fmt.Errorf("read tags: %w", err)
+		}
+		return refs, nil
+	}
+	all := func(context.Context) (map[string]string, error) { return s.Git.AllTagRefs(path) }
+	_, err = s.Store.SyncTagRefs(ctx, repo.ID, actorID, names, read, all, prior)
+	return err
 }
 
 // record brings the records of the named branches in step with git and,

@@ -67,6 +67,7 @@ var storeHTTPStatus = []struct {
 	{store.ErrTokenNameUsed, http.StatusBadRequest},
 	// A second rule of one name: 403, not 409 (Gitea 1.22).
 	{store.ErrBranchProtectionExists, http.StatusForbidden},
+	{store.ErrTagProtectionExists, http.StatusForbidden},
 	// A second merge of a pull request: 405 with an empty message.
 	{store.ErrPullRequestMerged, http.StatusMethodNotAllowed},
 	// Gitea 1.22 answers 500 for these; forge a client error.

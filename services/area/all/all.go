@@ -87,7 +87,8 @@ var entries = []entry{
 		return serves(m)
 	}},
 	{releases.Area, func(d Deps) ([]any, error) {
-		return serves(releases.NewServer(d.Store, d.Git, d.users(), d.Config.Server.RootURL, d.Paging).WithRecorder(d.Syncer))
+		return serves(releases.NewServer(d.Store, d.Git, d.users(), d.Config.Server.RootURL, d.Paging).WithRecorder(d.Syncer).
+			WithTagGuard(protection.NewService(d.Store)))
 	}},
 	{statuses.Area, func(d Deps) ([]any, error) {
 		return serves(statuses.NewServer(d.Store, d.Git, d.repos(), d.Paging).OnCreated(d.events.checks))
@@ -160,7 +161,8 @@ var entries = []entry{
 		return serves(notify.NewServer(d.Store, d.repos(), d.Paging))
 	}},
 	{protection.Area, func(d Deps) ([]any, error) {
-		return serves(protection.NewServer(protection.NewService(d.Store)))
+		svc := protection.NewService(d.Store)
+		return serves(protection.NewServer(svc), protection.NewTagServer(svc))
 	}},
 	{actions.Area, func(d Deps) ([]any, error) {
 		svc, err := actions.NewService(d.Store, d.Config.Security.SecretKey, d.Paging)
