@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/libtnb/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -70,6 +72,7 @@ type Store struct {
 	activity activityHooks
 	hooks    hookKicks     // see OnHookEvent
 	queries  *atomic.Int64 // see querycount.go
+	gens     *genWatcher   // see genwatch.go
 }
 
 // sqliteURIPath escapes what a file: URI's path must not hold as is.
@@ -90,12 +93,25 @@ func Open(cfg config.Database) (*Store, error) {
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	}
 	var (
-		db  *gorm.DB
-		err error
+		db   *gorm.DB
+		err  error
+		gens *genWatcher
 	)
 	switch cfg.Type {
 	case "postgres":
-		db, err = gorm.Open(postgres.Open(PostgresDSN(cfg)), gcfg)
+		var pgCfg *pgx.ConnConfig
+		if pgCfg, err = pgx.ParseConfig(PostgresDSN(cfg)); err != nil {
+			return nil, fmt.Errorf("open %s database: %w", cfg.Type, err)
+		}
+		// This process's commits raise the generation watcher's event
+		// (genwatch.go); its listener connects with the same settings.
+		w := new(genWatcher)
+		lcfg := pgCfg.Copy()
+		lcfg.RuntimeParams["application_name"] = listenerAppName
+		w.pgCfg = lcfg
+		pool := sql.OpenDB(pgHookConnector{Connector: stdlib.GetConnector(*pgCfg), changed: w.changed})
+		db, err = gorm.Open(postgres.New(postgres.Config{Conn: pool}), gcfg)
+		gens = w
 		if err == nil {
 			err = translateBadText(db)
 		}
@@ -113,6 +129,14 @@ func Open(cfg config.Database) (*Store, error) {
 		// "a" (a database file beside the one configured).
 		dsn := "file:" + sqliteURIPath.Replace(cfg.Path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 		db, err = gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriverName, DSN: dsn}), gcfg)
+		// The generation watcher's own connection (genwatch.go).
+		gens = &genWatcher{dvOpen: func() (*sql.DB, error) {
+			db, err := sql.Open(sqliteDriverName, dsn)
+			if err == nil {
+				db.SetMaxOpenConns(1)
+			}
+			return db, err
+		}}
 	default:
 		return nil, fmt.Errorf("unsupported database type %q", cfg.Type)
 	}
@@ -140,7 +164,7 @@ func Open(cfg config.Database) (*Store, error) {
 	if err := countQueries(db, queries); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, postgres: cfg.Type == "postgres", queries: queries}, nil
+	return &Store{db: db, postgres: cfg.Type == "postgres", queries: queries, gens: gens}, nil
 }
 
 // PostgresDSN builds a libpq key/value connection string from Gitea's keys.
@@ -159,6 +183,7 @@ func (s *Store) Close() error {
 	if err != nil {
 		return err
 	}
+	s.gens.close()
 	if s.authStmt != nil {
 		s.authStmt.Close()
 		s.genStmt.Close()
