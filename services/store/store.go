@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/libtnb/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -72,7 +70,7 @@ type Store struct {
 	activity activityHooks
 	hooks    hookKicks     // see OnHookEvent
 	queries  *atomic.Int64 // see querycount.go
-	gens     *genWatcher   // see genwatch.go
+	gens     *genWatcher   // see genwatch.go; nil on PostgreSQL
 }
 
 // sqliteURIPath escapes what a file: URI's path must not hold as is.
@@ -99,19 +97,7 @@ func Open(cfg config.Database) (*Store, error) {
 	)
 	switch cfg.Type {
 	case "postgres":
-		var pgCfg *pgx.ConnConfig
-		if pgCfg, err = pgx.ParseConfig(PostgresDSN(cfg)); err != nil {
-			return nil, fmt.Errorf("open %s database: %w", cfg.Type, err)
-		}
-		// This process's commits raise the generation watcher's event
-		// (genwatch.go); its listener connects with the same settings.
-		w := new(genWatcher)
-		lcfg := pgCfg.Copy()
-		lcfg.RuntimeParams["application_name"] = listenerAppName
-		w.pgCfg = lcfg
-		pool := sql.OpenDB(pgHookConnector{Connector: stdlib.GetConnector(*pgCfg), changed: w.changed})
-		db, err = gorm.Open(postgres.New(postgres.Config{Conn: pool}), gcfg)
-		gens = w
+		db, err = gorm.Open(postgres.Open(PostgresDSN(cfg)), gcfg)
 		if err == nil {
 			err = translateBadText(db)
 		}
@@ -129,14 +115,7 @@ func Open(cfg config.Database) (*Store, error) {
 		// "a" (a database file beside the one configured).
 		dsn := "file:" + sqliteURIPath.Replace(cfg.Path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 		db, err = gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriverName, DSN: dsn}), gcfg)
-		// The generation watcher's own connection (genwatch.go).
-		gens = &genWatcher{dvOpen: func() (*sql.DB, error) {
-			db, err := sql.Open(sqliteDriverName, dsn)
-			if err == nil {
-				db.SetMaxOpenConns(1)
-			}
-			return db, err
-		}}
+		gens = &genWatcher{path: cfg.Path, dsn: dsn}
 	default:
 		return nil, fmt.Errorf("unsupported database type %q", cfg.Type)
 	}
