@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -110,7 +111,12 @@ func (w *genWatcher) mapped(ctx context.Context) unsafe.Pointer {
 		keep.Close()
 		return nil
 	}
-	shm, err := mapSHM(w.path + "-shm")
+	// SQLite names the -shm file after the database's resolved path.
+	path := w.path
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	shm, err := mapSHM(path + "-shm")
 	if err != nil {
 		conn.Close()
 		keep.Close()
