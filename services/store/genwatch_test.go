@@ -54,13 +54,13 @@ func generationSeen(t *testing.T, kind string) {
 				t.Fatalf("round %d: generation moved without a change", i)
 			}
 			if kind == "sqlite3" && i%10 == 0 {
-			// The WAL restarts from its first frame after a full
-			// checkpoint: the next commit must still show.
-			if err := other.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
-				t.Fatal(err)
+				// The WAL restarts from its first frame after a full
+				// checkpoint: the next commit must still show.
+				if err := other.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		if err := other.DB().Exec(`UPDATE users SET version = version + 1 WHERE id = ?`, u.ID).Error; err != nil {
+			if err := other.DB().Exec(`UPDATE users SET version = version + 1 WHERE id = ?`, u.ID).Error; err != nil {
 				t.Fatal(err)
 			}
 			if after := gen(s); after.Auth != before.Auth+1 {
