@@ -1,4 +1,12 @@
 package store
 
+import "context"
+
 // MentionedNamesForTest exposes mentionedNames to the external tests.
 var MentionedNamesForTest = mentionedNames
+
+// ReadGenerationForTest reads the generations from the database, as
+// AuthGeneration did on every call before the watcher (genwatch.go).
+func (s *Store) ReadGenerationForTest(ctx context.Context) (Generation, error) {
+	return s.readGeneration(ctx)
+}

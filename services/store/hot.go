@@ -80,10 +80,17 @@ type Generation struct {
 	Resource int64
 }
 
-// AuthGeneration reads both generations in one statement. A cache is
-// valid while the generation it follows is unchanged: read it before each
-// use, and before loading what is cached under it.
+// AuthGeneration returns both generations. A cache is valid while the
+// generation it follows is unchanged: ask for it before each use, and
+// before loading what is cached under it. It is answered from the
+// watcher's copy (genwatch.go) while that is known to be current, else
+// read from the database.
 func (s *Store) AuthGeneration(ctx context.Context) (Generation, error) {
+	return s.generation(ctx)
+}
+
+// readGeneration reads both generations in one statement.
+func (s *Store) readGeneration(ctx context.Context) (Generation, error) {
 	_, stmt, _, err := s.hotStatements(ctx)
 	if err != nil {
 		return Generation{}, err

@@ -71,6 +71,7 @@ type Store struct {
 	activity activityHooks
 	hooks    hookKicks     // see OnHookEvent
 	queries  *atomic.Int64 // see querycount.go
+	gens     *genWatcher   // see genwatch.go; nil on PostgreSQL
 }
 
 // sqliteURIPath escapes what a file: URI's path must not hold as is.
@@ -91,8 +92,9 @@ func Open(cfg config.Database) (*Store, error) {
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	}
 	var (
-		db  *gorm.DB
-		err error
+		db   *gorm.DB
+		err  error
+		gens *genWatcher
 	)
 	switch cfg.Type {
 	case "postgres":
@@ -114,6 +116,7 @@ func Open(cfg config.Database) (*Store, error) {
 		// "a" (a database file beside the one configured).
 		dsn := "file:" + sqliteURIPath.Replace(cfg.Path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 		db, err = gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriverName, DSN: dsn}), gcfg)
+		gens = &genWatcher{path: cfg.Path, dsn: dsn}
 	default:
 		return nil, fmt.Errorf("unsupported database type %q", cfg.Type)
 	}
@@ -141,7 +144,7 @@ func Open(cfg config.Database) (*Store, error) {
 	if err := countQueries(db, queries); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, postgres: cfg.Type == "postgres", queries: queries}, nil
+	return &Store{db: db, postgres: cfg.Type == "postgres", queries: queries, gens: gens}, nil
 }
 
 // PostgresDSN builds a libpq key/value connection string from Gitea's keys.
@@ -160,6 +163,7 @@ func (s *Store) Close() error {
 	if err != nil {
 		return err
 	}
+	s.gens.close()
 	if s.authStmt != nil {
 		s.authStmt.Close()
 		s.genStmt.Close()
