@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"forge/services/accesslog"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
@@ -56,6 +57,9 @@ type Options struct {
 	MaxSessionsPerKey int
 	// MaxHandshakes bounds the connections not yet signed in (64).
 	MaxHandshakes int
+	// Access records each git command (the access log and metrics); nil:
+	// none.
+	Access *accesslog.Recorder
 }
 
 // Server serves git over SSH.
@@ -228,7 +232,7 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 		go func() {
 			defer sessions.Done()
 			defer open.Add(-1)
-			s.session(ctx, ch, creqs, keyID)
+			s.session(ctx, ch, creqs, keyID, c.RemoteAddr().String())
 		}()
 	}
 }
@@ -238,7 +242,7 @@ const maxGitProtocol = 256
 
 // session serves one session channel: GIT_PROTOCOL, then one exec of a
 // git command. A shell, a terminal or any other request is refused.
-func (s *Server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.Request, keyID int64) {
+func (s *Server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.Request, keyID int64, remote string) {
 	defer ch.Close()
 	gitProtocol := ""
 	for req := range reqs {
@@ -259,7 +263,7 @@ func (s *Server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.R
 			}
 			req.Reply(true, nil)
 			go ssh.DiscardRequests(reqs)
-			status := s.exec(ctx, ch, e.Command, gitProtocol, keyID)
+			status := s.logged(ctx, ch, e.Command, gitProtocol, keyID, remote)
 			ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{status}))
 			return
 		case "shell":
@@ -279,6 +283,27 @@ func (s *Server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.R
 func fail(ch ssh.Channel, msg string) uint32 {
 	fmt.Fprintf(ch.Stderr(), "forge: %s\n", msg)
 	return 1
+}
+
+// logged is exec with its access-log line: method SSH, the git service
+// as route, /owner/repo as path, the exit status.
+func (s *Server) logged(ctx context.Context, ch ssh.Channel, command, gitProtocol string, keyID int64, remote string) uint32 {
+	if s.opts.Access == nil {
+		return s.exec(ctx, ch, command, gitProtocol, keyID)
+	}
+	e := &accesslog.Entry{Start: time.Now(), Transport: "ssh", Method: "SSH", Remote: remote, RequestID: accesslog.RequestID("")}
+	if service, owner, name, err := parseCommand(command); err == nil {
+		e.Path = "/" + owner + "/" + name
+		ctx = accesslog.NewContext(ctx, e)
+		accesslog.SetRoute(ctx, string(service))
+	} else {
+		e.Path = "(not a git command)"
+		ctx = accesslog.NewContext(ctx, e)
+	}
+	status := s.exec(ctx, ch, command, gitProtocol, keyID)
+	e.Finish(strconv.FormatUint(uint64(status), 10), 0)
+	s.opts.Access.Done(e)
+	return status
 }
 
 // exec runs one git command for the key's owner (or the deploy key) and

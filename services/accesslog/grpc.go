@@ -1,0 +1,71 @@
+package accesslog
+
+import (
+	"context"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+)
+
+// mdRequestID is the request id's metadata key.
+const mdRequestID = "x-request-id"
+
+// Unary records a gRPC call: a line of its own when it came over gRPC's
+// port, only the gRPC metrics when it serves an HTTP request (whose line
+// the HTTP handler writes). It belongs outermost, around the error
+// translator, so that it sees the status the client gets.
+func (r *Recorder) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	ctx, e, own := r.begin(ctx, info.FullMethod)
+	resp, err := handler(ctx, req)
+	r.end(e, own, info.FullMethod, err)
+	return resp, err
+}
+
+// Stream is Unary for streaming calls.
+func (r *Recorder) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	ctx, e, own := r.begin(ss.Context(), info.FullMethod)
+	err := handler(srv, &stream{ServerStream: ss, ctx: ctx})
+	r.end(e, own, info.FullMethod, err)
+	return err
+}
+
+func (r *Recorder) begin(ctx context.Context, method string) (context.Context, *Entry, bool) {
+	if e := FromContext(ctx); e != nil {
+		return ctx, &Entry{Start: time.Now()}, false
+	}
+	var incoming string
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if v := md.Get(mdRequestID); len(v) > 0 {
+			incoming = v[0]
+		}
+	}
+	e := &Entry{Start: time.Now(), Transport: "grpc", Method: "GRPC", Path: method, RequestID: RequestID(incoming)}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		e.Remote = p.Addr.String()
+	}
+	e.route = method
+	grpc.SetHeader(ctx, metadata.Pairs(mdRequestID, e.RequestID))
+	return NewContext(ctx, e), e, true
+}
+
+func (r *Recorder) end(e *Entry, own bool, method string, err error) {
+	code := status.Code(err).String()
+	d := time.Since(e.Start)
+	if r.Observer != nil {
+		r.Observer.Observe("grpc", "GRPC", method, code, d)
+	}
+	if own {
+		e.Finish(code, 0)
+		r.write(e, d)
+	}
+}
+
+type stream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *stream) Context() context.Context { return s.ctx }
