@@ -7,7 +7,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
-	"google.golang.org/grpc/status"
+
+	"forge/services/rpcerr"
 )
 
 // mdRequestID is the request id's metadata key.
@@ -52,7 +53,7 @@ func (r *Recorder) begin(ctx context.Context, method string) (context.Context, *
 }
 
 func (r *Recorder) end(e *Entry, own bool, method string, err error) {
-	code := status.Code(err).String()
+	code := rpcerr.CodeName(err)
 	d := time.Since(e.Start)
 	if r.Observer != nil {
 		r.Observer.Observe("grpc", "GRPC", method, code, d)
