@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/tap"
 
 	"forge/services/rpcerr"
 )
@@ -70,3 +71,39 @@ type stream struct {
 }
 
 func (s *stream) Context() context.Context { return s.ctx }
+
+// Tap wraps the gRPC server's tap handle (grpc.InTapHandle), which may
+// refuse a call before the interceptors run: a refusal gets its line and
+// its count too. Known tells the methods served from any other name a
+// client sends, which is counted as "unmatched".
+func (r *Recorder) Tap(next tap.ServerInHandle, known func(method string) bool) tap.ServerInHandle {
+	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
+		start := time.Now()
+		out, err := next(ctx, info)
+		if err == nil {
+			return out, nil
+		}
+		var incoming string
+		if v := info.Header.Get(mdRequestID); len(v) > 0 {
+			incoming = v[0]
+		}
+		method := info.FullMethodName
+		if len(method) > 200 {
+			method = method[:200]
+		}
+		e := &Entry{Start: start, Transport: "grpc", Method: "GRPC", Path: method, RequestID: RequestID(incoming)}
+		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+			e.Remote = p.Addr.String()
+		}
+		if known(info.FullMethodName) {
+			e.route = info.FullMethodName
+		}
+		code, d := rpcerr.CodeName(err), time.Since(start)
+		if r.Observer != nil {
+			r.Observer.Observe("grpc", "GRPC", e.route, code, d)
+		}
+		e.Finish(code, 0)
+		r.write(e, d)
+		return out, err
+	}
+}

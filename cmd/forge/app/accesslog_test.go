@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"code.gitea.io/sdk/gitea"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
 	"forge/cmd/forge/app"
 	usersv1 "forge/gen/forge/users/v1"
@@ -133,12 +135,21 @@ func TestAccessLog(t *testing.T) {
 				"path": "/api/v1/repos/root/missing", "status": "404", "user": "root"})
 
 			// gRPC over its own port.
-			ctx := withToken(context.Background(), s.AdminToken)
-			if _, err := usersv1.NewUserServiceClient(s.grpcConn()).GetAuthenticatedUser(ctx, &usersv1.GetAuthenticatedUserRequest{}); err != nil {
+			ctx := metadata.AppendToOutgoingContext(withToken(context.Background(), s.AdminToken), "x-request-id", "grpc-client-id")
+			var header metadata.MD
+			if _, err := usersv1.NewUserServiceClient(s.grpcConn()).GetAuthenticatedUser(ctx, &usersv1.GetAuthenticatedUserRequest{}, grpc.Header(&header)); err != nil {
 				t.Fatal(err)
 			}
+			if got := header.Get("x-request-id"); len(got) != 1 || got[0] != "grpc-client-id" {
+				t.Fatalf("x-request-id answer metadata %v", got)
+			}
 			logs.find(t, map[string]string{"transport": "grpc", "route": usersv1.UserService_GetAuthenticatedUser_FullMethodName,
-				"status": "OK", "user": "root"})
+				"status": "OK", "user": "root", "request_id": "grpc-client-id"})
+			// A refused call is logged too, without a user.
+			if _, err := usersv1.NewUserServiceClient(s.grpcConn()).GetAuthenticatedUser(context.Background(), &usersv1.GetAuthenticatedUserRequest{}); err == nil {
+				t.Fatal("anonymous GetAuthenticatedUser succeeded")
+			}
+			logs.find(t, map[string]string{"transport": "grpc", "status": "Unauthenticated", "user": "-"})
 
 			// git over HTTP.
 			s.createRepo(t, s.AdminToken, "proj", true, true) // private: git sends the credentials

@@ -17,6 +17,7 @@ import (
 	"github.com/fullstorydev/grpchan/inprocgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/tap"
 	"google.golang.org/protobuf/proto"
 
 	"forge/gateway"
@@ -269,8 +270,12 @@ func (a *App) build() error {
 		stream = append([]grpc.StreamServerInterceptor{a.access.Stream}, stream...)
 	}
 
+	tapHandle := tap.ServerInHandle(authn.Tap)
+	if a.access != nil {
+		tapHandle = a.access.Tap(tapHandle, func(m string) bool { _, ok := policies[m]; return ok })
+	}
 	a.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...),
-		grpc.MaxRecvMsgSize(cfg.Limits.MaxRequestBodySize), grpc.InTapHandle(authn.Tap))
+		grpc.MaxRecvMsgSize(cfg.Limits.MaxRequestBodySize), grpc.InTapHandle(tapHandle))
 	register(a.grpc)
 	reflection.Register(a.grpc)
 
