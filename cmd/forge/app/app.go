@@ -258,13 +258,13 @@ func (a *App) build() error {
 	// Field rules (validate) after authorization: a caller who may not
 	// call learns nothing from a 422, as with Gitea's binding after its
 	// access middlewares.
-	// The access log and the metrics, outermost, see the status the
-	// client gets.
 	unary := []grpc.UnaryServerInterceptor{rpcerr.Unary, recoverUnary, authn.Unary, validate.Unary}
 	stream := []grpc.StreamServerInterceptor{rpcerr.Stream, recoverStream, authn.Stream, validate.Stream}
 	if err := a.observe(); err != nil {
 		return err
 	}
+	// The access log and the metrics, outermost, see the status the
+	// client gets.
 	if a.access != nil {
 		unary = append([]grpc.UnaryServerInterceptor{a.access.Unary}, unary...)
 		stream = append([]grpc.StreamServerInterceptor{a.access.Stream}, stream...)
@@ -394,7 +394,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	srv.Shutdown(shutdown)
+	drained := srv.Shutdown(shutdown) == nil
 	a.grpc.GracefulStop()
 	stopSSH()
 	<-sshDone
@@ -404,7 +404,11 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	a.webhooks.Wait() // deliveries the task deliver_webhooks started
 	<-refreshDone
 	<-autoMergeDone
-	slog.Info("forge stopped: requests in flight, git transfers, scheduled tasks and webhook deliveries finished")
+	if drained {
+		slog.Info("forge stopped: requests in flight, git transfers, scheduled tasks and webhook deliveries finished")
+	} else {
+		slog.Warn("forge stopped: HTTP requests still running after 10 s were cut off; scheduled tasks and webhook deliveries finished")
+	}
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}
