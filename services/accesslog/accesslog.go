@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fullstorydev/grpchan/inprocgrpc"
@@ -27,6 +28,9 @@ type Entry struct {
 	Path      string // the path, query tokens and credentials removed
 	Remote    string
 	RequestID string
+	// Bytes counts a streamed answer's bytes as they go (git over SSH);
+	// Finish records the total.
+	Bytes atomic.Int64
 
 	mu     sync.Mutex
 	route  string

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -301,7 +302,7 @@ func (s *Server) logged(ctx context.Context, ch ssh.Channel, command, gitProtoco
 		ctx = accesslog.NewContext(ctx, e)
 	}
 	status := s.exec(ctx, ch, command, gitProtocol, keyID)
-	e.Finish(strconv.FormatUint(uint64(status), 10), 0)
+	e.Finish(strconv.FormatUint(uint64(status), 10), e.Bytes.Load())
 	s.opts.Access.Done(e)
 	return status
 }
@@ -325,7 +326,11 @@ func (s *Server) exec(ctx context.Context, ch ssh.Channel, command, gitProtocol 
 	if err != nil {
 		return fail(ch, message(err))
 	}
-	if err := sess.RunDuplex(ctx, ch, ch, gitProtocol); err != nil {
+	out := io.Writer(ch)
+	if e := accesslog.FromContext(ctx); e != nil {
+		out = &countingWriter{w: ch, n: &e.Bytes}
+	}
+	if err := sess.RunDuplex(ctx, ch, out, gitProtocol); err != nil {
 		if ctx.Err() == nil {
 			slog.Warn("ssh: git session", "service", string(service), "repo", owner+"/"+name, "key", keyID, "err", err)
 		}
@@ -435,4 +440,16 @@ func parseCommand(command string) (git.Service, string, string, error) {
 		return "", "", "", errors.New("invalid repository path")
 	}
 	return service, owner, name, nil
+}
+
+// countingWriter counts what git sends the client (the access log's bytes).
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n.Add(int64(n))
+	return n, err
 }

@@ -168,8 +168,11 @@ func TestAccessLog(t *testing.T) {
 				if out, err := s.sshGit(dir, key, "clone", "-q", s.sshURL("root", "proj"), filepath.Join(dir, "w")); err != nil {
 					t.Fatalf("ssh clone: %v\n%s", err, out)
 				}
-				logs.find(t, map[string]string{"transport": "ssh", "method": "SSH", "route": "git-upload-pack", "path": "/root/proj",
+				l := logs.find(t, map[string]string{"transport": "ssh", "method": "SSH", "route": "git-upload-pack", "path": "/root/proj",
 					"status": "0", "user": "root"})
+				if l["bytes"].(float64) < 100 {
+					t.Fatalf("ssh clone line counts no bytes: %v", l)
+				}
 			}
 			if strings.Contains(logs.String(), s.AdminToken) {
 				t.Fatal("a token in the access log")
