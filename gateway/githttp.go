@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
+	"forge/services/accesslog"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
@@ -67,6 +68,7 @@ func (h *gitHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	accesslog.SetRoute(r.Context(), "/{owner}/{repo}/"+action) // one of the three actions above
 	md := metadata.Pairs(auth.MDRemoteAddr, r.RemoteAddr)
 	for header, key := range map[string]string{auth.HeaderAuthorization: auth.MDAuthorization, auth.HeaderOTP: auth.MDOTP, h.proxyKey: strings.ToLower(h.proxyKey)} {
 		if v := r.Header.Get(header); v != "" {

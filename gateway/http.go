@@ -14,6 +14,7 @@ import (
 
 	"forge/gateway/giteajson"
 	"forge/gateway/swaggerui"
+	"forge/services/accesslog"
 	"forge/services/auth"
 	"forge/services/errs"
 )
@@ -38,6 +39,7 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	switch {
 	case path == "/api/healthz":
+		accesslog.SetRoute(r.Context(), path)
 		h.Set("Content-Type", jsonContentType)
 		io.WriteString(w, `{"status":"pass"}`+"\n")
 		return
@@ -110,12 +112,14 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 	r = g.limitBody(w, r)
 	rw := &responseWriter{ResponseWriter: w}
 	if d, ok := matchDiff(r); ok {
+		accesslog.SetRoute(r.Context(), d.pattern)
 		if g.admit(rw, r, d.method, true) {
 			g.serveDiff(rw, r, d)
 		}
 		return
 	}
 	if a, ok := matchArchive(r); ok {
+		accesslog.SetRoute(r.Context(), archivePattern)
 		if g.admit(rw, r, archiveMethod, true) {
 			g.serveArchive(rw, r, a)
 		}
@@ -123,6 +127,7 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	if g.dispatch != nil {
 		if rt, params, ok := g.dispatch.match(r); ok {
+			accesslog.SetRoute(r.Context(), rt.template)
 			// What the mux would do with its handler, middlewares included.
 			if g.admit(rw, r, rt.grpc, true) {
 				rt.handler(rw, r, params)

@@ -12,6 +12,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/metadata"
 
+	"forge/services/accesslog"
 	"forge/services/auth"
 )
 
@@ -30,6 +31,7 @@ func (g *gateway) guard(next runtime.HandlerFunc) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 		method, routed := "", false
 		if pat, ok := runtime.HTTPPattern(r.Context()); ok {
+			accesslog.SetRoute(r.Context(), pat.String())
 			method, routed = g.routes.lookup(r.Method, pat.String())
 		}
 		if g.admit(w, r, method, routed) {

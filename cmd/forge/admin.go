@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -96,6 +97,10 @@ func (e *cliEnv) admin(args []string) int {
 		return e.adminChangePassword(ctx, args)
 	case "totp":
 		return e.adminTOTP(ctx, args)
+	case "generate-access-token":
+		return e.adminGenerateToken(ctx, args)
+	case "must-change-password":
+		return e.adminMustChangePassword(ctx, args)
 	}
 	fmt.Fprintf(e.stderr, "forge admin user: unknown command %q\n", sub)
 	return 2
@@ -141,29 +146,121 @@ func (e *cliEnv) adminCreate(ctx context.Context, args []string) int {
 		}
 		fmt.Fprintf(e.stdout, "New user '%s' has been successfully created!\n", resp.GetUser().GetLogin())
 		if *withToken {
-			// The token service checks the creating credential; the operator
-			// at the command line acts for the new user with full rights.
-			u, err := t.store.UserByName(ctx, *username)
+			tok, err := t.createToken(ctx, *username, *tokenName, *tokenScopes)
 			if err != nil {
 				return err
 			}
-			ctx := auth.NewContext(ctx, &auth.Principal{User: u, Method: auth.MethodLocal})
-			req := &tokensv1.CreateAccessTokenRequest{
-				Username: *username, Name: *tokenName, Scopes: strings.Split(*tokenScopes, ","),
-			}
-			// The service is called directly, without the interceptor
-			// chain, so the declared field rules are checked here.
-			if err := validate.Check(req); err != nil {
-				return err
-			}
-			tok, err := t.tokens.CreateAccessToken(ctx, req)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "Access token was successfully created... %s\n", tok.GetToken().GetSha1())
+			fmt.Fprintf(e.stdout, "Access token was successfully created... %s\n", tok)
 		}
 		return nil
 	})
+}
+
+// createToken makes an access token for username through the token
+// service, as the user: the operator at the command line acts for the
+// user with full rights. It returns the token.
+func (t *adminTools) createToken(ctx context.Context, username, name, scopes string) (string, error) {
+	u, err := t.store.UserByName(ctx, username)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", fmt.Errorf("user does not exist [name: %s]: create it first (forge admin user create)", username)
+	}
+	if err != nil {
+		return "", err
+	}
+	ctx = auth.NewContext(ctx, &auth.Principal{User: u, Method: auth.MethodLocal})
+	req := &tokensv1.CreateAccessTokenRequest{Username: u.Name, Name: name, Scopes: strings.Split(scopes, ",")}
+	// The service is called directly, without the interceptor chain, so
+	// the declared field rules are checked here.
+	if err := validate.Check(req); err != nil {
+		return "", err
+	}
+	tok, err := t.tokens.CreateAccessToken(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	return tok.GetToken().GetSha1(), nil
+}
+
+// adminGenerateToken is Gitea's admin user generate-access-token.
+func (e *cliEnv) adminGenerateToken(ctx context.Context, args []string) int {
+	fs := e.flags("admin user generate-access-token")
+	username := fs.String("username", "", "user name (required)")
+	fs.StringVar(username, "u", "", "user name, short form")
+	name := fs.String("token-name", "gitea-admin", "name of the token")
+	fs.StringVar(name, "t", "gitea-admin", "name of the token, short form")
+	scopes := fs.String("scopes", "all", "comma-separated scopes of the token (all, read:repository, write:user, ...)")
+	raw := fs.Bool("raw", false, "print the token alone")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if *username == "" {
+		return e.fail(fmt.Errorf("--username is required: name the user the token is for"))
+	}
+	return e.withTools(ctx, func(t *adminTools) error {
+		tok, err := t.createToken(ctx, *username, *name, *scopes)
+		if err != nil {
+			return err
+		}
+		if *raw {
+			fmt.Fprintln(e.stdout, tok)
+		} else {
+			fmt.Fprintf(e.stdout, "Access token was successfully created: %s\n", tok)
+		}
+		return nil
+	})
+}
+
+// adminMustChangePassword is Gitea's admin user must-change-password:
+// the named users (or --all, less --exclude) must change their password
+// before using the API (--unset lifts it).
+func (e *cliEnv) adminMustChangePassword(ctx context.Context, args []string) int {
+	fs := e.flags("admin user must-change-password")
+	all := fs.Bool("all", false, "every user")
+	fs.BoolVar(all, "A", false, "every user, short form")
+	var exclude multiFlag
+	fs.Var(&exclude, "exclude", "a user --all leaves alone (repeatable)")
+	fs.Var(&exclude, "e", "a user --all leaves alone, short form")
+	unset := fs.Bool("unset", false, "lift the requirement instead")
+	// Flags may follow the names (bob --unset): parse what is left after
+	// each name.
+	var names []string
+	for {
+		if code, ok := parseFlags(fs, args); !ok {
+			return code
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names, args = append(names, fs.Arg(0)), fs.Args()[1:]
+	}
+	if !*all && len(names) == 0 {
+		return e.fail(fmt.Errorf("name the users, or give --all"))
+	}
+	if *all && len(names) > 0 {
+		return e.fail(fmt.Errorf("give either user names or --all, not both"))
+	}
+	return e.withTools(ctx, func(t *adminTools) error {
+		n, err := t.store.SetMustChangePassword(ctx, *all, names, exclude, !*unset)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Updated %d users setting MustChangePassword to %t\n", n, !*unset)
+		return nil
+	})
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, ",") }
+
+func (m *multiFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*m = append(*m, s)
+		}
+	}
+	return nil
 }
 
 func (e *cliEnv) adminList(ctx context.Context, args []string) int {

@@ -6,8 +6,9 @@
 //	forge [--config FILE] dump [--file F|-]
 //	forge [--config FILE] restore --file F [--database-...]
 //	forge [--config FILE] doctor [--fix]
-//	forge [--config FILE] admin user create|list|delete|change-password|totp ...
+//	forge [--config FILE] admin user create|list|delete|change-password|totp|generate-access-token|must-change-password ...
 //	forge [--config FILE] admin auth add-ldap|update-ldap|list|delete ...
+//	forge generate secret SECRET_KEY|INTERNAL_TOKEN|JWT_SECRET|LFS_JWT_SECRET
 //	forge vmess compile|decompile|check ...
 //	forge bench --url URL ...
 package main
@@ -51,12 +52,19 @@ commands:
   admin user delete --username U
   admin user change-password --username U --password P
   admin user totp enable|disable --username U
+  admin user generate-access-token --username U [--token-name N] [--scopes S] [--raw]
+                             create an access token (default name gitea-admin,
+                             scopes all) and print it
+  admin user must-change-password [--all [--exclude U]] [--unset] [USER...]
+                             require (or with --unset lift) a password change
   admin auth add-ldap ...    add an LDAP source (--name --host --port --user-search-base
                              --user-filter --email-attribute [--bind-dn --bind-password-file]
                              [--security-protocol unencrypted|ldaps|starttls] ...)
   admin auth update-ldap --id N ...  change the flags given of source N
   admin auth list            list login sources (ID, Name, Type, Enabled)
   admin auth delete --id N   delete a source no user belongs to
+  generate secret SECRET_KEY|INTERNAL_TOKEN|JWT_SECRET|LFS_JWT_SECRET
+                             print a fresh random value for that app.ini key
   vmess compile|decompile|check ...   VMess inbound configuration tools
   bench --url URL ...        seed a dataset and measure a Gitea-API server against
                              a bare-HTTP ceiling (forge bench --help)
@@ -125,6 +133,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return vmessCommand(args[1:], stdin, stdout, stderr)
 	case "bench":
 		return bench.Run(args[1:], stdout, stderr)
+	case "generate":
+		return generateCommand(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprint(stdout, versionLine())
 		return 0

@@ -16,6 +16,7 @@ import (
 
 	"forge/cmd/forge/app"
 	"forge/services/config"
+	"forge/services/logging"
 	"forge/services/rpcerr"
 )
 
@@ -83,6 +84,12 @@ func (e *cliEnv) serve(args []string) int {
 		host, _, _ := net.SplitHostPort(cfg.Server.GRPCAddr)
 		cfg.Server.GRPCAddr = net.JoinHostPort(host, strconv.Itoa(*grpcPort))
 	}
+	logs, err := logging.Open(cfg.Log, e.stderr)
+	if err != nil {
+		return e.fail(err)
+	}
+	defer logs.Close()
+	slog.SetDefault(logs.Main)
 	if len(cfg.Unread) > 0 {
 		// One warning: a misspelt key never passes silently.
 		slog.Warn("configuration keys forge does not read (a typo, or a Gitea setting forge does not have)",
@@ -99,7 +106,7 @@ func (e *cliEnv) serve(args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	a, err := app.New(ctx, cfg)
+	a, err := app.New(ctx, cfg, app.WithAccessLog(logs.Access))
 	if err != nil {
 		return e.fail(err)
 	}
@@ -110,7 +117,9 @@ func (e *cliEnv) serve(args []string) int {
 	}
 	slog.Info("forge listening", "http", httpLn.Addr().String(), "grpc", grpcLn.Addr().String(),
 		"ssh", a.SSHAddr(), "root_url", cfg.Server.RootURL, "config", configFile, "data", cfg.Server.AppDataPath,
-		"repositories", cfg.Repository.Root, "database", cfg.Database.Describe())
+		"repositories", cfg.Repository.Root, "database", cfg.Database.Describe(),
+		"log", strings.Join(cfg.Log.Modes, ","), "log_root", cfg.Log.RootPath, "access_log", cfg.Log.EnableAccessLog,
+		"metrics", cfg.Metrics.Enabled)
 	if err := a.Serve(ctx, httpLn, grpcLn); err != nil && !errors.Is(err, context.Canceled) {
 		return e.fail(err)
 	}

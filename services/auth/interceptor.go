@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 
+	"forge/services/accesslog"
 	"forge/services/config"
 	"forge/services/errs"
 	"forge/services/store"
@@ -198,6 +199,7 @@ func (a *Authenticator) Authorize(ctx context.Context, method string, req any) (
 	if err != nil {
 		return nil, nil, err
 	}
+	logCaller(ctx, p)
 	if err := a.authorize(p, pol, req); err != nil {
 		return nil, p, err
 	}
@@ -225,6 +227,7 @@ func (a *Authenticator) AuthorizeAs(ctx context.Context, p *Principal, method st
 	}
 	ctx, slot := withGenerationSlot(ctx)
 	defer slot.close()
+	logCaller(ctx, p)
 	if err := a.authorize(p, pol, req); err != nil {
 		return nil, err
 	}
@@ -233,6 +236,19 @@ func (a *Authenticator) AuthorizeAs(ctx context.Context, p *Principal, method st
 		return a.authorizeResource(ctx, pol, req)
 	}
 	return ctx, nil
+}
+
+// logCaller names the caller in the request's access-log line; a sudo
+// call names both accounts.
+func logCaller(ctx context.Context, p *Principal) {
+	if p == nil || p.User == nil {
+		return
+	}
+	name := p.User.Name
+	if p.Sudoer != nil {
+		name = p.Sudoer.Name + " as " + name
+	}
+	accesslog.SetUser(ctx, name)
 }
 
 func (a *Authenticator) authorize(p *Principal, pol Policy, req any) error {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -33,11 +34,42 @@ type Config struct {
 	Attachment Attachment
 	Admin      Admin
 	Webhook    Webhook
+	Log        Log
+	Metrics    Metrics
 
 	// Unread lists the keys of the file and the environment forge does
 	// not read ("[sevrer] ROOT_URL"): a typo, or a Gitea setting forge
 	// does not have. serve warns about them once at start-up.
 	Unread []string
+}
+
+// Log says where forge's log lines go ([log], as Gitea names the keys).
+type Log struct {
+	// Level is the least level written ([log] LEVEL): Trace, Debug,
+	// Info, Warn, Error, Critical, Fatal or None, as in Gitea (Trace is
+	// Debug, Critical and Fatal are Error).
+	Level string
+	// Modes are the writers ([log] MODE, comma-separated): console
+	// (standard error) and file (ROOT_PATH/forge.log, rotated).
+	Modes []string
+	// RootPath is the directory of the log files ([log] ROOT_PATH,
+	// default "log" under the work path).
+	RootPath string
+	// EnableAccessLog writes one line per request ([log]
+	// ENABLE_ACCESS_LOG); in file mode to ROOT_PATH/access.log.
+	EnableAccessLog bool
+	// Rotate rotates the files by size ([log] LOG_ROTATE); MaxSizeShift
+	// is the size as a power of two ([log] MAX_SIZE_SHIFT, 28: 256 MiB),
+	// MaxDays how long rotated files are kept ([log] MAX_DAYS).
+	Rotate       bool
+	MaxSizeShift int
+	MaxDays      int
+}
+
+// Metrics configures GET /metrics ([metrics], as Gitea).
+type Metrics struct {
+	Enabled bool   // [metrics] ENABLED
+	Token   string // [metrics] TOKEN: when set, scrapes send "Authorization: Bearer TOKEN"
 }
 
 // Webhook configures the delivery of webhooks.
@@ -241,6 +273,7 @@ func Default() *Config {
 			ReleaseMaxSize: 2048,
 		},
 		Webhook: Webhook{DeliverTimeout: 5, AllowedHostList: "external", Workers: 4},
+		Log:     Log{Level: "Info", Modes: []string{"console"}, RootPath: "log", Rotate: true, MaxSizeShift: 28, MaxDays: 7},
 		Limits: Limits{
 			// Large enough for the contents API's base64 files (a 24 MiB
 			// file is 32 MiB encoded), small enough that a few concurrent
@@ -336,6 +369,9 @@ func Load(path string, environ []string) (*Config, error) {
 	r.bool("webhook", "SKIP_TLS_VERIFY", &wh.SkipTLSVerify)
 	r.int("webhook", "DELIVERY_WORKERS", &wh.Workers)
 	r.bool("security", "DISABLE_WEBHOOKS", &wh.Disabled)
+	r.logConfig(&cfg.Log)
+	r.bool("metrics", "ENABLED", &cfg.Metrics.Enabled)
+	r.str("metrics", "TOKEN", &cfg.Metrics.Token)
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, err
 	}
@@ -411,6 +447,7 @@ func (c *Config) Validate() error {
 		bad("[security] REVERSE_PROXY_AUTHENTICATION_USER", "must not be empty")
 	}
 	c.Security.LoginThrottle.validate(bad)
+	c.Log.validate(bad)
 	for _, k := range []struct {
 		name string
 		v    int
@@ -500,6 +537,9 @@ func (c *Config) Redacted() Config {
 	if cp.Database.Passwd != "" {
 		cp.Database.Passwd = "REDACTED"
 	}
+	if cp.Metrics.Token != "" {
+		cp.Metrics.Token = "REDACTED"
+	}
 	return cp
 }
 
@@ -528,6 +568,73 @@ func applyEnvPrefix(file *ini.File, environ []string, prefix string) {
 			section = ini.DefaultSection
 		}
 		file.Section(section).Key(strings.ToUpper(key)).SetValue(value)
+	}
+}
+
+// AccessLogTemplateKey is Gitea's key for the access log's line format,
+// which forge refuses: its access log is structured (log/slog), one
+// record with named fields per request.
+const AccessLogTemplateKey = "ACCESS_LOG_TEMPLATE"
+
+// logConfig reads [log].
+func (r *reader) logConfig(l *Log) {
+	r.str("log", "LEVEL", &l.Level)
+	var modes string
+	if r.str("log", "MODE", &modes) {
+		l.Modes = nil
+		for _, m := range strings.Split(modes, ",") {
+			if m = strings.ToLower(strings.TrimSpace(m)); m != "" {
+				l.Modes = append(l.Modes, m)
+			}
+		}
+	}
+	r.str("log", "ROOT_PATH", &l.RootPath)
+	r.bool("log", "ENABLE_ACCESS_LOG", &l.EnableAccessLog)
+	r.bool("log", "LOG_ROTATE", &l.Rotate)
+	r.int("log", "MAX_SIZE_SHIFT", &l.MaxSizeShift)
+	r.int("log", "MAX_DAYS", &l.MaxDays)
+	var template string
+	if r.str("log", AccessLogTemplateKey, &template) && strings.TrimSpace(template) != "" {
+		r.fail("log", AccessLogTemplateKey, errors.New("forge writes the access log as structured records "+
+			"(time, method, route, path, status, bytes, duration, user, remote address, request id) and does not support templates; remove the key"))
+	}
+}
+
+// SlogLevel is LEVEL as a log/slog level; ok is false for an unknown
+// name. None is a level above every record.
+func (l Log) SlogLevel() (level slog.Level, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(l.Level)) {
+	case "trace", "debug":
+		return slog.LevelDebug, true
+	case "info", "":
+		return slog.LevelInfo, true
+	case "warn", "warning":
+		return slog.LevelWarn, true
+	case "error", "critical", "fatal":
+		return slog.LevelError, true
+	case "none":
+		return slog.LevelError + 100, true
+	}
+	return 0, false
+}
+
+func (l Log) validate(bad func(key, format string, args ...any)) {
+	if _, ok := l.SlogLevel(); !ok {
+		bad("[log] LEVEL", "%q is not a level (Trace, Debug, Info, Warn, Error, Critical, Fatal, None)", l.Level)
+	}
+	if len(l.Modes) == 0 {
+		bad("[log] MODE", "must name at least one mode (console, file)")
+	}
+	for _, m := range l.Modes {
+		if m != "console" && m != "file" {
+			bad("[log] MODE", "%q is not supported: forge writes to console and file only", m)
+		}
+	}
+	if l.MaxSizeShift < 20 || l.MaxSizeShift > 40 {
+		bad("[log] MAX_SIZE_SHIFT", "must be between 20 (1 MiB) and 40")
+	}
+	if l.MaxDays < 0 {
+		bad("[log] MAX_DAYS", "must not be negative")
 	}
 }
 

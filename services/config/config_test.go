@@ -84,6 +84,12 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"FORGE__SERVER__ROOT_URL=ftp://x":                         "[server] ROOT_URL",
 		"FORGE__SECURITY__PASSWORD_HASH_QUEUE=-1":                 "[security] PASSWORD_HASH_QUEUE",
 		"FORGE__SECURITY__LOGIN_FAILURE_WINDOW_SECONDS=0":         "[security] LOGIN_FAILURE_WINDOW_SECONDS",
+		"FORGE__LOG__MODE=conn":                                   "[log] MODE",
+		"FORGE__LOG__MODE=console, smtp":                          "[log] MODE",
+		"FORGE__LOG__LEVEL=loud":                                  "[log] LEVEL",
+		"FORGE__LOG__ACCESS_LOG_TEMPLATE={{.Ctx.RemoteHost}}":     "[log] ACCESS_LOG_TEMPLATE",
+		"FORGE__LOG__ENABLE_ACCESS_LOG=maybe":                     "[log] ENABLE_ACCESS_LOG",
+		"FORGE__METRICS__ENABLED=sometimes":                       "[metrics] ENABLED",
 	}
 	for env, key := range cases {
 		_, err := Load("", []string{env})
@@ -168,6 +174,16 @@ func TestDocumentedDefaults(t *testing.T) {
 		"webhook.SKIP_TLS_VERIFY":                            btoa(cfg.Webhook.SkipTLSVerify),
 		"webhook.DELIVERY_WORKERS":                           itoa(cfg.Webhook.Workers),
 		"security.DISABLE_WEBHOOKS":                          btoa(cfg.Webhook.Disabled),
+		"log.LEVEL":                                          cfg.Log.Level,
+		"log.MODE":                                           strings.Join(cfg.Log.Modes, ","),
+		"log.ROOT_PATH":                                      cfg.Log.RootPath,
+		"log.ENABLE_ACCESS_LOG":                              btoa(cfg.Log.EnableAccessLog),
+		"log.ACCESS_LOG_TEMPLATE":                            "",
+		"log.LOG_ROTATE":                                     btoa(cfg.Log.Rotate),
+		"log.MAX_SIZE_SHIFT":                                 itoa(cfg.Log.MaxSizeShift),
+		"log.MAX_DAYS":                                       itoa(cfg.Log.MaxDays),
+		"metrics.ENABLED":                                    btoa(cfg.Metrics.Enabled),
+		"metrics.TOKEN":                                      cfg.Metrics.Token,
 	}
 	documented := map[string]string{}
 	sc := bufio.NewScanner(f)
@@ -234,5 +250,24 @@ func TestUnreadKeys(t *testing.T) {
 	}
 	if cfg.Server.HTTPPort != 3200 || cfg.Database.Type != "sqlite3" {
 		t.Fatalf("GITEA__ overrides: port %d, db %s", cfg.Server.HTTPPort, cfg.Database.Type)
+	}
+}
+
+// TestLogSettings: [log] as Gitea names it; the modes are a list.
+func TestLogSettings(t *testing.T) {
+	cfg, err := Load("", []string{"GITEA__LOG__MODE=console, file", "GITEA__LOG__LEVEL=debug", "GITEA__LOG__ROOT_PATH=/var/log/forge",
+		"GITEA__LOG__ENABLE_ACCESS_LOG=true", "GITEA__LOG__ACCESS_LOG_TEMPLATE=", "GITEA__METRICS__ENABLED=true", "GITEA__METRICS__TOKEN=t0ken"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Log
+	if !slices.Equal(l.Modes, []string{"console", "file"}) || l.RootPath != "/var/log/forge" || !l.EnableAccessLog || len(cfg.Unread) != 0 {
+		t.Fatalf("log %+v, unread %v", l, cfg.Unread)
+	}
+	if lvl, ok := l.SlogLevel(); !ok || lvl.String() != "DEBUG" {
+		t.Fatalf("level %v %v", lvl, ok)
+	}
+	if !cfg.Metrics.Enabled || cfg.Metrics.Token != "t0ken" || cfg.Redacted().Metrics.Token == "t0ken" {
+		t.Fatalf("metrics %+v", cfg.Metrics)
 	}
 }

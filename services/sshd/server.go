@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"forge/services/accesslog"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
@@ -56,6 +58,9 @@ type Options struct {
 	MaxSessionsPerKey int
 	// MaxHandshakes bounds the connections not yet signed in (64).
 	MaxHandshakes int
+	// Access records each git command (the access log and metrics); nil:
+	// none.
+	Access *accesslog.Recorder
 }
 
 // Server serves git over SSH.
@@ -228,7 +233,7 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 		go func() {
 			defer sessions.Done()
 			defer open.Add(-1)
-			s.session(ctx, ch, creqs, keyID)
+			s.session(ctx, ch, creqs, keyID, c.RemoteAddr().String())
 		}()
 	}
 }
@@ -238,7 +243,7 @@ const maxGitProtocol = 256
 
 // session serves one session channel: GIT_PROTOCOL, then one exec of a
 // git command. A shell, a terminal or any other request is refused.
-func (s *Server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.Request, keyID int64) {
+func (s *Server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.Request, keyID int64, remote string) {
 	defer ch.Close()
 	gitProtocol := ""
 	for req := range reqs {
@@ -259,7 +264,7 @@ func (s *Server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.R
 			}
 			req.Reply(true, nil)
 			go ssh.DiscardRequests(reqs)
-			status := s.exec(ctx, ch, e.Command, gitProtocol, keyID)
+			status := s.logged(ctx, ch, e.Command, gitProtocol, keyID, remote)
 			ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{status}))
 			return
 		case "shell":
@@ -281,6 +286,27 @@ func fail(ch ssh.Channel, msg string) uint32 {
 	return 1
 }
 
+// logged is exec with its access-log line: method SSH, the git service
+// as route, /owner/repo as path, the exit status.
+func (s *Server) logged(ctx context.Context, ch ssh.Channel, command, gitProtocol string, keyID int64, remote string) uint32 {
+	if s.opts.Access == nil {
+		return s.exec(ctx, ch, command, gitProtocol, keyID)
+	}
+	e := &accesslog.Entry{Start: time.Now(), Transport: "ssh", Method: "SSH", Remote: remote, RequestID: accesslog.RequestID("")}
+	if service, owner, name, err := parseCommand(command); err == nil {
+		e.Path = "/" + owner + "/" + name
+		ctx = accesslog.NewContext(ctx, e)
+		accesslog.SetRoute(ctx, string(service))
+	} else {
+		e.Path = "(not a git command)"
+		ctx = accesslog.NewContext(ctx, e)
+	}
+	status := s.exec(ctx, ch, command, gitProtocol, keyID)
+	e.Finish(strconv.FormatUint(uint64(status), 10), e.Bytes.Load())
+	s.opts.Access.Done(e)
+	return status
+}
+
 // exec runs one git command for the key's owner (or the deploy key) and
 // returns its exit status.
 func (s *Server) exec(ctx context.Context, ch ssh.Channel, command, gitProtocol string, keyID int64) uint32 {
@@ -300,7 +326,11 @@ func (s *Server) exec(ctx context.Context, ch ssh.Channel, command, gitProtocol 
 	if err != nil {
 		return fail(ch, message(err))
 	}
-	if err := sess.RunDuplex(ctx, ch, ch, gitProtocol); err != nil {
+	out := io.Writer(ch)
+	if e := accesslog.FromContext(ctx); e != nil {
+		out = &countingWriter{w: ch, n: &e.Bytes}
+	}
+	if err := sess.RunDuplex(ctx, ch, out, gitProtocol); err != nil {
 		if ctx.Err() == nil {
 			slog.Warn("ssh: git session", "service", string(service), "repo", owner+"/"+name, "key", keyID, "err", err)
 		}
@@ -410,4 +440,16 @@ func parseCommand(command string) (git.Service, string, string, error) {
 		return "", "", "", errors.New("invalid repository path")
 	}
 	return service, owner, name, nil
+}
+
+// countingWriter counts what git sends the client (the access log's bytes).
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n.Add(int64(n))
+	return n, err
 }

@@ -314,3 +314,27 @@ func (s *Store) ClaimTOTPStep(ctx context.Context, id, step int64) (bool, error)
 	}
 	return res.RowsAffected == 1, nil
 }
+
+// SetMustChangePassword sets the must-change-password flag to value on the
+// individual accounts named (lower-cased names), or on all of them when
+// all is set, less those excluded, in one statement, and returns how many
+// accounts changed (those already at value are left alone). Each changed
+// row's version moves, so caches of it expire.
+func (s *Store) SetMustChangePassword(ctx context.Context, all bool, names, exclude []string, value bool) (int64, error) {
+	lower := func(in []string) []string {
+		out := make([]string, len(in))
+		for i, n := range in {
+			out[i] = strings.ToLower(n)
+		}
+		return out
+	}
+	q := s.db.WithContext(ctx).Model(&User{}).Where("type = ? AND must_change_password <> ?", UserTypeIndividual, value)
+	if !all {
+		q = q.Where("lower_name IN ?", lower(names))
+	}
+	if len(exclude) > 0 {
+		q = q.Where("lower_name NOT IN ?", lower(exclude))
+	}
+	res := q.Updates(map[string]any{"must_change_password": value, "version": gorm.Expr("version + 1"), "updated_unix": time.Now().Unix()})
+	return res.RowsAffected, res.Error
+}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -71,6 +72,8 @@ type Worker struct {
 	log      *slog.Logger
 	slots    chan struct{}  // one per delivery in flight, Workers at most
 	inflight sync.WaitGroup // deliveries in flight, awaited by Run
+	// succeeded and failed count finished attempts (Deliveries).
+	succeeded, failed atomic.Int64
 }
 
 // PollInterval is how often the worker looks for work other processes
@@ -163,6 +166,12 @@ func (w *Worker) Round(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Deliveries counts the delivery attempts this worker finished, by
+// outcome (/metrics).
+func (w *Worker) Deliveries() (succeeded, failed int64) {
+	return w.succeeded.Load(), w.failed.Load()
 }
 
 // Poll is the worker's poll interval: how often it looks for work other
@@ -329,6 +338,11 @@ func (w *Worker) deliver(ctx context.Context, t *store.HookTask) {
 	res := w.attempt(ctx, t)
 	if ctx.Err() != nil {
 		return // shutting down: the claim expires and the attempt is made again
+	}
+	if res.Succeeded {
+		w.succeeded.Add(1)
+	} else {
+		w.failed.Add(1)
 	}
 	if !res.Succeeded && res.RetryAt == 0 && t.Attempts+1 < MaxAttempts && res.RequestInfo != "" {
 		res.RetryAt = time.Now().Add(backoff(t.Attempts + 1)).Unix()

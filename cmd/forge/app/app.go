@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -16,12 +17,14 @@ import (
 	"github.com/fullstorydev/grpchan/inprocgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/tap"
 	"google.golang.org/protobuf/proto"
 
 	"forge/gateway"
 	"forge/gateway/apidocs"
 	"forge/gateway/giteajson"
 	"forge/services/access"
+	"forge/services/accesslog"
 	"forge/services/area"
 	"forge/services/area/all"
 	"forge/services/attachments"
@@ -34,6 +37,7 @@ import (
 	"forge/services/githost"
 	"forge/services/issues"
 	"forge/services/ldapauth"
+	"forge/services/metrics"
 	"forge/services/mirrors"
 	"forge/services/misc"
 	"forge/services/notify"
@@ -90,10 +94,25 @@ type App struct {
 	// (SSHAddr) is known before Serve, and served by Serve.
 	sshd  *sshd.Server
 	sshLn net.Listener
+
+	// accessLog receives the access log's lines ([log]
+	// ENABLE_ACCESS_LOG); nil: slog's default. access records every
+	// request (lines and metrics), metrics is /metrics' registry, nil when
+	// [metrics] ENABLED is off.
+	accessLog *slog.Logger
+	access    *accesslog.Recorder
+	metrics   *metrics.Metrics
 }
 
+// Option adjusts New.
+type Option func(*App)
+
+// WithAccessLog sends the access log's lines to l (when [log]
+// ENABLE_ACCESS_LOG is on) instead of slog's default logger.
+func WithAccessLog(l *slog.Logger) Option { return func(a *App) { a.accessLog = l } }
+
 // New opens and migrates the database and builds every component.
-func New(ctx context.Context, cfg *config.Config) (*App, error) {
+func New(ctx context.Context, cfg *config.Config, opts ...Option) (*App, error) {
 	if err := cfg.EnsureSecretKey(); err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}
@@ -102,6 +121,9 @@ func New(ctx context.Context, cfg *config.Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{cfg: cfg, Store: st}
+	for _, o := range opts {
+		o(a)
+	}
 	if err := a.build(); err != nil {
 		st.Close()
 		return nil, err
@@ -238,9 +260,22 @@ func (a *App) build() error {
 	// access middlewares.
 	unary := []grpc.UnaryServerInterceptor{rpcerr.Unary, recoverUnary, authn.Unary, validate.Unary}
 	stream := []grpc.StreamServerInterceptor{rpcerr.Stream, recoverStream, authn.Stream, validate.Stream}
+	if err := a.observe(); err != nil {
+		return err
+	}
+	// The access log and the metrics, outermost, see the status the
+	// client gets.
+	if a.access != nil {
+		unary = append([]grpc.UnaryServerInterceptor{a.access.Unary}, unary...)
+		stream = append([]grpc.StreamServerInterceptor{a.access.Stream}, stream...)
+	}
 
+	tapHandle := tap.ServerInHandle(authn.Tap)
+	if a.access != nil {
+		tapHandle = a.access.Tap(tapHandle, func(m string) bool { _, ok := policies[m]; return ok })
+	}
 	a.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...),
-		grpc.MaxRecvMsgSize(cfg.Limits.MaxRequestBodySize), grpc.InTapHandle(authn.Tap))
+		grpc.MaxRecvMsgSize(cfg.Limits.MaxRequestBodySize), grpc.InTapHandle(tapHandle))
 	register(a.grpc)
 	reflection.Register(a.grpc)
 
@@ -254,7 +289,8 @@ func (a *App) build() error {
 	// git over SSH goes through the same githost sessions as git over
 	// HTTP: one authorization, one push processing.
 	if ssh := cfg.Server.SSH; ssh.Start {
-		a.sshd, err = sshd.New(sshd.Options{HostKeyDir: filepath.Join(cfg.Server.AppDataPath, "ssh"), Store: a.Store, Git: gitHost})
+		a.sshd, err = sshd.New(sshd.Options{HostKeyDir: filepath.Join(cfg.Server.AppDataPath, "ssh"), Store: a.Store, Git: gitHost,
+			Access: a.access})
 		if err != nil {
 			return err
 		}
@@ -279,6 +315,12 @@ func (a *App) build() error {
 	}, inproc)
 	if err != nil {
 		return err
+	}
+	if a.metrics != nil {
+		h = withMetrics(h, a.metrics.Handler(cfg.Metrics.Token))
+	}
+	if a.access != nil {
+		h = a.access.Handler(h)
 	}
 	a.handler = h
 	return nil
@@ -352,7 +394,7 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	srv.Shutdown(shutdown)
+	drained := srv.Shutdown(shutdown) == nil
 	a.grpc.GracefulStop()
 	stopSSH()
 	<-sshDone
@@ -362,6 +404,11 @@ func (a *App) Serve(ctx context.Context, httpLn, grpcLn net.Listener) error {
 	a.webhooks.Wait() // deliveries the task deliver_webhooks started
 	<-refreshDone
 	<-autoMergeDone
+	if drained {
+		slog.Info("forge stopped: requests in flight, git transfers, scheduled tasks and webhook deliveries finished")
+	} else {
+		slog.Warn("forge stopped: HTTP requests still running after 10 s were cut off; scheduled tasks and webhook deliveries finished")
+	}
 	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) {
 		err = nil
 	}

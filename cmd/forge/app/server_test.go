@@ -44,12 +44,18 @@ func eachBackend(t *testing.T, tweak func(*config.Config), fn func(t *testing.T,
 
 func startServer(t testing.TB, kind string, tweak func(*config.Config)) *testServer {
 	t.Helper()
+	return startServerWith(t, kind, tweak)
+}
+
+// startServerWith is startServer with app.New's options.
+func startServerWith(t testing.TB, kind string, tweak func(*config.Config), opts ...app.Option) *testServer {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Server.AppDataPath = t.TempDir()
 	cfg.Database = storetest.Database(t, kind)
 	cfg.Repository.Root = cfg.Server.AppDataPath + "/repositories"
 	cfg.Security.SecretKey = "test-secret-key"
-	s := serveConfig(t, cfg, tweak)
+	s := serveConfig(t, cfg, tweak, opts...)
 	s.AdminToken = s.seedUser("root", rootPassword, true)
 	return s
 }
@@ -57,7 +63,7 @@ func startServer(t testing.TB, kind string, tweak func(*config.Config)) *testSer
 // serveConfig starts forge with cfg on two fresh loopback ports (ROOT_URL
 // and GRPC_ADDR follow them; tweak, if any, runs last) and stops it when
 // the test ends.
-func serveConfig(t testing.TB, cfg *config.Config, tweak func(*config.Config)) *testServer {
+func serveConfig(t testing.TB, cfg *config.Config, tweak func(*config.Config), opts ...app.Option) *testServer {
 	t.Helper()
 	httpLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -73,7 +79,7 @@ func serveConfig(t testing.TB, cfg *config.Config, tweak func(*config.Config)) *
 		tweak(cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.New(ctx, cfg)
+	a, err := app.New(ctx, cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
