@@ -32,6 +32,8 @@ type Store interface {
 	// IssueByIndex, CommentByID and NotificationByID load the objects of
 	// the rules (store.ErrNotFound when missing).
 	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
+	// IssueByID loads a comment's issue (store.ErrNotFound when missing).
+	IssueByID(ctx context.Context, id int64) (*store.Issue, error)
 	CommentByID(ctx context.Context, repoID, id int64) (*store.Comment, error)
 	NotificationByID(ctx context.Context, id int64) (*store.NotificationThread, error)
 	// ForkOwnedBy finds the head repository of a pull request from a

@@ -70,6 +70,15 @@ func (s *ruleStore) IssueByIndex(_ context.Context, _ int64, index int64) (*stor
 	return nil, store.ErrNotFound
 }
 
+func (s *ruleStore) IssueByID(_ context.Context, id int64) (*store.Issue, error) {
+	for _, is := range s.issues {
+		if is.ID == id {
+			return is, nil
+		}
+	}
+	return nil, store.ErrNotFound
+}
+
 func (s *ruleStore) CommentByID(_ context.Context, _ int64, id int64) (*store.Comment, error) {
 	if c, ok := s.comments[id]; ok {
 		return c, nil
@@ -129,7 +138,7 @@ func TestRules(t *testing.T) {
 			4: {ID: 4, IssueID: 14, Index: 4},
 			5: {ID: 5, IssueID: 15, Index: 5, HasMerged: true},
 		},
-		comments:  map[int64]*store.Comment{5: {ID: 5, IssueID: 11, PosterID: poster.ID}},
+		comments:  map[int64]*store.Comment{5: {ID: 5, IssueID: 11, PosterID: poster.ID}, 6: {ID: 6, IssueID: 12, PosterID: poster.ID}},
 		threads:   map[int64]*store.NotificationThread{7: {Notification: store.Notification{ID: 7, UserID: poster.ID}}},
 		users:     map[string]*store.User{"poster": poster, "other": other, "root": siteRoot},
 		canCreate: map[int64]bool{poster.ID: true},
@@ -167,10 +176,21 @@ func TestRules(t *testing.T) {
 		{"comment-poster-or-writer", comment(5), poster, store.AccessRead, false, ""},
 		{"comment-poster-or-writer", comment(5), other, store.AccessWrite, false, ""},
 		{"comment-poster-or-writer", comment(5), other, store.AccessRead, false, access.NotPosterMessage},
-		{"comment-poster-or-writer", comment(6), poster, store.AccessWrite, false, "The target couldn't be found."},
+		{"comment-poster-or-writer", comment(7), poster, store.AccessWrite, false, "The target couldn't be found."},
 		{"issue-unlocked-or-writer", editIssue(1), other, store.AccessRead, false, ""},
 		{"issue-unlocked-or-writer", editIssue(2), other, store.AccessWrite, false, ""},
 		{"issue-unlocked-or-writer", editIssue(2), poster, store.AccessRead, false, access.NeedWriteMessage},
+		{"issue-reactions-reader", editIssue(2), other, store.AccessRead, false, ""},
+		{"issue-reactions-reader", editIssue(404), other, store.AccessRead, false, notFound},
+		{"issue-reactor", editIssue(1), other, store.AccessRead, false, ""},
+		{"issue-reactor", editIssue(2), other, store.AccessWrite, false, ""},
+		{"issue-reactor", editIssue(2), poster, store.AccessRead, false, access.ChangeReactionMessage},
+		{"issue-reactor", editIssue(404), poster, store.AccessWrite, false, notFound},
+		{"comment-reactions-reader", comment(5), other, store.AccessRead, false, ""},
+		{"comment-reactions-reader", comment(7), other, store.AccessRead, false, notFound},
+		{"comment-reactor", comment(5), other, store.AccessRead, false, ""},
+		{"comment-reactor", comment(6), other, store.AccessWrite, false, ""},
+		{"comment-reactor", comment(6), poster, store.AccessRead, false, access.ChangeReactionMessage},
 		{"issue-files-poster-or-writer", editIssue(1), poster, store.AccessRead, false, ""},
 		{"issue-files-poster-or-writer", editIssue(1), other, store.AccessWrite, false, ""},
 		{"issue-files-poster-or-writer", editIssue(1), other, store.AccessRead, false, access.WriteIssueMessage},
@@ -243,6 +263,24 @@ func TestRules(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s by %s (mode %v): got %q, want %q", tc.name, tc.caller.Name, tc.mode, got, tc.want)
+		}
+	}
+	// A caller who does not read the issue's unit (a team giving code
+	// only) is refused by the reaction rules: 403 to list, 404 to react
+	// to a comment, as Gitea.
+	for _, tc := range []struct {
+		name string
+		req  proto.Message
+		want string
+	}{
+		{"issue-reactions-reader", editIssue(1), access.ReadReactionsMessage},
+		{"issue-reactor", editIssue(1), access.ChangeReactionMessage},
+		{"comment-reactions-reader", comment(5), access.ReadReactionsMessage},
+		{"comment-reactor", comment(5), notFound},
+	} {
+		_, err := access.DecideForTest(context.Background(), c, tc.name, tc.req, principal(other), repoWith(store.AccessNone), nil)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s without read on the unit: got %v, want %q", tc.name, err, tc.want)
 		}
 	}
 	// The site may switch regular organization creation off.

@@ -29,6 +29,7 @@ import (
 	"forge/services/orgs"
 	"forge/services/protection"
 	"forge/services/pulls"
+	"forge/services/reactions"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/reviews"
@@ -136,6 +137,9 @@ var entries = []entry{
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),
 			d.Store, issues.NewRenderer(d.Store, d.users(), d.Config.Server.RootURL), d.Paging))
+	}},
+	{reactions.Area, func(d Deps) ([]any, error) {
+		return serves(reactions.NewServer(d.Store, d.Config.UI.Reactions, d.users(), d.Paging))
 	}},
 	{labels.Area, func(d Deps) ([]any, error) {
 		return serves(labels.NewServer(d.Store, d.Config.Server.RootURL, d.Paging))
