@@ -39,6 +39,7 @@ type ruleStore struct {
 	pulls     map[int64]*store.PullRequest // by index, beside their issues
 	reviews   map[int64]*store.Review
 	autos     map[int64]*store.AutoMerge // scheduled merges by pull request id
+	times     map[int64]*store.TrackedTime
 }
 
 func (s *ruleStore) AutoMergeOfPull(_ context.Context, pullID int64) (*store.AutoMerge, error) {
@@ -75,6 +76,17 @@ func (s *ruleStore) IssueByID(_ context.Context, id int64) (*store.Issue, error)
 		if is.ID == id {
 			return is, nil
 		}
+	}
+	return nil, store.ErrNotFound
+}
+
+func (s *ruleStore) IssueAssignees(context.Context, []int64) (map[int64][]int64, error) {
+	return map[int64][]int64{}, nil
+}
+
+func (s *ruleStore) TrackedTimeByID(_ context.Context, issueID, id int64) (*store.TrackedTime, error) {
+	if t, ok := s.times[id]; ok && t.IssueID == issueID {
+		return t, nil
 	}
 	return nil, store.ErrNotFound
 }
@@ -143,6 +155,7 @@ func TestRules(t *testing.T) {
 		users:     map[string]*store.User{"poster": poster, "other": other, "root": siteRoot},
 		canCreate: map[int64]bool{poster.ID: true},
 		autos:     map[int64]*store.AutoMerge{3: {ID: 1, PullID: 3, DoerID: poster.ID}},
+		times:     map[int64]*store.TrackedTime{30: {ID: 30, IssueID: 11, UserID: poster.ID}},
 		reviews: map[int64]*store.Review{
 			20: {ID: 20, IssueID: 13, ReviewerID: poster.ID, Type: store.ReviewApprove},
 			21: {ID: 21, IssueID: 13, ReviewerID: poster.ID, Type: store.ReviewPending},
@@ -191,6 +204,29 @@ func TestRules(t *testing.T) {
 		{"comment-reactor", comment(5), other, store.AccessRead, false, ""},
 		{"comment-reactor", comment(6), other, store.AccessWrite, false, ""},
 		{"comment-reactor", comment(6), poster, store.AccessRead, false, access.ChangeReactionMessage},
+		{"issue-locker", editIssue(1), other, store.AccessWrite, false, ""},
+		{"issue-locker", editIssue(1), poster, store.AccessRead, false, access.LockIssueMessage},
+		{"issue-locker", editIssue(404), other, store.AccessWrite, false, notFound},
+		{"issue-unlocker", editIssue(2), other, store.AccessWrite, false, ""},
+		{"issue-unlocker", editIssue(2), poster, store.AccessRead, false, access.UnlockIssueMessage},
+		{"issue-times-reader", &issuesv1.ListIssueTrackedTimesRequest{Index: 1, User: "poster"}, other, store.AccessWrite, false, ""},
+		{"issue-times-reader", &issuesv1.ListIssueTrackedTimesRequest{Index: 1}, other, store.AccessRead, false, ""},
+		{"issue-times-reader", &issuesv1.ListIssueTrackedTimesRequest{Index: 1, User: "poster"}, other, store.AccessRead, false, access.TimesByUserMessage},
+		{"issue-times-reader", &issuesv1.ListIssueTrackedTimesRequest{Index: 404}, other, store.AccessWrite, false, notFound},
+		{"repo-times-reader", &issuesv1.ListRepoTrackedTimesRequest{User: "other"}, other, store.AccessRead, false, ""},
+		{"repo-times-reader", &issuesv1.ListRepoTrackedTimesRequest{User: "poster"}, other, store.AccessRead, false, access.TimesByUserMessage},
+		{"time-tracker", editIssue(1), poster, store.AccessRead, false, ""},
+		{"time-tracker", editIssue(1), other, store.AccessWrite, false, ""},
+		{"time-tracker", editIssue(1), other, store.AccessRead, false, access.CannotTrackTimeMessage},
+		{"time-tracker-for-user", &issuesv1.AddTimeRequest{Index: 1, UserName: "other"}, poster, store.AccessRead, false, ""},
+		{"time-tracker-for-user", &issuesv1.AddTimeRequest{Index: 1, UserName: "nobody"}, other, store.AccessAdmin, false, "user does not exist [name: nobody]"},
+		{"time-tracker-for-user", &issuesv1.AddTimeRequest{Index: 1}, other, store.AccessRead, false, access.CannotTrackTimeMessage},
+		{"time-deleter", &issuesv1.DeleteTimeRequest{Index: 1, Id: 30}, poster, store.AccessRead, false, ""},
+		{"time-deleter", &issuesv1.DeleteTimeRequest{Index: 1, Id: 30}, siteRoot, store.AccessWrite, false, ""},
+		{"time-deleter", &issuesv1.DeleteTimeRequest{Index: 1, Id: 30}, other, store.AccessWrite, false, access.DeleteOtherTimeMessage},
+		{"time-deleter", &issuesv1.DeleteTimeRequest{Index: 1, Id: 31}, poster, store.AccessWrite, false, notFound},
+		{"stopwatch-user", editIssue(1), other, store.AccessWrite, false, ""},
+		{"stopwatch-user", editIssue(1), poster, store.AccessRead, false, access.StopwatchNotAllowMessage},
 		{"issue-files-poster-or-writer", editIssue(1), poster, store.AccessRead, false, ""},
 		{"issue-files-poster-or-writer", editIssue(1), other, store.AccessWrite, false, ""},
 		{"issue-files-poster-or-writer", editIssue(1), other, store.AccessRead, false, access.WriteIssueMessage},
@@ -282,6 +318,21 @@ func TestRules(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s without read on the unit: got %v, want %q", tc.name, err, tc.want)
 		}
+	}
+	// With time tracking off, tracking is refused (400) and lists are not
+	// found (issue) or refused (repository).
+	noTimes := access.NewChecker(st).WithTimeTracking(false, true)
+	for name, want := range map[string]string{"time-tracker": access.TimeTrackingOffMessage,
+		"issue-times-reader": access.TimetrackerOffMessage, "repo-times-reader": access.TimeTrackingOffMessage} {
+		_, err := access.DecideForTest(context.Background(), noTimes, name, &issuesv1.ListIssueTrackedTimesRequest{Index: 1}, principal(poster), repoWith(store.AccessAdmin), nil)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s with time tracking off: got %v, want %q", name, err, want)
+		}
+	}
+	// Without contributors only, any reader tracks time.
+	anyone := access.NewChecker(st).WithTimeTracking(true, false)
+	if _, err := access.DecideForTest(context.Background(), anyone, "time-tracker", editIssue(1), principal(other), repoWith(store.AccessRead), nil); err != nil {
+		t.Errorf("time-tracker for a reader without contributors only: %v", err)
 	}
 	// The site may switch regular organization creation off.
 	off := access.NewChecker(st).WithDisableRegularOrgCreation(true)

@@ -172,6 +172,7 @@ type Repository struct {
 	Root                    string // [repository] ROOT
 	RetargetChildrenOnMerge bool   // [repository.pull-request] RETARGET_CHILDREN_ON_MERGE
 	MaxCreationLimit        int    // [repository] MAX_CREATION_LIMIT
+	MaxPinned               int    // [repository.issue] MAX_PINNED: pinned issues (and pull requests) per repository
 }
 
 // Attachment configures stored files: issue and comment attachments, and
@@ -254,6 +255,7 @@ func Default() *Config {
 			Root:                    "", // derived: APP_DATA_PATH/repositories
 			RetargetChildrenOnMerge: true,
 			MaxCreationLimit:        -1,
+			MaxPinned:               3,
 		},
 		API:     API{DefaultPagingNum: 30, MaxResponseItems: 50},
 		Service: Service{AllowCrossRepositoryDependencies: true},
@@ -344,6 +346,7 @@ func Load(path string, environ []string) (*Config, error) {
 	r.bool("service", "DEFAULT_ALLOW_ONLY_CONTRIBUTORS_TO_TRACK_TIME", &tt.DefaultContributorsOnly)
 	r.str("repository", "ROOT", &cfg.Repository.Root)
 	r.int("repository", "MAX_CREATION_LIMIT", &cfg.Repository.MaxCreationLimit)
+	r.int("repository.issue", "MAX_PINNED", &cfg.Repository.MaxPinned)
 	r.bool("repository.pull-request", "RETARGET_CHILDREN_ON_MERGE", &cfg.Repository.RetargetChildrenOnMerge)
 	r.int("api", "DEFAULT_PAGING_NUM", &cfg.API.DefaultPagingNum)
 	r.int("api", "MAX_RESPONSE_ITEMS", &cfg.API.MaxResponseItems)

@@ -565,7 +565,7 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 		if err := unlabelDeletedIssue(tx, &is); err != nil {
 			return err
 		}
-		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}, &PullRequest{}, &IssueWatch{}} {
+		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}, &PullRequest{}, &IssueWatch{}, &TrackedTime{}, &Stopwatch{}} {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {
 				return errs.Wrap(err, "delete issue rows")
 			}

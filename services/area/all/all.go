@@ -34,6 +34,7 @@ import (
 	"forge/services/repos"
 	"forge/services/reviews"
 	"forge/services/statuses"
+	"forge/services/timetrack"
 	"forge/services/store"
 	"forge/services/tokens"
 	"forge/services/users"
@@ -100,7 +101,7 @@ var entries = []entry{
 		return code.Servers(d.code()), nil
 	}},
 	{issues.Area, func(d Deps) ([]any, error) {
-		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging),
+		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging).WithMaxPinned(d.Config.Repository.MaxPinned),
 			issues.NewTimelineServer(d.Store, d.users(), d.Config.Server.RootURL, d.Paging))
 	}},
 	{pulls.Area, func(d Deps) ([]any, error) {
@@ -140,6 +141,9 @@ var entries = []entry{
 	}},
 	{reactions.Area, func(d Deps) ([]any, error) {
 		return serves(reactions.NewServer(d.Store, d.Config.UI.Reactions, d.users(), d.Paging))
+	}},
+	{timetrack.Area, func(d Deps) ([]any, error) {
+		return serves(timetrack.NewServer(d.Store, issues.NewRenderer(d.Store, d.users(), d.Config.Server.RootURL), d.Paging))
 	}},
 	{labels.Area, func(d Deps) ([]any, error) {
 		return serves(labels.NewServer(d.Store, d.Config.Server.RootURL, d.Paging))
