@@ -35,7 +35,6 @@ func (c *Checker) WithTimeTracking(enabled, contributorsOnly bool) *Checker {
 	return c
 }
 
-
 func init() {
 	// issue-times-reader: time tracking on (404), the issue (index) exists (404); writers of the issues unit and site administrators list anyone's times (user), others their own (403 for another user's).
 	Rules["issue-times-reader"] = Rule{
