@@ -186,6 +186,32 @@ func (s *Server) ListRepoTrackedTimes(ctx context.Context, req *issuesv1.ListRep
 	return &issuesv1.ListRepoTrackedTimesResponse{Times: out, TotalCount: total}, nil
 }
 
+// maxUserTimes bounds the unpaged list of a user's times.
+const maxUserTimes = 5000
+
+func (s *Server) ListUserTrackedTimes(ctx context.Context, req *issuesv1.ListUserTrackedTimesRequest) (*issuesv1.ListUserTrackedTimesResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o, err := object(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if o.User == nil {
+		return nil, errs.New(errs.NotFound, "")
+	}
+	list, _, err := s.store.ListTrackedTimes(ctx, store.TrackedTimeOptions{RepoID: r.ID, UserID: o.User.ID, Limit: maxUserTimes})
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.renderTimes(ctx, list)
+	if err != nil {
+		return nil, err
+	}
+	return &issuesv1.ListUserTrackedTimesResponse{Times: out}, nil
+}
+
 func (s *Server) ListMyTrackedTimes(ctx context.Context, req *issuesv1.ListMyTrackedTimesRequest) (*issuesv1.ListMyTrackedTimesResponse, error) {
 	out, total, err := s.list(ctx, store.TrackedTimeOptions{UserID: auth.FromContext(ctx).ID()}, req)
 	if err != nil {

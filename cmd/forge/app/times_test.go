@@ -88,6 +88,12 @@ func TestTrackedTimesSDK(t *testing.T) {
 		if list, _, err := alice.ListRepoTrackedTimes("alice", "proj", gitea.ListTrackedTimesOptions{Before: old.Add(time.Hour)}); err != nil || timeList(list) != "bob:10:two" {
 			t.Fatalf("times before 2020: %s %v", timeList(list), err)
 		}
+		if list, _, err := alice.GetUserTrackedTimes("alice", "proj", "carol"); err != nil || timeList(list) != "carol:30:one" {
+			t.Fatalf("GetUserTrackedTimes: %s %v", timeList(list), err)
+		}
+		if _, resp, _ := carol.GetUserTrackedTimes("alice", "proj", "bob"); resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("carol listed bob's times: %v", resp)
+		}
 		mine, _, err := bob.ListMyTrackedTimes(gitea.ListTrackedTimesOptions{})
 		if err != nil || timeList(mine) != "bob:60:one bob:10:two bob:5:two" {
 			t.Fatalf("ListMyTrackedTimes: %s %v", timeList(mine), err)

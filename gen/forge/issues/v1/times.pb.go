@@ -1274,6 +1274,111 @@ func (x *ListMyStopwatchesResponse) GetTotalCount() int64 {
 	return 0
 }
 
+type ListUserTrackedTimesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	User          string                 `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListUserTrackedTimesRequest) Reset() {
+	*x = ListUserTrackedTimesRequest{}
+	mi := &file_forge_issues_v1_times_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListUserTrackedTimesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListUserTrackedTimesRequest) ProtoMessage() {}
+
+func (x *ListUserTrackedTimesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_times_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListUserTrackedTimesRequest.ProtoReflect.Descriptor instead.
+func (*ListUserTrackedTimesRequest) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_times_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ListUserTrackedTimesRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ListUserTrackedTimesRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *ListUserTrackedTimesRequest) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+// ListUserTrackedTimesResponse is the user's tracked times.
+type ListUserTrackedTimesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Times         []*TrackedTime         `protobuf:"bytes,1,rep,name=times,proto3" json:"times,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListUserTrackedTimesResponse) Reset() {
+	*x = ListUserTrackedTimesResponse{}
+	mi := &file_forge_issues_v1_times_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListUserTrackedTimesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListUserTrackedTimesResponse) ProtoMessage() {}
+
+func (x *ListUserTrackedTimesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_times_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListUserTrackedTimesResponse.ProtoReflect.Descriptor instead.
+func (*ListUserTrackedTimesResponse) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_times_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ListUserTrackedTimesResponse) GetTimes() []*TrackedTime {
+	if x != nil {
+		return x.Times
+	}
+	return nil
+}
+
 var File_forge_issues_v1_times_proto protoreflect.FileDescriptor
 
 const file_forge_issues_v1_times_proto_rawDesc = "" +
@@ -1364,14 +1469,21 @@ const file_forge_issues_v1_times_proto_rawDesc = "" +
 	"\x19ListMyStopwatchesResponse\x12<\n" +
 	"\vstopwatches\x18\x01 \x03(\v2\x1a.forge.issues.v1.StopWatchR\vstopwatches\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xe8\x0f\n" +
+	"totalCount\"d\n" +
+	"\x1bListUserTrackedTimesRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x1b\n" +
+	"\x04user\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x04user\"R\n" +
+	"\x1cListUserTrackedTimesResponse\x122\n" +
+	"\x05times\x18\x01 \x03(\v2\x1c.forge.issues.v1.TrackedTimeR\x05times2\xc2\x11\n" +
 	"\vTimeService\x12\xe3\x01\n" +
 	"\x15ListIssueTrackedTimes\x12-.forge.issues.v1.ListIssueTrackedTimesRequest\x1a..forge.issues.v1.ListIssueTrackedTimesResponse\"k\x92\xb5\x18'\b\x02\x1a\x05issue \x01:\x06\b\x01\x10\a\x18\x01B\x12issue-times-reader\x82\xd3\xe4\x93\x02:b\x05times\x121/api/v1/repos/{owner}/{repo}/issues/{index}/times\x12\xc0\x01\n" +
 	"\aAddTime\x12\x1f.forge.issues.v1.AddTimeRequest\x1a .forge.issues.v1.AddTimeResponse\"r\x92\xb5\x18,\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x01B\x15time-tracker-for-user\x82\xd3\xe4\x93\x02<:\x01*b\x04time\"1/api/v1/repos/{owner}/{repo}/issues/{index}/times\x12\xc8\x01\n" +
 	"\x0eResetIssueTime\x12&.forge.issues.v1.ResetIssueTimeRequest\x1a'.forge.issues.v1.ResetIssueTimeResponse\"e\x88\xb5\x18\xcc\x01\x92\xb5\x18#\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x01B\ftime-tracker\x82\xd3\xe4\x93\x023*1/api/v1/repos/{owner}/{repo}/issues/{index}/times\x12\xc1\x01\n" +
 	"\n" +
 	"DeleteTime\x12\".forge.issues.v1.DeleteTimeRequest\x1a#.forge.issues.v1.DeleteTimeResponse\"j\x88\xb5\x18\xcc\x01\x92\xb5\x18#\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x01B\ftime-deleter\x82\xd3\xe4\x93\x028*6/api/v1/repos/{owner}/{repo}/issues/{index}/times/{id}\x12\xd0\x01\n" +
-	"\x14ListRepoTrackedTimes\x12,.forge.issues.v1.ListRepoTrackedTimesRequest\x1a-.forge.issues.v1.ListRepoTrackedTimesResponse\"[\x92\xb5\x18&\b\x02\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01B\x11repo-times-reader\x82\xd3\xe4\x93\x02+b\x05times\x12\"/api/v1/repos/{owner}/{repo}/times\x12\x9e\x01\n" +
+	"\x14ListRepoTrackedTimes\x12,.forge.issues.v1.ListRepoTrackedTimesRequest\x1a-.forge.issues.v1.ListRepoTrackedTimesResponse\"[\x92\xb5\x18&\b\x02\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01B\x11repo-times-reader\x82\xd3\xe4\x93\x02+b\x05times\x12\"/api/v1/repos/{owner}/{repo}/times\x12\xd7\x01\n" +
+	"\x14ListUserTrackedTimes\x12,.forge.issues.v1.ListUserTrackedTimesRequest\x1a-.forge.issues.v1.ListUserTrackedTimesResponse\"b\x92\xb5\x18&\b\x02\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01B\x11repo-times-reader\x82\xd3\xe4\x93\x022b\x05times\x12)/api/v1/repos/{owner}/{repo}/times/{user}\x12\x9e\x01\n" +
 	"\x12ListMyTrackedTimes\x12*.forge.issues.v1.ListMyTrackedTimesRequest\x1a+.forge.issues.v1.ListMyTrackedTimesResponse\"/\x92\xb5\x18\n" +
 	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x1bb\x05times\x12\x12/api/v1/user/times\x12\xd4\x01\n" +
 	"\x0eStartStopwatch\x12&.forge.issues.v1.StartStopwatchRequest\x1a'.forge.issues.v1.StartStopwatchResponse\"q\x88\xb5\x18\xc9\x01\x92\xb5\x18%\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x01B\x0estopwatch-user\x82\xd3\xe4\x93\x02=\";/api/v1/repos/{owner}/{repo}/issues/{index}/stopwatch/start\x12\xd0\x01\n" +
@@ -1394,7 +1506,7 @@ func file_forge_issues_v1_times_proto_rawDescGZIP() []byte {
 	return file_forge_issues_v1_times_proto_rawDescData
 }
 
-var file_forge_issues_v1_times_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_forge_issues_v1_times_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_forge_issues_v1_times_proto_goTypes = []any{
 	(*StopWatch)(nil),                     // 0: forge.issues.v1.StopWatch
 	(*ListIssueTrackedTimesRequest)(nil),  // 1: forge.issues.v1.ListIssueTrackedTimesRequest
@@ -1417,42 +1529,47 @@ var file_forge_issues_v1_times_proto_goTypes = []any{
 	(*DeleteStopwatchResponse)(nil),       // 18: forge.issues.v1.DeleteStopwatchResponse
 	(*ListMyStopwatchesRequest)(nil),      // 19: forge.issues.v1.ListMyStopwatchesRequest
 	(*ListMyStopwatchesResponse)(nil),     // 20: forge.issues.v1.ListMyStopwatchesResponse
-	(*timestamppb.Timestamp)(nil),         // 21: google.protobuf.Timestamp
-	(*TrackedTime)(nil),                   // 22: forge.issues.v1.TrackedTime
+	(*ListUserTrackedTimesRequest)(nil),   // 21: forge.issues.v1.ListUserTrackedTimesRequest
+	(*ListUserTrackedTimesResponse)(nil),  // 22: forge.issues.v1.ListUserTrackedTimesResponse
+	(*timestamppb.Timestamp)(nil),         // 23: google.protobuf.Timestamp
+	(*TrackedTime)(nil),                   // 24: forge.issues.v1.TrackedTime
 }
 var file_forge_issues_v1_times_proto_depIdxs = []int32{
-	21, // 0: forge.issues.v1.StopWatch.created:type_name -> google.protobuf.Timestamp
-	22, // 1: forge.issues.v1.ListIssueTrackedTimesResponse.times:type_name -> forge.issues.v1.TrackedTime
-	22, // 2: forge.issues.v1.ListRepoTrackedTimesResponse.times:type_name -> forge.issues.v1.TrackedTime
-	22, // 3: forge.issues.v1.ListMyTrackedTimesResponse.times:type_name -> forge.issues.v1.TrackedTime
-	21, // 4: forge.issues.v1.AddTimeRequest.created:type_name -> google.protobuf.Timestamp
-	22, // 5: forge.issues.v1.AddTimeResponse.time:type_name -> forge.issues.v1.TrackedTime
+	23, // 0: forge.issues.v1.StopWatch.created:type_name -> google.protobuf.Timestamp
+	24, // 1: forge.issues.v1.ListIssueTrackedTimesResponse.times:type_name -> forge.issues.v1.TrackedTime
+	24, // 2: forge.issues.v1.ListRepoTrackedTimesResponse.times:type_name -> forge.issues.v1.TrackedTime
+	24, // 3: forge.issues.v1.ListMyTrackedTimesResponse.times:type_name -> forge.issues.v1.TrackedTime
+	23, // 4: forge.issues.v1.AddTimeRequest.created:type_name -> google.protobuf.Timestamp
+	24, // 5: forge.issues.v1.AddTimeResponse.time:type_name -> forge.issues.v1.TrackedTime
 	0,  // 6: forge.issues.v1.ListMyStopwatchesResponse.stopwatches:type_name -> forge.issues.v1.StopWatch
-	1,  // 7: forge.issues.v1.TimeService.ListIssueTrackedTimes:input_type -> forge.issues.v1.ListIssueTrackedTimesRequest
-	5,  // 8: forge.issues.v1.TimeService.AddTime:input_type -> forge.issues.v1.AddTimeRequest
-	7,  // 9: forge.issues.v1.TimeService.ResetIssueTime:input_type -> forge.issues.v1.ResetIssueTimeRequest
-	9,  // 10: forge.issues.v1.TimeService.DeleteTime:input_type -> forge.issues.v1.DeleteTimeRequest
-	11, // 11: forge.issues.v1.TimeService.ListRepoTrackedTimes:input_type -> forge.issues.v1.ListRepoTrackedTimesRequest
-	12, // 12: forge.issues.v1.TimeService.ListMyTrackedTimes:input_type -> forge.issues.v1.ListMyTrackedTimesRequest
-	13, // 13: forge.issues.v1.TimeService.StartStopwatch:input_type -> forge.issues.v1.StartStopwatchRequest
-	15, // 14: forge.issues.v1.TimeService.StopStopwatch:input_type -> forge.issues.v1.StopStopwatchRequest
-	17, // 15: forge.issues.v1.TimeService.DeleteStopwatch:input_type -> forge.issues.v1.DeleteStopwatchRequest
-	19, // 16: forge.issues.v1.TimeService.ListMyStopwatches:input_type -> forge.issues.v1.ListMyStopwatchesRequest
-	2,  // 17: forge.issues.v1.TimeService.ListIssueTrackedTimes:output_type -> forge.issues.v1.ListIssueTrackedTimesResponse
-	6,  // 18: forge.issues.v1.TimeService.AddTime:output_type -> forge.issues.v1.AddTimeResponse
-	8,  // 19: forge.issues.v1.TimeService.ResetIssueTime:output_type -> forge.issues.v1.ResetIssueTimeResponse
-	10, // 20: forge.issues.v1.TimeService.DeleteTime:output_type -> forge.issues.v1.DeleteTimeResponse
-	3,  // 21: forge.issues.v1.TimeService.ListRepoTrackedTimes:output_type -> forge.issues.v1.ListRepoTrackedTimesResponse
-	4,  // 22: forge.issues.v1.TimeService.ListMyTrackedTimes:output_type -> forge.issues.v1.ListMyTrackedTimesResponse
-	14, // 23: forge.issues.v1.TimeService.StartStopwatch:output_type -> forge.issues.v1.StartStopwatchResponse
-	16, // 24: forge.issues.v1.TimeService.StopStopwatch:output_type -> forge.issues.v1.StopStopwatchResponse
-	18, // 25: forge.issues.v1.TimeService.DeleteStopwatch:output_type -> forge.issues.v1.DeleteStopwatchResponse
-	20, // 26: forge.issues.v1.TimeService.ListMyStopwatches:output_type -> forge.issues.v1.ListMyStopwatchesResponse
-	17, // [17:27] is the sub-list for method output_type
-	7,  // [7:17] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	24, // 7: forge.issues.v1.ListUserTrackedTimesResponse.times:type_name -> forge.issues.v1.TrackedTime
+	1,  // 8: forge.issues.v1.TimeService.ListIssueTrackedTimes:input_type -> forge.issues.v1.ListIssueTrackedTimesRequest
+	5,  // 9: forge.issues.v1.TimeService.AddTime:input_type -> forge.issues.v1.AddTimeRequest
+	7,  // 10: forge.issues.v1.TimeService.ResetIssueTime:input_type -> forge.issues.v1.ResetIssueTimeRequest
+	9,  // 11: forge.issues.v1.TimeService.DeleteTime:input_type -> forge.issues.v1.DeleteTimeRequest
+	11, // 12: forge.issues.v1.TimeService.ListRepoTrackedTimes:input_type -> forge.issues.v1.ListRepoTrackedTimesRequest
+	21, // 13: forge.issues.v1.TimeService.ListUserTrackedTimes:input_type -> forge.issues.v1.ListUserTrackedTimesRequest
+	12, // 14: forge.issues.v1.TimeService.ListMyTrackedTimes:input_type -> forge.issues.v1.ListMyTrackedTimesRequest
+	13, // 15: forge.issues.v1.TimeService.StartStopwatch:input_type -> forge.issues.v1.StartStopwatchRequest
+	15, // 16: forge.issues.v1.TimeService.StopStopwatch:input_type -> forge.issues.v1.StopStopwatchRequest
+	17, // 17: forge.issues.v1.TimeService.DeleteStopwatch:input_type -> forge.issues.v1.DeleteStopwatchRequest
+	19, // 18: forge.issues.v1.TimeService.ListMyStopwatches:input_type -> forge.issues.v1.ListMyStopwatchesRequest
+	2,  // 19: forge.issues.v1.TimeService.ListIssueTrackedTimes:output_type -> forge.issues.v1.ListIssueTrackedTimesResponse
+	6,  // 20: forge.issues.v1.TimeService.AddTime:output_type -> forge.issues.v1.AddTimeResponse
+	8,  // 21: forge.issues.v1.TimeService.ResetIssueTime:output_type -> forge.issues.v1.ResetIssueTimeResponse
+	10, // 22: forge.issues.v1.TimeService.DeleteTime:output_type -> forge.issues.v1.DeleteTimeResponse
+	3,  // 23: forge.issues.v1.TimeService.ListRepoTrackedTimes:output_type -> forge.issues.v1.ListRepoTrackedTimesResponse
+	22, // 24: forge.issues.v1.TimeService.ListUserTrackedTimes:output_type -> forge.issues.v1.ListUserTrackedTimesResponse
+	4,  // 25: forge.issues.v1.TimeService.ListMyTrackedTimes:output_type -> forge.issues.v1.ListMyTrackedTimesResponse
+	14, // 26: forge.issues.v1.TimeService.StartStopwatch:output_type -> forge.issues.v1.StartStopwatchResponse
+	16, // 27: forge.issues.v1.TimeService.StopStopwatch:output_type -> forge.issues.v1.StopStopwatchResponse
+	18, // 28: forge.issues.v1.TimeService.DeleteStopwatch:output_type -> forge.issues.v1.DeleteStopwatchResponse
+	20, // 29: forge.issues.v1.TimeService.ListMyStopwatches:output_type -> forge.issues.v1.ListMyStopwatchesResponse
+	19, // [19:30] is the sub-list for method output_type
+	8,  // [8:19] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_forge_issues_v1_times_proto_init() }
@@ -1467,7 +1584,7 @@ func file_forge_issues_v1_times_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_issues_v1_times_proto_rawDesc), len(file_forge_issues_v1_times_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

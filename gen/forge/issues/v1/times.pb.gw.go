@@ -424,6 +424,77 @@ func local_request_TimeService_ListRepoTrackedTimes_0(ctx context.Context, marsh
 	return msg, metadata, err
 }
 
+func request_TimeService_ListUserTrackedTimes_0(ctx context.Context, marshaler runtime.Marshaler, client TimeServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListUserTrackedTimesRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	val, ok = pathParams["user"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "user")
+	}
+	protoReq.User, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "user", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListUserTrackedTimes(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_TimeService_ListUserTrackedTimes_0(ctx context.Context, marshaler runtime.Marshaler, server TimeServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListUserTrackedTimesRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	val, ok = pathParams["user"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "user")
+	}
+	protoReq.User, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "user", err)
+	}
+	msg, err := server.ListUserTrackedTimes(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 var filter_TimeService_ListMyTrackedTimes_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
 func request_TimeService_ListMyTrackedTimes_0(ctx context.Context, marshaler runtime.Marshaler, client TimeServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
@@ -813,6 +884,26 @@ func RegisterTimeServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux
 		}
 		forward_TimeService_ListRepoTrackedTimes_0(annotatedContext, mux, outboundMarshaler, w, req, response_TimeService_ListRepoTrackedTimes_0{resp.(*ListRepoTrackedTimesResponse)}, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_TimeService_ListUserTrackedTimes_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.issues.v1.TimeService/ListUserTrackedTimes", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/times/{user}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_TimeService_ListUserTrackedTimes_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_TimeService_ListUserTrackedTimes_0(annotatedContext, mux, outboundMarshaler, w, req, response_TimeService_ListUserTrackedTimes_0{resp.(*ListUserTrackedTimesResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_TimeService_ListMyTrackedTimes_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1038,6 +1129,23 @@ func RegisterTimeServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux
 		}
 		forward_TimeService_ListRepoTrackedTimes_0(annotatedContext, mux, outboundMarshaler, w, req, response_TimeService_ListRepoTrackedTimes_0{resp.(*ListRepoTrackedTimesResponse)}, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_TimeService_ListUserTrackedTimes_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.issues.v1.TimeService/ListUserTrackedTimes", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/times/{user}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_TimeService_ListUserTrackedTimes_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_TimeService_ListUserTrackedTimes_0(annotatedContext, mux, outboundMarshaler, w, req, response_TimeService_ListUserTrackedTimes_0{resp.(*ListUserTrackedTimesResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_TimeService_ListMyTrackedTimes_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1153,6 +1261,15 @@ func (m response_TimeService_ListRepoTrackedTimes_0) XXX_ResponseBody() interfac
 	return response.Times
 }
 
+type response_TimeService_ListUserTrackedTimes_0 struct {
+	*ListUserTrackedTimesResponse
+}
+
+func (m response_TimeService_ListUserTrackedTimes_0) XXX_ResponseBody() interface{} {
+	response := m.ListUserTrackedTimesResponse
+	return response.Times
+}
+
 type response_TimeService_ListMyTrackedTimes_0 struct {
 	*ListMyTrackedTimesResponse
 }
@@ -1177,6 +1294,7 @@ var (
 	pattern_TimeService_ResetIssueTime_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7}, []string{"api", "v1", "repos", "owner", "repo", "issues", "index", "times"}, ""))
 	pattern_TimeService_DeleteTime_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7, 1, 0, 4, 1, 5, 8}, []string{"api", "v1", "repos", "owner", "repo", "issues", "index", "times", "id"}, ""))
 	pattern_TimeService_ListRepoTrackedTimes_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "times"}, ""))
+	pattern_TimeService_ListUserTrackedTimes_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"api", "v1", "repos", "owner", "repo", "times", "user"}, ""))
 	pattern_TimeService_ListMyTrackedTimes_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "user", "times"}, ""))
 	pattern_TimeService_StartStopwatch_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7, 2, 8}, []string{"api", "v1", "repos", "owner", "repo", "issues", "index", "stopwatch", "start"}, ""))
 	pattern_TimeService_StopStopwatch_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7, 2, 8}, []string{"api", "v1", "repos", "owner", "repo", "issues", "index", "stopwatch", "stop"}, ""))
@@ -1190,6 +1308,7 @@ var (
 	forward_TimeService_ResetIssueTime_0        = runtime.ForwardResponseMessage
 	forward_TimeService_DeleteTime_0            = runtime.ForwardResponseMessage
 	forward_TimeService_ListRepoTrackedTimes_0  = runtime.ForwardResponseMessage
+	forward_TimeService_ListUserTrackedTimes_0  = runtime.ForwardResponseMessage
 	forward_TimeService_ListMyTrackedTimes_0    = runtime.ForwardResponseMessage
 	forward_TimeService_StartStopwatch_0        = runtime.ForwardResponseMessage
 	forward_TimeService_StopStopwatch_0         = runtime.ForwardResponseMessage

@@ -24,6 +24,7 @@ const (
 	TimeService_ResetIssueTime_FullMethodName        = "/forge.issues.v1.TimeService/ResetIssueTime"
 	TimeService_DeleteTime_FullMethodName            = "/forge.issues.v1.TimeService/DeleteTime"
 	TimeService_ListRepoTrackedTimes_FullMethodName  = "/forge.issues.v1.TimeService/ListRepoTrackedTimes"
+	TimeService_ListUserTrackedTimes_FullMethodName  = "/forge.issues.v1.TimeService/ListUserTrackedTimes"
 	TimeService_ListMyTrackedTimes_FullMethodName    = "/forge.issues.v1.TimeService/ListMyTrackedTimes"
 	TimeService_StartStopwatch_FullMethodName        = "/forge.issues.v1.TimeService/StartStopwatch"
 	TimeService_StopStopwatch_FullMethodName         = "/forge.issues.v1.TimeService/StopStopwatch"
@@ -61,6 +62,10 @@ type TimeServiceClient interface {
 	// ListRepoTrackedTimes lists a repository's tracked times, oldest
 	// first, paged, as ListIssueTrackedTimes (GET /repos/{owner}/{repo}/times).
 	ListRepoTrackedTimes(ctx context.Context, in *ListRepoTrackedTimesRequest, opts ...grpc.CallOption) (*ListRepoTrackedTimesResponse, error)
+	// ListUserTrackedTimes lists a user's tracked times in the repository,
+	// oldest first, not paged (at most 5000), as Gitea's deprecated
+	// GET /repos/{owner}/{repo}/times/{user}.
+	ListUserTrackedTimes(ctx context.Context, in *ListUserTrackedTimesRequest, opts ...grpc.CallOption) (*ListUserTrackedTimesResponse, error)
 	// ListMyTrackedTimes lists the caller's tracked times, oldest first,
 	// paged (GET /user/times).
 	ListMyTrackedTimes(ctx context.Context, in *ListMyTrackedTimesRequest, opts ...grpc.CallOption) (*ListMyTrackedTimesResponse, error)
@@ -131,6 +136,16 @@ func (c *timeServiceClient) ListRepoTrackedTimes(ctx context.Context, in *ListRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListRepoTrackedTimesResponse)
 	err := c.cc.Invoke(ctx, TimeService_ListRepoTrackedTimes_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *timeServiceClient) ListUserTrackedTimes(ctx context.Context, in *ListUserTrackedTimesRequest, opts ...grpc.CallOption) (*ListUserTrackedTimesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListUserTrackedTimesResponse)
+	err := c.cc.Invoke(ctx, TimeService_ListUserTrackedTimes_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +232,10 @@ type TimeServiceServer interface {
 	// ListRepoTrackedTimes lists a repository's tracked times, oldest
 	// first, paged, as ListIssueTrackedTimes (GET /repos/{owner}/{repo}/times).
 	ListRepoTrackedTimes(context.Context, *ListRepoTrackedTimesRequest) (*ListRepoTrackedTimesResponse, error)
+	// ListUserTrackedTimes lists a user's tracked times in the repository,
+	// oldest first, not paged (at most 5000), as Gitea's deprecated
+	// GET /repos/{owner}/{repo}/times/{user}.
+	ListUserTrackedTimes(context.Context, *ListUserTrackedTimesRequest) (*ListUserTrackedTimesResponse, error)
 	// ListMyTrackedTimes lists the caller's tracked times, oldest first,
 	// paged (GET /user/times).
 	ListMyTrackedTimes(context.Context, *ListMyTrackedTimesRequest) (*ListMyTrackedTimesResponse, error)
@@ -257,6 +276,9 @@ func (UnimplementedTimeServiceServer) DeleteTime(context.Context, *DeleteTimeReq
 }
 func (UnimplementedTimeServiceServer) ListRepoTrackedTimes(context.Context, *ListRepoTrackedTimesRequest) (*ListRepoTrackedTimesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListRepoTrackedTimes not implemented")
+}
+func (UnimplementedTimeServiceServer) ListUserTrackedTimes(context.Context, *ListUserTrackedTimesRequest) (*ListUserTrackedTimesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListUserTrackedTimes not implemented")
 }
 func (UnimplementedTimeServiceServer) ListMyTrackedTimes(context.Context, *ListMyTrackedTimesRequest) (*ListMyTrackedTimesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMyTrackedTimes not implemented")
@@ -384,6 +406,24 @@ func _TimeService_ListRepoTrackedTimes_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TimeService_ListUserTrackedTimes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListUserTrackedTimesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TimeServiceServer).ListUserTrackedTimes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TimeService_ListUserTrackedTimes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TimeServiceServer).ListUserTrackedTimes(ctx, req.(*ListUserTrackedTimesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TimeService_ListMyTrackedTimes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListMyTrackedTimesRequest)
 	if err := dec(in); err != nil {
@@ -500,6 +540,10 @@ var TimeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListRepoTrackedTimes",
 			Handler:    _TimeService_ListRepoTrackedTimes_Handler,
+		},
+		{
+			MethodName: "ListUserTrackedTimes",
+			Handler:    _TimeService_ListUserTrackedTimes_Handler,
 		},
 		{
 			MethodName: "ListMyTrackedTimes",
