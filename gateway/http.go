@@ -172,6 +172,11 @@ type totalCounter interface{ GetTotalCount() int64 }
 // declared status.
 type createdReporter interface{ GetCreated() bool }
 
+// existedReporter is the answer of a create that found its object there
+// already (Gitea's reaction POST): 200 with the body instead of the
+// declared 201.
+type existedReporter interface{ GetExisted() bool }
+
 // forwardResponse sets paging headers and the success status.
 func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, resp proto.Message) error {
 	method, _ := runtime.RPCMethod(ctx)
@@ -190,6 +195,9 @@ func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, re
 			rw.noBody = true
 		}
 		w.WriteHeader(http.StatusCreated)
+		return nil
+	}
+	if er, ok := resp.(existedReporter); ok && er.GetExisted() {
 		return nil
 	}
 	if code := g.success[method]; code != 0 && code != http.StatusOK {

@@ -32,6 +32,11 @@ type Store interface {
 	// IssueByIndex, CommentByID and NotificationByID load the objects of
 	// the rules (store.ErrNotFound when missing).
 	IssueByIndex(ctx context.Context, repoID, index int64) (*store.Issue, error)
+	// IssueByID loads a comment's issue (store.ErrNotFound when missing).
+	IssueByID(ctx context.Context, id int64) (*store.Issue, error)
+	// IssueAssignees and TrackedTimeByID serve the time tracking rules.
+	IssueAssignees(ctx context.Context, issueIDs []int64) (map[int64][]int64, error)
+	TrackedTimeByID(ctx context.Context, issueID, id int64) (*store.TrackedTime, error)
 	CommentByID(ctx context.Context, repoID, id int64) (*store.Comment, error)
 	NotificationByID(ctx context.Context, id int64) (*store.NotificationThread, error)
 	// ForkOwnedBy finds the head repository of a pull request from a
@@ -58,6 +63,8 @@ type Checker struct {
 	noRegularOrgs bool
 	// crossRepoDeps is [service] ALLOW_CROSS_REPOSITORY_DEPENDENCIES.
 	crossRepoDeps bool
+	// times is [service]'s time tracking (WithTimeTracking).
+	times timeTracking
 	// cache holds the rows resolving reads (cache.go).
 	cache resolved
 }

@@ -45,6 +45,8 @@ type Object struct {
 	Repo    *Repo
 	// Review is the pull request review the request's id names.
 	Review *store.Review
+	// Time is the tracked time the request's id names.
+	Time *store.TrackedTime
 }
 
 type objectKey struct{}

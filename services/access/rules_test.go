@@ -39,6 +39,7 @@ type ruleStore struct {
 	pulls     map[int64]*store.PullRequest // by index, beside their issues
 	reviews   map[int64]*store.Review
 	autos     map[int64]*store.AutoMerge // scheduled merges by pull request id
+	times     map[int64]*store.TrackedTime
 }
 
 func (s *ruleStore) AutoMergeOfPull(_ context.Context, pullID int64) (*store.AutoMerge, error) {
@@ -66,6 +67,26 @@ func (s *ruleStore) PullRequestByIndex(_ context.Context, _ int64, index int64) 
 func (s *ruleStore) IssueByIndex(_ context.Context, _ int64, index int64) (*store.Issue, error) {
 	if is, ok := s.issues[index]; ok {
 		return is, nil
+	}
+	return nil, store.ErrNotFound
+}
+
+func (s *ruleStore) IssueByID(_ context.Context, id int64) (*store.Issue, error) {
+	for _, is := range s.issues {
+		if is.ID == id {
+			return is, nil
+		}
+	}
+	return nil, store.ErrNotFound
+}
+
+func (s *ruleStore) IssueAssignees(context.Context, []int64) (map[int64][]int64, error) {
+	return map[int64][]int64{}, nil
+}
+
+func (s *ruleStore) TrackedTimeByID(_ context.Context, issueID, id int64) (*store.TrackedTime, error) {
+	if t, ok := s.times[id]; ok && t.IssueID == issueID {
+		return t, nil
 	}
 	return nil, store.ErrNotFound
 }
@@ -129,11 +150,12 @@ func TestRules(t *testing.T) {
 			4: {ID: 4, IssueID: 14, Index: 4},
 			5: {ID: 5, IssueID: 15, Index: 5, HasMerged: true},
 		},
-		comments:  map[int64]*store.Comment{5: {ID: 5, IssueID: 11, PosterID: poster.ID}},
+		comments:  map[int64]*store.Comment{5: {ID: 5, IssueID: 11, PosterID: poster.ID}, 6: {ID: 6, IssueID: 12, PosterID: poster.ID}},
 		threads:   map[int64]*store.NotificationThread{7: {Notification: store.Notification{ID: 7, UserID: poster.ID}}},
 		users:     map[string]*store.User{"poster": poster, "other": other, "root": siteRoot},
 		canCreate: map[int64]bool{poster.ID: true},
 		autos:     map[int64]*store.AutoMerge{3: {ID: 1, PullID: 3, DoerID: poster.ID}},
+		times:     map[int64]*store.TrackedTime{30: {ID: 30, IssueID: 11, UserID: poster.ID}},
 		reviews: map[int64]*store.Review{
 			20: {ID: 20, IssueID: 13, ReviewerID: poster.ID, Type: store.ReviewApprove},
 			21: {ID: 21, IssueID: 13, ReviewerID: poster.ID, Type: store.ReviewPending},
@@ -167,10 +189,44 @@ func TestRules(t *testing.T) {
 		{"comment-poster-or-writer", comment(5), poster, store.AccessRead, false, ""},
 		{"comment-poster-or-writer", comment(5), other, store.AccessWrite, false, ""},
 		{"comment-poster-or-writer", comment(5), other, store.AccessRead, false, access.NotPosterMessage},
-		{"comment-poster-or-writer", comment(6), poster, store.AccessWrite, false, "The target couldn't be found."},
+		{"comment-poster-or-writer", comment(7), poster, store.AccessWrite, false, "The target couldn't be found."},
 		{"issue-unlocked-or-writer", editIssue(1), other, store.AccessRead, false, ""},
 		{"issue-unlocked-or-writer", editIssue(2), other, store.AccessWrite, false, ""},
 		{"issue-unlocked-or-writer", editIssue(2), poster, store.AccessRead, false, access.NeedWriteMessage},
+		{"issue-reactions-reader", editIssue(2), other, store.AccessRead, false, ""},
+		{"issue-reactions-reader", editIssue(404), other, store.AccessRead, false, notFound},
+		{"issue-reactor", editIssue(1), other, store.AccessRead, false, ""},
+		{"issue-reactor", editIssue(2), other, store.AccessWrite, false, ""},
+		{"issue-reactor", editIssue(2), poster, store.AccessRead, false, access.ChangeReactionMessage},
+		{"issue-reactor", editIssue(404), poster, store.AccessWrite, false, notFound},
+		{"comment-reactions-reader", comment(5), other, store.AccessRead, false, ""},
+		{"comment-reactions-reader", comment(7), other, store.AccessRead, false, notFound},
+		{"comment-reactor", comment(5), other, store.AccessRead, false, ""},
+		{"comment-reactor", comment(6), other, store.AccessWrite, false, ""},
+		{"comment-reactor", comment(6), poster, store.AccessRead, false, access.ChangeReactionMessage},
+		{"issue-locker", editIssue(1), other, store.AccessWrite, false, ""},
+		{"issue-locker", editIssue(1), poster, store.AccessRead, false, access.LockIssueMessage},
+		{"issue-locker", editIssue(404), other, store.AccessWrite, false, notFound},
+		{"issue-unlocker", editIssue(2), other, store.AccessWrite, false, ""},
+		{"issue-unlocker", editIssue(2), poster, store.AccessRead, false, access.UnlockIssueMessage},
+		{"issue-times-reader", &issuesv1.ListIssueTrackedTimesRequest{Index: 1, User: "poster"}, other, store.AccessWrite, false, ""},
+		{"issue-times-reader", &issuesv1.ListIssueTrackedTimesRequest{Index: 1}, other, store.AccessRead, false, ""},
+		{"issue-times-reader", &issuesv1.ListIssueTrackedTimesRequest{Index: 1, User: "poster"}, other, store.AccessRead, false, access.TimesByUserMessage},
+		{"issue-times-reader", &issuesv1.ListIssueTrackedTimesRequest{Index: 404}, other, store.AccessWrite, false, notFound},
+		{"repo-times-reader", &issuesv1.ListRepoTrackedTimesRequest{User: "other"}, other, store.AccessRead, false, ""},
+		{"repo-times-reader", &issuesv1.ListRepoTrackedTimesRequest{User: "poster"}, other, store.AccessRead, false, access.TimesByUserMessage},
+		{"time-tracker", editIssue(1), poster, store.AccessRead, false, ""},
+		{"time-tracker", editIssue(1), other, store.AccessWrite, false, ""},
+		{"time-tracker", editIssue(1), other, store.AccessRead, false, access.CannotTrackTimeMessage},
+		{"time-tracker-for-user", &issuesv1.AddTimeRequest{Index: 1, UserName: "other"}, poster, store.AccessRead, false, ""},
+		{"time-tracker-for-user", &issuesv1.AddTimeRequest{Index: 1, UserName: "nobody"}, other, store.AccessAdmin, false, "user does not exist [name: nobody]"},
+		{"time-tracker-for-user", &issuesv1.AddTimeRequest{Index: 1}, other, store.AccessRead, false, access.CannotTrackTimeMessage},
+		{"time-deleter", &issuesv1.DeleteTimeRequest{Index: 1, Id: 30}, poster, store.AccessRead, false, ""},
+		{"time-deleter", &issuesv1.DeleteTimeRequest{Index: 1, Id: 30}, siteRoot, store.AccessWrite, false, ""},
+		{"time-deleter", &issuesv1.DeleteTimeRequest{Index: 1, Id: 30}, other, store.AccessWrite, false, access.DeleteOtherTimeMessage},
+		{"time-deleter", &issuesv1.DeleteTimeRequest{Index: 1, Id: 31}, poster, store.AccessWrite, false, notFound},
+		{"stopwatch-user", editIssue(1), other, store.AccessWrite, false, ""},
+		{"stopwatch-user", editIssue(1), poster, store.AccessRead, false, access.StopwatchNotAllowMessage},
 		{"issue-files-poster-or-writer", editIssue(1), poster, store.AccessRead, false, ""},
 		{"issue-files-poster-or-writer", editIssue(1), other, store.AccessWrite, false, ""},
 		{"issue-files-poster-or-writer", editIssue(1), other, store.AccessRead, false, access.WriteIssueMessage},
@@ -244,6 +300,39 @@ func TestRules(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s by %s (mode %v): got %q, want %q", tc.name, tc.caller.Name, tc.mode, got, tc.want)
 		}
+	}
+	// A caller who does not read the issue's unit (a team giving code
+	// only) is refused by the reaction rules: 403 to list, 404 to react
+	// to a comment, as Gitea.
+	for _, tc := range []struct {
+		name string
+		req  proto.Message
+		want string
+	}{
+		{"issue-reactions-reader", editIssue(1), access.ReadReactionsMessage},
+		{"issue-reactor", editIssue(1), access.ChangeReactionMessage},
+		{"comment-reactions-reader", comment(5), access.ReadReactionsMessage},
+		{"comment-reactor", comment(5), notFound},
+	} {
+		_, err := access.DecideForTest(context.Background(), c, tc.name, tc.req, principal(other), repoWith(store.AccessNone), nil)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s without read on the unit: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// With time tracking off, tracking is refused (400) and lists are not
+	// found (issue) or refused (repository).
+	noTimes := access.NewChecker(st).WithTimeTracking(false, true)
+	for name, want := range map[string]string{"time-tracker": access.TimeTrackingOffMessage,
+		"issue-times-reader": access.TimetrackerOffMessage, "repo-times-reader": access.TimeTrackingOffMessage} {
+		_, err := access.DecideForTest(context.Background(), noTimes, name, &issuesv1.ListIssueTrackedTimesRequest{Index: 1}, principal(poster), repoWith(store.AccessAdmin), nil)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s with time tracking off: got %v, want %q", name, err, want)
+		}
+	}
+	// Without contributors only, any reader tracks time.
+	anyone := access.NewChecker(st).WithTimeTracking(true, false)
+	if _, err := access.DecideForTest(context.Background(), anyone, "time-tracker", editIssue(1), principal(other), repoWith(store.AccessRead), nil); err != nil {
+		t.Errorf("time-tracker for a reader without contributors only: %v", err)
 	}
 	// The site may switch regular organization creation off.
 	off := access.NewChecker(st).WithDisableRegularOrgCreation(true)

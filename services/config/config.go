@@ -23,19 +23,21 @@ import (
 // Config is the typed configuration. Zero values are never used: Load starts
 // from Default.
 type Config struct {
-	Server     Server
-	Database   Database
-	Security   Security
-	Service    Service
-	Repository Repository
-	API        API
-	Migrations Migrations
-	Limits     Limits
-	Attachment Attachment
-	Admin      Admin
-	Webhook    Webhook
-	Log        Log
-	Metrics    Metrics
+	Server       Server
+	Database     Database
+	Security     Security
+	Service      Service
+	Repository   Repository
+	API          API
+	Migrations   Migrations
+	Limits       Limits
+	Attachment   Attachment
+	Admin        Admin
+	Webhook      Webhook
+	UI           UI
+	TimeTracking TimeTracking
+	Log          Log
+	Metrics      Metrics
 
 	// Unread lists the keys of the file and the environment forge does
 	// not read ("[sevrer] ROOT_URL"): a typo, or a Gitea setting forge
@@ -79,6 +81,27 @@ type Webhook struct {
 	SkipTLSVerify   bool   // [webhook] SKIP_TLS_VERIFY
 	Workers         int    // [webhook] DELIVERY_WORKERS (forge's own): deliveries at once per process
 	Disabled        bool   // [security] DISABLE_WEBHOOKS
+}
+
+// UI holds the [ui] settings the API applies.
+type UI struct {
+	// Reactions are the reactions users may give ([ui] REACTIONS,
+	// comma-separated; Gitea's default list when unset).
+	Reactions []string
+}
+
+// DefaultReactions is Gitea's default [ui] REACTIONS.
+var DefaultReactions = []string{"+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes"}
+
+// TimeTracking holds Gitea's time tracking settings of [service].
+type TimeTracking struct {
+	Enabled bool // [service] ENABLE_TIMETRACKING
+	// DefaultEnabled: new repositories track time ([service]
+	// DEFAULT_ENABLE_TIMETRACKING).
+	DefaultEnabled bool
+	// DefaultContributorsOnly: only contributors (writers of the issues
+	// unit) track time ([service] DEFAULT_ALLOW_ONLY_CONTRIBUTORS_TO_TRACK_TIME).
+	DefaultContributorsOnly bool
 }
 
 type Admin struct {
@@ -181,6 +204,7 @@ type Repository struct {
 	Root                    string // [repository] ROOT
 	RetargetChildrenOnMerge bool   // [repository.pull-request] RETARGET_CHILDREN_ON_MERGE
 	MaxCreationLimit        int    // [repository] MAX_CREATION_LIMIT
+	MaxPinned               int    // [repository.issue] MAX_PINNED: pinned issues (and pull requests) per repository
 }
 
 // Attachment configures stored files: issue and comment attachments, and
@@ -263,6 +287,7 @@ func Default() *Config {
 			Root:                    "", // derived: APP_DATA_PATH/repositories
 			RetargetChildrenOnMerge: true,
 			MaxCreationLimit:        -1,
+			MaxPinned:               3,
 		},
 		API:     API{DefaultPagingNum: 30, MaxResponseItems: 50},
 		Service: Service{AllowCrossRepositoryDependencies: true},
@@ -272,8 +297,10 @@ func Default() *Config {
 			AllowedTypes:   DefaultAllowedTypes,
 			ReleaseMaxSize: 2048,
 		},
-		Webhook: Webhook{DeliverTimeout: 5, AllowedHostList: "external", Workers: 4},
-		Log:     Log{Level: "Info", Modes: []string{"console"}, RootPath: "log", Rotate: true, MaxSizeShift: 28, MaxDays: 7},
+		Webhook:      Webhook{DeliverTimeout: 5, AllowedHostList: "external", Workers: 4},
+		UI:           UI{Reactions: DefaultReactions},
+		TimeTracking: TimeTracking{Enabled: true, DefaultEnabled: true, DefaultContributorsOnly: true},
+		Log:          Log{Level: "Info", Modes: []string{"console"}, RootPath: "log", Rotate: true, MaxSizeShift: 28, MaxDays: 7},
 		Limits: Limits{
 			// Large enough for the contents API's base64 files (a 24 MiB
 			// file is 32 MiB encoded), small enough that a few concurrent
@@ -345,8 +372,14 @@ func Load(path string, environ []string) (*Config, error) {
 	r.bool("service", "ENABLE_REVERSE_PROXY_AUTHENTICATION_API", &cfg.Service.EnableReverseProxyAuthAPI)
 	r.bool("service", "ALLOW_CROSS_REPOSITORY_DEPENDENCIES", &cfg.Service.AllowCrossRepositoryDependencies)
 	r.bool("admin", "DISABLE_REGULAR_ORG_CREATION", &cfg.Admin.DisableRegularOrgCreation)
+	r.list("ui", "REACTIONS", &cfg.UI.Reactions)
+	tt := &cfg.TimeTracking
+	r.bool("service", "ENABLE_TIMETRACKING", &tt.Enabled)
+	r.bool("service", "DEFAULT_ENABLE_TIMETRACKING", &tt.DefaultEnabled)
+	r.bool("service", "DEFAULT_ALLOW_ONLY_CONTRIBUTORS_TO_TRACK_TIME", &tt.DefaultContributorsOnly)
 	r.str("repository", "ROOT", &cfg.Repository.Root)
 	r.int("repository", "MAX_CREATION_LIMIT", &cfg.Repository.MaxCreationLimit)
+	r.int("repository.issue", "MAX_PINNED", &cfg.Repository.MaxPinned)
 	r.bool("repository.pull-request", "RETARGET_CHILDREN_ON_MERGE", &cfg.Repository.RetargetChildrenOnMerge)
 	r.int("api", "DEFAULT_PAGING_NUM", &cfg.API.DefaultPagingNum)
 	r.int("api", "MAX_RESPONSE_ITEMS", &cfg.API.MaxResponseItems)
@@ -717,6 +750,20 @@ func (r *reader) str(section, name string, dst *string) bool {
 		*dst = k.String()
 	}
 	return ok
+}
+
+// list reads a comma-separated list, trimming each item and dropping
+// empty ones.
+func (r *reader) list(section, name string, dst *[]string) {
+	if k, ok := r.key(section, name); ok {
+		var out []string
+		for _, v := range strings.Split(k.String(), ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				out = append(out, v)
+			}
+		}
+		*dst = out
+	}
 }
 
 func (r *reader) int(section, name string, dst *int) {

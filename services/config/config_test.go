@@ -112,78 +112,83 @@ func TestDocumentedDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	actual := map[string]string{
-		"server.APP_DATA_PATH":                               cfg.Server.AppDataPath,
-		"server.HTTP_ADDR":                                   cfg.Server.HTTPAddr,
-		"server.HTTP_PORT":                                   itoa(cfg.Server.HTTPPort),
-		"server.ROOT_URL":                                    cfg.Server.RootURL,
-		"server.GRPC_ADDR":                                   cfg.Server.GRPCAddr,
-		"server.START_SSH_SERVER":                            btoa(cfg.Server.SSH.Start),
-		"server.SSH_LISTEN_HOST":                             cfg.Server.SSH.ListenHost,
-		"server.SSH_PORT":                                    itoa(cfg.Server.SSH.Port),
-		"server.SSH_LISTEN_PORT":                             itoa(cfg.Server.SSH.ListenPort),
-		"server.SSH_DOMAIN":                                  cfg.Server.SSH.Domain,
-		"server.SSH_USER":                                    cfg.Server.SSH.User,
-		"ssh.MINIMUM_KEY_SIZE_CHECK":                         btoa(cfg.Server.SSH.MinimumKeySizeCheck),
-		"ssh.minimum_key_sizes.ED25519":                      itoa(cfg.Server.SSH.MinimumKeySizes["ed25519"]),
-		"ssh.minimum_key_sizes.ED25519-SK":                   itoa(cfg.Server.SSH.MinimumKeySizes["ed25519-sk"]),
-		"ssh.minimum_key_sizes.ECDSA":                        itoa(cfg.Server.SSH.MinimumKeySizes["ecdsa"]),
-		"ssh.minimum_key_sizes.ECDSA-SK":                     itoa(cfg.Server.SSH.MinimumKeySizes["ecdsa-sk"]),
-		"ssh.minimum_key_sizes.RSA":                          itoa(cfg.Server.SSH.MinimumKeySizes["rsa"]),
-		"ssh.minimum_key_sizes.DSA":                          itoa(cfg.Server.SSH.MinimumKeySizes["dsa"]),
-		"database.DB_TYPE":                                   cfg.Database.Type,
-		"database.PATH":                                      cfg.Database.Path,
-		"database.HOST":                                      cfg.Database.Host,
-		"database.NAME":                                      cfg.Database.Name,
-		"database.USER":                                      cfg.Database.User,
-		"database.PASSWD":                                    cfg.Database.Passwd,
-		"database.SSL_MODE":                                  cfg.Database.SSLMode,
-		"database.MAX_OPEN_CONNS":                            itoa(cfg.Database.MaxOpenConns),
-		"database.MAX_IDLE_CONNS":                            itoa(cfg.Database.MaxIdleConns),
-		"security.SECRET_KEY":                                cfg.Security.SecretKey,
-		"security.DISABLE_QUERY_AUTH_TOKEN":                  btoa(cfg.Security.DisableQueryAuthToken),
-		"security.REVERSE_PROXY_AUTHENTICATION_USER":         cfg.Security.ReverseProxyAuthUser,
-		"security.REVERSE_PROXY_TRUSTED_PROXIES":             cidrs(cfg),
-		"security.MIN_PASSWORD_LENGTH":                       itoa(cfg.Security.MinPasswordLength),
-		"security.PASSWORD_HASH_CONCURRENCY":                 itoa(cfg.Security.PasswordHashConcurrency),
-		"security.PASSWORD_HASH_QUEUE":                       itoa(cfg.Security.PasswordHashQueue),
-		"security.LOGIN_MAX_FAILURES_PER_ACCOUNT":            itoa(cfg.Security.LoginMaxFailuresPerAccount),
-		"security.LOGIN_MAX_FAILURES_PER_ADDRESS":            itoa(cfg.Security.LoginMaxFailuresPerAddress),
-		"security.LOGIN_FAILURE_WINDOW_SECONDS":              itoa(cfg.Security.LoginFailureWindowSeconds),
-		"security.LOGIN_FAILURE_MAX_TRACKED":                 itoa(cfg.Security.LoginFailureMaxTracked),
-		"service.ENABLE_REVERSE_PROXY_AUTHENTICATION_API":    btoa(cfg.Service.EnableReverseProxyAuthAPI),
-		"service.ALLOW_CROSS_REPOSITORY_DEPENDENCIES":        btoa(cfg.Service.AllowCrossRepositoryDependencies),
-		"admin.DISABLE_REGULAR_ORG_CREATION":                 btoa(cfg.Admin.DisableRegularOrgCreation),
-		"repository.ROOT":                                    cfg.Repository.Root,
-		"repository.MAX_CREATION_LIMIT":                      itoa(cfg.Repository.MaxCreationLimit),
-		"repository.pull-request.RETARGET_CHILDREN_ON_MERGE": btoa(cfg.Repository.RetargetChildrenOnMerge),
-		"api.DEFAULT_PAGING_NUM":                             itoa(cfg.API.DefaultPagingNum),
-		"api.MAX_RESPONSE_ITEMS":                             itoa(cfg.API.MaxResponseItems),
-		"migrations.ALLOW_LOCALNETWORKS":                     btoa(cfg.Migrations.AllowLocalNetworks),
-		"api.MAX_REQUEST_BODY_SIZE":                          itoa(cfg.Limits.MaxRequestBodySize),
-		"api.READ_TIMEOUT":                                   itoa(cfg.Limits.APIReadTimeout),
-		"server.IDLE_TIMEOUT":                                itoa(cfg.Limits.IdleTimeout),
-		"git.timeout.PROGRESS":                               itoa(cfg.Limits.GitProgressTimeout),
-		"git.MAX_PROCESSES":                                  itoa(cfg.Limits.GitMaxProcesses),
-		"attachment.PATH":                                    cfg.Attachment.Path,
-		"attachment.MAX_SIZE":                                itoa(cfg.Attachment.MaxSize),
-		"attachment.ALLOWED_TYPES":                           cfg.Attachment.AllowedTypes,
-		"repository.release.FILE_MAX_SIZE":                   itoa(cfg.Attachment.ReleaseMaxSize),
-		"repository.release.ALLOWED_TYPES":                   cfg.Attachment.ReleaseAllowedTypes,
-		"webhook.DELIVER_TIMEOUT":                            itoa(cfg.Webhook.DeliverTimeout),
-		"webhook.ALLOWED_HOST_LIST":                          cfg.Webhook.AllowedHostList,
-		"webhook.SKIP_TLS_VERIFY":                            btoa(cfg.Webhook.SkipTLSVerify),
-		"webhook.DELIVERY_WORKERS":                           itoa(cfg.Webhook.Workers),
-		"security.DISABLE_WEBHOOKS":                          btoa(cfg.Webhook.Disabled),
-		"log.LEVEL":                                          cfg.Log.Level,
-		"log.MODE":                                           strings.Join(cfg.Log.Modes, ","),
-		"log.ROOT_PATH":                                      cfg.Log.RootPath,
-		"log.ENABLE_ACCESS_LOG":                              btoa(cfg.Log.EnableAccessLog),
-		"log.ACCESS_LOG_TEMPLATE":                            "",
-		"log.LOG_ROTATE":                                     btoa(cfg.Log.Rotate),
-		"log.MAX_SIZE_SHIFT":                                 itoa(cfg.Log.MaxSizeShift),
-		"log.MAX_DAYS":                                       itoa(cfg.Log.MaxDays),
-		"metrics.ENABLED":                                    btoa(cfg.Metrics.Enabled),
-		"metrics.TOKEN":                                      cfg.Metrics.Token,
+		"server.APP_DATA_PATH":                                  cfg.Server.AppDataPath,
+		"server.HTTP_ADDR":                                      cfg.Server.HTTPAddr,
+		"server.HTTP_PORT":                                      itoa(cfg.Server.HTTPPort),
+		"server.ROOT_URL":                                       cfg.Server.RootURL,
+		"server.GRPC_ADDR":                                      cfg.Server.GRPCAddr,
+		"server.START_SSH_SERVER":                               btoa(cfg.Server.SSH.Start),
+		"server.SSH_LISTEN_HOST":                                cfg.Server.SSH.ListenHost,
+		"server.SSH_PORT":                                       itoa(cfg.Server.SSH.Port),
+		"server.SSH_LISTEN_PORT":                                itoa(cfg.Server.SSH.ListenPort),
+		"server.SSH_DOMAIN":                                     cfg.Server.SSH.Domain,
+		"server.SSH_USER":                                       cfg.Server.SSH.User,
+		"ssh.MINIMUM_KEY_SIZE_CHECK":                            btoa(cfg.Server.SSH.MinimumKeySizeCheck),
+		"ssh.minimum_key_sizes.ED25519":                         itoa(cfg.Server.SSH.MinimumKeySizes["ed25519"]),
+		"ssh.minimum_key_sizes.ED25519-SK":                      itoa(cfg.Server.SSH.MinimumKeySizes["ed25519-sk"]),
+		"ssh.minimum_key_sizes.ECDSA":                           itoa(cfg.Server.SSH.MinimumKeySizes["ecdsa"]),
+		"ssh.minimum_key_sizes.ECDSA-SK":                        itoa(cfg.Server.SSH.MinimumKeySizes["ecdsa-sk"]),
+		"ssh.minimum_key_sizes.RSA":                             itoa(cfg.Server.SSH.MinimumKeySizes["rsa"]),
+		"ssh.minimum_key_sizes.DSA":                             itoa(cfg.Server.SSH.MinimumKeySizes["dsa"]),
+		"database.DB_TYPE":                                      cfg.Database.Type,
+		"database.PATH":                                         cfg.Database.Path,
+		"database.HOST":                                         cfg.Database.Host,
+		"database.NAME":                                         cfg.Database.Name,
+		"database.USER":                                         cfg.Database.User,
+		"database.PASSWD":                                       cfg.Database.Passwd,
+		"database.SSL_MODE":                                     cfg.Database.SSLMode,
+		"database.MAX_OPEN_CONNS":                               itoa(cfg.Database.MaxOpenConns),
+		"database.MAX_IDLE_CONNS":                               itoa(cfg.Database.MaxIdleConns),
+		"security.SECRET_KEY":                                   cfg.Security.SecretKey,
+		"security.DISABLE_QUERY_AUTH_TOKEN":                     btoa(cfg.Security.DisableQueryAuthToken),
+		"security.REVERSE_PROXY_AUTHENTICATION_USER":            cfg.Security.ReverseProxyAuthUser,
+		"security.REVERSE_PROXY_TRUSTED_PROXIES":                cidrs(cfg),
+		"security.MIN_PASSWORD_LENGTH":                          itoa(cfg.Security.MinPasswordLength),
+		"security.PASSWORD_HASH_CONCURRENCY":                    itoa(cfg.Security.PasswordHashConcurrency),
+		"security.PASSWORD_HASH_QUEUE":                          itoa(cfg.Security.PasswordHashQueue),
+		"security.LOGIN_MAX_FAILURES_PER_ACCOUNT":               itoa(cfg.Security.LoginMaxFailuresPerAccount),
+		"security.LOGIN_MAX_FAILURES_PER_ADDRESS":               itoa(cfg.Security.LoginMaxFailuresPerAddress),
+		"security.LOGIN_FAILURE_WINDOW_SECONDS":                 itoa(cfg.Security.LoginFailureWindowSeconds),
+		"security.LOGIN_FAILURE_MAX_TRACKED":                    itoa(cfg.Security.LoginFailureMaxTracked),
+		"service.ENABLE_REVERSE_PROXY_AUTHENTICATION_API":       btoa(cfg.Service.EnableReverseProxyAuthAPI),
+		"service.ALLOW_CROSS_REPOSITORY_DEPENDENCIES":           btoa(cfg.Service.AllowCrossRepositoryDependencies),
+		"admin.DISABLE_REGULAR_ORG_CREATION":                    btoa(cfg.Admin.DisableRegularOrgCreation),
+		"repository.ROOT":                                       cfg.Repository.Root,
+		"repository.MAX_CREATION_LIMIT":                         itoa(cfg.Repository.MaxCreationLimit),
+		"repository.pull-request.RETARGET_CHILDREN_ON_MERGE":    btoa(cfg.Repository.RetargetChildrenOnMerge),
+		"api.DEFAULT_PAGING_NUM":                                itoa(cfg.API.DefaultPagingNum),
+		"api.MAX_RESPONSE_ITEMS":                                itoa(cfg.API.MaxResponseItems),
+		"migrations.ALLOW_LOCALNETWORKS":                        btoa(cfg.Migrations.AllowLocalNetworks),
+		"api.MAX_REQUEST_BODY_SIZE":                             itoa(cfg.Limits.MaxRequestBodySize),
+		"api.READ_TIMEOUT":                                      itoa(cfg.Limits.APIReadTimeout),
+		"server.IDLE_TIMEOUT":                                   itoa(cfg.Limits.IdleTimeout),
+		"git.timeout.PROGRESS":                                  itoa(cfg.Limits.GitProgressTimeout),
+		"git.MAX_PROCESSES":                                     itoa(cfg.Limits.GitMaxProcesses),
+		"attachment.PATH":                                       cfg.Attachment.Path,
+		"attachment.MAX_SIZE":                                   itoa(cfg.Attachment.MaxSize),
+		"attachment.ALLOWED_TYPES":                              cfg.Attachment.AllowedTypes,
+		"repository.release.FILE_MAX_SIZE":                      itoa(cfg.Attachment.ReleaseMaxSize),
+		"repository.release.ALLOWED_TYPES":                      cfg.Attachment.ReleaseAllowedTypes,
+		"webhook.DELIVER_TIMEOUT":                               itoa(cfg.Webhook.DeliverTimeout),
+		"webhook.ALLOWED_HOST_LIST":                             cfg.Webhook.AllowedHostList,
+		"webhook.SKIP_TLS_VERIFY":                               btoa(cfg.Webhook.SkipTLSVerify),
+		"webhook.DELIVERY_WORKERS":                              itoa(cfg.Webhook.Workers),
+		"security.DISABLE_WEBHOOKS":                             btoa(cfg.Webhook.Disabled),
+		"service.ENABLE_TIMETRACKING":                           btoa(cfg.TimeTracking.Enabled),
+		"service.DEFAULT_ENABLE_TIMETRACKING":                   btoa(cfg.TimeTracking.DefaultEnabled),
+		"service.DEFAULT_ALLOW_ONLY_CONTRIBUTORS_TO_TRACK_TIME": btoa(cfg.TimeTracking.DefaultContributorsOnly),
+		"ui.REACTIONS":                                          strings.Join(cfg.UI.Reactions, ", "),
+		"repository.issue.MAX_PINNED":                           itoa(cfg.Repository.MaxPinned),
+		"log.LEVEL":                                             cfg.Log.Level,
+		"log.MODE":                                              strings.Join(cfg.Log.Modes, ","),
+		"log.ROOT_PATH":                                         cfg.Log.RootPath,
+		"log.ENABLE_ACCESS_LOG":                                 btoa(cfg.Log.EnableAccessLog),
+		"log.ACCESS_LOG_TEMPLATE":                               "",
+		"log.LOG_ROTATE":                                        btoa(cfg.Log.Rotate),
+		"log.MAX_SIZE_SHIFT":                                    itoa(cfg.Log.MaxSizeShift),
+		"log.MAX_DAYS":                                          itoa(cfg.Log.MaxDays),
+		"metrics.ENABLED":                                       btoa(cfg.Metrics.Enabled),
+		"metrics.TOKEN":                                         cfg.Metrics.Token,
 	}
 	documented := map[string]string{}
 	sc := bufio.NewScanner(f)
@@ -269,5 +274,37 @@ func TestLogSettings(t *testing.T) {
 	}
 	if !cfg.Metrics.Enabled || cfg.Metrics.Token != "t0ken" || cfg.Redacted().Metrics.Token == "t0ken" {
 		t.Fatalf("metrics %+v", cfg.Metrics)
+	}
+}
+
+// TestCollaborationKeys: [ui] REACTIONS is a comma-separated list
+// (spaces and empty items dropped); the time tracking keys of [service]
+// and [repository.issue] MAX_PINNED are read.
+func TestCollaborationKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.ini")
+	ini := `
+[ui]
+REACTIONS = +1, gitea,, heart
+[service]
+ENABLE_TIMETRACKING = false
+DEFAULT_ALLOW_ONLY_CONTRIBUTORS_TO_TRACK_TIME = false
+[repository.issue]
+MAX_PINNED = 5
+`
+	if err := os.WriteFile(path, []byte(ini), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.UI.Reactions, "|"); got != "+1|gitea|heart" {
+		t.Errorf("REACTIONS: %q", got)
+	}
+	if cfg.TimeTracking.Enabled || !cfg.TimeTracking.DefaultEnabled || cfg.TimeTracking.DefaultContributorsOnly {
+		t.Errorf("time tracking: %+v", cfg.TimeTracking)
+	}
+	if cfg.Repository.MaxPinned != 5 || len(cfg.Unread) != 0 {
+		t.Errorf("MAX_PINNED %d, unread %v", cfg.Repository.MaxPinned, cfg.Unread)
 	}
 }

@@ -58,6 +58,18 @@ type Store interface {
 	DeleteComment(ctx context.Context, repoID, id int64) error
 	// ListComments returns plain comments and their total.
 	ListComments(ctx context.Context, o store.CommentListOptions) ([]store.Comment, int64, error)
+
+	// SetIssueLocked locks or unlocks an issue and records it;
+	// store.ErrNotFound when it is gone.
+	SetIssueLocked(ctx context.Context, issueID, doerID int64, locked bool, reason string) error
+	// PinIssue, UnpinIssue and MoveIssuePin change an issue's pin;
+	// store.ErrPinLimit when limit are pinned, store.ErrNotFound when it
+	// is gone.
+	PinIssue(ctx context.Context, issueID, doerID int64, limit int) error
+	UnpinIssue(ctx context.Context, issueID, doerID int64) error
+	MoveIssuePin(ctx context.Context, issueID int64, position int) error
+	// PinnedIssues lists a repository's pinned issues or pull requests.
+	PinnedIssues(ctx context.Context, repoID int64, pulls bool) ([]store.Issue, error)
 }
 
 // Service holds the issue tracker's rules apart from any transport: the
@@ -69,11 +81,13 @@ type Service struct {
 	store  Store
 	access *access.Checker
 	limits paging.Limits
+	// maxPinned is [repository.issue] MAX_PINNED.
+	maxPinned int
 }
 
 // NewService builds the use cases.
 func NewService(s Store, c *access.Checker, limits paging.Limits) *Service {
-	return &Service{store: s, access: c, limits: limits}
+	return &Service{store: s, access: c, limits: limits, maxPinned: 3}
 }
 
 // maxIssueComments bounds the per-issue comment list, which Gitea does

@@ -148,6 +148,7 @@ func (v view) issue(is *store.Issue, r repoRef, people map[int64]*store.User, as
 		Labels:     make([]*issuesv1.Label, 0, len(labels)),
 		State:      "open",
 		IsLocked:   is.IsLocked,
+		PinOrder:   int64(is.PinOrder),
 		Comments:   int64(is.NumComments),
 		CreatedAt:  ts(is.CreatedUnix),
 		UpdatedAt:  ts(is.UpdatedUnix),

@@ -90,6 +90,24 @@ func (s *Server) ListPullRequests(ctx context.Context, req *pullsv1.ListPullRequ
 	return &pullsv1.ListPullRequestsResponse{PullRequests: out, TotalCount: total}, nil
 }
 
+// ListPinnedPullRequests lists the repository's pinned pull requests in
+// pin order.
+func (s *Server) ListPinnedPullRequests(ctx context.Context, req *pullsv1.ListPinnedPullRequestsRequest) (*pullsv1.ListPinnedPullRequestsResponse, error) {
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.svc.store.PinnedIssues(ctx, r.ID, true)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.view.page(ctx, auth.FromContext(ctx), r, list)
+	if err != nil {
+		return nil, err
+	}
+	return &pullsv1.ListPinnedPullRequestsResponse{PullRequests: out}, nil
+}
+
 func (s *Server) GetPullRequest(ctx context.Context, req *pullsv1.GetPullRequestRequest) (*pullsv1.GetPullRequestResponse, error) {
 	r, err := access.RepoFrom(ctx)
 	if err != nil {

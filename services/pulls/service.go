@@ -31,6 +31,8 @@ type Store interface {
 	// ListPullRequests returns a page of pull requests (their issues)
 	// and their total.
 	ListPullRequests(ctx context.Context, o store.PullListOptions) ([]store.Issue, int64, error)
+	// PinnedIssues lists a repository's pinned pull requests (pulls true).
+	PinnedIssues(ctx context.Context, repoID int64, pulls bool) ([]store.Issue, error)
 	IssueAssignees(ctx context.Context, issueIDs []int64) (map[int64][]int64, error)
 	// RequestedReviewersOf is the reviews area's: the people asked to
 	// review a page's pull requests who have not answered yet.

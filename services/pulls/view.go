@@ -216,6 +216,7 @@ func (v view) pull(is *store.Issue, pr *store.PullRequest, base *access.Repo, ba
 		State:               "open",
 		Draft:               draft(is.Title),
 		IsLocked:            is.IsLocked,
+		PinOrder:            int64(is.PinOrder),
 		Comments:            int64(is.NumComments),
 		Additions:           int64(pr.Additions),
 		Deletions:           int64(pr.Deletions),

@@ -26,6 +26,12 @@ type Renderer struct {
 	// SSH is the built-in SSH server's address in clone URLs; nil when
 	// the server is off (ssh_url is then empty).
 	SSH *SSHAddress
+	// NoTimeTracker and AnyoneTracksTime are the time tracking settings
+	// repositories show in internal_tracker ([service]
+	// ENABLE_TIMETRACKING and DEFAULT_ENABLE_TIMETRACKING off;
+	// DEFAULT_ALLOW_ONLY_CONTRIBUTORS_TO_TRACK_TIME off); the zero value
+	// is Gitea's defaults.
+	NoTimeTracker, AnyoneTracksTime bool
 }
 
 // SSHAddress is what an SSH clone URL names: Gitea's [server] SSH_USER,
@@ -109,7 +115,8 @@ func (v Renderer) Repository(r *access.Repo, viewer *auth.Principal) *reposv1.Re
 		Topics:                        r.Topics,
 	}
 	if r.HasIssues {
-		out.InternalTracker = &reposv1.InternalTracker{EnableTimeTracker: true, AllowOnlyContributorsToTrackTime: true, EnableIssueDependencies: true}
+		out.InternalTracker = &reposv1.InternalTracker{EnableTimeTracker: !v.NoTimeTracker,
+			AllowOnlyContributorsToTrackTime: !v.AnyoneTracksTime, EnableIssueDependencies: true}
 	}
 	return out
 }

@@ -77,6 +77,8 @@ var storeHTTPStatus = []struct {
 	{store.ErrOwnersTeam, http.StatusUnprocessableEntity},
 	{store.ErrRepoNotInOrg, http.StatusUnprocessableEntity},
 	{store.ErrDependenciesOpen, http.StatusPreconditionFailed},
+	{store.ErrStopwatchRunning, http.StatusConflict},
+	{store.ErrStopwatchMissing, http.StatusConflict},
 }
 
 // domainHTTPStatus is the HTTP status e declares for the gateway, 0 for

@@ -26,6 +26,9 @@ type Issue struct {
 	Ref string
 	// DeadlineUnix is the due date (0: none).
 	DeadlineUnix int64
+	// PinOrder is the issue's place among its repository's pinned issues
+	// of its kind, from 1 (0: not pinned).
+	PinOrder int
 }
 
 func (Issue) TableName() string { return "issues" }

@@ -565,10 +565,13 @@ func (s *Store) DeleteIssue(ctx context.Context, repoID, index int64) error {
 		if err := unlabelDeletedIssue(tx, &is); err != nil {
 			return err
 		}
-		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}, &PullRequest{}, &IssueWatch{}} {
+		for _, m := range []any{&Comment{}, &IssueAssignee{}, &IssueLabel{}, &IssueMention{}, &Activity{}, &PullRequest{}, &IssueWatch{}, &TrackedTime{}, &Stopwatch{}} {
 			if err := tx.Where("issue_id = ?", is.ID).Delete(m).Error; err != nil {
 				return errs.Wrap(err, "delete issue rows")
 			}
+		}
+		if err := deleteReactionsOf(tx, is.ID, 0); err != nil {
+			return err
 		}
 		// After the comments: deleting them waited for any upload holding
 		// a comment's lock (CreateAttachment), so this statement sees its
@@ -667,6 +670,9 @@ func (s *Store) DeleteComment(ctx context.Context, repoID, id int64) error {
 		}
 		if err := tx.Where("comment_id = ?", c.ID).Delete(&Activity{}).Error; err != nil {
 			return errs.Wrap(err, "delete comment activity")
+		}
+		if err := deleteReactionsOf(tx, c.IssueID, c.ID); err != nil {
+			return err
 		}
 		// The comment's lock (above) orders this after any upload to it.
 		if err := tx.Where("repo_id = ? AND comment_id = ?", repoID, c.ID).Delete(&Attachment{}).Error; err != nil {

@@ -55,7 +55,7 @@ func Sentinels() []error {
 		ErrReviewNotPending, ErrBranchProtectionExists, ErrVariableExists, ErrAutoMergeScheduled,
 		ErrLoginSourceExists, ErrLoginSourceInUse, ErrMilestoneNotFound,
 		ErrKeyUsed, ErrKeyTitleUsed, ErrDeployKeyAdded, ErrDeployKeyNameUsed,
-		ErrTagProtectionExists}
+		ErrTagProtectionExists, ErrPinLimit, ErrStopwatchRunning, ErrStopwatchMissing}
 }
 
 // Store is the database. It is safe for concurrent use.

@@ -186,7 +186,8 @@ func (a *App) build() error {
 	}
 	checker := access.NewChecker(a.Store).WithMaxCreationLimit(cfg.Repository.MaxCreationLimit).
 		WithDisableRegularOrgCreation(cfg.Admin.DisableRegularOrgCreation).
-		WithCrossRepositoryDependencies(cfg.Service.AllowCrossRepositoryDependencies)
+		WithCrossRepositoryDependencies(cfg.Service.AllowCrossRepositoryDependencies).
+		WithTimeTracking(cfg.TimeTracking.Enabled && cfg.TimeTracking.DefaultEnabled, cfg.TimeTracking.DefaultContributorsOnly)
 	syncer := &repos.Syncer{Store: a.Store, Git: gitStore}
 	a.syncer, a.checker = syncer, checker
 	a.cron = cron.New()

@@ -161,6 +161,12 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 		}
 		attach(store.Attachment{IssueID: first.ID, CommentID: c.ID}, fmt.Sprintf("comment-%d.txt", i))
 	}
+	// n reactions on the first issue, each by another account.
+	for i := 0; i < n; i++ {
+		if _, _, err := st.AddReaction(ctx, store.Reaction{Type: "heart", RepoID: repo.ID, IssueID: first.ID, UserID: people[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// n statuses of one commit, each by another (private) account and in
 	// its own context. The repository is empty: the sha is read as given.
 	for i := 0; i < n; i++ {
@@ -228,6 +234,7 @@ func TestListQueriesConstant(t *testing.T) {
 			{"repo-comments", "/api/v1/repos/%s/list/issues/comments?limit=50", true},
 			{"repo", "/api/v1/repos/%s/list", false},
 			{"dependencies", "/api/v1/repos/%s/list/issues/1/dependencies?limit=50", true},
+			{"reactions", "/api/v1/repos/%s/list/issues/1/reactions?limit=50", true},
 			{"user-repos", "/api/v1/users/%s/repos?limit=50", true},
 			{"subscriptions", "/api/v1/users/%s/subscriptions?limit=50", true},
 			{"pulls", "/api/v1/repos/%s/pulls/pulls?state=all&limit=50", true},

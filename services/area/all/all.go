@@ -29,11 +29,13 @@ import (
 	"forge/services/orgs"
 	"forge/services/protection"
 	"forge/services/pulls"
+	"forge/services/reactions"
 	"forge/services/releases"
 	"forge/services/repos"
 	"forge/services/reviews"
 	"forge/services/statuses"
 	"forge/services/store"
+	"forge/services/timetrack"
 	"forge/services/tokens"
 	"forge/services/users"
 	"forge/services/watch"
@@ -100,7 +102,7 @@ var entries = []entry{
 		return code.Servers(d.code()), nil
 	}},
 	{issues.Area, func(d Deps) ([]any, error) {
-		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging),
+		return serves(issues.NewServer(d.Store, d.Access, d.users(), d.Config.Server.RootURL, d.Paging).WithMaxPinned(d.Config.Repository.MaxPinned),
 			issues.NewTimelineServer(d.Store, d.users(), d.Config.Server.RootURL, d.Paging))
 	}},
 	{pulls.Area, func(d Deps) ([]any, error) {
@@ -137,6 +139,12 @@ var entries = []entry{
 	{issuedeps.Area, func(d Deps) ([]any, error) {
 		return serves(issuedeps.NewServer(issuedeps.NewService(d.Store),
 			d.Store, issues.NewRenderer(d.Store, d.users(), d.Config.Server.RootURL), d.Paging))
+	}},
+	{reactions.Area, func(d Deps) ([]any, error) {
+		return serves(reactions.NewServer(d.Store, d.Config.UI.Reactions, d.users(), d.Paging))
+	}},
+	{timetrack.Area, func(d Deps) ([]any, error) {
+		return serves(timetrack.NewServer(d.Store, issues.NewRenderer(d.Store, d.users(), d.Config.Server.RootURL), d.Paging))
 	}},
 	{labels.Area, func(d Deps) ([]any, error) {
 		return serves(labels.NewServer(d.Store, d.Config.Server.RootURL, d.Paging))

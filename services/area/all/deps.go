@@ -63,7 +63,9 @@ func (d Deps) users() users.Renderer {
 
 // repos renders repositories.
 func (d Deps) repos() repos.Renderer {
-	r := repos.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users()}
+	tt := d.Config.TimeTracking
+	r := repos.Renderer{RootURL: d.Config.Server.RootURL, Users: d.users(),
+		NoTimeTracker: !tt.Enabled || !tt.DefaultEnabled, AnyoneTracksTime: !tt.DefaultContributorsOnly}
 	if ssh := d.Config.Server.SSH; ssh.Start {
 		domain := ssh.Domain
 		if domain == "" {

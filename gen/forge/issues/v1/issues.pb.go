@@ -2400,6 +2400,607 @@ func (*DeleteCommentResponse) Descriptor() ([]byte, []int) {
 	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{29}
 }
 
+// LockIssueRequest is Gitea's LockIssueOption with the issue.
+type LockIssueRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo  string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	// Why (recorded in the timeline): "Too heated", "Off-topic", ...
+	LockReason    string `protobuf:"bytes,4,opt,name=lock_reason,json=lockReason,proto3" json:"lock_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LockIssueRequest) Reset() {
+	*x = LockIssueRequest{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LockIssueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LockIssueRequest) ProtoMessage() {}
+
+func (x *LockIssueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LockIssueRequest.ProtoReflect.Descriptor instead.
+func (*LockIssueRequest) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *LockIssueRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *LockIssueRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *LockIssueRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *LockIssueRequest) GetLockReason() string {
+	if x != nil {
+		return x.LockReason
+	}
+	return ""
+}
+
+// LockIssueResponse is empty.
+type LockIssueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LockIssueResponse) Reset() {
+	*x = LockIssueResponse{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LockIssueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LockIssueResponse) ProtoMessage() {}
+
+func (x *LockIssueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LockIssueResponse.ProtoReflect.Descriptor instead.
+func (*LockIssueResponse) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{31}
+}
+
+type UnlockIssueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index         int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnlockIssueRequest) Reset() {
+	*x = UnlockIssueRequest{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnlockIssueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnlockIssueRequest) ProtoMessage() {}
+
+func (x *UnlockIssueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnlockIssueRequest.ProtoReflect.Descriptor instead.
+func (*UnlockIssueRequest) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *UnlockIssueRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *UnlockIssueRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *UnlockIssueRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+// UnlockIssueResponse is empty.
+type UnlockIssueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnlockIssueResponse) Reset() {
+	*x = UnlockIssueResponse{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnlockIssueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnlockIssueResponse) ProtoMessage() {}
+
+func (x *UnlockIssueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnlockIssueResponse.ProtoReflect.Descriptor instead.
+func (*UnlockIssueResponse) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{33}
+}
+
+type PinIssueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index         int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PinIssueRequest) Reset() {
+	*x = PinIssueRequest{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PinIssueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PinIssueRequest) ProtoMessage() {}
+
+func (x *PinIssueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PinIssueRequest.ProtoReflect.Descriptor instead.
+func (*PinIssueRequest) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *PinIssueRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *PinIssueRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *PinIssueRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+// PinIssueResponse is empty.
+type PinIssueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PinIssueResponse) Reset() {
+	*x = PinIssueResponse{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PinIssueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PinIssueResponse) ProtoMessage() {}
+
+func (x *PinIssueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PinIssueResponse.ProtoReflect.Descriptor instead.
+func (*PinIssueResponse) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{35}
+}
+
+type UnpinIssueRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index         int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnpinIssueRequest) Reset() {
+	*x = UnpinIssueRequest{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnpinIssueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnpinIssueRequest) ProtoMessage() {}
+
+func (x *UnpinIssueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnpinIssueRequest.ProtoReflect.Descriptor instead.
+func (*UnpinIssueRequest) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *UnpinIssueRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *UnpinIssueRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *UnpinIssueRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+// UnpinIssueResponse is empty.
+type UnpinIssueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnpinIssueResponse) Reset() {
+	*x = UnpinIssueResponse{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnpinIssueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnpinIssueResponse) ProtoMessage() {}
+
+func (x *UnpinIssueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnpinIssueResponse.ProtoReflect.Descriptor instead.
+func (*UnpinIssueResponse) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{37}
+}
+
+type MoveIssuePinRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo  string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Index int64                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	// The new position, from 1.
+	Position      int64 `protobuf:"varint,4,opt,name=position,proto3" json:"position,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MoveIssuePinRequest) Reset() {
+	*x = MoveIssuePinRequest{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveIssuePinRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveIssuePinRequest) ProtoMessage() {}
+
+func (x *MoveIssuePinRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveIssuePinRequest.ProtoReflect.Descriptor instead.
+func (*MoveIssuePinRequest) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *MoveIssuePinRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *MoveIssuePinRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *MoveIssuePinRequest) GetIndex() int64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *MoveIssuePinRequest) GetPosition() int64 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+// MoveIssuePinResponse is empty.
+type MoveIssuePinResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MoveIssuePinResponse) Reset() {
+	*x = MoveIssuePinResponse{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveIssuePinResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveIssuePinResponse) ProtoMessage() {}
+
+func (x *MoveIssuePinResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveIssuePinResponse.ProtoReflect.Descriptor instead.
+func (*MoveIssuePinResponse) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{39}
+}
+
+type ListPinnedIssuesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPinnedIssuesRequest) Reset() {
+	*x = ListPinnedIssuesRequest{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPinnedIssuesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPinnedIssuesRequest) ProtoMessage() {}
+
+func (x *ListPinnedIssuesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPinnedIssuesRequest.ProtoReflect.Descriptor instead.
+func (*ListPinnedIssuesRequest) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ListPinnedIssuesRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ListPinnedIssuesRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+// ListPinnedIssuesResponse is the pinned issues, first first.
+type ListPinnedIssuesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Issues        []*Issue               `protobuf:"bytes,1,rep,name=issues,proto3" json:"issues,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPinnedIssuesResponse) Reset() {
+	*x = ListPinnedIssuesResponse{}
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPinnedIssuesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPinnedIssuesResponse) ProtoMessage() {}
+
+func (x *ListPinnedIssuesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_issues_v1_issues_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPinnedIssuesResponse.ProtoReflect.Descriptor instead.
+func (*ListPinnedIssuesResponse) Descriptor() ([]byte, []int) {
+	return file_forge_issues_v1_issues_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ListPinnedIssuesResponse) GetIssues() []*Issue {
+	if x != nil {
+		return x.Issues
+	}
+	return nil
+}
+
 var File_forge_issues_v1_issues_proto protoreflect.FileDescriptor
 
 const file_forge_issues_v1_issues_proto_rawDesc = "" +
@@ -2623,7 +3224,40 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x0e\n" +
 	"\x02id\x18\x03 \x01(\x03R\x02id\"\x17\n" +
-	"\x15DeleteCommentResponse2\xd4\x12\n" +
+	"\x15DeleteCommentResponse\"|\n" +
+	"\x10LockIssueRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\x12(\n" +
+	"\vlock_reason\x18\x04 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\n" +
+	"lockReason\"\x13\n" +
+	"\x11LockIssueResponse\"T\n" +
+	"\x12UnlockIssueRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\"\x15\n" +
+	"\x13UnlockIssueResponse\"Q\n" +
+	"\x0fPinIssueRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\"\x12\n" +
+	"\x10PinIssueResponse\"S\n" +
+	"\x11UnpinIssueRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\"\x14\n" +
+	"\x12UnpinIssueResponse\"q\n" +
+	"\x13MoveIssuePinRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x03R\x05index\x12\x1a\n" +
+	"\bposition\x18\x04 \x01(\x03R\bposition\"\x16\n" +
+	"\x14MoveIssuePinResponse\"C\n" +
+	"\x17ListPinnedIssuesRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"J\n" +
+	"\x18ListPinnedIssuesResponse\x12.\n" +
+	"\x06issues\x18\x01 \x03(\v2\x16.forge.issues.v1.IssueR\x06issues2\xaa\x1b\n" +
 	"\fIssueService\x12\xa1\x01\n" +
 	"\n" +
 	"ListIssues\x12\".forge.issues.v1.ListIssuesRequest\x1a#.forge.issues.v1.ListIssuesResponse\"J\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02-b\x06issues\x12#/api/v1/repos/{owner}/{repo}/issues\x12\x97\x01\n" +
@@ -2638,7 +3272,14 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\n" +
 	"GetComment\x12\".forge.issues.v1.GetCommentRequest\x1a#.forge.issues.v1.GetCommentResponse\"Y\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02<b\acomment\x121/api/v1/repos/{owner}/{repo}/issues/comments/{id}\x12\xd2\x01\n" +
 	"\vEditComment\x12#.forge.issues.v1.EditCommentRequest\x1a$.forge.issues.v1.EditCommentResponse\"x\x92\xb5\x18/\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x18comment-poster-or-writer\x82\xd3\xe4\x93\x02?:\x01*b\acomment21/api/v1/repos/{owner}/{repo}/issues/comments/{id}\x12\xd1\x01\n" +
-	"\rDeleteComment\x12%.forge.issues.v1.DeleteCommentRequest\x1a&.forge.issues.v1.DeleteCommentResponse\"q\x88\xb5\x18\xcc\x01\x92\xb5\x18/\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x18comment-poster-or-writer\x82\xd3\xe4\x93\x023*1/api/v1/repos/{owner}/{repo}/issues/comments/{id}B\xa4\x01\n" +
+	"\rDeleteComment\x12%.forge.issues.v1.DeleteCommentRequest\x1a&.forge.issues.v1.DeleteCommentResponse\"q\x88\xb5\x18\xcc\x01\x92\xb5\x18/\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x18comment-poster-or-writer\x82\xd3\xe4\x93\x023*1/api/v1/repos/{owner}/{repo}/issues/comments/{id}\x12\xbb\x01\n" +
+	"\tLockIssue\x12!.forge.issues.v1.LockIssueRequest\x1a\".forge.issues.v1.LockIssueResponse\"g\x88\xb5\x18\xcc\x01\x92\xb5\x18#\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x01B\fissue-locker\x82\xd3\xe4\x93\x025:\x01*\x1a0/api/v1/repos/{owner}/{repo}/issues/{index}/lock\x12\xc0\x01\n" +
+	"\vUnlockIssue\x12#.forge.issues.v1.UnlockIssueRequest\x1a$.forge.issues.v1.UnlockIssueResponse\"f\x88\xb5\x18\xcc\x01\x92\xb5\x18%\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x01B\x0eissue-unlocker\x82\xd3\xe4\x93\x022*0/api/v1/repos/{owner}/{repo}/issues/{index}/lock\x12\xa6\x01\n" +
+	"\bPinIssue\x12 .forge.issues.v1.PinIssueRequest\x1a!.forge.issues.v1.PinIssueResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x03\x82\xd3\xe4\x93\x021\"//api/v1/repos/{owner}/{repo}/issues/{index}/pin\x12\xac\x01\n" +
+	"\n" +
+	"UnpinIssue\x12\".forge.issues.v1.UnpinIssueRequest\x1a#.forge.issues.v1.UnpinIssueResponse\"U\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x03\x82\xd3\xe4\x93\x021*//api/v1/repos/{owner}/{repo}/issues/{index}/pin\x12\xbd\x01\n" +
+	"\fMoveIssuePin\x12$.forge.issues.v1.MoveIssuePinRequest\x1a%.forge.issues.v1.MoveIssuePinResponse\"`\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x03\x82\xd3\xe4\x93\x02<2:/api/v1/repos/{owner}/{repo}/issues/{index}/pin/{position}\x12\xba\x01\n" +
+	"\x10ListPinnedIssues\x12(.forge.issues.v1.ListPinnedIssuesRequest\x1a).forge.issues.v1.ListPinnedIssuesResponse\"Q\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x024b\x06issues\x12*/api/v1/repos/{owner}/{repo}/issues/pinnedB\xa4\x01\n" +
 	"\x13com.forge.issues.v1B\vIssuesProtoP\x01Z\"forge/gen/forge/issues/v1;issuesv1\xa2\x02\x03FIX\xaa\x02\x0fForge.Issues.V1\xca\x02\x0fForge\\Issues\\V1\xe2\x02\x1bForge\\Issues\\V1\\GPBMetadata\xea\x02\x11Forge::Issues::V1b\x06proto3"
 
 var (
@@ -2653,7 +3294,7 @@ func file_forge_issues_v1_issues_proto_rawDescGZIP() []byte {
 	return file_forge_issues_v1_issues_proto_rawDescData
 }
 
-var file_forge_issues_v1_issues_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_forge_issues_v1_issues_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_forge_issues_v1_issues_proto_goTypes = []any{
 	(*Label)(nil),                     // 0: forge.issues.v1.Label
 	(*Milestone)(nil),                 // 1: forge.issues.v1.Milestone
@@ -2685,73 +3326,98 @@ var file_forge_issues_v1_issues_proto_goTypes = []any{
 	(*EditCommentResponse)(nil),       // 27: forge.issues.v1.EditCommentResponse
 	(*DeleteCommentRequest)(nil),      // 28: forge.issues.v1.DeleteCommentRequest
 	(*DeleteCommentResponse)(nil),     // 29: forge.issues.v1.DeleteCommentResponse
-	(*timestamppb.Timestamp)(nil),     // 30: google.protobuf.Timestamp
-	(*v1.User)(nil),                   // 31: forge.users.v1.User
-	(*v11.Attachment)(nil),            // 32: forge.attachments.v1.Attachment
+	(*LockIssueRequest)(nil),          // 30: forge.issues.v1.LockIssueRequest
+	(*LockIssueResponse)(nil),         // 31: forge.issues.v1.LockIssueResponse
+	(*UnlockIssueRequest)(nil),        // 32: forge.issues.v1.UnlockIssueRequest
+	(*UnlockIssueResponse)(nil),       // 33: forge.issues.v1.UnlockIssueResponse
+	(*PinIssueRequest)(nil),           // 34: forge.issues.v1.PinIssueRequest
+	(*PinIssueResponse)(nil),          // 35: forge.issues.v1.PinIssueResponse
+	(*UnpinIssueRequest)(nil),         // 36: forge.issues.v1.UnpinIssueRequest
+	(*UnpinIssueResponse)(nil),        // 37: forge.issues.v1.UnpinIssueResponse
+	(*MoveIssuePinRequest)(nil),       // 38: forge.issues.v1.MoveIssuePinRequest
+	(*MoveIssuePinResponse)(nil),      // 39: forge.issues.v1.MoveIssuePinResponse
+	(*ListPinnedIssuesRequest)(nil),   // 40: forge.issues.v1.ListPinnedIssuesRequest
+	(*ListPinnedIssuesResponse)(nil),  // 41: forge.issues.v1.ListPinnedIssuesResponse
+	(*timestamppb.Timestamp)(nil),     // 42: google.protobuf.Timestamp
+	(*v1.User)(nil),                   // 43: forge.users.v1.User
+	(*v11.Attachment)(nil),            // 44: forge.attachments.v1.Attachment
 }
 var file_forge_issues_v1_issues_proto_depIdxs = []int32{
-	30, // 0: forge.issues.v1.Milestone.created_at:type_name -> google.protobuf.Timestamp
-	30, // 1: forge.issues.v1.Milestone.updated_at:type_name -> google.protobuf.Timestamp
-	30, // 2: forge.issues.v1.Milestone.closed_at:type_name -> google.protobuf.Timestamp
-	30, // 3: forge.issues.v1.Milestone.due_on:type_name -> google.protobuf.Timestamp
-	30, // 4: forge.issues.v1.PullRequestMeta.merged_at:type_name -> google.protobuf.Timestamp
-	31, // 5: forge.issues.v1.Issue.user:type_name -> forge.users.v1.User
-	32, // 6: forge.issues.v1.Issue.assets:type_name -> forge.attachments.v1.Attachment
+	42, // 0: forge.issues.v1.Milestone.created_at:type_name -> google.protobuf.Timestamp
+	42, // 1: forge.issues.v1.Milestone.updated_at:type_name -> google.protobuf.Timestamp
+	42, // 2: forge.issues.v1.Milestone.closed_at:type_name -> google.protobuf.Timestamp
+	42, // 3: forge.issues.v1.Milestone.due_on:type_name -> google.protobuf.Timestamp
+	42, // 4: forge.issues.v1.PullRequestMeta.merged_at:type_name -> google.protobuf.Timestamp
+	43, // 5: forge.issues.v1.Issue.user:type_name -> forge.users.v1.User
+	44, // 6: forge.issues.v1.Issue.assets:type_name -> forge.attachments.v1.Attachment
 	0,  // 7: forge.issues.v1.Issue.labels:type_name -> forge.issues.v1.Label
 	1,  // 8: forge.issues.v1.Issue.milestone:type_name -> forge.issues.v1.Milestone
-	31, // 9: forge.issues.v1.Issue.assignee:type_name -> forge.users.v1.User
-	31, // 10: forge.issues.v1.Issue.assignees:type_name -> forge.users.v1.User
-	30, // 11: forge.issues.v1.Issue.created_at:type_name -> google.protobuf.Timestamp
-	30, // 12: forge.issues.v1.Issue.updated_at:type_name -> google.protobuf.Timestamp
-	30, // 13: forge.issues.v1.Issue.closed_at:type_name -> google.protobuf.Timestamp
-	30, // 14: forge.issues.v1.Issue.due_date:type_name -> google.protobuf.Timestamp
+	43, // 9: forge.issues.v1.Issue.assignee:type_name -> forge.users.v1.User
+	43, // 10: forge.issues.v1.Issue.assignees:type_name -> forge.users.v1.User
+	42, // 11: forge.issues.v1.Issue.created_at:type_name -> google.protobuf.Timestamp
+	42, // 12: forge.issues.v1.Issue.updated_at:type_name -> google.protobuf.Timestamp
+	42, // 13: forge.issues.v1.Issue.closed_at:type_name -> google.protobuf.Timestamp
+	42, // 14: forge.issues.v1.Issue.due_date:type_name -> google.protobuf.Timestamp
 	2,  // 15: forge.issues.v1.Issue.pull_request:type_name -> forge.issues.v1.PullRequestMeta
 	3,  // 16: forge.issues.v1.Issue.repository:type_name -> forge.issues.v1.RepositoryMeta
-	31, // 17: forge.issues.v1.Comment.user:type_name -> forge.users.v1.User
-	32, // 18: forge.issues.v1.Comment.assets:type_name -> forge.attachments.v1.Attachment
-	30, // 19: forge.issues.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
-	30, // 20: forge.issues.v1.Comment.updated_at:type_name -> google.protobuf.Timestamp
+	43, // 17: forge.issues.v1.Comment.user:type_name -> forge.users.v1.User
+	44, // 18: forge.issues.v1.Comment.assets:type_name -> forge.attachments.v1.Attachment
+	42, // 19: forge.issues.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
+	42, // 20: forge.issues.v1.Comment.updated_at:type_name -> google.protobuf.Timestamp
 	4,  // 21: forge.issues.v1.ListIssuesResponse.issues:type_name -> forge.issues.v1.Issue
 	4,  // 22: forge.issues.v1.SearchIssuesResponse.issues:type_name -> forge.issues.v1.Issue
 	4,  // 23: forge.issues.v1.GetIssueResponse.issue:type_name -> forge.issues.v1.Issue
-	30, // 24: forge.issues.v1.CreateIssueRequest.due_date:type_name -> google.protobuf.Timestamp
+	42, // 24: forge.issues.v1.CreateIssueRequest.due_date:type_name -> google.protobuf.Timestamp
 	4,  // 25: forge.issues.v1.CreateIssueResponse.issue:type_name -> forge.issues.v1.Issue
-	30, // 26: forge.issues.v1.EditIssueRequest.due_date:type_name -> google.protobuf.Timestamp
+	42, // 26: forge.issues.v1.EditIssueRequest.due_date:type_name -> google.protobuf.Timestamp
 	4,  // 27: forge.issues.v1.EditIssueResponse.issue:type_name -> forge.issues.v1.Issue
 	5,  // 28: forge.issues.v1.ListIssueCommentsResponse.comments:type_name -> forge.issues.v1.Comment
 	5,  // 29: forge.issues.v1.ListRepoCommentsResponse.comments:type_name -> forge.issues.v1.Comment
 	5,  // 30: forge.issues.v1.CreateCommentResponse.comment:type_name -> forge.issues.v1.Comment
 	5,  // 31: forge.issues.v1.GetCommentResponse.comment:type_name -> forge.issues.v1.Comment
 	5,  // 32: forge.issues.v1.EditCommentResponse.comment:type_name -> forge.issues.v1.Comment
-	6,  // 33: forge.issues.v1.IssueService.ListIssues:input_type -> forge.issues.v1.ListIssuesRequest
-	8,  // 34: forge.issues.v1.IssueService.SearchIssues:input_type -> forge.issues.v1.SearchIssuesRequest
-	10, // 35: forge.issues.v1.IssueService.GetIssue:input_type -> forge.issues.v1.GetIssueRequest
-	12, // 36: forge.issues.v1.IssueService.CreateIssue:input_type -> forge.issues.v1.CreateIssueRequest
-	14, // 37: forge.issues.v1.IssueService.EditIssue:input_type -> forge.issues.v1.EditIssueRequest
-	16, // 38: forge.issues.v1.IssueService.DeleteIssue:input_type -> forge.issues.v1.DeleteIssueRequest
-	18, // 39: forge.issues.v1.IssueService.ListIssueComments:input_type -> forge.issues.v1.ListIssueCommentsRequest
-	20, // 40: forge.issues.v1.IssueService.ListRepoComments:input_type -> forge.issues.v1.ListRepoCommentsRequest
-	22, // 41: forge.issues.v1.IssueService.CreateComment:input_type -> forge.issues.v1.CreateCommentRequest
-	24, // 42: forge.issues.v1.IssueService.GetComment:input_type -> forge.issues.v1.GetCommentRequest
-	26, // 43: forge.issues.v1.IssueService.EditComment:input_type -> forge.issues.v1.EditCommentRequest
-	28, // 44: forge.issues.v1.IssueService.DeleteComment:input_type -> forge.issues.v1.DeleteCommentRequest
-	7,  // 45: forge.issues.v1.IssueService.ListIssues:output_type -> forge.issues.v1.ListIssuesResponse
-	9,  // 46: forge.issues.v1.IssueService.SearchIssues:output_type -> forge.issues.v1.SearchIssuesResponse
-	11, // 47: forge.issues.v1.IssueService.GetIssue:output_type -> forge.issues.v1.GetIssueResponse
-	13, // 48: forge.issues.v1.IssueService.CreateIssue:output_type -> forge.issues.v1.CreateIssueResponse
-	15, // 49: forge.issues.v1.IssueService.EditIssue:output_type -> forge.issues.v1.EditIssueResponse
-	17, // 50: forge.issues.v1.IssueService.DeleteIssue:output_type -> forge.issues.v1.DeleteIssueResponse
-	19, // 51: forge.issues.v1.IssueService.ListIssueComments:output_type -> forge.issues.v1.ListIssueCommentsResponse
-	21, // 52: forge.issues.v1.IssueService.ListRepoComments:output_type -> forge.issues.v1.ListRepoCommentsResponse
-	23, // 53: forge.issues.v1.IssueService.CreateComment:output_type -> forge.issues.v1.CreateCommentResponse
-	25, // 54: forge.issues.v1.IssueService.GetComment:output_type -> forge.issues.v1.GetCommentResponse
-	27, // 55: forge.issues.v1.IssueService.EditComment:output_type -> forge.issues.v1.EditCommentResponse
-	29, // 56: forge.issues.v1.IssueService.DeleteComment:output_type -> forge.issues.v1.DeleteCommentResponse
-	45, // [45:57] is the sub-list for method output_type
-	33, // [33:45] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	4,  // 33: forge.issues.v1.ListPinnedIssuesResponse.issues:type_name -> forge.issues.v1.Issue
+	6,  // 34: forge.issues.v1.IssueService.ListIssues:input_type -> forge.issues.v1.ListIssuesRequest
+	8,  // 35: forge.issues.v1.IssueService.SearchIssues:input_type -> forge.issues.v1.SearchIssuesRequest
+	10, // 36: forge.issues.v1.IssueService.GetIssue:input_type -> forge.issues.v1.GetIssueRequest
+	12, // 37: forge.issues.v1.IssueService.CreateIssue:input_type -> forge.issues.v1.CreateIssueRequest
+	14, // 38: forge.issues.v1.IssueService.EditIssue:input_type -> forge.issues.v1.EditIssueRequest
+	16, // 39: forge.issues.v1.IssueService.DeleteIssue:input_type -> forge.issues.v1.DeleteIssueRequest
+	18, // 40: forge.issues.v1.IssueService.ListIssueComments:input_type -> forge.issues.v1.ListIssueCommentsRequest
+	20, // 41: forge.issues.v1.IssueService.ListRepoComments:input_type -> forge.issues.v1.ListRepoCommentsRequest
+	22, // 42: forge.issues.v1.IssueService.CreateComment:input_type -> forge.issues.v1.CreateCommentRequest
+	24, // 43: forge.issues.v1.IssueService.GetComment:input_type -> forge.issues.v1.GetCommentRequest
+	26, // 44: forge.issues.v1.IssueService.EditComment:input_type -> forge.issues.v1.EditCommentRequest
+	28, // 45: forge.issues.v1.IssueService.DeleteComment:input_type -> forge.issues.v1.DeleteCommentRequest
+	30, // 46: forge.issues.v1.IssueService.LockIssue:input_type -> forge.issues.v1.LockIssueRequest
+	32, // 47: forge.issues.v1.IssueService.UnlockIssue:input_type -> forge.issues.v1.UnlockIssueRequest
+	34, // 48: forge.issues.v1.IssueService.PinIssue:input_type -> forge.issues.v1.PinIssueRequest
+	36, // 49: forge.issues.v1.IssueService.UnpinIssue:input_type -> forge.issues.v1.UnpinIssueRequest
+	38, // 50: forge.issues.v1.IssueService.MoveIssuePin:input_type -> forge.issues.v1.MoveIssuePinRequest
+	40, // 51: forge.issues.v1.IssueService.ListPinnedIssues:input_type -> forge.issues.v1.ListPinnedIssuesRequest
+	7,  // 52: forge.issues.v1.IssueService.ListIssues:output_type -> forge.issues.v1.ListIssuesResponse
+	9,  // 53: forge.issues.v1.IssueService.SearchIssues:output_type -> forge.issues.v1.SearchIssuesResponse
+	11, // 54: forge.issues.v1.IssueService.GetIssue:output_type -> forge.issues.v1.GetIssueResponse
+	13, // 55: forge.issues.v1.IssueService.CreateIssue:output_type -> forge.issues.v1.CreateIssueResponse
+	15, // 56: forge.issues.v1.IssueService.EditIssue:output_type -> forge.issues.v1.EditIssueResponse
+	17, // 57: forge.issues.v1.IssueService.DeleteIssue:output_type -> forge.issues.v1.DeleteIssueResponse
+	19, // 58: forge.issues.v1.IssueService.ListIssueComments:output_type -> forge.issues.v1.ListIssueCommentsResponse
+	21, // 59: forge.issues.v1.IssueService.ListRepoComments:output_type -> forge.issues.v1.ListRepoCommentsResponse
+	23, // 60: forge.issues.v1.IssueService.CreateComment:output_type -> forge.issues.v1.CreateCommentResponse
+	25, // 61: forge.issues.v1.IssueService.GetComment:output_type -> forge.issues.v1.GetCommentResponse
+	27, // 62: forge.issues.v1.IssueService.EditComment:output_type -> forge.issues.v1.EditCommentResponse
+	29, // 63: forge.issues.v1.IssueService.DeleteComment:output_type -> forge.issues.v1.DeleteCommentResponse
+	31, // 64: forge.issues.v1.IssueService.LockIssue:output_type -> forge.issues.v1.LockIssueResponse
+	33, // 65: forge.issues.v1.IssueService.UnlockIssue:output_type -> forge.issues.v1.UnlockIssueResponse
+	35, // 66: forge.issues.v1.IssueService.PinIssue:output_type -> forge.issues.v1.PinIssueResponse
+	37, // 67: forge.issues.v1.IssueService.UnpinIssue:output_type -> forge.issues.v1.UnpinIssueResponse
+	39, // 68: forge.issues.v1.IssueService.MoveIssuePin:output_type -> forge.issues.v1.MoveIssuePinResponse
+	41, // 69: forge.issues.v1.IssueService.ListPinnedIssues:output_type -> forge.issues.v1.ListPinnedIssuesResponse
+	52, // [52:70] is the sub-list for method output_type
+	34, // [34:52] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_forge_issues_v1_issues_proto_init() }
@@ -2766,7 +3432,7 @@ func file_forge_issues_v1_issues_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_issues_v1_issues_proto_rawDesc), len(file_forge_issues_v1_issues_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   30,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

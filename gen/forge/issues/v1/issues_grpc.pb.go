@@ -31,6 +31,12 @@ const (
 	IssueService_GetComment_FullMethodName        = "/forge.issues.v1.IssueService/GetComment"
 	IssueService_EditComment_FullMethodName       = "/forge.issues.v1.IssueService/EditComment"
 	IssueService_DeleteComment_FullMethodName     = "/forge.issues.v1.IssueService/DeleteComment"
+	IssueService_LockIssue_FullMethodName         = "/forge.issues.v1.IssueService/LockIssue"
+	IssueService_UnlockIssue_FullMethodName       = "/forge.issues.v1.IssueService/UnlockIssue"
+	IssueService_PinIssue_FullMethodName          = "/forge.issues.v1.IssueService/PinIssue"
+	IssueService_UnpinIssue_FullMethodName        = "/forge.issues.v1.IssueService/UnpinIssue"
+	IssueService_MoveIssuePin_FullMethodName      = "/forge.issues.v1.IssueService/MoveIssuePin"
+	IssueService_ListPinnedIssues_FullMethodName  = "/forge.issues.v1.IssueService/ListPinnedIssues"
 )
 
 // IssueServiceClient is the client API for IssueService service.
@@ -75,6 +81,26 @@ type IssueServiceClient interface {
 	EditComment(ctx context.Context, in *EditCommentRequest, opts ...grpc.CallOption) (*EditCommentResponse, error)
 	// DeleteComment deletes a comment (its poster or a writer).
 	DeleteComment(ctx context.Context, in *DeleteCommentRequest, opts ...grpc.CallOption) (*DeleteCommentResponse, error)
+	// LockIssue locks an issue's conversation (writers of its unit): only
+	// writers comment or react on it; lock_reason is recorded in its
+	// timeline. Locking a locked issue does nothing (PUT .../lock, 204).
+	LockIssue(ctx context.Context, in *LockIssueRequest, opts ...grpc.CallOption) (*LockIssueResponse, error)
+	// UnlockIssue unlocks it (DELETE .../lock, 204).
+	UnlockIssue(ctx context.Context, in *UnlockIssueRequest, opts ...grpc.CallOption) (*UnlockIssueResponse, error)
+	// PinIssue pins an issue or pull request last among the repository's
+	// pinned ones of its kind (repository administrators; at most
+	// [repository.issue] MAX_PINNED, 400 beyond; pinning a pinned one does
+	// nothing) (POST .../pin, 204).
+	PinIssue(ctx context.Context, in *PinIssueRequest, opts ...grpc.CallOption) (*PinIssueResponse, error)
+	// UnpinIssue unpins it; those after it move up (DELETE .../pin, 204).
+	UnpinIssue(ctx context.Context, in *UnpinIssueRequest, opts ...grpc.CallOption) (*UnpinIssueResponse, error)
+	// MoveIssuePin moves a pinned issue to position (1 is first; beyond the
+	// last: last; an issue not pinned: nothing) (PATCH .../pin/{position},
+	// 204).
+	MoveIssuePin(ctx context.Context, in *MoveIssuePinRequest, opts ...grpc.CallOption) (*MoveIssuePinResponse, error)
+	// ListPinnedIssues lists the repository's pinned issues in their pin
+	// order, not paged (GET /repos/{owner}/{repo}/issues/pinned).
+	ListPinnedIssues(ctx context.Context, in *ListPinnedIssuesRequest, opts ...grpc.CallOption) (*ListPinnedIssuesResponse, error)
 }
 
 type issueServiceClient struct {
@@ -205,6 +231,66 @@ func (c *issueServiceClient) DeleteComment(ctx context.Context, in *DeleteCommen
 	return out, nil
 }
 
+func (c *issueServiceClient) LockIssue(ctx context.Context, in *LockIssueRequest, opts ...grpc.CallOption) (*LockIssueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LockIssueResponse)
+	err := c.cc.Invoke(ctx, IssueService_LockIssue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *issueServiceClient) UnlockIssue(ctx context.Context, in *UnlockIssueRequest, opts ...grpc.CallOption) (*UnlockIssueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnlockIssueResponse)
+	err := c.cc.Invoke(ctx, IssueService_UnlockIssue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *issueServiceClient) PinIssue(ctx context.Context, in *PinIssueRequest, opts ...grpc.CallOption) (*PinIssueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PinIssueResponse)
+	err := c.cc.Invoke(ctx, IssueService_PinIssue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *issueServiceClient) UnpinIssue(ctx context.Context, in *UnpinIssueRequest, opts ...grpc.CallOption) (*UnpinIssueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnpinIssueResponse)
+	err := c.cc.Invoke(ctx, IssueService_UnpinIssue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *issueServiceClient) MoveIssuePin(ctx context.Context, in *MoveIssuePinRequest, opts ...grpc.CallOption) (*MoveIssuePinResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MoveIssuePinResponse)
+	err := c.cc.Invoke(ctx, IssueService_MoveIssuePin_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *issueServiceClient) ListPinnedIssues(ctx context.Context, in *ListPinnedIssuesRequest, opts ...grpc.CallOption) (*ListPinnedIssuesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPinnedIssuesResponse)
+	err := c.cc.Invoke(ctx, IssueService_ListPinnedIssues_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IssueServiceServer is the server API for IssueService service.
 // All implementations must embed UnimplementedIssueServiceServer
 // for forward compatibility.
@@ -247,6 +333,26 @@ type IssueServiceServer interface {
 	EditComment(context.Context, *EditCommentRequest) (*EditCommentResponse, error)
 	// DeleteComment deletes a comment (its poster or a writer).
 	DeleteComment(context.Context, *DeleteCommentRequest) (*DeleteCommentResponse, error)
+	// LockIssue locks an issue's conversation (writers of its unit): only
+	// writers comment or react on it; lock_reason is recorded in its
+	// timeline. Locking a locked issue does nothing (PUT .../lock, 204).
+	LockIssue(context.Context, *LockIssueRequest) (*LockIssueResponse, error)
+	// UnlockIssue unlocks it (DELETE .../lock, 204).
+	UnlockIssue(context.Context, *UnlockIssueRequest) (*UnlockIssueResponse, error)
+	// PinIssue pins an issue or pull request last among the repository's
+	// pinned ones of its kind (repository administrators; at most
+	// [repository.issue] MAX_PINNED, 400 beyond; pinning a pinned one does
+	// nothing) (POST .../pin, 204).
+	PinIssue(context.Context, *PinIssueRequest) (*PinIssueResponse, error)
+	// UnpinIssue unpins it; those after it move up (DELETE .../pin, 204).
+	UnpinIssue(context.Context, *UnpinIssueRequest) (*UnpinIssueResponse, error)
+	// MoveIssuePin moves a pinned issue to position (1 is first; beyond the
+	// last: last; an issue not pinned: nothing) (PATCH .../pin/{position},
+	// 204).
+	MoveIssuePin(context.Context, *MoveIssuePinRequest) (*MoveIssuePinResponse, error)
+	// ListPinnedIssues lists the repository's pinned issues in their pin
+	// order, not paged (GET /repos/{owner}/{repo}/issues/pinned).
+	ListPinnedIssues(context.Context, *ListPinnedIssuesRequest) (*ListPinnedIssuesResponse, error)
 	mustEmbedUnimplementedIssueServiceServer()
 }
 
@@ -292,6 +398,24 @@ func (UnimplementedIssueServiceServer) EditComment(context.Context, *EditComment
 }
 func (UnimplementedIssueServiceServer) DeleteComment(context.Context, *DeleteCommentRequest) (*DeleteCommentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteComment not implemented")
+}
+func (UnimplementedIssueServiceServer) LockIssue(context.Context, *LockIssueRequest) (*LockIssueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LockIssue not implemented")
+}
+func (UnimplementedIssueServiceServer) UnlockIssue(context.Context, *UnlockIssueRequest) (*UnlockIssueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnlockIssue not implemented")
+}
+func (UnimplementedIssueServiceServer) PinIssue(context.Context, *PinIssueRequest) (*PinIssueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PinIssue not implemented")
+}
+func (UnimplementedIssueServiceServer) UnpinIssue(context.Context, *UnpinIssueRequest) (*UnpinIssueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnpinIssue not implemented")
+}
+func (UnimplementedIssueServiceServer) MoveIssuePin(context.Context, *MoveIssuePinRequest) (*MoveIssuePinResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MoveIssuePin not implemented")
+}
+func (UnimplementedIssueServiceServer) ListPinnedIssues(context.Context, *ListPinnedIssuesRequest) (*ListPinnedIssuesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPinnedIssues not implemented")
 }
 func (UnimplementedIssueServiceServer) mustEmbedUnimplementedIssueServiceServer() {}
 func (UnimplementedIssueServiceServer) testEmbeddedByValue()                      {}
@@ -530,6 +654,114 @@ func _IssueService_DeleteComment_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IssueService_LockIssue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LockIssueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IssueServiceServer).LockIssue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IssueService_LockIssue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IssueServiceServer).LockIssue(ctx, req.(*LockIssueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IssueService_UnlockIssue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnlockIssueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IssueServiceServer).UnlockIssue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IssueService_UnlockIssue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IssueServiceServer).UnlockIssue(ctx, req.(*UnlockIssueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IssueService_PinIssue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PinIssueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IssueServiceServer).PinIssue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IssueService_PinIssue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IssueServiceServer).PinIssue(ctx, req.(*PinIssueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IssueService_UnpinIssue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnpinIssueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IssueServiceServer).UnpinIssue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IssueService_UnpinIssue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IssueServiceServer).UnpinIssue(ctx, req.(*UnpinIssueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IssueService_MoveIssuePin_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MoveIssuePinRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IssueServiceServer).MoveIssuePin(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IssueService_MoveIssuePin_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IssueServiceServer).MoveIssuePin(ctx, req.(*MoveIssuePinRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IssueService_ListPinnedIssues_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPinnedIssuesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IssueServiceServer).ListPinnedIssues(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IssueService_ListPinnedIssues_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IssueServiceServer).ListPinnedIssues(ctx, req.(*ListPinnedIssuesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // IssueService_ServiceDesc is the grpc.ServiceDesc for IssueService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -584,6 +816,30 @@ var IssueService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteComment",
 			Handler:    _IssueService_DeleteComment_Handler,
+		},
+		{
+			MethodName: "LockIssue",
+			Handler:    _IssueService_LockIssue_Handler,
+		},
+		{
+			MethodName: "UnlockIssue",
+			Handler:    _IssueService_UnlockIssue_Handler,
+		},
+		{
+			MethodName: "PinIssue",
+			Handler:    _IssueService_PinIssue_Handler,
+		},
+		{
+			MethodName: "UnpinIssue",
+			Handler:    _IssueService_UnpinIssue_Handler,
+		},
+		{
+			MethodName: "MoveIssuePin",
+			Handler:    _IssueService_MoveIssuePin_Handler,
+		},
+		{
+			MethodName: "ListPinnedIssues",
+			Handler:    _IssueService_ListPinnedIssues_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -455,15 +455,18 @@ func (x *TimelineComment) GetDependentIssue() *Issue {
 	return nil
 }
 
-// TrackedTime is Gitea's TrackedTime object (not stored: always null).
+// TrackedTime is Gitea's TrackedTime object (null in timeline events,
+// served by TimeService).
 type TrackedTime struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Created       *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=created,proto3" json:"created,omitempty"`
-	Time          int64                  `protobuf:"varint,3,opt,name=time,proto3" json:"time,omitempty"`
-	UserId        int64                  `protobuf:"varint,4,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
-	UserName      string                 `protobuf:"bytes,5,opt,name=user_name,json=userName,proto3" json:"user_name,omitempty"`
-	IssueId       int64                  `protobuf:"varint,6,opt,name=issue_id,json=issueId,proto3" json:"issue_id,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Created *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=created,proto3" json:"created,omitempty"`
+	// Seconds.
+	Time          int64  `protobuf:"varint,3,opt,name=time,proto3" json:"time,omitempty"`
+	UserId        int64  `protobuf:"varint,4,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	UserName      string `protobuf:"bytes,5,opt,name=user_name,json=userName,proto3" json:"user_name,omitempty"`
+	IssueId       int64  `protobuf:"varint,6,opt,name=issue_id,json=issueId,proto3" json:"issue_id,omitempty"`
+	Issue         *Issue `protobuf:"bytes,7,opt,name=issue,proto3" json:"issue,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -540,6 +543,13 @@ func (x *TrackedTime) GetIssueId() int64 {
 	return 0
 }
 
+func (x *TrackedTime) GetIssue() *Issue {
+	if x != nil {
+		return x.Issue
+	}
+	return nil
+}
+
 var File_forge_issues_v1_timeline_proto protoreflect.FileDescriptor
 
 const file_forge_issues_v1_timeline_proto_rawDesc = "" +
@@ -592,14 +602,15 @@ const file_forge_issues_v1_timeline_proto_rawDesc = "" +
 	"\rassignee_team\x18\x1a \x01(\v2\x13.forge.orgs.v1.TeamR\fassigneeTeam\x12)\n" +
 	"\x10removed_assignee\x18\x1b \x01(\bR\x0fremovedAssignee\x127\n" +
 	"\fresolve_doer\x18\x1c \x01(\v2\x14.forge.users.v1.UserR\vresolveDoer\x12?\n" +
-	"\x0fdependent_issue\x18\x1d \x01(\v2\x16.forge.issues.v1.IssueR\x0edependentIssue\"\xb8\x01\n" +
+	"\x0fdependent_issue\x18\x1d \x01(\v2\x16.forge.issues.v1.IssueR\x0edependentIssue\"\xe6\x01\n" +
 	"\vTrackedTime\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x124\n" +
 	"\acreated\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\acreated\x12\x12\n" +
 	"\x04time\x18\x03 \x01(\x03R\x04time\x12\x17\n" +
 	"\auser_id\x18\x04 \x01(\x03R\x06userId\x12\x1b\n" +
 	"\tuser_name\x18\x05 \x01(\tR\buserName\x12\x19\n" +
-	"\bissue_id\x18\x06 \x01(\x03R\aissueId2\xe2\x01\n" +
+	"\bissue_id\x18\x06 \x01(\x03R\aissueId\x12,\n" +
+	"\x05issue\x18\a \x01(\v2\x16.forge.issues.v1.IssueR\x05issue2\xe2\x01\n" +
 	"\x14IssueTimelineService\x12\xc9\x01\n" +
 	"\x11ListIssueTimeline\x12).forge.issues.v1.ListIssueTimelineRequest\x1a*.forge.issues.v1.ListIssueTimelineResponse\"]\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02@b\bcomments\x124/api/v1/repos/{owner}/{repo}/issues/{index}/timelineB\xa6\x01\n" +
 	"\x13com.forge.issues.v1B\rTimelineProtoP\x01Z\"forge/gen/forge/issues/v1;issuesv1\xa2\x02\x03FIX\xaa\x02\x0fForge.Issues.V1\xca\x02\x0fForge\\Issues\\V1\xe2\x02\x1bForge\\Issues\\V1\\GPBMetadata\xea\x02\x11Forge::Issues::V1b\x06proto3"
@@ -646,13 +657,14 @@ var file_forge_issues_v1_timeline_proto_depIdxs = []int32{
 	4,  // 12: forge.issues.v1.TimelineComment.resolve_doer:type_name -> forge.users.v1.User
 	7,  // 13: forge.issues.v1.TimelineComment.dependent_issue:type_name -> forge.issues.v1.Issue
 	5,  // 14: forge.issues.v1.TrackedTime.created:type_name -> google.protobuf.Timestamp
-	0,  // 15: forge.issues.v1.IssueTimelineService.ListIssueTimeline:input_type -> forge.issues.v1.ListIssueTimelineRequest
-	1,  // 16: forge.issues.v1.IssueTimelineService.ListIssueTimeline:output_type -> forge.issues.v1.ListIssueTimelineResponse
-	16, // [16:17] is the sub-list for method output_type
-	15, // [15:16] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	7,  // 15: forge.issues.v1.TrackedTime.issue:type_name -> forge.issues.v1.Issue
+	0,  // 16: forge.issues.v1.IssueTimelineService.ListIssueTimeline:input_type -> forge.issues.v1.ListIssueTimelineRequest
+	1,  // 17: forge.issues.v1.IssueTimelineService.ListIssueTimeline:output_type -> forge.issues.v1.ListIssueTimelineResponse
+	17, // [17:18] is the sub-list for method output_type
+	16, // [16:17] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_forge_issues_v1_timeline_proto_init() }

@@ -1027,6 +1027,103 @@ func (x *ListPullRequestCommitsResponse) GetTotalCount() int64 {
 	return 0
 }
 
+type ListPinnedPullRequestsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPinnedPullRequestsRequest) Reset() {
+	*x = ListPinnedPullRequestsRequest{}
+	mi := &file_forge_pulls_v1_pulls_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPinnedPullRequestsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPinnedPullRequestsRequest) ProtoMessage() {}
+
+func (x *ListPinnedPullRequestsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_pulls_v1_pulls_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPinnedPullRequestsRequest.ProtoReflect.Descriptor instead.
+func (*ListPinnedPullRequestsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_pulls_v1_pulls_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListPinnedPullRequestsRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ListPinnedPullRequestsRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+// ListPinnedPullRequestsResponse is the pinned pull requests, first first.
+type ListPinnedPullRequestsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PullRequests  []*PullRequest         `protobuf:"bytes,1,rep,name=pull_requests,json=pullRequests,proto3" json:"pull_requests,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPinnedPullRequestsResponse) Reset() {
+	*x = ListPinnedPullRequestsResponse{}
+	mi := &file_forge_pulls_v1_pulls_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPinnedPullRequestsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPinnedPullRequestsResponse) ProtoMessage() {}
+
+func (x *ListPinnedPullRequestsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_pulls_v1_pulls_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPinnedPullRequestsResponse.ProtoReflect.Descriptor instead.
+func (*ListPinnedPullRequestsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_pulls_v1_pulls_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ListPinnedPullRequestsResponse) GetPullRequests() []*PullRequest {
+	if x != nil {
+		return x.PullRequests
+	}
+	return nil
+}
+
 var File_forge_pulls_v1_pulls_proto protoreflect.FileDescriptor
 
 const file_forge_pulls_v1_pulls_proto_rawDesc = "" +
@@ -1126,7 +1223,12 @@ const file_forge_pulls_v1_pulls_proto_rawDesc = "" +
 	"\x1eListPullRequestCommitsResponse\x122\n" +
 	"\acommits\x18\x01 \x03(\v2\x18.forge.commits.v1.CommitR\acommits\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xf0\x06\n" +
+	"totalCount\"I\n" +
+	"\x1dListPinnedPullRequestsRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"b\n" +
+	"\x1eListPinnedPullRequestsResponse\x12@\n" +
+	"\rpull_requests\x18\x01 \x03(\v2\x1b.forge.pulls.v1.PullRequestR\fpullRequests2\xc8\b\n" +
 	"\vPullService\x12\xbc\x01\n" +
 	"\x10ListPullRequests\x12'.forge.pulls.v1.ListPullRequestsRequest\x1a(.forge.pulls.v1.ListPullRequestsResponse\"U\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x023b\rpull_requests\x12\"/api/v1/repos/{owner}/{repo}/pulls\x12\xbd\x01\n" +
@@ -1135,7 +1237,9 @@ const file_forge_pulls_v1_pulls_proto_rawDesc = "" +
 	"\x11CreatePullRequest\x12(.forge.pulls.v1.CreatePullRequestRequest\x1a).forge.pulls.v1.CreatePullRequestResponse\"\x9b\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18W\b\x02\x1a\n" +
 	"repository \x02(\x06:\x06\b\x01\x10\x03\x18\x01B\tpull-headJ\bassigneeJ\tassigneesJ\x06labelsJ\tmilestoneJ\bdue_date\x82\xd3\xe4\x93\x025:\x01*b\fpull_request\"\"/api/v1/repos/{owner}/{repo}/pulls\x12\xd8\x01\n" +
 	"\x16ListPullRequestCommits\x12-.forge.pulls.v1.ListPullRequestCommitsRequest\x1a..forge.pulls.v1.ListPullRequestCommitsResponse\"_\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x02=b\acommits\x122/api/v1/repos/{owner}/{repo}/pulls/{index}/commitsB\x9c\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x02=b\acommits\x122/api/v1/repos/{owner}/{repo}/pulls/{index}/commits\x12\xd5\x01\n" +
+	"\x16ListPinnedPullRequests\x12-.forge.pulls.v1.ListPinnedPullRequestsRequest\x1a..forge.pulls.v1.ListPinnedPullRequestsResponse\"\\\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x03\x18\x01\x82\xd3\xe4\x93\x02:b\rpull_requests\x12)/api/v1/repos/{owner}/{repo}/pulls/pinnedB\x9c\x01\n" +
 	"\x12com.forge.pulls.v1B\n" +
 	"PullsProtoP\x01Z forge/gen/forge/pulls/v1;pullsv1\xa2\x02\x03FPX\xaa\x02\x0eForge.Pulls.V1\xca\x02\x0eForge\\Pulls\\V1\xe2\x02\x1aForge\\Pulls\\V1\\GPBMetadata\xea\x02\x10Forge::Pulls::V1b\x06proto3"
 
@@ -1151,7 +1255,7 @@ func file_forge_pulls_v1_pulls_proto_rawDescGZIP() []byte {
 	return file_forge_pulls_v1_pulls_proto_rawDescData
 }
 
-var file_forge_pulls_v1_pulls_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_forge_pulls_v1_pulls_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_forge_pulls_v1_pulls_proto_goTypes = []any{
 	(*PRBranchInfo)(nil),                   // 0: forge.pulls.v1.PRBranchInfo
 	(*PullRequest)(nil),                    // 1: forge.pulls.v1.PullRequest
@@ -1163,47 +1267,52 @@ var file_forge_pulls_v1_pulls_proto_goTypes = []any{
 	(*CreatePullRequestResponse)(nil),      // 7: forge.pulls.v1.CreatePullRequestResponse
 	(*ListPullRequestCommitsRequest)(nil),  // 8: forge.pulls.v1.ListPullRequestCommitsRequest
 	(*ListPullRequestCommitsResponse)(nil), // 9: forge.pulls.v1.ListPullRequestCommitsResponse
-	(*v1.Repository)(nil),                  // 10: forge.repos.v1.Repository
-	(*v11.User)(nil),                       // 11: forge.users.v1.User
-	(*v12.Label)(nil),                      // 12: forge.issues.v1.Label
-	(*v12.Milestone)(nil),                  // 13: forge.issues.v1.Milestone
-	(*timestamppb.Timestamp)(nil),          // 14: google.protobuf.Timestamp
-	(*v13.Commit)(nil),                     // 15: forge.commits.v1.Commit
+	(*ListPinnedPullRequestsRequest)(nil),  // 10: forge.pulls.v1.ListPinnedPullRequestsRequest
+	(*ListPinnedPullRequestsResponse)(nil), // 11: forge.pulls.v1.ListPinnedPullRequestsResponse
+	(*v1.Repository)(nil),                  // 12: forge.repos.v1.Repository
+	(*v11.User)(nil),                       // 13: forge.users.v1.User
+	(*v12.Label)(nil),                      // 14: forge.issues.v1.Label
+	(*v12.Milestone)(nil),                  // 15: forge.issues.v1.Milestone
+	(*timestamppb.Timestamp)(nil),          // 16: google.protobuf.Timestamp
+	(*v13.Commit)(nil),                     // 17: forge.commits.v1.Commit
 }
 var file_forge_pulls_v1_pulls_proto_depIdxs = []int32{
-	10, // 0: forge.pulls.v1.PRBranchInfo.repo:type_name -> forge.repos.v1.Repository
-	11, // 1: forge.pulls.v1.PullRequest.user:type_name -> forge.users.v1.User
-	12, // 2: forge.pulls.v1.PullRequest.labels:type_name -> forge.issues.v1.Label
-	13, // 3: forge.pulls.v1.PullRequest.milestone:type_name -> forge.issues.v1.Milestone
-	11, // 4: forge.pulls.v1.PullRequest.assignee:type_name -> forge.users.v1.User
-	11, // 5: forge.pulls.v1.PullRequest.assignees:type_name -> forge.users.v1.User
-	11, // 6: forge.pulls.v1.PullRequest.requested_reviewers:type_name -> forge.users.v1.User
-	14, // 7: forge.pulls.v1.PullRequest.merged_at:type_name -> google.protobuf.Timestamp
-	11, // 8: forge.pulls.v1.PullRequest.merged_by:type_name -> forge.users.v1.User
+	12, // 0: forge.pulls.v1.PRBranchInfo.repo:type_name -> forge.repos.v1.Repository
+	13, // 1: forge.pulls.v1.PullRequest.user:type_name -> forge.users.v1.User
+	14, // 2: forge.pulls.v1.PullRequest.labels:type_name -> forge.issues.v1.Label
+	15, // 3: forge.pulls.v1.PullRequest.milestone:type_name -> forge.issues.v1.Milestone
+	13, // 4: forge.pulls.v1.PullRequest.assignee:type_name -> forge.users.v1.User
+	13, // 5: forge.pulls.v1.PullRequest.assignees:type_name -> forge.users.v1.User
+	13, // 6: forge.pulls.v1.PullRequest.requested_reviewers:type_name -> forge.users.v1.User
+	16, // 7: forge.pulls.v1.PullRequest.merged_at:type_name -> google.protobuf.Timestamp
+	13, // 8: forge.pulls.v1.PullRequest.merged_by:type_name -> forge.users.v1.User
 	0,  // 9: forge.pulls.v1.PullRequest.base:type_name -> forge.pulls.v1.PRBranchInfo
 	0,  // 10: forge.pulls.v1.PullRequest.head:type_name -> forge.pulls.v1.PRBranchInfo
-	14, // 11: forge.pulls.v1.PullRequest.due_date:type_name -> google.protobuf.Timestamp
-	14, // 12: forge.pulls.v1.PullRequest.created_at:type_name -> google.protobuf.Timestamp
-	14, // 13: forge.pulls.v1.PullRequest.updated_at:type_name -> google.protobuf.Timestamp
-	14, // 14: forge.pulls.v1.PullRequest.closed_at:type_name -> google.protobuf.Timestamp
+	16, // 11: forge.pulls.v1.PullRequest.due_date:type_name -> google.protobuf.Timestamp
+	16, // 12: forge.pulls.v1.PullRequest.created_at:type_name -> google.protobuf.Timestamp
+	16, // 13: forge.pulls.v1.PullRequest.updated_at:type_name -> google.protobuf.Timestamp
+	16, // 14: forge.pulls.v1.PullRequest.closed_at:type_name -> google.protobuf.Timestamp
 	1,  // 15: forge.pulls.v1.ListPullRequestsResponse.pull_requests:type_name -> forge.pulls.v1.PullRequest
 	1,  // 16: forge.pulls.v1.GetPullRequestResponse.pull_request:type_name -> forge.pulls.v1.PullRequest
-	14, // 17: forge.pulls.v1.CreatePullRequestRequest.due_date:type_name -> google.protobuf.Timestamp
+	16, // 17: forge.pulls.v1.CreatePullRequestRequest.due_date:type_name -> google.protobuf.Timestamp
 	1,  // 18: forge.pulls.v1.CreatePullRequestResponse.pull_request:type_name -> forge.pulls.v1.PullRequest
-	15, // 19: forge.pulls.v1.ListPullRequestCommitsResponse.commits:type_name -> forge.commits.v1.Commit
-	2,  // 20: forge.pulls.v1.PullService.ListPullRequests:input_type -> forge.pulls.v1.ListPullRequestsRequest
-	4,  // 21: forge.pulls.v1.PullService.GetPullRequest:input_type -> forge.pulls.v1.GetPullRequestRequest
-	6,  // 22: forge.pulls.v1.PullService.CreatePullRequest:input_type -> forge.pulls.v1.CreatePullRequestRequest
-	8,  // 23: forge.pulls.v1.PullService.ListPullRequestCommits:input_type -> forge.pulls.v1.ListPullRequestCommitsRequest
-	3,  // 24: forge.pulls.v1.PullService.ListPullRequests:output_type -> forge.pulls.v1.ListPullRequestsResponse
-	5,  // 25: forge.pulls.v1.PullService.GetPullRequest:output_type -> forge.pulls.v1.GetPullRequestResponse
-	7,  // 26: forge.pulls.v1.PullService.CreatePullRequest:output_type -> forge.pulls.v1.CreatePullRequestResponse
-	9,  // 27: forge.pulls.v1.PullService.ListPullRequestCommits:output_type -> forge.pulls.v1.ListPullRequestCommitsResponse
-	24, // [24:28] is the sub-list for method output_type
-	20, // [20:24] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	17, // 19: forge.pulls.v1.ListPullRequestCommitsResponse.commits:type_name -> forge.commits.v1.Commit
+	1,  // 20: forge.pulls.v1.ListPinnedPullRequestsResponse.pull_requests:type_name -> forge.pulls.v1.PullRequest
+	2,  // 21: forge.pulls.v1.PullService.ListPullRequests:input_type -> forge.pulls.v1.ListPullRequestsRequest
+	4,  // 22: forge.pulls.v1.PullService.GetPullRequest:input_type -> forge.pulls.v1.GetPullRequestRequest
+	6,  // 23: forge.pulls.v1.PullService.CreatePullRequest:input_type -> forge.pulls.v1.CreatePullRequestRequest
+	8,  // 24: forge.pulls.v1.PullService.ListPullRequestCommits:input_type -> forge.pulls.v1.ListPullRequestCommitsRequest
+	10, // 25: forge.pulls.v1.PullService.ListPinnedPullRequests:input_type -> forge.pulls.v1.ListPinnedPullRequestsRequest
+	3,  // 26: forge.pulls.v1.PullService.ListPullRequests:output_type -> forge.pulls.v1.ListPullRequestsResponse
+	5,  // 27: forge.pulls.v1.PullService.GetPullRequest:output_type -> forge.pulls.v1.GetPullRequestResponse
+	7,  // 28: forge.pulls.v1.PullService.CreatePullRequest:output_type -> forge.pulls.v1.CreatePullRequestResponse
+	9,  // 29: forge.pulls.v1.PullService.ListPullRequestCommits:output_type -> forge.pulls.v1.ListPullRequestCommitsResponse
+	11, // 30: forge.pulls.v1.PullService.ListPinnedPullRequests:output_type -> forge.pulls.v1.ListPinnedPullRequestsResponse
+	26, // [26:31] is the sub-list for method output_type
+	21, // [21:26] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_forge_pulls_v1_pulls_proto_init() }
@@ -1218,7 +1327,7 @@ func file_forge_pulls_v1_pulls_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_pulls_v1_pulls_proto_rawDesc), len(file_forge_pulls_v1_pulls_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -321,6 +321,61 @@ func local_request_PullService_ListPullRequestCommits_0(ctx context.Context, mar
 	return msg, metadata, err
 }
 
+func request_PullService_ListPinnedPullRequests_0(ctx context.Context, marshaler runtime.Marshaler, client PullServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListPinnedPullRequestsRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListPinnedPullRequests(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_PullService_ListPinnedPullRequests_0(ctx context.Context, marshaler runtime.Marshaler, server PullServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListPinnedPullRequestsRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	msg, err := server.ListPinnedPullRequests(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterPullServiceHandlerServer registers the http handlers for service PullService to "mux".
 // UnaryRPC     :call PullServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -406,6 +461,26 @@ func RegisterPullServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux
 			return
 		}
 		forward_PullService_ListPullRequestCommits_0(annotatedContext, mux, outboundMarshaler, w, req, response_PullService_ListPullRequestCommits_0{resp.(*ListPullRequestCommitsResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_PullService_ListPinnedPullRequests_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.pulls.v1.PullService/ListPinnedPullRequests", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/pulls/pinned"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_PullService_ListPinnedPullRequests_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_PullService_ListPinnedPullRequests_0(annotatedContext, mux, outboundMarshaler, w, req, response_PullService_ListPinnedPullRequests_0{resp.(*ListPinnedPullRequestsResponse)}, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -515,6 +590,23 @@ func RegisterPullServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux
 		}
 		forward_PullService_ListPullRequestCommits_0(annotatedContext, mux, outboundMarshaler, w, req, response_PullService_ListPullRequestCommits_0{resp.(*ListPullRequestCommitsResponse)}, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_PullService_ListPinnedPullRequests_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.pulls.v1.PullService/ListPinnedPullRequests", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/pulls/pinned"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_PullService_ListPinnedPullRequests_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_PullService_ListPinnedPullRequests_0(annotatedContext, mux, outboundMarshaler, w, req, response_PullService_ListPinnedPullRequests_0{resp.(*ListPinnedPullRequestsResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -554,11 +646,21 @@ func (m response_PullService_ListPullRequestCommits_0) XXX_ResponseBody() interf
 	return response.Commits
 }
 
+type response_PullService_ListPinnedPullRequests_0 struct {
+	*ListPinnedPullRequestsResponse
+}
+
+func (m response_PullService_ListPinnedPullRequests_0) XXX_ResponseBody() interface{} {
+	response := m.ListPinnedPullRequestsResponse
+	return response.PullRequests
+}
+
 var (
 	pattern_PullService_ListPullRequests_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "pulls"}, ""))
 	pattern_PullService_GetPullRequest_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"api", "v1", "repos", "owner", "repo", "pulls", "index"}, ""))
 	pattern_PullService_CreatePullRequest_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "pulls"}, ""))
 	pattern_PullService_ListPullRequestCommits_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7}, []string{"api", "v1", "repos", "owner", "repo", "pulls", "index", "commits"}, ""))
+	pattern_PullService_ListPinnedPullRequests_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 2, 6}, []string{"api", "v1", "repos", "owner", "repo", "pulls", "pinned"}, ""))
 )
 
 var (
@@ -566,4 +668,5 @@ var (
 	forward_PullService_GetPullRequest_0         = runtime.ForwardResponseMessage
 	forward_PullService_CreatePullRequest_0      = runtime.ForwardResponseMessage
 	forward_PullService_ListPullRequestCommits_0 = runtime.ForwardResponseMessage
+	forward_PullService_ListPinnedPullRequests_0 = runtime.ForwardResponseMessage
 )

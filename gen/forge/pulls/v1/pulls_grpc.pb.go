@@ -23,6 +23,7 @@ const (
 	PullService_GetPullRequest_FullMethodName         = "/forge.pulls.v1.PullService/GetPullRequest"
 	PullService_CreatePullRequest_FullMethodName      = "/forge.pulls.v1.PullService/CreatePullRequest"
 	PullService_ListPullRequestCommits_FullMethodName = "/forge.pulls.v1.PullService/ListPullRequestCommits"
+	PullService_ListPinnedPullRequests_FullMethodName = "/forge.pulls.v1.PullService/ListPinnedPullRequests"
 )
 
 // PullServiceClient is the client API for PullService service.
@@ -54,6 +55,10 @@ type PullServiceClient interface {
 	// repository's commit list renders them
 	// (GET /repos/{owner}/{repo}/pulls/{index}/commits).
 	ListPullRequestCommits(ctx context.Context, in *ListPullRequestCommitsRequest, opts ...grpc.CallOption) (*ListPullRequestCommitsResponse, error)
+	// ListPinnedPullRequests lists the repository's pinned pull requests in
+	// their pin order, not paged (GET /repos/{owner}/{repo}/pulls/pinned).
+	// Pinning is the issues' (POST .../issues/{index}/pin).
+	ListPinnedPullRequests(ctx context.Context, in *ListPinnedPullRequestsRequest, opts ...grpc.CallOption) (*ListPinnedPullRequestsResponse, error)
 }
 
 type pullServiceClient struct {
@@ -104,6 +109,16 @@ func (c *pullServiceClient) ListPullRequestCommits(ctx context.Context, in *List
 	return out, nil
 }
 
+func (c *pullServiceClient) ListPinnedPullRequests(ctx context.Context, in *ListPinnedPullRequestsRequest, opts ...grpc.CallOption) (*ListPinnedPullRequestsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPinnedPullRequestsResponse)
+	err := c.cc.Invoke(ctx, PullService_ListPinnedPullRequests_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PullServiceServer is the server API for PullService service.
 // All implementations must embed UnimplementedPullServiceServer
 // for forward compatibility.
@@ -133,6 +148,10 @@ type PullServiceServer interface {
 	// repository's commit list renders them
 	// (GET /repos/{owner}/{repo}/pulls/{index}/commits).
 	ListPullRequestCommits(context.Context, *ListPullRequestCommitsRequest) (*ListPullRequestCommitsResponse, error)
+	// ListPinnedPullRequests lists the repository's pinned pull requests in
+	// their pin order, not paged (GET /repos/{owner}/{repo}/pulls/pinned).
+	// Pinning is the issues' (POST .../issues/{index}/pin).
+	ListPinnedPullRequests(context.Context, *ListPinnedPullRequestsRequest) (*ListPinnedPullRequestsResponse, error)
 	mustEmbedUnimplementedPullServiceServer()
 }
 
@@ -154,6 +173,9 @@ func (UnimplementedPullServiceServer) CreatePullRequest(context.Context, *Create
 }
 func (UnimplementedPullServiceServer) ListPullRequestCommits(context.Context, *ListPullRequestCommitsRequest) (*ListPullRequestCommitsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListPullRequestCommits not implemented")
+}
+func (UnimplementedPullServiceServer) ListPinnedPullRequests(context.Context, *ListPinnedPullRequestsRequest) (*ListPinnedPullRequestsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPinnedPullRequests not implemented")
 }
 func (UnimplementedPullServiceServer) mustEmbedUnimplementedPullServiceServer() {}
 func (UnimplementedPullServiceServer) testEmbeddedByValue()                     {}
@@ -248,6 +270,24 @@ func _PullService_ListPullRequestCommits_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PullService_ListPinnedPullRequests_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPinnedPullRequestsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PullServiceServer).ListPinnedPullRequests(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PullService_ListPinnedPullRequests_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PullServiceServer).ListPinnedPullRequests(ctx, req.(*ListPinnedPullRequestsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // PullService_ServiceDesc is the grpc.ServiceDesc for PullService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -270,6 +310,10 @@ var PullService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListPullRequestCommits",
 			Handler:    _PullService_ListPullRequestCommits_Handler,
+		},
+		{
+			MethodName: "ListPinnedPullRequests",
+			Handler:    _PullService_ListPinnedPullRequests_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
