@@ -167,6 +167,11 @@ type totalCounter interface{ GetTotalCount() int64 }
 // declared status.
 type createdReporter interface{ GetCreated() bool }
 
+// pendingReporter is the answer of a request recorded to wait for someone
+// else (a repository transfer the recipient must accept): 201 with its
+// body instead of the method's declared status.
+type pendingReporter interface{ GetPending() bool }
+
 // forwardResponse sets paging headers and the success status.
 func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, resp proto.Message) error {
 	method, _ := runtime.RPCMethod(ctx)
@@ -184,6 +189,10 @@ func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, re
 		if rw, ok := w.(*responseWriter); ok {
 			rw.noBody = true
 		}
+		w.WriteHeader(http.StatusCreated)
+		return nil
+	}
+	if pr, ok := resp.(pendingReporter); ok && pr.GetPending() {
 		w.WriteHeader(http.StatusCreated)
 		return nil
 	}

@@ -54,7 +54,8 @@ func Sentinels() []error {
 		ErrPullRequestExists, ErrPullRequestMerged, ErrPullRequestMoved, ErrPullRequestClosed, ErrRetargetMerged,
 		ErrReviewNotPending, ErrBranchProtectionExists, ErrVariableExists, ErrAutoMergeScheduled,
 		ErrLoginSourceExists, ErrLoginSourceInUse, ErrMilestoneNotFound,
-		ErrKeyUsed, ErrKeyTitleUsed, ErrDeployKeyAdded, ErrDeployKeyNameUsed}
+		ErrKeyUsed, ErrKeyTitleUsed, ErrDeployKeyAdded, ErrDeployKeyNameUsed,
+		ErrTransferPending}
 }
 
 // Store is the database. It is safe for concurrent use.

@@ -210,7 +210,7 @@ type Repository struct {
 	MirrorInterval   string                 `protobuf:"bytes,55,opt,name=mirror_interval,json=mirrorInterval,proto3" json:"mirror_interval,omitempty"`
 	ObjectFormatName string                 `protobuf:"bytes,56,opt,name=object_format_name,json=objectFormatName,proto3" json:"object_format_name,omitempty"`
 	MirrorUpdated    *timestamppb.Timestamp `protobuf:"bytes,57,opt,name=mirror_updated,json=mirrorUpdated,proto3" json:"mirror_updated,omitempty"`
-	// A pending transfer; always null for now.
+	// A pending transfer; null when none.
 	RepoTransfer *RepoTransfer `protobuf:"bytes,58,opt,name=repo_transfer,json=repoTransfer,proto3" json:"repo_transfer,omitempty"`
 	// The topics' names, sorted; [] when none.
 	Topics        []string `protobuf:"bytes,59,rep,name=topics,proto3" json:"topics,omitempty"`
@@ -3117,6 +3117,321 @@ func (x *CreateForkResponse) GetRepository() *Repository {
 	return nil
 }
 
+type TransferRepoRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo  string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	// The user or organization that gets the repository.
+	NewOwner string `protobuf:"bytes,3,opt,name=new_owner,json=newOwner,proto3" json:"new_owner,omitempty"`
+	// Teams of the new owner (an organization) that get the repository.
+	TeamIds       []int64 `protobuf:"varint,4,rep,packed,name=team_ids,json=teamIds,proto3" json:"team_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TransferRepoRequest) Reset() {
+	*x = TransferRepoRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TransferRepoRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TransferRepoRequest) ProtoMessage() {}
+
+func (x *TransferRepoRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TransferRepoRequest.ProtoReflect.Descriptor instead.
+func (*TransferRepoRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *TransferRepoRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *TransferRepoRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *TransferRepoRequest) GetNewOwner() string {
+	if x != nil {
+		return x.NewOwner
+	}
+	return ""
+}
+
+func (x *TransferRepoRequest) GetTeamIds() []int64 {
+	if x != nil {
+		return x.TeamIds
+	}
+	return nil
+}
+
+type TransferRepoResponse struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Repository *Repository            `protobuf:"bytes,1,opt,name=repository,proto3" json:"repository,omitempty"`
+	// The transfer waits for the recipient (answered 201 instead of 202).
+	Pending       bool `protobuf:"varint,2,opt,name=pending,proto3" json:"pending,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TransferRepoResponse) Reset() {
+	*x = TransferRepoResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TransferRepoResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TransferRepoResponse) ProtoMessage() {}
+
+func (x *TransferRepoResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TransferRepoResponse.ProtoReflect.Descriptor instead.
+func (*TransferRepoResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *TransferRepoResponse) GetRepository() *Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *TransferRepoResponse) GetPending() bool {
+	if x != nil {
+		return x.Pending
+	}
+	return false
+}
+
+type AcceptRepoTransferRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptRepoTransferRequest) Reset() {
+	*x = AcceptRepoTransferRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptRepoTransferRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptRepoTransferRequest) ProtoMessage() {}
+
+func (x *AcceptRepoTransferRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptRepoTransferRequest.ProtoReflect.Descriptor instead.
+func (*AcceptRepoTransferRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *AcceptRepoTransferRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *AcceptRepoTransferRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+type AcceptRepoTransferResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Repository    *Repository            `protobuf:"bytes,1,opt,name=repository,proto3" json:"repository,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptRepoTransferResponse) Reset() {
+	*x = AcceptRepoTransferResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptRepoTransferResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptRepoTransferResponse) ProtoMessage() {}
+
+func (x *AcceptRepoTransferResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptRepoTransferResponse.ProtoReflect.Descriptor instead.
+func (*AcceptRepoTransferResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *AcceptRepoTransferResponse) GetRepository() *Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+type RejectRepoTransferRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectRepoTransferRequest) Reset() {
+	*x = RejectRepoTransferRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectRepoTransferRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectRepoTransferRequest) ProtoMessage() {}
+
+func (x *RejectRepoTransferRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectRepoTransferRequest.ProtoReflect.Descriptor instead.
+func (*RejectRepoTransferRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *RejectRepoTransferRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *RejectRepoTransferRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+type RejectRepoTransferResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Repository    *Repository            `protobuf:"bytes,1,opt,name=repository,proto3" json:"repository,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectRepoTransferResponse) Reset() {
+	*x = RejectRepoTransferResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectRepoTransferResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectRepoTransferResponse) ProtoMessage() {}
+
+func (x *RejectRepoTransferResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectRepoTransferResponse.ProtoReflect.Descriptor instead.
+func (*RejectRepoTransferResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *RejectRepoTransferResponse) GetRepository() *Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
 type ListForksRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
@@ -3129,7 +3444,7 @@ type ListForksRequest struct {
 
 func (x *ListForksRequest) Reset() {
 	*x = ListForksRequest{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3141,7 +3456,7 @@ func (x *ListForksRequest) String() string {
 func (*ListForksRequest) ProtoMessage() {}
 
 func (x *ListForksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[43]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3154,7 +3469,7 @@ func (x *ListForksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListForksRequest.ProtoReflect.Descriptor instead.
 func (*ListForksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{43}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListForksRequest) GetOwner() string {
@@ -3195,7 +3510,7 @@ type ListForksResponse struct {
 
 func (x *ListForksResponse) Reset() {
 	*x = ListForksResponse{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3207,7 +3522,7 @@ func (x *ListForksResponse) String() string {
 func (*ListForksResponse) ProtoMessage() {}
 
 func (x *ListForksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[44]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3220,7 +3535,7 @@ func (x *ListForksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListForksResponse.ProtoReflect.Descriptor instead.
 func (*ListForksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{44}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListForksResponse) GetRepositories() []*Repository {
@@ -3249,7 +3564,7 @@ type SearchTopicsRequest struct {
 
 func (x *SearchTopicsRequest) Reset() {
 	*x = SearchTopicsRequest{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3261,7 +3576,7 @@ func (x *SearchTopicsRequest) String() string {
 func (*SearchTopicsRequest) ProtoMessage() {}
 
 func (x *SearchTopicsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[45]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3274,7 +3589,7 @@ func (x *SearchTopicsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTopicsRequest.ProtoReflect.Descriptor instead.
 func (*SearchTopicsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{45}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *SearchTopicsRequest) GetQ() string {
@@ -3313,7 +3628,7 @@ type Topic struct {
 
 func (x *Topic) Reset() {
 	*x = Topic{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3325,7 +3640,7 @@ func (x *Topic) String() string {
 func (*Topic) ProtoMessage() {}
 
 func (x *Topic) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3338,7 +3653,7 @@ func (x *Topic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Topic.ProtoReflect.Descriptor instead.
 func (*Topic) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{46}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Topic) GetId() int64 {
@@ -3386,7 +3701,7 @@ type SearchTopicsResponse struct {
 
 func (x *SearchTopicsResponse) Reset() {
 	*x = SearchTopicsResponse{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3398,7 +3713,7 @@ func (x *SearchTopicsResponse) String() string {
 func (*SearchTopicsResponse) ProtoMessage() {}
 
 func (x *SearchTopicsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3411,7 +3726,7 @@ func (x *SearchTopicsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTopicsResponse.ProtoReflect.Descriptor instead.
 func (*SearchTopicsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{47}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SearchTopicsResponse) GetTopics() []*Topic {
@@ -3742,6 +4057,30 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x12CreateForkResponse\x12:\n" +
 	"\n" +
 	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\"\x89\x01\n" +
+	"\x13TransferRepoRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12%\n" +
+	"\tnew_owner\x18\x03 \x01(\tB\b\x9a\xb5\x18\x04\x10\x01\x18(R\bnewOwner\x12!\n" +
+	"\bteam_ids\x18\x04 \x03(\x03B\x06\x9a\xb5\x18\x02(dR\ateamIds\"l\n" +
+	"\x14TransferRepoResponse\x12:\n" +
+	"\n" +
+	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x12\x18\n" +
+	"\apending\x18\x02 \x01(\bR\apending\"E\n" +
+	"\x19AcceptRepoTransferRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"X\n" +
+	"\x1aAcceptRepoTransferResponse\x12:\n" +
+	"\n" +
+	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\"E\n" +
+	"\x19RejectRepoTransferRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"X\n" +
+	"\x1aRejectRepoTransferResponse\x12:\n" +
+	"\n" +
+	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
 	"repository\"f\n" +
 	"\x10ListForksRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
@@ -3767,7 +4106,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x14SearchTopicsResponse\x12-\n" +
 	"\x06topics\x18\x01 \x03(\v2\x15.forge.repos.v1.TopicR\x06topics\x12%\n" +
 	"\vtotal_count\x18\x02 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount2\x81\x1e\n" +
+	"totalCount2\x8b#\n" +
 	"\x11RepositoryService\x12\xc0\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
@@ -3819,7 +4158,16 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"fork-owner\x82\xd3\xe4\x93\x023:\x01*b\n" +
 	"repository\"\"/api/v1/repos/{owner}/{repo}/forks\x12\xa6\x01\n" +
 	"\tListForks\x12 .forge.repos.v1.ListForksRequest\x1a!.forge.repos.v1.ListForksResponse\"T\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x022b\frepositories\x12\"/api/v1/repos/{owner}/{repo}/forksB\x9c\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x022b\frepositories\x12\"/api/v1/repos/{owner}/{repo}/forks\x12\xce\x01\n" +
+	"\fTransferRepo\x12#.forge.repos.v1.TransferRepoRequest\x1a$.forge.repos.v1.TransferRepoResponse\"s\x88\xb5\x18\xca\x01\x92\xb5\x18.\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x04B\x12transfer-new-owner\x82\xd3\xe4\x93\x026:\x01*b\n" +
+	"repository\"%/api/v1/repos/{owner}/{repo}/transfer\x12\xdc\x01\n" +
+	"\x12AcceptRepoTransfer\x12).forge.repos.v1.AcceptRepoTransferRequest\x1a*.forge.repos.v1.AcceptRepoTransferResponse\"o\x88\xb5\x18\xca\x01\x92\xb5\x18&\b\x02\x1a\n" +
+	"repository \x02(\x02B\x12transfer-recipient\x82\xd3\xe4\x93\x02:b\n" +
+	"repository\",/api/v1/repos/{owner}/{repo}/transfer/accept\x12\xd7\x01\n" +
+	"\x12RejectRepoTransfer\x12).forge.repos.v1.RejectRepoTransferRequest\x1a*.forge.repos.v1.RejectRepoTransferResponse\"j\x92\xb5\x18&\b\x02\x1a\n" +
+	"repository \x02(\x02B\x12transfer-recipient\x82\xd3\xe4\x93\x02:b\n" +
+	"repository\",/api/v1/repos/{owner}/{repo}/transfer/rejectB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"
 
@@ -3835,7 +4183,7 @@ func file_forge_repos_v1_repos_proto_rawDescGZIP() []byte {
 	return file_forge_repos_v1_repos_proto_rawDescData
 }
 
-var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*Permission)(nil),                        // 0: forge.repos.v1.Permission
 	(*InternalTracker)(nil),                   // 1: forge.repos.v1.InternalTracker
@@ -3880,26 +4228,32 @@ var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*DeleteRepoTopicResponse)(nil),           // 40: forge.repos.v1.DeleteRepoTopicResponse
 	(*CreateForkRequest)(nil),                 // 41: forge.repos.v1.CreateForkRequest
 	(*CreateForkResponse)(nil),                // 42: forge.repos.v1.CreateForkResponse
-	(*ListForksRequest)(nil),                  // 43: forge.repos.v1.ListForksRequest
-	(*ListForksResponse)(nil),                 // 44: forge.repos.v1.ListForksResponse
-	(*SearchTopicsRequest)(nil),               // 45: forge.repos.v1.SearchTopicsRequest
-	(*Topic)(nil),                             // 46: forge.repos.v1.Topic
-	(*SearchTopicsResponse)(nil),              // 47: forge.repos.v1.SearchTopicsResponse
-	(*v1.User)(nil),                           // 48: forge.users.v1.User
-	(*timestamppb.Timestamp)(nil),             // 49: google.protobuf.Timestamp
+	(*TransferRepoRequest)(nil),               // 43: forge.repos.v1.TransferRepoRequest
+	(*TransferRepoResponse)(nil),              // 44: forge.repos.v1.TransferRepoResponse
+	(*AcceptRepoTransferRequest)(nil),         // 45: forge.repos.v1.AcceptRepoTransferRequest
+	(*AcceptRepoTransferResponse)(nil),        // 46: forge.repos.v1.AcceptRepoTransferResponse
+	(*RejectRepoTransferRequest)(nil),         // 47: forge.repos.v1.RejectRepoTransferRequest
+	(*RejectRepoTransferResponse)(nil),        // 48: forge.repos.v1.RejectRepoTransferResponse
+	(*ListForksRequest)(nil),                  // 49: forge.repos.v1.ListForksRequest
+	(*ListForksResponse)(nil),                 // 50: forge.repos.v1.ListForksResponse
+	(*SearchTopicsRequest)(nil),               // 51: forge.repos.v1.SearchTopicsRequest
+	(*Topic)(nil),                             // 52: forge.repos.v1.Topic
+	(*SearchTopicsResponse)(nil),              // 53: forge.repos.v1.SearchTopicsResponse
+	(*v1.User)(nil),                           // 54: forge.users.v1.User
+	(*timestamppb.Timestamp)(nil),             // 55: google.protobuf.Timestamp
 }
 var file_forge_repos_v1_repos_proto_depIdxs = []int32{
-	48, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
+	54, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
 	2,  // 1: forge.repos.v1.Repository.parent:type_name -> forge.repos.v1.Repository
-	49, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
-	49, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
-	49, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
+	55, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
+	55, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
+	55, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
 	0,  // 5: forge.repos.v1.Repository.permissions:type_name -> forge.repos.v1.Permission
 	1,  // 6: forge.repos.v1.Repository.internal_tracker:type_name -> forge.repos.v1.InternalTracker
-	49, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
+	55, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
 	3,  // 8: forge.repos.v1.Repository.repo_transfer:type_name -> forge.repos.v1.RepoTransfer
-	48, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
-	48, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
+	54, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
+	54, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
 	2,  // 11: forge.repos.v1.CreateCurrentUserRepoResponse.repository:type_name -> forge.repos.v1.Repository
 	4,  // 12: forge.repos.v1.AdminCreateRepoRequest.repository:type_name -> forge.repos.v1.CreateRepoOption
 	2,  // 13: forge.repos.v1.AdminCreateRepoResponse.repository:type_name -> forge.repos.v1.Repository
@@ -3909,60 +4263,69 @@ var file_forge_repos_v1_repos_proto_depIdxs = []int32{
 	2,  // 17: forge.repos.v1.ListUserReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 18: forge.repos.v1.ListMyReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 19: forge.repos.v1.SearchReposResponse.data:type_name -> forge.repos.v1.Repository
-	48, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
-	48, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
+	54, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
+	54, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
 	2,  // 22: forge.repos.v1.CreateForkResponse.repository:type_name -> forge.repos.v1.Repository
-	2,  // 23: forge.repos.v1.ListForksResponse.repositories:type_name -> forge.repos.v1.Repository
-	49, // 24: forge.repos.v1.Topic.created:type_name -> google.protobuf.Timestamp
-	49, // 25: forge.repos.v1.Topic.updated:type_name -> google.protobuf.Timestamp
-	46, // 26: forge.repos.v1.SearchTopicsResponse.topics:type_name -> forge.repos.v1.Topic
-	5,  // 27: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
-	7,  // 28: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
-	9,  // 29: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
-	11, // 30: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
-	13, // 31: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
-	15, // 32: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
-	17, // 33: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
-	19, // 34: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
-	21, // 35: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
-	23, // 36: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
-	25, // 37: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
-	27, // 38: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
-	29, // 39: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
-	31, // 40: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
-	33, // 41: forge.repos.v1.RepositoryService.ListRepoTopics:input_type -> forge.repos.v1.ListRepoTopicsRequest
-	35, // 42: forge.repos.v1.RepositoryService.SetRepoTopics:input_type -> forge.repos.v1.SetRepoTopicsRequest
-	37, // 43: forge.repos.v1.RepositoryService.AddRepoTopic:input_type -> forge.repos.v1.AddRepoTopicRequest
-	39, // 44: forge.repos.v1.RepositoryService.DeleteRepoTopic:input_type -> forge.repos.v1.DeleteRepoTopicRequest
-	45, // 45: forge.repos.v1.RepositoryService.SearchTopics:input_type -> forge.repos.v1.SearchTopicsRequest
-	41, // 46: forge.repos.v1.RepositoryService.CreateFork:input_type -> forge.repos.v1.CreateForkRequest
-	43, // 47: forge.repos.v1.RepositoryService.ListForks:input_type -> forge.repos.v1.ListForksRequest
-	6,  // 48: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
-	8,  // 49: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
-	10, // 50: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
-	12, // 51: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
-	14, // 52: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
-	16, // 53: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
-	18, // 54: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
-	20, // 55: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
-	22, // 56: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
-	24, // 57: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
-	26, // 58: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
-	28, // 59: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
-	30, // 60: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
-	32, // 61: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
-	34, // 62: forge.repos.v1.RepositoryService.ListRepoTopics:output_type -> forge.repos.v1.ListRepoTopicsResponse
-	36, // 63: forge.repos.v1.RepositoryService.SetRepoTopics:output_type -> forge.repos.v1.SetRepoTopicsResponse
-	38, // 64: forge.repos.v1.RepositoryService.AddRepoTopic:output_type -> forge.repos.v1.AddRepoTopicResponse
-	40, // 65: forge.repos.v1.RepositoryService.DeleteRepoTopic:output_type -> forge.repos.v1.DeleteRepoTopicResponse
-	47, // 66: forge.repos.v1.RepositoryService.SearchTopics:output_type -> forge.repos.v1.SearchTopicsResponse
-	42, // 67: forge.repos.v1.RepositoryService.CreateFork:output_type -> forge.repos.v1.CreateForkResponse
-	44, // 68: forge.repos.v1.RepositoryService.ListForks:output_type -> forge.repos.v1.ListForksResponse
-	48, // [48:69] is the sub-list for method output_type
-	27, // [27:48] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	2,  // 23: forge.repos.v1.TransferRepoResponse.repository:type_name -> forge.repos.v1.Repository
+	2,  // 24: forge.repos.v1.AcceptRepoTransferResponse.repository:type_name -> forge.repos.v1.Repository
+	2,  // 25: forge.repos.v1.RejectRepoTransferResponse.repository:type_name -> forge.repos.v1.Repository
+	2,  // 26: forge.repos.v1.ListForksResponse.repositories:type_name -> forge.repos.v1.Repository
+	55, // 27: forge.repos.v1.Topic.created:type_name -> google.protobuf.Timestamp
+	55, // 28: forge.repos.v1.Topic.updated:type_name -> google.protobuf.Timestamp
+	52, // 29: forge.repos.v1.SearchTopicsResponse.topics:type_name -> forge.repos.v1.Topic
+	5,  // 30: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
+	7,  // 31: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
+	9,  // 32: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
+	11, // 33: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
+	13, // 34: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
+	15, // 35: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
+	17, // 36: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
+	19, // 37: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
+	21, // 38: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
+	23, // 39: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
+	25, // 40: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
+	27, // 41: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
+	29, // 42: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
+	31, // 43: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
+	33, // 44: forge.repos.v1.RepositoryService.ListRepoTopics:input_type -> forge.repos.v1.ListRepoTopicsRequest
+	35, // 45: forge.repos.v1.RepositoryService.SetRepoTopics:input_type -> forge.repos.v1.SetRepoTopicsRequest
+	37, // 46: forge.repos.v1.RepositoryService.AddRepoTopic:input_type -> forge.repos.v1.AddRepoTopicRequest
+	39, // 47: forge.repos.v1.RepositoryService.DeleteRepoTopic:input_type -> forge.repos.v1.DeleteRepoTopicRequest
+	51, // 48: forge.repos.v1.RepositoryService.SearchTopics:input_type -> forge.repos.v1.SearchTopicsRequest
+	41, // 49: forge.repos.v1.RepositoryService.CreateFork:input_type -> forge.repos.v1.CreateForkRequest
+	49, // 50: forge.repos.v1.RepositoryService.ListForks:input_type -> forge.repos.v1.ListForksRequest
+	43, // 51: forge.repos.v1.RepositoryService.TransferRepo:input_type -> forge.repos.v1.TransferRepoRequest
+	45, // 52: forge.repos.v1.RepositoryService.AcceptRepoTransfer:input_type -> forge.repos.v1.AcceptRepoTransferRequest
+	47, // 53: forge.repos.v1.RepositoryService.RejectRepoTransfer:input_type -> forge.repos.v1.RejectRepoTransferRequest
+	6,  // 54: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
+	8,  // 55: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
+	10, // 56: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
+	12, // 57: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
+	14, // 58: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
+	16, // 59: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
+	18, // 60: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
+	20, // 61: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
+	22, // 62: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
+	24, // 63: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
+	26, // 64: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
+	28, // 65: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
+	30, // 66: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
+	32, // 67: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
+	34, // 68: forge.repos.v1.RepositoryService.ListRepoTopics:output_type -> forge.repos.v1.ListRepoTopicsResponse
+	36, // 69: forge.repos.v1.RepositoryService.SetRepoTopics:output_type -> forge.repos.v1.SetRepoTopicsResponse
+	38, // 70: forge.repos.v1.RepositoryService.AddRepoTopic:output_type -> forge.repos.v1.AddRepoTopicResponse
+	40, // 71: forge.repos.v1.RepositoryService.DeleteRepoTopic:output_type -> forge.repos.v1.DeleteRepoTopicResponse
+	53, // 72: forge.repos.v1.RepositoryService.SearchTopics:output_type -> forge.repos.v1.SearchTopicsResponse
+	42, // 73: forge.repos.v1.RepositoryService.CreateFork:output_type -> forge.repos.v1.CreateForkResponse
+	50, // 74: forge.repos.v1.RepositoryService.ListForks:output_type -> forge.repos.v1.ListForksResponse
+	44, // 75: forge.repos.v1.RepositoryService.TransferRepo:output_type -> forge.repos.v1.TransferRepoResponse
+	46, // 76: forge.repos.v1.RepositoryService.AcceptRepoTransfer:output_type -> forge.repos.v1.AcceptRepoTransferResponse
+	48, // 77: forge.repos.v1.RepositoryService.RejectRepoTransfer:output_type -> forge.repos.v1.RejectRepoTransferResponse
+	54, // [54:78] is the sub-list for method output_type
+	30, // [30:54] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_forge_repos_v1_repos_proto_init() }
@@ -3977,7 +4340,7 @@ func file_forge_repos_v1_repos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_repos_v1_repos_proto_rawDesc), len(file_forge_repos_v1_repos_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   48,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
