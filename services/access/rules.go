@@ -355,9 +355,9 @@ var Rules = map[string]Rule{
 			return c.transferTarget(ctx, s)
 		},
 	},
-	// transfer-recipient: the repository (owner, repo) has a pending transfer (404) and the caller is its recipient, or a member who may create repositories in the recipient organization (403); a recipient reaches a repository hidden from them.
+	// transfer-recipient: the repository has a pending transfer (404) and the caller is its recipient, or a member who may create repositories in the recipient organization (403).
 	"transfer-recipient": {
-		Fields: []string{"owner", "repo"},
+		On: auth.RepositoryResource,
 		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
 			return c.transferRecipient(ctx, s)
 		},

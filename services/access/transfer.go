@@ -70,39 +70,14 @@ func (c *Checker) transferTarget(ctx context.Context, s *subject) (*Object, erro
 	return &Object{User: u, Teams: teams, Direct: direct}, nil
 }
 
-// transferRecipient is the rule transfer-recipient: the repository the
-// request's owner and repo name has a pending transfer (404) that the
-// caller may accept or reject (403): the recipient, or for an
-// organization a member who may create repositories there. The recipient
-// reaches the repository even where it is hidden from them (a private
-// repository offered to them). Object.Repo is the repository, as the
-// caller sees it, and Object.Transfer the pending transfer.
+// transferRecipient is the rule transfer-recipient: the repository has a
+// pending transfer (404) that the caller may accept or reject (403): the
+// recipient, or for an organization a member who may create repositories
+// there. Object.Repo is the repository and Object.Transfer the transfer.
 func (c *Checker) transferRecipient(ctx context.Context, s *subject) (*Object, error) {
-	owner, name := stringField(s.req, "owner"), stringField(s.req, "repo")
-	r, err := c.Resolve(ctx, owner, name, s.caller)
-	if err != nil && errs.KindOf(err) != errs.NotFound {
-		return nil, err
-	}
-	hidden := err
-	if hidden != nil {
-		// Hidden or missing: only the recipient of a pending transfer
-		// learns that it exists.
-		o, oerr := c.store.UserByName(ctx, owner)
-		if oerr != nil {
-			return nil, hidden
-		}
-		rec, rerr := c.store.RepositoryByName(ctx, o.ID, name)
-		if rerr != nil {
-			return nil, hidden
-		}
-		r = &Repo{Repository: rec, Owner: o, Mode: store.AccessNone}
-	}
-	t, err := c.store.PendingTransfer(ctx, r.ID)
+	t, err := c.store.PendingTransfer(ctx, s.repo.ID)
 	if errors.Is(err, store.ErrNotFound) {
-		if hidden != nil {
-			return nil, hidden
-		}
-		return nil, NoPendingTransfer(r.ID)
+		return nil, NoPendingTransfer(s.repo.ID)
 	}
 	if err != nil {
 		return nil, errs.Wrap(err, "load pending transfer")
@@ -112,12 +87,9 @@ func (c *Checker) transferRecipient(ctx context.Context, s *subject) (*Object, e
 		return nil, err
 	}
 	if !ok {
-		if hidden != nil {
-			return nil, hidden
-		}
 		return nil, errs.New(errs.PermissionDenied, TransferDeniedMessage)
 	}
-	return &Object{Repo: r, Transfer: t}, nil
+	return &Object{Repo: s.repo, Transfer: t}, nil
 }
 
 // mayAccept reports whether caller may accept or reject t.

@@ -19,7 +19,7 @@ type TransferStore interface {
 	// OfferRepository records a pending transfer: store.ErrTransferPending
 	// when one exists, store.ErrRepoExists when the recipient has the
 	// name, store.ErrNotFound when the repository is gone.
-	OfferRepository(ctx context.Context, t *store.RepoTransfer) error
+	OfferRepository(ctx context.Context, t *store.RepoTransfer, addReader bool) error
 	// PendingTransfer and PendingTransfersOf read pending transfers
 	// (store.ErrNotFound, or absent from the map, when none).
 	PendingTransfer(ctx context.Context, repoID int64) (*store.RepoTransfer, error)
@@ -51,12 +51,22 @@ const (
 // Transfer gives r to target.User (POST /repos/{o}/{r}/transfer). The
 // rule transfer-new-owner checked the new owner and the teams and decided
 // whether the transfer needs the recipient's acceptance (target.Direct):
-// if so it is recorded as pending and the result says so (pending true);
+// if so it is recorded as pending and the result says so (pending true),
+// and a recipient who cannot read the repository becomes a reader (as
+// Gitea), so they can see what they are offered;
 // otherwise the repository moves at once (see move).
 func (s *Service) Transfer(ctx context.Context, r *access.Repo, target *access.Object, caller *auth.Principal) (Details, bool, error) {
 	if !target.Direct {
 		t := &store.RepoTransfer{RepoID: r.ID, DoerID: caller.ID(), RecipientID: target.User.ID, TeamIDs: store.JoinTeamIDs(target.Teams)}
-		if err := s.store.OfferRepository(ctx, t); err != nil {
+		addReader := false
+		if target.User.Type == store.UserTypeIndividual {
+			mode, err := s.access.Mode(ctx, r.Repository, &auth.Principal{User: target.User})
+			if err != nil {
+				return Details{}, false, err
+			}
+			addReader = mode < store.AccessRead
+		}
+		if err := s.store.OfferRepository(ctx, t, addReader); err != nil {
 			return Details{}, false, transferError(err, r, target.User)
 		}
 		d, err := s.Details(ctx, r, caller)

@@ -53,11 +53,13 @@ func JoinTeamIDs(ids []int64) string {
 // (Gitea answers 409).
 var ErrTransferPending = errs.New(errs.AlreadyExists, "repository is already being transferred")
 
-// OfferRepository records the pending transfer t. It returns
+// OfferRepository records the pending transfer t and, with addReader,
+// makes the recipient a collaborator with read access (Gitea does, for a
+// recipient who could not see the repository otherwise). It returns
 // ErrTransferPending when the repository already has one, ErrRepoExists
 // when the recipient already has a repository of its name, ErrNotFound
 // when the repository is gone.
-func (s *Store) OfferRepository(ctx context.Context, t *RepoTransfer) error {
+func (s *Store) OfferRepository(ctx context.Context, t *RepoTransfer, addReader bool) error {
 	t.CreatedUnix = time.Now().Unix()
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var r Repository
@@ -80,7 +82,14 @@ func (s *Store) OfferRepository(ctx context.Context, t *RepoTransfer) error {
 			}
 			return err
 		}
-		return nil
+		if !addReader {
+			return nil
+		}
+		var c int64
+		if err := tx.Model(&Collaboration{}).Where("repo_id = ? AND user_id = ?", t.RepoID, t.RecipientID).Count(&c).Error; err != nil || c > 0 {
+			return err
+		}
+		return tx.Create(&Collaboration{RepoID: t.RepoID, UserID: t.RecipientID, Mode: AccessRead, CreatedUnix: t.CreatedUnix}).Error
 	})
 }
 

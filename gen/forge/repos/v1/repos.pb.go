@@ -4106,7 +4106,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x14SearchTopicsResponse\x12-\n" +
 	"\x06topics\x18\x01 \x03(\v2\x15.forge.repos.v1.TopicR\x06topics\x12%\n" +
 	"\vtotal_count\x18\x02 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount2\x8b#\n" +
+	"totalCount2\x9b#\n" +
 	"\x11RepositoryService\x12\xc0\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
@@ -4161,12 +4161,12 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x022b\frepositories\x12\"/api/v1/repos/{owner}/{repo}/forks\x12\xce\x01\n" +
 	"\fTransferRepo\x12#.forge.repos.v1.TransferRepoRequest\x1a$.forge.repos.v1.TransferRepoResponse\"s\x88\xb5\x18\xca\x01\x92\xb5\x18.\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x04B\x12transfer-new-owner\x82\xd3\xe4\x93\x026:\x01*b\n" +
-	"repository\"%/api/v1/repos/{owner}/{repo}/transfer\x12\xdc\x01\n" +
-	"\x12AcceptRepoTransfer\x12).forge.repos.v1.AcceptRepoTransferRequest\x1a*.forge.repos.v1.AcceptRepoTransferResponse\"o\x88\xb5\x18\xca\x01\x92\xb5\x18&\b\x02\x1a\n" +
-	"repository \x02(\x02B\x12transfer-recipient\x82\xd3\xe4\x93\x02:b\n" +
-	"repository\",/api/v1/repos/{owner}/{repo}/transfer/accept\x12\xd7\x01\n" +
-	"\x12RejectRepoTransfer\x12).forge.repos.v1.RejectRepoTransferRequest\x1a*.forge.repos.v1.RejectRepoTransferResponse\"j\x92\xb5\x18&\b\x02\x1a\n" +
-	"repository \x02(\x02B\x12transfer-recipient\x82\xd3\xe4\x93\x02:b\n" +
+	"repository\"%/api/v1/repos/{owner}/{repo}/transfer\x12\xe4\x01\n" +
+	"\x12AcceptRepoTransfer\x12).forge.repos.v1.AcceptRepoTransferRequest\x1a*.forge.repos.v1.AcceptRepoTransferResponse\"w\x88\xb5\x18\xca\x01\x92\xb5\x18.\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x06\x18\x01B\x12transfer-recipient\x82\xd3\xe4\x93\x02:b\n" +
+	"repository\",/api/v1/repos/{owner}/{repo}/transfer/accept\x12\xdf\x01\n" +
+	"\x12RejectRepoTransfer\x12).forge.repos.v1.RejectRepoTransferRequest\x1a*.forge.repos.v1.RejectRepoTransferResponse\"r\x92\xb5\x18.\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x06\x18\x01B\x12transfer-recipient\x82\xd3\xe4\x93\x02:b\n" +
 	"repository\",/api/v1/repos/{owner}/{repo}/transfer/rejectB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"
