@@ -194,6 +194,9 @@ func (s *Server) ListCollaborators(ctx context.Context, req *reposv1.ListCollabo
 	for i := range list {
 		out.Users[i] = s.render.Users.User(&list[i].User, viewer)
 	}
+	if err := s.render.Users.FillCounts(ctx, out.Users); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -74,6 +74,9 @@ func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersReques
 	for i := range found {
 		out.Data[i] = s.render.User(&found[i], viewer)
 	}
+	if err := s.render.FillCounts(ctx, out.Data); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

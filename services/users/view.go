@@ -3,6 +3,7 @@
 package users
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -19,6 +20,37 @@ import (
 type Renderer struct {
 	RootURL string
 	Domain  string
+	// Counts reads the follow and star counts of user lists (FillCounts);
+	// nil leaves them 0.
+	Counts SocialCounter
+}
+
+// SocialCounter reads follow and star counts for a page of users at once
+// (store.Store).
+type SocialCounter interface {
+	// SocialCountsOf: ids that name no user are absent.
+	SocialCountsOf(ctx context.Context, ids []int64) (map[int64]store.SocialCounts, error)
+}
+
+// FillCounts sets the followers, following and starred counts of a
+// rendered list of users, with one query for the whole list.
+func (r Renderer) FillCounts(ctx context.Context, list []*usersv1.User) error {
+	if r.Counts == nil || len(list) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(list))
+	for i, u := range list {
+		ids[i] = u.GetId()
+	}
+	counts, err := r.Counts.SocialCountsOf(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, u := range list {
+		c := counts[u.GetId()]
+		u.FollowersCount, u.FollowingCount, u.StarredReposCount = c.Followers, c.Following, c.Stars
+	}
+	return nil
 }
 
 var (
