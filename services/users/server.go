@@ -65,7 +65,7 @@ func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersReques
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
 	opts := store.ListUsersOptions{Query: req.GetQ(), UID: req.GetUid(), Offset: page.Offset(), Limit: page.Size}
 	f := access.UserFilter(viewer)
-	opts.Visible = &f
+	opts.Visible, opts.EmailOf = &f, &f // Gitea's search matches e-mail addresses the viewer may see
 	found, total, err := s.store.ListUsers(ctx, opts)
 	if err != nil {
 		return nil, errs.Wrap(err, "search users")
