@@ -33,11 +33,20 @@ type Config struct {
 	Attachment Attachment
 	Admin      Admin
 	Webhook    Webhook
+	Picture    Picture
 
 	// Unread lists the keys of the file and the environment forge does
 	// not read ("[sevrer] ROOT_URL"): a typo, or a Gitea setting forge
 	// does not have. serve warns about them once at start-up.
 	Unread []string
+}
+
+// Picture configures avatars.
+type Picture struct {
+	// DisableGravatar: avatar URLs point at forge ([server] ROOT_URL
+	// avatars/...) instead of Gravatar's hash of the e-mail address
+	// ([picture] DISABLE_GRAVATAR).
+	DisableGravatar bool
 }
 
 // Webhook configures the delivery of webhooks.
@@ -312,6 +321,7 @@ func Load(path string, environ []string) (*Config, error) {
 	r.bool("service", "ENABLE_REVERSE_PROXY_AUTHENTICATION_API", &cfg.Service.EnableReverseProxyAuthAPI)
 	r.bool("service", "ALLOW_CROSS_REPOSITORY_DEPENDENCIES", &cfg.Service.AllowCrossRepositoryDependencies)
 	r.bool("admin", "DISABLE_REGULAR_ORG_CREATION", &cfg.Admin.DisableRegularOrgCreation)
+	r.bool("picture", "DISABLE_GRAVATAR", &cfg.Picture.DisableGravatar)
 	r.str("repository", "ROOT", &cfg.Repository.Root)
 	r.int("repository", "MAX_CREATION_LIMIT", &cfg.Repository.MaxCreationLimit)
 	r.bool("repository.pull-request", "RETARGET_CHILDREN_ON_MERGE", &cfg.Repository.RetargetChildrenOnMerge)

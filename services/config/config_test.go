@@ -147,6 +147,7 @@ func TestDocumentedDefaults(t *testing.T) {
 		"service.ENABLE_REVERSE_PROXY_AUTHENTICATION_API":    btoa(cfg.Service.EnableReverseProxyAuthAPI),
 		"service.ALLOW_CROSS_REPOSITORY_DEPENDENCIES":        btoa(cfg.Service.AllowCrossRepositoryDependencies),
 		"admin.DISABLE_REGULAR_ORG_CREATION":                 btoa(cfg.Admin.DisableRegularOrgCreation),
+		"picture.DISABLE_GRAVATAR":                           btoa(cfg.Picture.DisableGravatar),
 		"repository.ROOT":                                    cfg.Repository.Root,
 		"repository.MAX_CREATION_LIMIT":                      itoa(cfg.Repository.MaxCreationLimit),
 		"repository.pull-request.RETARGET_CHILDREN_ON_MERGE": btoa(cfg.Repository.RetargetChildrenOnMerge),

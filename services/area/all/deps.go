@@ -58,7 +58,7 @@ func (e *events) checks(ctx context.Context, repoID int64) {
 
 // users renders accounts.
 func (d Deps) users() users.Renderer {
-	r := users.Renderer{RootURL: d.Config.Server.RootURL, Domain: d.Config.Server.Domain()}
+	r := users.Renderer{RootURL: d.Config.Server.RootURL, Domain: d.Config.Server.Domain(), Gravatar: !d.Config.Picture.DisableGravatar}
 	if d.Store != nil {
 		r.Counts = d.Store
 	}
