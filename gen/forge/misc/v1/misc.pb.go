@@ -207,6 +207,222 @@ func (x *GetAPISettingsResponse) GetDefaultMaxBlobSize() int64 {
 	return 0
 }
 
+type GetGeneralUISettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGeneralUISettingsRequest) Reset() {
+	*x = GetGeneralUISettingsRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGeneralUISettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGeneralUISettingsRequest) ProtoMessage() {}
+
+func (x *GetGeneralUISettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGeneralUISettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetGeneralUISettingsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{4}
+}
+
+type GetGeneralUISettingsResponse struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	DefaultTheme     string                 `protobuf:"bytes,1,opt,name=default_theme,json=defaultTheme,proto3" json:"default_theme,omitempty"`
+	AllowedReactions []string               `protobuf:"bytes,2,rep,name=allowed_reactions,json=allowedReactions,proto3" json:"allowed_reactions,omitempty"`
+	CustomEmojis     []string               `protobuf:"bytes,3,rep,name=custom_emojis,json=customEmojis,proto3" json:"custom_emojis,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetGeneralUISettingsResponse) Reset() {
+	*x = GetGeneralUISettingsResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGeneralUISettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGeneralUISettingsResponse) ProtoMessage() {}
+
+func (x *GetGeneralUISettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGeneralUISettingsResponse.ProtoReflect.Descriptor instead.
+func (*GetGeneralUISettingsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *GetGeneralUISettingsResponse) GetDefaultTheme() string {
+	if x != nil {
+		return x.DefaultTheme
+	}
+	return ""
+}
+
+func (x *GetGeneralUISettingsResponse) GetAllowedReactions() []string {
+	if x != nil {
+		return x.AllowedReactions
+	}
+	return nil
+}
+
+func (x *GetGeneralUISettingsResponse) GetCustomEmojis() []string {
+	if x != nil {
+		return x.CustomEmojis
+	}
+	return nil
+}
+
+type GetGeneralRepoSettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGeneralRepoSettingsRequest) Reset() {
+	*x = GetGeneralRepoSettingsRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGeneralRepoSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGeneralRepoSettingsRequest) ProtoMessage() {}
+
+func (x *GetGeneralRepoSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGeneralRepoSettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetGeneralRepoSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{6}
+}
+
+type GetGeneralRepoSettingsResponse struct {
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	MirrorsDisabled      bool                   `protobuf:"varint,1,opt,name=mirrors_disabled,json=mirrorsDisabled,proto3" json:"mirrors_disabled,omitempty"`
+	HttpGitDisabled      bool                   `protobuf:"varint,2,opt,name=http_git_disabled,json=httpGitDisabled,proto3" json:"http_git_disabled,omitempty"`
+	MigrationsDisabled   bool                   `protobuf:"varint,3,opt,name=migrations_disabled,json=migrationsDisabled,proto3" json:"migrations_disabled,omitempty"`
+	StarsDisabled        bool                   `protobuf:"varint,4,opt,name=stars_disabled,json=starsDisabled,proto3" json:"stars_disabled,omitempty"`
+	TimeTrackingDisabled bool                   `protobuf:"varint,5,opt,name=time_tracking_disabled,json=timeTrackingDisabled,proto3" json:"time_tracking_disabled,omitempty"`
+	LfsDisabled          bool                   `protobuf:"varint,6,opt,name=lfs_disabled,json=lfsDisabled,proto3" json:"lfs_disabled,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *GetGeneralRepoSettingsResponse) Reset() {
+	*x = GetGeneralRepoSettingsResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGeneralRepoSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGeneralRepoSettingsResponse) ProtoMessage() {}
+
+func (x *GetGeneralRepoSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGeneralRepoSettingsResponse.ProtoReflect.Descriptor instead.
+func (*GetGeneralRepoSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetMirrorsDisabled() bool {
+	if x != nil {
+		return x.MirrorsDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetHttpGitDisabled() bool {
+	if x != nil {
+		return x.HttpGitDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetMigrationsDisabled() bool {
+	if x != nil {
+		return x.MigrationsDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetStarsDisabled() bool {
+	if x != nil {
+		return x.StarsDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetTimeTrackingDisabled() bool {
+	if x != nil {
+		return x.TimeTrackingDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetLfsDisabled() bool {
+	if x != nil {
+		return x.LfsDisabled
+	}
+	return false
+}
+
 var File_forge_misc_v1_misc_proto protoreflect.FileDescriptor
 
 const file_forge_misc_v1_misc_proto_rawDesc = "" +
@@ -220,11 +436,26 @@ const file_forge_misc_v1_misc_proto_rawDesc = "" +
 	"\x12max_response_items\x18\x01 \x01(\x03R\x10maxResponseItems\x12,\n" +
 	"\x12default_paging_num\x18\x02 \x01(\x03R\x10defaultPagingNum\x12:\n" +
 	"\x1adefault_git_trees_per_page\x18\x03 \x01(\x03R\x16defaultGitTreesPerPage\x121\n" +
-	"\x15default_max_blob_size\x18\x04 \x01(\x03R\x12defaultMaxBlobSize2\x85\x02\n" +
+	"\x15default_max_blob_size\x18\x04 \x01(\x03R\x12defaultMaxBlobSize\"\x1d\n" +
+	"\x1bGetGeneralUISettingsRequest\"\x95\x01\n" +
+	"\x1cGetGeneralUISettingsResponse\x12#\n" +
+	"\rdefault_theme\x18\x01 \x01(\tR\fdefaultTheme\x12+\n" +
+	"\x11allowed_reactions\x18\x02 \x03(\tR\x10allowedReactions\x12#\n" +
+	"\rcustom_emojis\x18\x03 \x03(\tR\fcustomEmojis\"\x1f\n" +
+	"\x1dGetGeneralRepoSettingsRequest\"\xa8\x02\n" +
+	"\x1eGetGeneralRepoSettingsResponse\x12)\n" +
+	"\x10mirrors_disabled\x18\x01 \x01(\bR\x0fmirrorsDisabled\x12*\n" +
+	"\x11http_git_disabled\x18\x02 \x01(\bR\x0fhttpGitDisabled\x12/\n" +
+	"\x13migrations_disabled\x18\x03 \x01(\bR\x12migrationsDisabled\x12%\n" +
+	"\x0estars_disabled\x18\x04 \x01(\bR\rstarsDisabled\x124\n" +
+	"\x16time_tracking_disabled\x18\x05 \x01(\bR\x14timeTrackingDisabled\x12!\n" +
+	"\flfs_disabled\x18\x06 \x01(\bR\vlfsDisabled2\xbd\x04\n" +
 	"\vMiscService\x12r\n" +
 	"\n" +
 	"GetVersion\x12 .forge.misc.v1.GetVersionRequest\x1a!.forge.misc.v1.GetVersionResponse\"\x1f\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/version\x12\x81\x01\n" +
-	"\x0eGetAPISettings\x12$.forge.misc.v1.GetAPISettingsRequest\x1a%.forge.misc.v1.GetAPISettingsResponse\"\"\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/settings/apiB\x94\x01\n" +
+	"\x0eGetAPISettings\x12$.forge.misc.v1.GetAPISettingsRequest\x1a%.forge.misc.v1.GetAPISettingsResponse\"\"\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/settings/api\x12\x92\x01\n" +
+	"\x14GetGeneralUISettings\x12*.forge.misc.v1.GetGeneralUISettingsRequest\x1a+.forge.misc.v1.GetGeneralUISettingsResponse\"!\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x15\x12\x13/api/v1/settings/ui\x12\xa0\x01\n" +
+	"\x16GetGeneralRepoSettings\x12,.forge.misc.v1.GetGeneralRepoSettingsRequest\x1a-.forge.misc.v1.GetGeneralRepoSettingsResponse\")\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/v1/settings/repositoryB\x94\x01\n" +
 	"\x11com.forge.misc.v1B\tMiscProtoP\x01Z\x1eforge/gen/forge/misc/v1;miscv1\xa2\x02\x03FMX\xaa\x02\rForge.Misc.V1\xca\x02\rForge\\Misc\\V1\xe2\x02\x19Forge\\Misc\\V1\\GPBMetadata\xea\x02\x0fForge::Misc::V1b\x06proto3"
 
 var (
@@ -239,20 +470,28 @@ func file_forge_misc_v1_misc_proto_rawDescGZIP() []byte {
 	return file_forge_misc_v1_misc_proto_rawDescData
 }
 
-var file_forge_misc_v1_misc_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_forge_misc_v1_misc_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_forge_misc_v1_misc_proto_goTypes = []any{
-	(*GetVersionRequest)(nil),      // 0: forge.misc.v1.GetVersionRequest
-	(*GetVersionResponse)(nil),     // 1: forge.misc.v1.GetVersionResponse
-	(*GetAPISettingsRequest)(nil),  // 2: forge.misc.v1.GetAPISettingsRequest
-	(*GetAPISettingsResponse)(nil), // 3: forge.misc.v1.GetAPISettingsResponse
+	(*GetVersionRequest)(nil),              // 0: forge.misc.v1.GetVersionRequest
+	(*GetVersionResponse)(nil),             // 1: forge.misc.v1.GetVersionResponse
+	(*GetAPISettingsRequest)(nil),          // 2: forge.misc.v1.GetAPISettingsRequest
+	(*GetAPISettingsResponse)(nil),         // 3: forge.misc.v1.GetAPISettingsResponse
+	(*GetGeneralUISettingsRequest)(nil),    // 4: forge.misc.v1.GetGeneralUISettingsRequest
+	(*GetGeneralUISettingsResponse)(nil),   // 5: forge.misc.v1.GetGeneralUISettingsResponse
+	(*GetGeneralRepoSettingsRequest)(nil),  // 6: forge.misc.v1.GetGeneralRepoSettingsRequest
+	(*GetGeneralRepoSettingsResponse)(nil), // 7: forge.misc.v1.GetGeneralRepoSettingsResponse
 }
 var file_forge_misc_v1_misc_proto_depIdxs = []int32{
 	0, // 0: forge.misc.v1.MiscService.GetVersion:input_type -> forge.misc.v1.GetVersionRequest
 	2, // 1: forge.misc.v1.MiscService.GetAPISettings:input_type -> forge.misc.v1.GetAPISettingsRequest
-	1, // 2: forge.misc.v1.MiscService.GetVersion:output_type -> forge.misc.v1.GetVersionResponse
-	3, // 3: forge.misc.v1.MiscService.GetAPISettings:output_type -> forge.misc.v1.GetAPISettingsResponse
-	2, // [2:4] is the sub-list for method output_type
-	0, // [0:2] is the sub-list for method input_type
+	4, // 2: forge.misc.v1.MiscService.GetGeneralUISettings:input_type -> forge.misc.v1.GetGeneralUISettingsRequest
+	6, // 3: forge.misc.v1.MiscService.GetGeneralRepoSettings:input_type -> forge.misc.v1.GetGeneralRepoSettingsRequest
+	1, // 4: forge.misc.v1.MiscService.GetVersion:output_type -> forge.misc.v1.GetVersionResponse
+	3, // 5: forge.misc.v1.MiscService.GetAPISettings:output_type -> forge.misc.v1.GetAPISettingsResponse
+	5, // 6: forge.misc.v1.MiscService.GetGeneralUISettings:output_type -> forge.misc.v1.GetGeneralUISettingsResponse
+	7, // 7: forge.misc.v1.MiscService.GetGeneralRepoSettings:output_type -> forge.misc.v1.GetGeneralRepoSettingsResponse
+	4, // [4:8] is the sub-list for method output_type
+	0, // [0:4] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
 	0, // [0:0] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
@@ -269,7 +508,7 @@ func file_forge_misc_v1_misc_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_misc_v1_misc_proto_rawDesc), len(file_forge_misc_v1_misc_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
