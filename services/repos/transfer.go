@@ -56,6 +56,9 @@ const (
 // Gitea), so they can see what they are offered;
 // otherwise the repository moves at once (see move).
 func (s *Service) Transfer(ctx context.Context, r *access.Repo, target *access.Object, caller *auth.Principal) (Details, bool, error) {
+	if target.User.ID == r.OwnerID {
+		return Details{}, false, transferError(store.ErrRepoExists, r, target.User) // it already has that name, as Gitea answers
+	}
 	if !target.Direct {
 		t := &store.RepoTransfer{RepoID: r.ID, DoerID: caller.ID(), RecipientID: target.User.ID, TeamIDs: store.JoinTeamIDs(target.Teams)}
 		addReader := false

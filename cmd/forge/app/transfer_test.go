@@ -51,6 +51,8 @@ func TestTransferSDK(t *testing.T) {
 		refused("teams for a user", resp, err, 422, "Teams can only be added to organization-owned repositories")
 		_, resp, err = bob.AcceptRepoTransfer("alice", "proj")
 		refused("accept before any offer", resp, err, 404, "")
+		_, resp, err = alice.TransferRepo("alice", "proj", gitea.TransferRepoOption{NewOwner: "alice"})
+		refused("to its own owner", resp, err, 422, "repository already exists [uname: alice, name: proj]")
 
 		// Offered to bob: pending, bob reads it and rejects it.
 		r, resp, err := alice.TransferRepo("alice", "proj", gitea.TransferRepoOption{NewOwner: "bob"})
