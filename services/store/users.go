@@ -50,6 +50,14 @@ func checkUnique(tx *gorm.DB, u *User) error {
 		if n > 0 {
 			return ErrEmailUsed
 		}
+		// A secondary address of another account (of the account
+		// itself: it becomes the primary one, and stays listed).
+		if err := tx.Model(&EmailAddress{}).Where("lower_email = ? AND uid <> ?", *u.LowerEmail, u.ID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrEmailUsed
+		}
 	}
 	return nil
 }

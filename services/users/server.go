@@ -15,6 +15,7 @@ import (
 type Store interface {
 	access.VisibilityStore
 	SettingsStore
+	EmailStore
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 	FollowUser(ctx context.Context, userID, followID int64) error
 	UnfollowUser(ctx context.Context, userID, followID int64) error
