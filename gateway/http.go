@@ -177,6 +177,11 @@ type createdReporter interface{ GetCreated() bool }
 // declared 201.
 type existedReporter interface{ GetExisted() bool }
 
+// pendingReporter is the answer of a request recorded to wait for someone
+// else (a repository transfer the recipient must accept): 201 with its
+// body instead of the method's declared status.
+type pendingReporter interface{ GetPending() bool }
+
 // forwardResponse sets paging headers and the success status.
 func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, resp proto.Message) error {
 	method, _ := runtime.RPCMethod(ctx)
@@ -198,6 +203,10 @@ func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, re
 		return nil
 	}
 	if er, ok := resp.(existedReporter); ok && er.GetExisted() {
+		return nil
+	}
+	if pr, ok := resp.(pendingReporter); ok && pr.GetPending() {
+		w.WriteHeader(http.StatusCreated)
 		return nil
 	}
 	if code := g.success[method]; code != 0 && code != http.StatusOK {

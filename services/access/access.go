@@ -51,6 +51,9 @@ type Store interface {
 	// AutoMergeOfPull loads a pull request's scheduled merge (the rule
 	// auto-merge-canceller; store.ErrNotFound when none).
 	AutoMergeOfPull(ctx context.Context, pullID int64) (*store.AutoMerge, error)
+	// PendingTransfer loads a repository's pending transfer (the rule
+	// transfer-recipient; store.ErrNotFound when none).
+	PendingTransfer(ctx context.Context, repoID int64) (*store.RepoTransfer, error)
 	OrgStore
 }
 

@@ -47,6 +47,12 @@ type Object struct {
 	Review *store.Review
 	// Time is the tracked time the request's id names.
 	Time *store.TrackedTime
+	// Teams are the team ids a transfer names (rule transfer-new-owner);
+	// Direct says the transfer needs no acceptance.
+	Teams  []int64
+	Direct bool
+	// Transfer is the pending transfer of Repo (rule transfer-recipient).
+	Transfer *store.RepoTransfer
 }
 
 type objectKey struct{}
@@ -354,6 +360,20 @@ var Rules = map[string]Rule{
 			return &Object{}, nil
 		},
 	},
+	// transfer-new-owner: the account new_owner names, visible to the caller (404), and team_ids teams of that organization (422, 403); no acceptance needed from a site administrator, the new owner, or a member who may create repositories in the organization.
+	"transfer-new-owner": {
+		On: auth.RepositoryResource, Fields: []string{"new_owner", "team_ids"},
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.transferTarget(ctx, s)
+		},
+	},
+	// transfer-recipient: the repository has a pending transfer (404) and the caller is its recipient, or a member who may create repositories in the recipient organization (403).
+	"transfer-recipient": {
+		On: auth.RepositoryResource,
+		decide: func(ctx context.Context, c *Checker, s *subject) (*Object, error) {
+			return c.transferRecipient(ctx, s)
+		},
+	},
 	// relate-issue: the URL's issue writable in its unit, the other issue (meta) readable in its own repository and unit.
 	"relate-issue": {
 		On: auth.RepositoryResource, Fields: []string{"index", "meta"},
@@ -554,6 +574,16 @@ func (c *Checker) relate(ctx context.Context, s *subject, needURL, needOther sto
 // intField and stringField read a request field CheckRules verified.
 func intField(m protoreflect.Message, name string) int64 {
 	return m.Get(m.Descriptor().Fields().ByName(protoreflect.Name(name))).Int()
+}
+
+// intList is a repeated int64 field's values.
+func intList(m protoreflect.Message, name string) []int64 {
+	l := m.Get(m.Descriptor().Fields().ByName(protoreflect.Name(name))).List()
+	out := make([]int64, l.Len())
+	for i := range out {
+		out[i] = l.Get(i).Int()
+	}
+	return out
 }
 
 func stringField(m protoreflect.Message, name string) string {

@@ -40,6 +40,22 @@ type ruleStore struct {
 	reviews   map[int64]*store.Review
 	autos     map[int64]*store.AutoMerge // scheduled merges by pull request id
 	times     map[int64]*store.TrackedTime
+	teams     map[int64]*store.Team
+	transfers map[int64]*store.RepoTransfer // pending transfers by repository id
+}
+
+func (s *ruleStore) TeamByID(_ context.Context, id int64) (*store.Team, error) {
+	if t, ok := s.teams[id]; ok {
+		return t, nil
+	}
+	return nil, store.ErrNotFound
+}
+
+func (s *ruleStore) PendingTransfer(_ context.Context, repoID int64) (*store.RepoTransfer, error) {
+	if t, ok := s.transfers[repoID]; ok {
+		return t, nil
+	}
+	return nil, store.ErrNotFound
 }
 
 func (s *ruleStore) AutoMergeOfPull(_ context.Context, pullID int64) (*store.AutoMerge, error) {
@@ -124,6 +140,7 @@ var (
 	poster   = &store.User{ID: 2, Name: "poster", LowerName: "poster", Visibility: store.VisibilityPublic}
 	other    = &store.User{ID: 3, Name: "other", LowerName: "other", Visibility: store.VisibilityPublic}
 	siteRoot = &store.User{ID: 1, Name: "root", LowerName: "root", IsAdmin: true, Visibility: store.VisibilityPublic}
+	acme     = &store.User{ID: 50, Name: "acme", LowerName: "acme", Type: store.UserTypeOrganization, Visibility: store.VisibilityPublic}
 	creator  = &store.User{ID: 4, Name: "creator", LowerName: "creator", Visibility: store.VisibilityPublic, AllowCreateOrganization: true}
 )
 
@@ -152,7 +169,9 @@ func TestRules(t *testing.T) {
 		},
 		comments:  map[int64]*store.Comment{5: {ID: 5, IssueID: 11, PosterID: poster.ID}, 6: {ID: 6, IssueID: 12, PosterID: poster.ID}},
 		threads:   map[int64]*store.NotificationThread{7: {Notification: store.Notification{ID: 7, UserID: poster.ID}}},
-		users:     map[string]*store.User{"poster": poster, "other": other, "root": siteRoot},
+		users:     map[string]*store.User{"poster": poster, "other": other, "root": siteRoot, "acme": acme},
+		teams:     map[int64]*store.Team{70: {ID: 70, OrgID: acme.ID}, 71: {ID: 71, OrgID: 51}},
+		transfers: map[int64]*store.RepoTransfer{9: {ID: 1, RepoID: 9, DoerID: siteRoot.ID, RecipientID: poster.ID}},
 		canCreate: map[int64]bool{poster.ID: true},
 		autos:     map[int64]*store.AutoMerge{3: {ID: 1, PullID: 3, DoerID: poster.ID}},
 		times:     map[int64]*store.TrackedTime{30: {ID: 30, IssueID: 11, UserID: poster.ID}},
@@ -181,7 +200,19 @@ func TestRules(t *testing.T) {
 		return &watchv1.SubscribeIssueRequest{Index: index, User: user}
 	}
 	notFound := "The target couldn't be found."
+	transfer := func(to string, teams ...int64) proto.Message {
+		return &reposv1.TransferRepoRequest{NewOwner: to, TeamIds: teams}
+	}
+	accept := &reposv1.AcceptRepoTransferRequest{}
 	cases := []call{
+		{"transfer-new-owner", transfer("other"), poster, store.AccessOwner, false, ""},
+		{"transfer-new-owner", transfer("acme", 70), poster, store.AccessOwner, false, ""},
+		{"transfer-new-owner", transfer("nobody"), poster, store.AccessOwner, false, access.NewOwnerNotFoundMessage},
+		{"transfer-new-owner", transfer("other", 70), poster, store.AccessOwner, false, access.TeamsNeedOrgMessage},
+		{"transfer-new-owner", transfer("acme", 99), poster, store.AccessOwner, false, "team 99 not found"},
+		{"transfer-new-owner", transfer("acme", 71), poster, store.AccessOwner, false, "team 71 belongs not to org 50"},
+		{"transfer-recipient", accept, poster, store.AccessRead, false, ""},
+		{"transfer-recipient", accept, other, store.AccessAdmin, false, access.TransferDeniedMessage},
 		{"issue-poster-or-writer", editIssue(1), poster, store.AccessRead, false, ""},
 		{"issue-poster-or-writer", editIssue(1), other, store.AccessWrite, false, ""},
 		{"issue-poster-or-writer", editIssue(1), other, store.AccessRead, false, access.NotPosterMessage},

@@ -70,6 +70,9 @@ func (s *Server) ListUsers(ctx context.Context, req *adminv1.ListUsersRequest) (
 	for i := range found {
 		out.Users[i] = s.render.User(&found[i], viewer)
 	}
+	if err := s.render.FillCounts(ctx, out.Users); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -38,6 +38,7 @@ type Config struct {
 	TimeTracking TimeTracking
 	Log          Log
 	Metrics      Metrics
+	Picture      Picture
 
 	// Unread lists the keys of the file and the environment forge does
 	// not read ("[sevrer] ROOT_URL"): a typo, or a Gitea setting forge
@@ -72,6 +73,14 @@ type Log struct {
 type Metrics struct {
 	Enabled bool   // [metrics] ENABLED
 	Token   string // [metrics] TOKEN: when set, scrapes send "Authorization: Bearer TOKEN"
+}
+
+// Picture configures avatars.
+type Picture struct {
+	// DisableGravatar: avatar URLs point at forge ([server] ROOT_URL
+	// avatars/...) instead of Gravatar's hash of the e-mail address
+	// ([picture] DISABLE_GRAVATAR).
+	DisableGravatar bool
 }
 
 // Webhook configures the delivery of webhooks.
@@ -377,6 +386,7 @@ func Load(path string, environ []string) (*Config, error) {
 	r.bool("service", "ENABLE_TIMETRACKING", &tt.Enabled)
 	r.bool("service", "DEFAULT_ENABLE_TIMETRACKING", &tt.DefaultEnabled)
 	r.bool("service", "DEFAULT_ALLOW_ONLY_CONTRIBUTORS_TO_TRACK_TIME", &tt.DefaultContributorsOnly)
+	r.bool("picture", "DISABLE_GRAVATAR", &cfg.Picture.DisableGravatar)
 	r.str("repository", "ROOT", &cfg.Repository.Root)
 	r.int("repository", "MAX_CREATION_LIMIT", &cfg.Repository.MaxCreationLimit)
 	r.int("repository.issue", "MAX_PINNED", &cfg.Repository.MaxPinned)

@@ -189,6 +189,7 @@ func TestDocumentedDefaults(t *testing.T) {
 		"log.MAX_DAYS":                                          itoa(cfg.Log.MaxDays),
 		"metrics.ENABLED":                                       btoa(cfg.Metrics.Enabled),
 		"metrics.TOKEN":                                         cfg.Metrics.Token,
+		"picture.DISABLE_GRAVATAR":                              btoa(cfg.Picture.DisableGravatar),
 	}
 	documented := map[string]string{}
 	sc := bufio.NewScanner(f)

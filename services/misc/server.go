@@ -47,3 +47,20 @@ func (s *Server) GetAPISettings(context.Context, *miscv1.GetAPISettingsRequest) 
 		DefaultMaxBlobSize:     10 << 20,
 	}, nil
 }
+
+// GetGeneralUISettings answers Gitea's defaults: the settings belong to a
+// web interface forge does not have.
+func (s *Server) GetGeneralUISettings(context.Context, *miscv1.GetGeneralUISettingsRequest) (*miscv1.GetGeneralUISettingsResponse, error) {
+	return &miscv1.GetGeneralUISettingsResponse{
+		DefaultTheme:     "gitea-auto",
+		AllowedReactions: []string{"+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes"},
+		CustomEmojis:     []string{"git", "gitea", "codeberg", "gitlab", "github", "gogs"},
+	}, nil
+}
+
+// GetGeneralRepoSettings tells what forge serves: pull and push mirrors,
+// git over HTTP, migrations and stars are always on; LFS and time
+// tracking do not exist.
+func (s *Server) GetGeneralRepoSettings(context.Context, *miscv1.GetGeneralRepoSettingsRequest) (*miscv1.GetGeneralRepoSettingsResponse, error) {
+	return &miscv1.GetGeneralRepoSettingsResponse{TimeTrackingDisabled: true, LfsDisabled: true}, nil
+}

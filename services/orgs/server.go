@@ -124,12 +124,16 @@ func (s *Server) GetUserOrgPermissions(ctx context.Context, req *orgsv1.GetUserO
 		CanRead: p.CanRead, CanCreateRepository: p.CanCreateRepository}, nil
 }
 
-func (s *base) renderUsers(list []store.User, viewer *auth.Principal) []*usersv1.User {
+// renderUsers renders a page of users with their follow and star counts.
+func (s *base) renderUsers(ctx context.Context, list []store.User, viewer *auth.Principal) ([]*usersv1.User, error) {
 	out := make([]*usersv1.User, len(list))
 	for i := range list {
 		out[i] = s.render.Users.User(&list[i], viewer)
 	}
-	return out
+	if err := s.render.Users.FillCounts(ctx, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (s *Server) ListMembers(ctx context.Context, req *orgsv1.ListMembersRequest) (*orgsv1.ListMembersResponse, error) {
@@ -139,7 +143,11 @@ func (s *Server) ListMembers(ctx context.Context, req *orgsv1.ListMembersRequest
 	if err != nil {
 		return nil, err
 	}
-	return &orgsv1.ListMembersResponse{Users: s.renderUsers(list, viewer), TotalCount: total}, nil
+	users, err := s.renderUsers(ctx, list, viewer)
+	if err != nil {
+		return nil, err
+	}
+	return &orgsv1.ListMembersResponse{Users: users, TotalCount: total}, nil
 }
 
 func (s *Server) IsMember(ctx context.Context, req *orgsv1.IsMemberRequest) (*orgsv1.IsMemberResponse, error) {
@@ -163,7 +171,11 @@ func (s *Server) ListPublicMembers(ctx context.Context, req *orgsv1.ListPublicMe
 	if err != nil {
 		return nil, err
 	}
-	return &orgsv1.ListPublicMembersResponse{Users: s.renderUsers(list, viewer), TotalCount: total}, nil
+	users, err := s.renderUsers(ctx, list, viewer)
+	if err != nil {
+		return nil, err
+	}
+	return &orgsv1.ListPublicMembersResponse{Users: users, TotalCount: total}, nil
 }
 
 func (s *Server) IsPublicMember(ctx context.Context, req *orgsv1.IsPublicMemberRequest) (*orgsv1.IsPublicMemberResponse, error) {

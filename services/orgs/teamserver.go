@@ -95,7 +95,11 @@ func (s *TeamServer) ListTeamMembers(ctx context.Context, req *orgsv1.ListTeamMe
 	if err != nil {
 		return nil, err
 	}
-	return &orgsv1.ListTeamMembersResponse{Users: s.renderUsers(list, viewer), TotalCount: total}, nil
+	users, err := s.renderUsers(ctx, list, viewer)
+	if err != nil {
+		return nil, err
+	}
+	return &orgsv1.ListTeamMembersResponse{Users: users, TotalCount: total}, nil
 }
 
 func (s *TeamServer) GetTeamMember(ctx context.Context, req *orgsv1.GetTeamMemberRequest) (*orgsv1.GetTeamMemberResponse, error) {

@@ -27,7 +27,7 @@ func (r Renderer) Org(o *store.User, viewer *auth.Principal) *orgsv1.Organizatio
 		Username:                  o.Name,
 		FullName:                  o.FullName,
 		Email:                     o.Email,
-		AvatarUrl:                 r.RootURL + "avatars/" + o.LowerName,
+		AvatarUrl:                 r.Users.AvatarURL(o),
 		Description:               o.Description,
 		Website:                   o.Website,
 		Location:                  o.Location,

@@ -16,7 +16,9 @@ var Area = area.Area{
 	// Collaborations belong to both their repository and their user;
 	// branch and tag records mirror a repository's git refs (see Syncer); a
 	// repository's topics go with it (topic counts are counted, so
-	// nothing else needs correcting).
-	RepoTables: []string{"collaborations", "branches", "tag_refs", "repo_topics"},
-	UserTables: []area.Column{{Table: "collaborations", Column: "user_id"}},
+	// nothing else needs correcting); a pending transfer goes with its
+	// repository, its recipient and the user who offered it.
+	RepoTables: []string{"collaborations", "branches", "tag_refs", "repo_topics", "repo_transfers"},
+	UserTables: []area.Column{{Table: "collaborations", Column: "user_id"},
+		{Table: "repo_transfers", Column: "recipient_id"}, {Table: "repo_transfers", Column: "doer_id"}},
 }

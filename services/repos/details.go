@@ -21,6 +21,13 @@ type Details struct {
 	// Parent is a fork's parent as the viewer sees it; nil for a
 	// repository that is no fork, and for a parent hidden from the viewer.
 	Parent *Details
+	// Transfer is the pending transfer; nil when none.
+	Transfer *PendingTransfer
+}
+
+// PendingTransfer is who offered a repository to whom.
+type PendingTransfer struct {
+	Doer, Recipient *store.User
 }
 
 // Details reads what r's API object needs besides r itself; viewer is
@@ -53,6 +60,16 @@ func (s *Service) details(ctx context.Context, r *access.Repo) (Details, error) 
 		return Details{}, errs.Wrap(err, "count releases")
 	}
 	d.Releases = n
+	t, err := s.store.PendingTransfer(ctx, r.ID)
+	if err == nil {
+		users, err := s.store.UsersByID(ctx, []int64{t.DoerID, t.RecipientID})
+		if err != nil {
+			return Details{}, errs.Wrap(err, "load transfer users")
+		}
+		d.Transfer = pendingTransfer(t, users)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Details{}, errs.Wrap(err, "load pending transfer")
+	}
 	if r.IsMirror {
 		m, err := s.store.MirrorByRepoID(ctx, r.ID)
 		if err == nil {
@@ -67,4 +84,12 @@ func (s *Service) details(ctx context.Context, r *access.Repo) (Details, error) 
 // mirrorInterval is a mirror record's sync interval.
 func mirrorInterval(m *store.Mirror) time.Duration {
 	return time.Duration(m.IntervalSecs) * time.Second
+}
+
+// pendingTransfer is t with its users; nil when one of them is gone.
+func pendingTransfer(t *store.RepoTransfer, users map[int64]*store.User) *PendingTransfer {
+	if t == nil || users[t.RecipientID] == nil || users[t.DoerID] == nil {
+		return nil
+	}
+	return &PendingTransfer{Doer: users[t.DoerID], Recipient: users[t.RecipientID]}
 }

@@ -75,6 +75,13 @@ func (s *Service) pageDetails(ctx context.Context, found []store.Repository, vie
 			mirrors = append(mirrors, found[i].ID)
 		}
 	}
+	transfers, err := s.store.PendingTransfersOf(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range transfers {
+		owners = append(owners, t.DoerID, t.RecipientID)
+	}
 	users, err := s.store.UsersByID(ctx, owners)
 	if err != nil {
 		return nil, errs.Wrap(err, "load owners")
@@ -98,6 +105,7 @@ func (s *Service) pageDetails(ctx context.Context, found []store.Repository, vie
 			Repo:     &access.Repo{Repository: r, Owner: users[r.OwnerID], Mode: modes[r.ID]},
 			Releases: releases[r.ID],
 			Mirror:   mirrored[r.ID],
+			Transfer: pendingTransfer(transfers[r.ID], users),
 		})
 	}
 	return out, nil

@@ -222,6 +222,9 @@ func (s *Server) ListCollaborators(ctx context.Context, req *reposv1.ListCollabo
 	for i := range list {
 		out.Users[i] = s.render.Users.User(&list[i].User, viewer)
 	}
+	if err := s.render.Users.FillCounts(ctx, out.Users); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -368,4 +371,47 @@ func (s *Server) ListForks(ctx context.Context, req *reposv1.ListForksRequest) (
 		return nil, err
 	}
 	return &reposv1.ListForksResponse{Repositories: s.renderAll(list, viewer), TotalCount: total}, nil
+}
+
+func (s *Server) TransferRepo(ctx context.Context, req *reposv1.TransferRepoRequest) (*reposv1.TransferRepoResponse, error) {
+	caller := auth.FromContext(ctx)
+	r, err := access.RepoFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	target, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, pending, err := s.repos.Transfer(ctx, r, target, caller)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.TransferRepoResponse{Repository: s.render.Details(d, caller), Pending: pending}, nil
+}
+
+func (s *Server) AcceptRepoTransfer(ctx context.Context, req *reposv1.AcceptRepoTransferRequest) (*reposv1.AcceptRepoTransferResponse, error) {
+	caller := auth.FromContext(ctx)
+	obj, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.repos.AcceptTransfer(ctx, obj, caller)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.AcceptRepoTransferResponse{Repository: s.render.Details(d, caller)}, nil
+}
+
+func (s *Server) RejectRepoTransfer(ctx context.Context, req *reposv1.RejectRepoTransferRequest) (*reposv1.RejectRepoTransferResponse, error) {
+	caller := auth.FromContext(ctx)
+	obj, err := access.ObjectFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.repos.RejectTransfer(ctx, obj, caller)
+	if err != nil {
+		return nil, err
+	}
+	return &reposv1.RejectRepoTransferResponse{Repository: s.render.Details(d, caller)}, nil
 }

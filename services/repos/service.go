@@ -21,6 +21,7 @@ type Store interface {
 	NameChecker
 	PurgeStore
 	SyncStore
+	TransferStore
 
 	// RepositoryCounters reloads r's counters (its fork count after a
 	// fork); store.ErrNotFound when it is gone.

@@ -148,6 +148,9 @@ func (v Renderer) Details(d Details, viewer *auth.Principal) *reposv1.Repository
 	if d.Mirror != nil {
 		MirrorState(out, mirrorInterval(d.Mirror), d.Mirror.UpdatedUnix)
 	}
+	if t := d.Transfer; t != nil {
+		out.RepoTransfer = &reposv1.RepoTransfer{Doer: v.Users.User(t.Doer, viewer), Recipient: v.Users.User(t.Recipient, viewer)}
+	}
 	if d.Parent != nil {
 		parent := *d.Parent
 		parent.Parent = nil // one level, as Gitea

@@ -501,6 +501,9 @@ func (s *Server) ListReviewers(ctx context.Context, _ *reviewsv1.ListReviewersRe
 	for i := range list {
 		out.Users = append(out.Users, s.users.User(&list[i], caller))
 	}
+	if err := s.users.FillCounts(ctx, out.Users); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

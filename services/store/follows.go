@@ -91,3 +91,30 @@ func (s *Store) UserSocialCounts(ctx context.Context, userID int64) (SocialCount
 	err := row.Scan(&c.Followers, &c.Following, &c.Stars)
 	return c, err
 }
+
+// SocialCountsOf counts them for a page of users in one statement; ids
+// that name no user are absent.
+func (s *Store) SocialCountsOf(ctx context.Context, ids []int64) (map[int64]SocialCounts, error) {
+	out := make(map[int64]SocialCounts, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT u.id,
+		(SELECT COUNT(*) FROM follows WHERE follow_id = u.id),
+		(SELECT COUNT(*) FROM follows WHERE user_id = u.id),
+		(SELECT COUNT(*) FROM stars WHERE user_id = u.id)
+		FROM users u WHERE u.id IN ?`, ids).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var c SocialCounts
+		if err := rows.Scan(&id, &c.Followers, &c.Following, &c.Stars); err != nil {
+			return nil, err
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
+}

@@ -55,7 +55,7 @@ func Sentinels() []error {
 		ErrReviewNotPending, ErrBranchProtectionExists, ErrVariableExists, ErrAutoMergeScheduled,
 		ErrLoginSourceExists, ErrLoginSourceInUse, ErrMilestoneNotFound,
 		ErrKeyUsed, ErrKeyTitleUsed, ErrDeployKeyAdded, ErrDeployKeyNameUsed,
-		ErrTagProtectionExists, ErrPinLimit, ErrStopwatchRunning, ErrStopwatchMissing}
+		ErrTagProtectionExists, ErrPinLimit, ErrStopwatchRunning, ErrStopwatchMissing, ErrTransferPending}
 }
 
 // Store is the database. It is safe for concurrent use.

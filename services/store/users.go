@@ -50,6 +50,14 @@ func checkUnique(tx *gorm.DB, u *User) error {
 		if n > 0 {
 			return ErrEmailUsed
 		}
+		// A secondary address of another account (of the account
+		// itself: it becomes the primary one, and stays listed).
+		if err := tx.Model(&EmailAddress{}).Where("lower_email = ? AND uid <> ?", *u.LowerEmail, u.ID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrEmailUsed
+		}
 	}
 	return nil
 }
@@ -94,6 +102,10 @@ type ListUsersOptions struct {
 	LoginName string
 	// Query is a case-insensitive substring of the name or full name.
 	Query string
+	// EmailOf, when set, makes Query match e-mail addresses too (Gitea's
+	// user search): every address for a site administrator, else the
+	// public ones and the viewer's own.
+	EmailOf *UserFilter
 	UID   int64
 	// Visible, when non-nil, keeps only the accounts it shows.
 	Visible *UserFilter
@@ -121,7 +133,19 @@ func (s *Store) ListUsers(ctx context.Context, opts ListUsersOptions) ([]User, i
 	}
 	if opts.Query != "" {
 		like := "%" + escapeLike(strings.ToLower(opts.Query)) + "%"
-		q = q.Where("(lower_name LIKE ? ESCAPE '\\' OR LOWER(full_name) LIKE ? ESCAPE '\\')", like, like)
+		match := "lower_name LIKE ? ESCAPE '\\' OR LOWER(full_name) LIKE ? ESCAPE '\\'"
+		args := []any{like, like}
+		if f := opts.EmailOf; f != nil {
+			switch {
+			case f.All:
+				match += " OR LOWER(email) LIKE ? ESCAPE '\\'"
+				args = append(args, like)
+			default:
+				match += " OR (LOWER(email) LIKE ? ESCAPE '\\' AND (keep_email_private = ? OR users.id = ?))"
+				args = append(args, like, false, f.ViewerID)
+			}
+		}
+		q = q.Where("("+match+")", args...)
 	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {

@@ -92,6 +92,9 @@ func (s *Server) follows(ctx context.Context, list followLister, user *store.Use
 	for i := range found {
 		out[i] = s.render.User(&found[i], viewer)
 	}
+	if err := s.render.FillCounts(ctx, out); err != nil {
+		return nil, 0, err
+	}
 	return out, total, nil
 }
 

@@ -15,6 +15,7 @@ import (
 type Store interface {
 	access.VisibilityStore
 	SettingsStore
+	EmailStore
 	ListUsers(ctx context.Context, opts store.ListUsersOptions) ([]store.User, int64, error)
 	FollowUser(ctx context.Context, userID, followID int64) error
 	UnfollowUser(ctx context.Context, userID, followID int64) error
@@ -65,7 +66,7 @@ func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersReques
 	page := s.limits.Normalize(int(req.GetPage()), int(req.GetLimit()))
 	opts := store.ListUsersOptions{Query: req.GetQ(), UID: req.GetUid(), Offset: page.Offset(), Limit: page.Size}
 	f := access.UserFilter(viewer)
-	opts.Visible = &f
+	opts.Visible, opts.EmailOf = &f, &f // Gitea's search matches e-mail addresses the viewer may see
 	found, total, err := s.store.ListUsers(ctx, opts)
 	if err != nil {
 		return nil, errs.Wrap(err, "search users")
@@ -73,6 +74,9 @@ func (s *Server) SearchUsers(ctx context.Context, req *usersv1.SearchUsersReques
 	out := &usersv1.SearchUsersResponse{Ok: true, Data: make([]*usersv1.User, len(found)), TotalCount: total}
 	for i := range found {
 		out.Data[i] = s.render.User(&found[i], viewer)
+	}
+	if err := s.render.FillCounts(ctx, out.Data); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

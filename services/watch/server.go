@@ -147,6 +147,9 @@ func (s *Server) ListSubscribers(ctx context.Context, req *watchv1.ListSubscribe
 	for i := range list {
 		out.Users[i] = s.repos.Users.User(&list[i], viewer)
 	}
+	if err := s.repos.Users.FillCounts(ctx, out.Users); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -236,6 +239,9 @@ func (s *Server) ListIssueSubscribers(ctx context.Context, req *watchv1.ListIssu
 	out := &watchv1.ListIssueSubscribersResponse{Users: make([]*usersv1.User, len(list)), TotalCount: total}
 	for i := range list {
 		out.Users[i] = s.repos.Users.User(&list[i], viewer)
+	}
+	if err := s.repos.Users.FillCounts(ctx, out.Users); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -375,6 +381,9 @@ func (s *Server) ListStargazers(ctx context.Context, req *watchv1.ListStargazers
 	out := &watchv1.ListStargazersResponse{Users: make([]*usersv1.User, len(list)), TotalCount: total}
 	for i := range list {
 		out.Users[i] = s.repos.Users.User(&list[i], viewer)
+	}
+	if err := s.repos.Users.FillCounts(ctx, out.Users); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

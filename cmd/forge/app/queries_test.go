@@ -104,6 +104,11 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 		if err := st.SetIssueWatch(ctx, first, u.ID, true); err != nil {
 			t.Fatal(err)
 		}
+		// ... who also follow the owner (GET /users/{owner}/followers,
+		// with each follower's own counts).
+		if err := st.FollowUser(ctx, u.ID, repo.OwnerID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Issue 1 depends on n issues, each in another repository of owner.
 	for i := 0; i < n; i++ {
@@ -246,6 +251,7 @@ func TestListQueriesConstant(t *testing.T) {
 			{"pull-timeline", "/api/v1/repos/%s/pulls/issues/1/timeline?limit=50", true},
 			{"combined-status", "/api/v1/repos/%s/list/commits/" + querySHA + "/status?limit=50", false},
 			{"user-keys", "/api/v1/users/%s/keys?limit=50", true},
+			{"followers", "/api/v1/users/%s/followers?limit=50", true},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				var counts []int64

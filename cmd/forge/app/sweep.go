@@ -8,6 +8,7 @@ import (
 	"forge/services/attachments"
 	"forge/services/git"
 	"forge/services/pulls"
+	"forge/services/repos"
 )
 
 // sweepEvery is how often debris of killed operations is looked for while
@@ -39,6 +40,13 @@ func (a *App) sweepPullRefs(ctx context.Context) error {
 // sweepScratch removes scratch files and push quarantines left by killed
 // operations (see git.Store.Sweep).
 func (a *App) sweepScratch(ctx context.Context) error {
+	// Directory moves a crash cut short (a repository transfer) settle
+	// where the record says, before anything serves the repository.
+	if n, err := repos.SettleMoves(ctx, a.Store, a.Git); err != nil {
+		slog.Warn("settling interrupted repository moves", "err", err)
+	} else if n > 0 {
+		slog.Info("settled interrupted repository moves", "settled", n)
+	}
 	n, err := a.Git.Sweep(ctx, git.DefaultScratchAge)
 	if err == nil && n > 0 {
 		slog.Info("removed leftovers of interrupted operations", "removed", n)

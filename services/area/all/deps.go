@@ -58,7 +58,11 @@ func (e *events) checks(ctx context.Context, repoID int64) {
 
 // users renders accounts.
 func (d Deps) users() users.Renderer {
-	return users.Renderer{RootURL: d.Config.Server.RootURL, Domain: d.Config.Server.Domain()}
+	r := users.Renderer{RootURL: d.Config.Server.RootURL, Domain: d.Config.Server.Domain(), Gravatar: !d.Config.Picture.DisableGravatar}
+	if d.Store != nil {
+		r.Counts = d.Store
+	}
+	return r
 }
 
 // repos renders repositories.

@@ -971,6 +971,222 @@ func (x *GetLabelTemplateResponse) GetLabels() []*LabelTemplate {
 	return nil
 }
 
+type GetGeneralUISettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGeneralUISettingsRequest) Reset() {
+	*x = GetGeneralUISettingsRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGeneralUISettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGeneralUISettingsRequest) ProtoMessage() {}
+
+func (x *GetGeneralUISettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGeneralUISettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetGeneralUISettingsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{20}
+}
+
+type GetGeneralUISettingsResponse struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	DefaultTheme     string                 `protobuf:"bytes,1,opt,name=default_theme,json=defaultTheme,proto3" json:"default_theme,omitempty"`
+	AllowedReactions []string               `protobuf:"bytes,2,rep,name=allowed_reactions,json=allowedReactions,proto3" json:"allowed_reactions,omitempty"`
+	CustomEmojis     []string               `protobuf:"bytes,3,rep,name=custom_emojis,json=customEmojis,proto3" json:"custom_emojis,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetGeneralUISettingsResponse) Reset() {
+	*x = GetGeneralUISettingsResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGeneralUISettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGeneralUISettingsResponse) ProtoMessage() {}
+
+func (x *GetGeneralUISettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGeneralUISettingsResponse.ProtoReflect.Descriptor instead.
+func (*GetGeneralUISettingsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *GetGeneralUISettingsResponse) GetDefaultTheme() string {
+	if x != nil {
+		return x.DefaultTheme
+	}
+	return ""
+}
+
+func (x *GetGeneralUISettingsResponse) GetAllowedReactions() []string {
+	if x != nil {
+		return x.AllowedReactions
+	}
+	return nil
+}
+
+func (x *GetGeneralUISettingsResponse) GetCustomEmojis() []string {
+	if x != nil {
+		return x.CustomEmojis
+	}
+	return nil
+}
+
+type GetGeneralRepoSettingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGeneralRepoSettingsRequest) Reset() {
+	*x = GetGeneralRepoSettingsRequest{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGeneralRepoSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGeneralRepoSettingsRequest) ProtoMessage() {}
+
+func (x *GetGeneralRepoSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGeneralRepoSettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetGeneralRepoSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{22}
+}
+
+type GetGeneralRepoSettingsResponse struct {
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	MirrorsDisabled      bool                   `protobuf:"varint,1,opt,name=mirrors_disabled,json=mirrorsDisabled,proto3" json:"mirrors_disabled,omitempty"`
+	HttpGitDisabled      bool                   `protobuf:"varint,2,opt,name=http_git_disabled,json=httpGitDisabled,proto3" json:"http_git_disabled,omitempty"`
+	MigrationsDisabled   bool                   `protobuf:"varint,3,opt,name=migrations_disabled,json=migrationsDisabled,proto3" json:"migrations_disabled,omitempty"`
+	StarsDisabled        bool                   `protobuf:"varint,4,opt,name=stars_disabled,json=starsDisabled,proto3" json:"stars_disabled,omitempty"`
+	TimeTrackingDisabled bool                   `protobuf:"varint,5,opt,name=time_tracking_disabled,json=timeTrackingDisabled,proto3" json:"time_tracking_disabled,omitempty"`
+	LfsDisabled          bool                   `protobuf:"varint,6,opt,name=lfs_disabled,json=lfsDisabled,proto3" json:"lfs_disabled,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *GetGeneralRepoSettingsResponse) Reset() {
+	*x = GetGeneralRepoSettingsResponse{}
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGeneralRepoSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGeneralRepoSettingsResponse) ProtoMessage() {}
+
+func (x *GetGeneralRepoSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_misc_v1_misc_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGeneralRepoSettingsResponse.ProtoReflect.Descriptor instead.
+func (*GetGeneralRepoSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_misc_v1_misc_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetMirrorsDisabled() bool {
+	if x != nil {
+		return x.MirrorsDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetHttpGitDisabled() bool {
+	if x != nil {
+		return x.HttpGitDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetMigrationsDisabled() bool {
+	if x != nil {
+		return x.MigrationsDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetStarsDisabled() bool {
+	if x != nil {
+		return x.StarsDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetTimeTrackingDisabled() bool {
+	if x != nil {
+		return x.TimeTrackingDisabled
+	}
+	return false
+}
+
+func (x *GetGeneralRepoSettingsResponse) GetLfsDisabled() bool {
+	if x != nil {
+		return x.LfsDisabled
+	}
+	return false
+}
+
 var File_forge_misc_v1_misc_proto protoreflect.FileDescriptor
 
 const file_forge_misc_v1_misc_proto_rawDesc = "" +
@@ -1023,7 +1239,20 @@ const file_forge_misc_v1_misc_proto_rawDesc = "" +
 	"\x05color\x18\x03 \x01(\tR\x05color\x12 \n" +
 	"\vdescription\x18\x04 \x01(\tR\vdescription\"P\n" +
 	"\x18GetLabelTemplateResponse\x124\n" +
-	"\x06labels\x18\x01 \x03(\v2\x1c.forge.misc.v1.LabelTemplateR\x06labels2\xd7\t\n" +
+	"\x06labels\x18\x01 \x03(\v2\x1c.forge.misc.v1.LabelTemplateR\x06labels\"\x1d\n" +
+	"\x1bGetGeneralUISettingsRequest\"\x95\x01\n" +
+	"\x1cGetGeneralUISettingsResponse\x12#\n" +
+	"\rdefault_theme\x18\x01 \x01(\tR\fdefaultTheme\x12+\n" +
+	"\x11allowed_reactions\x18\x02 \x03(\tR\x10allowedReactions\x12#\n" +
+	"\rcustom_emojis\x18\x03 \x03(\tR\fcustomEmojis\"\x1f\n" +
+	"\x1dGetGeneralRepoSettingsRequest\"\xa8\x02\n" +
+	"\x1eGetGeneralRepoSettingsResponse\x12)\n" +
+	"\x10mirrors_disabled\x18\x01 \x01(\bR\x0fmirrorsDisabled\x12*\n" +
+	"\x11http_git_disabled\x18\x02 \x01(\bR\x0fhttpGitDisabled\x12/\n" +
+	"\x13migrations_disabled\x18\x03 \x01(\bR\x12migrationsDisabled\x12%\n" +
+	"\x0estars_disabled\x18\x04 \x01(\bR\rstarsDisabled\x124\n" +
+	"\x16time_tracking_disabled\x18\x05 \x01(\bR\x14timeTrackingDisabled\x12!\n" +
+	"\flfs_disabled\x18\x06 \x01(\bR\vlfsDisabled2\x8f\f\n" +
 	"\vMiscService\x12r\n" +
 	"\n" +
 	"GetVersion\x12 .forge.misc.v1.GetVersionRequest\x1a!.forge.misc.v1.GetVersionResponse\"\x1f\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/version\x12\x81\x01\n" +
@@ -1033,7 +1262,9 @@ const file_forge_misc_v1_misc_proto_rawDesc = "" +
 	"\x16ListGitignoreTemplates\x12,.forge.misc.v1.ListGitignoreTemplatesRequest\x1a-.forge.misc.v1.ListGitignoreTemplatesResponse\"2\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02$b\x05names\x12\x1b/api/v1/gitignore/templates\x12\xad\x01\n" +
 	"\x14GetGitignoreTemplate\x12*.forge.misc.v1.GetGitignoreTemplateRequest\x1a+.forge.misc.v1.GetGitignoreTemplateResponse\"<\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02.b\btemplate\x12\"/api/v1/gitignore/templates/{name}\x12\x99\x01\n" +
 	"\x12ListLabelTemplates\x12(.forge.misc.v1.ListLabelTemplatesRequest\x1a).forge.misc.v1.ListLabelTemplatesResponse\".\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02 b\x05names\x12\x17/api/v1/label/templates\x12\x9b\x01\n" +
-	"\x10GetLabelTemplate\x12&.forge.misc.v1.GetLabelTemplateRequest\x1a'.forge.misc.v1.GetLabelTemplateResponse\"6\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02(b\x06labels\x12\x1e/api/v1/label/templates/{name}B\x94\x01\n" +
+	"\x10GetLabelTemplate\x12&.forge.misc.v1.GetLabelTemplateRequest\x1a'.forge.misc.v1.GetLabelTemplateResponse\"6\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02(b\x06labels\x12\x1e/api/v1/label/templates/{name}\x12\x92\x01\n" +
+	"\x14GetGeneralUISettings\x12*.forge.misc.v1.GetGeneralUISettingsRequest\x1a+.forge.misc.v1.GetGeneralUISettingsResponse\"!\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x15\x12\x13/api/v1/settings/ui\x12\xa0\x01\n" +
+	"\x16GetGeneralRepoSettings\x12,.forge.misc.v1.GetGeneralRepoSettingsRequest\x1a-.forge.misc.v1.GetGeneralRepoSettingsResponse\")\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/v1/settings/repositoryB\x94\x01\n" +
 	"\x11com.forge.misc.v1B\tMiscProtoP\x01Z\x1eforge/gen/forge/misc/v1;miscv1\xa2\x02\x03FMX\xaa\x02\rForge.Misc.V1\xca\x02\rForge\\Misc\\V1\xe2\x02\x19Forge\\Misc\\V1\\GPBMetadata\xea\x02\x0fForge::Misc::V1b\x06proto3"
 
 var (
@@ -1048,7 +1279,7 @@ func file_forge_misc_v1_misc_proto_rawDescGZIP() []byte {
 	return file_forge_misc_v1_misc_proto_rawDescData
 }
 
-var file_forge_misc_v1_misc_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_forge_misc_v1_misc_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_forge_misc_v1_misc_proto_goTypes = []any{
 	(*GetVersionRequest)(nil),              // 0: forge.misc.v1.GetVersionRequest
 	(*GetVersionResponse)(nil),             // 1: forge.misc.v1.GetVersionResponse
@@ -1070,6 +1301,10 @@ var file_forge_misc_v1_misc_proto_goTypes = []any{
 	(*GetLabelTemplateRequest)(nil),        // 17: forge.misc.v1.GetLabelTemplateRequest
 	(*LabelTemplate)(nil),                  // 18: forge.misc.v1.LabelTemplate
 	(*GetLabelTemplateResponse)(nil),       // 19: forge.misc.v1.GetLabelTemplateResponse
+	(*GetGeneralUISettingsRequest)(nil),    // 20: forge.misc.v1.GetGeneralUISettingsRequest
+	(*GetGeneralUISettingsResponse)(nil),   // 21: forge.misc.v1.GetGeneralUISettingsResponse
+	(*GetGeneralRepoSettingsRequest)(nil),  // 22: forge.misc.v1.GetGeneralRepoSettingsRequest
+	(*GetGeneralRepoSettingsResponse)(nil), // 23: forge.misc.v1.GetGeneralRepoSettingsResponse
 }
 var file_forge_misc_v1_misc_proto_depIdxs = []int32{
 	5,  // 0: forge.misc.v1.ListLicenseTemplatesResponse.licenses:type_name -> forge.misc.v1.LicensesTemplateListEntry
@@ -1084,16 +1319,20 @@ var file_forge_misc_v1_misc_proto_depIdxs = []int32{
 	12, // 9: forge.misc.v1.MiscService.GetGitignoreTemplate:input_type -> forge.misc.v1.GetGitignoreTemplateRequest
 	15, // 10: forge.misc.v1.MiscService.ListLabelTemplates:input_type -> forge.misc.v1.ListLabelTemplatesRequest
 	17, // 11: forge.misc.v1.MiscService.GetLabelTemplate:input_type -> forge.misc.v1.GetLabelTemplateRequest
-	1,  // 12: forge.misc.v1.MiscService.GetVersion:output_type -> forge.misc.v1.GetVersionResponse
-	3,  // 13: forge.misc.v1.MiscService.GetAPISettings:output_type -> forge.misc.v1.GetAPISettingsResponse
-	6,  // 14: forge.misc.v1.MiscService.ListLicenseTemplates:output_type -> forge.misc.v1.ListLicenseTemplatesResponse
-	9,  // 15: forge.misc.v1.MiscService.GetLicenseTemplate:output_type -> forge.misc.v1.GetLicenseTemplateResponse
-	11, // 16: forge.misc.v1.MiscService.ListGitignoreTemplates:output_type -> forge.misc.v1.ListGitignoreTemplatesResponse
-	14, // 17: forge.misc.v1.MiscService.GetGitignoreTemplate:output_type -> forge.misc.v1.GetGitignoreTemplateResponse
-	16, // 18: forge.misc.v1.MiscService.ListLabelTemplates:output_type -> forge.misc.v1.ListLabelTemplatesResponse
-	19, // 19: forge.misc.v1.MiscService.GetLabelTemplate:output_type -> forge.misc.v1.GetLabelTemplateResponse
-	12, // [12:20] is the sub-list for method output_type
-	4,  // [4:12] is the sub-list for method input_type
+	20, // 12: forge.misc.v1.MiscService.GetGeneralUISettings:input_type -> forge.misc.v1.GetGeneralUISettingsRequest
+	22, // 13: forge.misc.v1.MiscService.GetGeneralRepoSettings:input_type -> forge.misc.v1.GetGeneralRepoSettingsRequest
+	1,  // 14: forge.misc.v1.MiscService.GetVersion:output_type -> forge.misc.v1.GetVersionResponse
+	3,  // 15: forge.misc.v1.MiscService.GetAPISettings:output_type -> forge.misc.v1.GetAPISettingsResponse
+	6,  // 16: forge.misc.v1.MiscService.ListLicenseTemplates:output_type -> forge.misc.v1.ListLicenseTemplatesResponse
+	9,  // 17: forge.misc.v1.MiscService.GetLicenseTemplate:output_type -> forge.misc.v1.GetLicenseTemplateResponse
+	11, // 18: forge.misc.v1.MiscService.ListGitignoreTemplates:output_type -> forge.misc.v1.ListGitignoreTemplatesResponse
+	14, // 19: forge.misc.v1.MiscService.GetGitignoreTemplate:output_type -> forge.misc.v1.GetGitignoreTemplateResponse
+	16, // 20: forge.misc.v1.MiscService.ListLabelTemplates:output_type -> forge.misc.v1.ListLabelTemplatesResponse
+	19, // 21: forge.misc.v1.MiscService.GetLabelTemplate:output_type -> forge.misc.v1.GetLabelTemplateResponse
+	21, // 22: forge.misc.v1.MiscService.GetGeneralUISettings:output_type -> forge.misc.v1.GetGeneralUISettingsResponse
+	23, // 23: forge.misc.v1.MiscService.GetGeneralRepoSettings:output_type -> forge.misc.v1.GetGeneralRepoSettingsResponse
+	14, // [14:24] is the sub-list for method output_type
+	4,  // [4:14] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
 	4,  // [4:4] is the sub-list for extension extendee
 	0,  // [0:4] is the sub-list for field type_name
@@ -1110,7 +1349,7 @@ func file_forge_misc_v1_misc_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_misc_v1_misc_proto_rawDesc), len(file_forge_misc_v1_misc_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -257,6 +257,48 @@ func local_request_MiscService_GetLabelTemplate_0(ctx context.Context, marshaler
 	return msg, metadata, err
 }
 
+func request_MiscService_GetGeneralUISettings_0(ctx context.Context, marshaler runtime.Marshaler, client MiscServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetGeneralUISettingsRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetGeneralUISettings(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_MiscService_GetGeneralUISettings_0(ctx context.Context, marshaler runtime.Marshaler, server MiscServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetGeneralUISettingsRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.GetGeneralUISettings(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_MiscService_GetGeneralRepoSettings_0(ctx context.Context, marshaler runtime.Marshaler, client MiscServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetGeneralRepoSettingsRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetGeneralRepoSettings(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_MiscService_GetGeneralRepoSettings_0(ctx context.Context, marshaler runtime.Marshaler, server MiscServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetGeneralRepoSettingsRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.GetGeneralRepoSettings(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterMiscServiceHandlerServer registers the http handlers for service MiscService to "mux".
 // UnaryRPC     :call MiscServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -422,6 +464,46 @@ func RegisterMiscServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux
 			return
 		}
 		forward_MiscService_GetLabelTemplate_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_GetLabelTemplate_0{resp.(*GetLabelTemplateResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetGeneralUISettings_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetGeneralUISettings", runtime.WithHTTPPathPattern("/api/v1/settings/ui"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_MiscService_GetGeneralUISettings_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetGeneralUISettings_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetGeneralRepoSettings_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetGeneralRepoSettings", runtime.WithHTTPPathPattern("/api/v1/settings/repository"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_MiscService_GetGeneralRepoSettings_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetGeneralRepoSettings_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -599,6 +681,40 @@ func RegisterMiscServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux
 		}
 		forward_MiscService_GetLabelTemplate_0(annotatedContext, mux, outboundMarshaler, w, req, response_MiscService_GetLabelTemplate_0{resp.(*GetLabelTemplateResponse)}, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetGeneralUISettings_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetGeneralUISettings", runtime.WithHTTPPathPattern("/api/v1/settings/ui"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_MiscService_GetGeneralUISettings_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetGeneralUISettings_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_MiscService_GetGeneralRepoSettings_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.misc.v1.MiscService/GetGeneralRepoSettings", runtime.WithHTTPPathPattern("/api/v1/settings/repository"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_MiscService_GetGeneralRepoSettings_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_MiscService_GetGeneralRepoSettings_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -665,6 +781,8 @@ var (
 	pattern_MiscService_GetGitignoreTemplate_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"api", "v1", "gitignore", "templates", "name"}, ""))
 	pattern_MiscService_ListLabelTemplates_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "label", "templates"}, ""))
 	pattern_MiscService_GetLabelTemplate_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"api", "v1", "label", "templates", "name"}, ""))
+	pattern_MiscService_GetGeneralUISettings_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "settings", "ui"}, ""))
+	pattern_MiscService_GetGeneralRepoSettings_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "settings", "repository"}, ""))
 )
 
 var (
@@ -676,4 +794,6 @@ var (
 	forward_MiscService_GetGitignoreTemplate_0   = runtime.ForwardResponseMessage
 	forward_MiscService_ListLabelTemplates_0     = runtime.ForwardResponseMessage
 	forward_MiscService_GetLabelTemplate_0       = runtime.ForwardResponseMessage
+	forward_MiscService_GetGeneralUISettings_0   = runtime.ForwardResponseMessage
+	forward_MiscService_GetGeneralRepoSettings_0 = runtime.ForwardResponseMessage
 )

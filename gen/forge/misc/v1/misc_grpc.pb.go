@@ -27,6 +27,8 @@ const (
 	MiscService_GetGitignoreTemplate_FullMethodName   = "/forge.misc.v1.MiscService/GetGitignoreTemplate"
 	MiscService_ListLabelTemplates_FullMethodName     = "/forge.misc.v1.MiscService/ListLabelTemplates"
 	MiscService_GetLabelTemplate_FullMethodName       = "/forge.misc.v1.MiscService/GetLabelTemplate"
+	MiscService_GetGeneralUISettings_FullMethodName   = "/forge.misc.v1.MiscService/GetGeneralUISettings"
+	MiscService_GetGeneralRepoSettings_FullMethodName = "/forge.misc.v1.MiscService/GetGeneralRepoSettings"
 )
 
 // MiscServiceClient is the client API for MiscService service.
@@ -56,6 +58,14 @@ type MiscServiceClient interface {
 	// GetLabelTemplate returns the labels of one label set (GET
 	// /label/templates/{name}); 404 for an unknown name.
 	GetLabelTemplate(ctx context.Context, in *GetLabelTemplateRequest, opts ...grpc.CallOption) (*GetLabelTemplateResponse, error)
+	// GetGeneralUISettings returns the web interface settings (GET
+	// /settings/ui): Gitea's defaults, since forge has no web interface and
+	// no reactions.
+	GetGeneralUISettings(ctx context.Context, in *GetGeneralUISettingsRequest, opts ...grpc.CallOption) (*GetGeneralUISettingsResponse, error)
+	// GetGeneralRepoSettings says which repository features are off (GET
+	// /settings/repository): what forge serves, not Gitea's defaults
+	// (forge has no LFS and no time tracking).
+	GetGeneralRepoSettings(ctx context.Context, in *GetGeneralRepoSettingsRequest, opts ...grpc.CallOption) (*GetGeneralRepoSettingsResponse, error)
 }
 
 type miscServiceClient struct {
@@ -146,6 +156,26 @@ func (c *miscServiceClient) GetLabelTemplate(ctx context.Context, in *GetLabelTe
 	return out, nil
 }
 
+func (c *miscServiceClient) GetGeneralUISettings(ctx context.Context, in *GetGeneralUISettingsRequest, opts ...grpc.CallOption) (*GetGeneralUISettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetGeneralUISettingsResponse)
+	err := c.cc.Invoke(ctx, MiscService_GetGeneralUISettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *miscServiceClient) GetGeneralRepoSettings(ctx context.Context, in *GetGeneralRepoSettingsRequest, opts ...grpc.CallOption) (*GetGeneralRepoSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetGeneralRepoSettingsResponse)
+	err := c.cc.Invoke(ctx, MiscService_GetGeneralRepoSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MiscServiceServer is the server API for MiscService service.
 // All implementations must embed UnimplementedMiscServiceServer
 // for forward compatibility.
@@ -173,6 +203,14 @@ type MiscServiceServer interface {
 	// GetLabelTemplate returns the labels of one label set (GET
 	// /label/templates/{name}); 404 for an unknown name.
 	GetLabelTemplate(context.Context, *GetLabelTemplateRequest) (*GetLabelTemplateResponse, error)
+	// GetGeneralUISettings returns the web interface settings (GET
+	// /settings/ui): Gitea's defaults, since forge has no web interface and
+	// no reactions.
+	GetGeneralUISettings(context.Context, *GetGeneralUISettingsRequest) (*GetGeneralUISettingsResponse, error)
+	// GetGeneralRepoSettings says which repository features are off (GET
+	// /settings/repository): what forge serves, not Gitea's defaults
+	// (forge has no LFS and no time tracking).
+	GetGeneralRepoSettings(context.Context, *GetGeneralRepoSettingsRequest) (*GetGeneralRepoSettingsResponse, error)
 	mustEmbedUnimplementedMiscServiceServer()
 }
 
@@ -206,6 +244,12 @@ func (UnimplementedMiscServiceServer) ListLabelTemplates(context.Context, *ListL
 }
 func (UnimplementedMiscServiceServer) GetLabelTemplate(context.Context, *GetLabelTemplateRequest) (*GetLabelTemplateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetLabelTemplate not implemented")
+}
+func (UnimplementedMiscServiceServer) GetGeneralUISettings(context.Context, *GetGeneralUISettingsRequest) (*GetGeneralUISettingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetGeneralUISettings not implemented")
+}
+func (UnimplementedMiscServiceServer) GetGeneralRepoSettings(context.Context, *GetGeneralRepoSettingsRequest) (*GetGeneralRepoSettingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetGeneralRepoSettings not implemented")
 }
 func (UnimplementedMiscServiceServer) mustEmbedUnimplementedMiscServiceServer() {}
 func (UnimplementedMiscServiceServer) testEmbeddedByValue()                     {}
@@ -372,6 +416,42 @@ func _MiscService_GetLabelTemplate_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MiscService_GetGeneralUISettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetGeneralUISettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MiscServiceServer).GetGeneralUISettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MiscService_GetGeneralUISettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MiscServiceServer).GetGeneralUISettings(ctx, req.(*GetGeneralUISettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MiscService_GetGeneralRepoSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetGeneralRepoSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MiscServiceServer).GetGeneralRepoSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MiscService_GetGeneralRepoSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MiscServiceServer).GetGeneralRepoSettings(ctx, req.(*GetGeneralRepoSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MiscService_ServiceDesc is the grpc.ServiceDesc for MiscService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -410,6 +490,14 @@ var MiscService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetLabelTemplate",
 			Handler:    _MiscService_GetLabelTemplate_Handler,
+		},
+		{
+			MethodName: "GetGeneralUISettings",
+			Handler:    _MiscService_GetGeneralUISettings_Handler,
+		},
+		{
+			MethodName: "GetGeneralRepoSettings",
+			Handler:    _MiscService_GetGeneralRepoSettings_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

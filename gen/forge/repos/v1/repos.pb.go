@@ -210,7 +210,7 @@ type Repository struct {
 	MirrorInterval   string                 `protobuf:"bytes,55,opt,name=mirror_interval,json=mirrorInterval,proto3" json:"mirror_interval,omitempty"`
 	ObjectFormatName string                 `protobuf:"bytes,56,opt,name=object_format_name,json=objectFormatName,proto3" json:"object_format_name,omitempty"`
 	MirrorUpdated    *timestamppb.Timestamp `protobuf:"bytes,57,opt,name=mirror_updated,json=mirrorUpdated,proto3" json:"mirror_updated,omitempty"`
-	// A pending transfer; always null for now.
+	// A pending transfer; null when none.
 	RepoTransfer *RepoTransfer `protobuf:"bytes,58,opt,name=repo_transfer,json=repoTransfer,proto3" json:"repo_transfer,omitempty"`
 	// The topics' names, sorted; [] when none.
 	Topics        []string `protobuf:"bytes,59,rep,name=topics,proto3" json:"topics,omitempty"`
@@ -3358,6 +3358,321 @@ func (x *CreateForkResponse) GetRepository() *Repository {
 	return nil
 }
 
+type TransferRepoRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo  string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	// The user or organization that gets the repository.
+	NewOwner string `protobuf:"bytes,3,opt,name=new_owner,json=newOwner,proto3" json:"new_owner,omitempty"`
+	// Teams of the new owner (an organization) that get the repository.
+	TeamIds       []int64 `protobuf:"varint,4,rep,packed,name=team_ids,json=teamIds,proto3" json:"team_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TransferRepoRequest) Reset() {
+	*x = TransferRepoRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TransferRepoRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TransferRepoRequest) ProtoMessage() {}
+
+func (x *TransferRepoRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TransferRepoRequest.ProtoReflect.Descriptor instead.
+func (*TransferRepoRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *TransferRepoRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *TransferRepoRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *TransferRepoRequest) GetNewOwner() string {
+	if x != nil {
+		return x.NewOwner
+	}
+	return ""
+}
+
+func (x *TransferRepoRequest) GetTeamIds() []int64 {
+	if x != nil {
+		return x.TeamIds
+	}
+	return nil
+}
+
+type TransferRepoResponse struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Repository *Repository            `protobuf:"bytes,1,opt,name=repository,proto3" json:"repository,omitempty"`
+	// The transfer waits for the recipient (answered 201 instead of 202).
+	Pending       bool `protobuf:"varint,2,opt,name=pending,proto3" json:"pending,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TransferRepoResponse) Reset() {
+	*x = TransferRepoResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TransferRepoResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TransferRepoResponse) ProtoMessage() {}
+
+func (x *TransferRepoResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TransferRepoResponse.ProtoReflect.Descriptor instead.
+func (*TransferRepoResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *TransferRepoResponse) GetRepository() *Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+func (x *TransferRepoResponse) GetPending() bool {
+	if x != nil {
+		return x.Pending
+	}
+	return false
+}
+
+type AcceptRepoTransferRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptRepoTransferRequest) Reset() {
+	*x = AcceptRepoTransferRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptRepoTransferRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptRepoTransferRequest) ProtoMessage() {}
+
+func (x *AcceptRepoTransferRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptRepoTransferRequest.ProtoReflect.Descriptor instead.
+func (*AcceptRepoTransferRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *AcceptRepoTransferRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *AcceptRepoTransferRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+type AcceptRepoTransferResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Repository    *Repository            `protobuf:"bytes,1,opt,name=repository,proto3" json:"repository,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptRepoTransferResponse) Reset() {
+	*x = AcceptRepoTransferResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptRepoTransferResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptRepoTransferResponse) ProtoMessage() {}
+
+func (x *AcceptRepoTransferResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptRepoTransferResponse.ProtoReflect.Descriptor instead.
+func (*AcceptRepoTransferResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *AcceptRepoTransferResponse) GetRepository() *Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
+type RejectRepoTransferRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectRepoTransferRequest) Reset() {
+	*x = RejectRepoTransferRequest{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectRepoTransferRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectRepoTransferRequest) ProtoMessage() {}
+
+func (x *RejectRepoTransferRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectRepoTransferRequest.ProtoReflect.Descriptor instead.
+func (*RejectRepoTransferRequest) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *RejectRepoTransferRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *RejectRepoTransferRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+type RejectRepoTransferResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Repository    *Repository            `protobuf:"bytes,1,opt,name=repository,proto3" json:"repository,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectRepoTransferResponse) Reset() {
+	*x = RejectRepoTransferResponse{}
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectRepoTransferResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectRepoTransferResponse) ProtoMessage() {}
+
+func (x *RejectRepoTransferResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectRepoTransferResponse.ProtoReflect.Descriptor instead.
+func (*RejectRepoTransferResponse) Descriptor() ([]byte, []int) {
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *RejectRepoTransferResponse) GetRepository() *Repository {
+	if x != nil {
+		return x.Repository
+	}
+	return nil
+}
+
 type ListForksRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
@@ -3370,7 +3685,7 @@ type ListForksRequest struct {
 
 func (x *ListForksRequest) Reset() {
 	*x = ListForksRequest{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3382,7 +3697,7 @@ func (x *ListForksRequest) String() string {
 func (*ListForksRequest) ProtoMessage() {}
 
 func (x *ListForksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[46]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3395,7 +3710,7 @@ func (x *ListForksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListForksRequest.ProtoReflect.Descriptor instead.
 func (*ListForksRequest) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{46}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListForksRequest) GetOwner() string {
@@ -3436,7 +3751,7 @@ type ListForksResponse struct {
 
 func (x *ListForksResponse) Reset() {
 	*x = ListForksResponse{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3448,7 +3763,7 @@ func (x *ListForksResponse) String() string {
 func (*ListForksResponse) ProtoMessage() {}
 
 func (x *ListForksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[47]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3461,7 +3776,7 @@ func (x *ListForksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListForksResponse.ProtoReflect.Descriptor instead.
 func (*ListForksResponse) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{47}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListForksResponse) GetRepositories() []*Repository {
@@ -3490,7 +3805,7 @@ type SearchTopicsRequest struct {
 
 func (x *SearchTopicsRequest) Reset() {
 	*x = SearchTopicsRequest{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[48]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3502,7 +3817,7 @@ func (x *SearchTopicsRequest) String() string {
 func (*SearchTopicsRequest) ProtoMessage() {}
 
 func (x *SearchTopicsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[48]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3515,7 +3830,7 @@ func (x *SearchTopicsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTopicsRequest.ProtoReflect.Descriptor instead.
 func (*SearchTopicsRequest) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{48}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SearchTopicsRequest) GetQ() string {
@@ -3554,7 +3869,7 @@ type Topic struct {
 
 func (x *Topic) Reset() {
 	*x = Topic{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[49]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3566,7 +3881,7 @@ func (x *Topic) String() string {
 func (*Topic) ProtoMessage() {}
 
 func (x *Topic) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[49]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3579,7 +3894,7 @@ func (x *Topic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Topic.ProtoReflect.Descriptor instead.
 func (*Topic) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{49}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *Topic) GetId() int64 {
@@ -3627,7 +3942,7 @@ type SearchTopicsResponse struct {
 
 func (x *SearchTopicsResponse) Reset() {
 	*x = SearchTopicsResponse{}
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[50]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3639,7 +3954,7 @@ func (x *SearchTopicsResponse) String() string {
 func (*SearchTopicsResponse) ProtoMessage() {}
 
 func (x *SearchTopicsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_repos_v1_repos_proto_msgTypes[50]
+	mi := &file_forge_repos_v1_repos_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3652,7 +3967,7 @@ func (x *SearchTopicsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTopicsResponse.ProtoReflect.Descriptor instead.
 func (*SearchTopicsResponse) Descriptor() ([]byte, []int) {
-	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{50}
+	return file_forge_repos_v1_repos_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *SearchTopicsResponse) GetTopics() []*Topic {
@@ -4007,6 +4322,30 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x12CreateForkResponse\x12:\n" +
 	"\n" +
 	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\"\x89\x01\n" +
+	"\x13TransferRepoRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12%\n" +
+	"\tnew_owner\x18\x03 \x01(\tB\b\x9a\xb5\x18\x04\x10\x01\x18(R\bnewOwner\x12!\n" +
+	"\bteam_ids\x18\x04 \x03(\x03B\x06\x9a\xb5\x18\x02(dR\ateamIds\"l\n" +
+	"\x14TransferRepoResponse\x12:\n" +
+	"\n" +
+	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\x12\x18\n" +
+	"\apending\x18\x02 \x01(\bR\apending\"E\n" +
+	"\x19AcceptRepoTransferRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"X\n" +
+	"\x1aAcceptRepoTransferResponse\x12:\n" +
+	"\n" +
+	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
+	"repository\"E\n" +
+	"\x19RejectRepoTransferRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"X\n" +
+	"\x1aRejectRepoTransferResponse\x12:\n" +
+	"\n" +
+	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
 	"repository\"f\n" +
 	"\x10ListForksRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
@@ -4032,7 +4371,7 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x14SearchTopicsResponse\x12-\n" +
 	"\x06topics\x18\x01 \x03(\v2\x15.forge.repos.v1.TopicR\x06topics\x12%\n" +
 	"\vtotal_count\x18\x02 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount2\xd5\x1f\n" +
+	"totalCount2\xef$\n" +
 	"\x11RepositoryService\x12\xc0\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
@@ -4087,7 +4426,16 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"repository \x02(\x01:\x06\b\x01\x10\x01\x18\x01B\x0egenerate-owner\x82\xd3\xe4\x93\x02=:\bgenerateb\n" +
 	"repository\"%/api/v1/repos/{owner}/{repo}/generate\x12\xa6\x01\n" +
 	"\tListForks\x12 .forge.repos.v1.ListForksRequest\x1a!.forge.repos.v1.ListForksResponse\"T\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x022b\frepositories\x12\"/api/v1/repos/{owner}/{repo}/forksB\x9c\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\x82\xd3\xe4\x93\x022b\frepositories\x12\"/api/v1/repos/{owner}/{repo}/forks\x12\xce\x01\n" +
+	"\fTransferRepo\x12#.forge.repos.v1.TransferRepoRequest\x1a$.forge.repos.v1.TransferRepoResponse\"s\x88\xb5\x18\xca\x01\x92\xb5\x18.\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x04B\x12transfer-new-owner\x82\xd3\xe4\x93\x026:\x01*b\n" +
+	"repository\"%/api/v1/repos/{owner}/{repo}/transfer\x12\xe4\x01\n" +
+	"\x12AcceptRepoTransfer\x12).forge.repos.v1.AcceptRepoTransferRequest\x1a*.forge.repos.v1.AcceptRepoTransferResponse\"w\x88\xb5\x18\xca\x01\x92\xb5\x18.\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x06\x18\x01B\x12transfer-recipient\x82\xd3\xe4\x93\x02:b\n" +
+	"repository\",/api/v1/repos/{owner}/{repo}/transfer/accept\x12\xdf\x01\n" +
+	"\x12RejectRepoTransfer\x12).forge.repos.v1.RejectRepoTransferRequest\x1a*.forge.repos.v1.RejectRepoTransferResponse\"r\x92\xb5\x18.\b\x02\x1a\n" +
+	"repository \x02(\x02:\x06\b\x01\x10\x06\x18\x01B\x12transfer-recipient\x82\xd3\xe4\x93\x02:b\n" +
+	"repository\",/api/v1/repos/{owner}/{repo}/transfer/rejectB\x9c\x01\n" +
 	"\x12com.forge.repos.v1B\n" +
 	"ReposProtoP\x01Z forge/gen/forge/repos/v1;reposv1\xa2\x02\x03FRX\xaa\x02\x0eForge.Repos.V1\xca\x02\x0eForge\\Repos\\V1\xe2\x02\x1aForge\\Repos\\V1\\GPBMetadata\xea\x02\x10Forge::Repos::V1b\x06proto3"
 
@@ -4103,7 +4451,7 @@ func file_forge_repos_v1_repos_proto_rawDescGZIP() []byte {
 	return file_forge_repos_v1_repos_proto_rawDescData
 }
 
-var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_forge_repos_v1_repos_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*Permission)(nil),                        // 0: forge.repos.v1.Permission
 	(*InternalTracker)(nil),                   // 1: forge.repos.v1.InternalTracker
@@ -4151,26 +4499,32 @@ var file_forge_repos_v1_repos_proto_goTypes = []any{
 	(*GenerateRepoResponse)(nil),              // 43: forge.repos.v1.GenerateRepoResponse
 	(*CreateForkRequest)(nil),                 // 44: forge.repos.v1.CreateForkRequest
 	(*CreateForkResponse)(nil),                // 45: forge.repos.v1.CreateForkResponse
-	(*ListForksRequest)(nil),                  // 46: forge.repos.v1.ListForksRequest
-	(*ListForksResponse)(nil),                 // 47: forge.repos.v1.ListForksResponse
-	(*SearchTopicsRequest)(nil),               // 48: forge.repos.v1.SearchTopicsRequest
-	(*Topic)(nil),                             // 49: forge.repos.v1.Topic
-	(*SearchTopicsResponse)(nil),              // 50: forge.repos.v1.SearchTopicsResponse
-	(*v1.User)(nil),                           // 51: forge.users.v1.User
-	(*timestamppb.Timestamp)(nil),             // 52: google.protobuf.Timestamp
+	(*TransferRepoRequest)(nil),               // 46: forge.repos.v1.TransferRepoRequest
+	(*TransferRepoResponse)(nil),              // 47: forge.repos.v1.TransferRepoResponse
+	(*AcceptRepoTransferRequest)(nil),         // 48: forge.repos.v1.AcceptRepoTransferRequest
+	(*AcceptRepoTransferResponse)(nil),        // 49: forge.repos.v1.AcceptRepoTransferResponse
+	(*RejectRepoTransferRequest)(nil),         // 50: forge.repos.v1.RejectRepoTransferRequest
+	(*RejectRepoTransferResponse)(nil),        // 51: forge.repos.v1.RejectRepoTransferResponse
+	(*ListForksRequest)(nil),                  // 52: forge.repos.v1.ListForksRequest
+	(*ListForksResponse)(nil),                 // 53: forge.repos.v1.ListForksResponse
+	(*SearchTopicsRequest)(nil),               // 54: forge.repos.v1.SearchTopicsRequest
+	(*Topic)(nil),                             // 55: forge.repos.v1.Topic
+	(*SearchTopicsResponse)(nil),              // 56: forge.repos.v1.SearchTopicsResponse
+	(*v1.User)(nil),                           // 57: forge.users.v1.User
+	(*timestamppb.Timestamp)(nil),             // 58: google.protobuf.Timestamp
 }
 var file_forge_repos_v1_repos_proto_depIdxs = []int32{
-	51, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
+	57, // 0: forge.repos.v1.Repository.owner:type_name -> forge.users.v1.User
 	2,  // 1: forge.repos.v1.Repository.parent:type_name -> forge.repos.v1.Repository
-	52, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
-	52, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
-	52, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
+	58, // 2: forge.repos.v1.Repository.created_at:type_name -> google.protobuf.Timestamp
+	58, // 3: forge.repos.v1.Repository.updated_at:type_name -> google.protobuf.Timestamp
+	58, // 4: forge.repos.v1.Repository.archived_at:type_name -> google.protobuf.Timestamp
 	0,  // 5: forge.repos.v1.Repository.permissions:type_name -> forge.repos.v1.Permission
 	1,  // 6: forge.repos.v1.Repository.internal_tracker:type_name -> forge.repos.v1.InternalTracker
-	52, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
+	58, // 7: forge.repos.v1.Repository.mirror_updated:type_name -> google.protobuf.Timestamp
 	3,  // 8: forge.repos.v1.Repository.repo_transfer:type_name -> forge.repos.v1.RepoTransfer
-	51, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
-	51, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
+	57, // 9: forge.repos.v1.RepoTransfer.doer:type_name -> forge.users.v1.User
+	57, // 10: forge.repos.v1.RepoTransfer.recipient:type_name -> forge.users.v1.User
 	2,  // 11: forge.repos.v1.CreateCurrentUserRepoResponse.repository:type_name -> forge.repos.v1.Repository
 	4,  // 12: forge.repos.v1.AdminCreateRepoRequest.repository:type_name -> forge.repos.v1.CreateRepoOption
 	2,  // 13: forge.repos.v1.AdminCreateRepoResponse.repository:type_name -> forge.repos.v1.Repository
@@ -4180,64 +4534,73 @@ var file_forge_repos_v1_repos_proto_depIdxs = []int32{
 	2,  // 17: forge.repos.v1.ListUserReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 18: forge.repos.v1.ListMyReposResponse.repositories:type_name -> forge.repos.v1.Repository
 	2,  // 19: forge.repos.v1.SearchReposResponse.data:type_name -> forge.repos.v1.Repository
-	51, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
-	51, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
+	57, // 20: forge.repos.v1.ListCollaboratorsResponse.users:type_name -> forge.users.v1.User
+	57, // 21: forge.repos.v1.GetCollaboratorPermissionResponse.user:type_name -> forge.users.v1.User
 	41, // 22: forge.repos.v1.GenerateRepoRequest.generate:type_name -> forge.repos.v1.GenerateRepoOption
 	2,  // 23: forge.repos.v1.GenerateRepoResponse.repository:type_name -> forge.repos.v1.Repository
 	2,  // 24: forge.repos.v1.CreateForkResponse.repository:type_name -> forge.repos.v1.Repository
-	2,  // 25: forge.repos.v1.ListForksResponse.repositories:type_name -> forge.repos.v1.Repository
-	52, // 26: forge.repos.v1.Topic.created:type_name -> google.protobuf.Timestamp
-	52, // 27: forge.repos.v1.Topic.updated:type_name -> google.protobuf.Timestamp
-	49, // 28: forge.repos.v1.SearchTopicsResponse.topics:type_name -> forge.repos.v1.Topic
-	5,  // 29: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
-	7,  // 30: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
-	9,  // 31: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
-	11, // 32: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
-	13, // 33: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
-	15, // 34: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
-	17, // 35: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
-	19, // 36: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
-	21, // 37: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
-	23, // 38: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
-	25, // 39: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
-	27, // 40: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
-	29, // 41: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
-	31, // 42: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
-	33, // 43: forge.repos.v1.RepositoryService.ListRepoTopics:input_type -> forge.repos.v1.ListRepoTopicsRequest
-	35, // 44: forge.repos.v1.RepositoryService.SetRepoTopics:input_type -> forge.repos.v1.SetRepoTopicsRequest
-	37, // 45: forge.repos.v1.RepositoryService.AddRepoTopic:input_type -> forge.repos.v1.AddRepoTopicRequest
-	39, // 46: forge.repos.v1.RepositoryService.DeleteRepoTopic:input_type -> forge.repos.v1.DeleteRepoTopicRequest
-	48, // 47: forge.repos.v1.RepositoryService.SearchTopics:input_type -> forge.repos.v1.SearchTopicsRequest
-	44, // 48: forge.repos.v1.RepositoryService.CreateFork:input_type -> forge.repos.v1.CreateForkRequest
-	42, // 49: forge.repos.v1.RepositoryService.GenerateRepo:input_type -> forge.repos.v1.GenerateRepoRequest
-	46, // 50: forge.repos.v1.RepositoryService.ListForks:input_type -> forge.repos.v1.ListForksRequest
-	6,  // 51: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
-	8,  // 52: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
-	10, // 53: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
-	12, // 54: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
-	14, // 55: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
-	16, // 56: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
-	18, // 57: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
-	20, // 58: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
-	22, // 59: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
-	24, // 60: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
-	26, // 61: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
-	28, // 62: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
-	30, // 63: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
-	32, // 64: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
-	34, // 65: forge.repos.v1.RepositoryService.ListRepoTopics:output_type -> forge.repos.v1.ListRepoTopicsResponse
-	36, // 66: forge.repos.v1.RepositoryService.SetRepoTopics:output_type -> forge.repos.v1.SetRepoTopicsResponse
-	38, // 67: forge.repos.v1.RepositoryService.AddRepoTopic:output_type -> forge.repos.v1.AddRepoTopicResponse
-	40, // 68: forge.repos.v1.RepositoryService.DeleteRepoTopic:output_type -> forge.repos.v1.DeleteRepoTopicResponse
-	50, // 69: forge.repos.v1.RepositoryService.SearchTopics:output_type -> forge.repos.v1.SearchTopicsResponse
-	45, // 70: forge.repos.v1.RepositoryService.CreateFork:output_type -> forge.repos.v1.CreateForkResponse
-	43, // 71: forge.repos.v1.RepositoryService.GenerateRepo:output_type -> forge.repos.v1.GenerateRepoResponse
-	47, // 72: forge.repos.v1.RepositoryService.ListForks:output_type -> forge.repos.v1.ListForksResponse
-	51, // [51:73] is the sub-list for method output_type
-	29, // [29:51] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	2,  // 25: forge.repos.v1.TransferRepoResponse.repository:type_name -> forge.repos.v1.Repository
+	2,  // 26: forge.repos.v1.AcceptRepoTransferResponse.repository:type_name -> forge.repos.v1.Repository
+	2,  // 27: forge.repos.v1.RejectRepoTransferResponse.repository:type_name -> forge.repos.v1.Repository
+	2,  // 28: forge.repos.v1.ListForksResponse.repositories:type_name -> forge.repos.v1.Repository
+	58, // 29: forge.repos.v1.Topic.created:type_name -> google.protobuf.Timestamp
+	58, // 30: forge.repos.v1.Topic.updated:type_name -> google.protobuf.Timestamp
+	55, // 31: forge.repos.v1.SearchTopicsResponse.topics:type_name -> forge.repos.v1.Topic
+	5,  // 32: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:input_type -> forge.repos.v1.CreateCurrentUserRepoRequest
+	7,  // 33: forge.repos.v1.RepositoryService.AdminCreateRepo:input_type -> forge.repos.v1.AdminCreateRepoRequest
+	9,  // 34: forge.repos.v1.RepositoryService.GetRepo:input_type -> forge.repos.v1.GetRepoRequest
+	11, // 35: forge.repos.v1.RepositoryService.GetRepoByID:input_type -> forge.repos.v1.GetRepoByIDRequest
+	13, // 36: forge.repos.v1.RepositoryService.EditRepo:input_type -> forge.repos.v1.EditRepoRequest
+	15, // 37: forge.repos.v1.RepositoryService.DeleteRepo:input_type -> forge.repos.v1.DeleteRepoRequest
+	17, // 38: forge.repos.v1.RepositoryService.ListUserRepos:input_type -> forge.repos.v1.ListUserReposRequest
+	19, // 39: forge.repos.v1.RepositoryService.ListMyRepos:input_type -> forge.repos.v1.ListMyReposRequest
+	21, // 40: forge.repos.v1.RepositoryService.SearchRepos:input_type -> forge.repos.v1.SearchReposRequest
+	23, // 41: forge.repos.v1.RepositoryService.ListCollaborators:input_type -> forge.repos.v1.ListCollaboratorsRequest
+	25, // 42: forge.repos.v1.RepositoryService.CheckCollaborator:input_type -> forge.repos.v1.CheckCollaboratorRequest
+	27, // 43: forge.repos.v1.RepositoryService.AddCollaborator:input_type -> forge.repos.v1.AddCollaboratorRequest
+	29, // 44: forge.repos.v1.RepositoryService.DeleteCollaborator:input_type -> forge.repos.v1.DeleteCollaboratorRequest
+	31, // 45: forge.repos.v1.RepositoryService.GetCollaboratorPermission:input_type -> forge.repos.v1.GetCollaboratorPermissionRequest
+	33, // 46: forge.repos.v1.RepositoryService.ListRepoTopics:input_type -> forge.repos.v1.ListRepoTopicsRequest
+	35, // 47: forge.repos.v1.RepositoryService.SetRepoTopics:input_type -> forge.repos.v1.SetRepoTopicsRequest
+	37, // 48: forge.repos.v1.RepositoryService.AddRepoTopic:input_type -> forge.repos.v1.AddRepoTopicRequest
+	39, // 49: forge.repos.v1.RepositoryService.DeleteRepoTopic:input_type -> forge.repos.v1.DeleteRepoTopicRequest
+	54, // 50: forge.repos.v1.RepositoryService.SearchTopics:input_type -> forge.repos.v1.SearchTopicsRequest
+	44, // 51: forge.repos.v1.RepositoryService.CreateFork:input_type -> forge.repos.v1.CreateForkRequest
+	42, // 52: forge.repos.v1.RepositoryService.GenerateRepo:input_type -> forge.repos.v1.GenerateRepoRequest
+	52, // 53: forge.repos.v1.RepositoryService.ListForks:input_type -> forge.repos.v1.ListForksRequest
+	46, // 54: forge.repos.v1.RepositoryService.TransferRepo:input_type -> forge.repos.v1.TransferRepoRequest
+	48, // 55: forge.repos.v1.RepositoryService.AcceptRepoTransfer:input_type -> forge.repos.v1.AcceptRepoTransferRequest
+	50, // 56: forge.repos.v1.RepositoryService.RejectRepoTransfer:input_type -> forge.repos.v1.RejectRepoTransferRequest
+	6,  // 57: forge.repos.v1.RepositoryService.CreateCurrentUserRepo:output_type -> forge.repos.v1.CreateCurrentUserRepoResponse
+	8,  // 58: forge.repos.v1.RepositoryService.AdminCreateRepo:output_type -> forge.repos.v1.AdminCreateRepoResponse
+	10, // 59: forge.repos.v1.RepositoryService.GetRepo:output_type -> forge.repos.v1.GetRepoResponse
+	12, // 60: forge.repos.v1.RepositoryService.GetRepoByID:output_type -> forge.repos.v1.GetRepoByIDResponse
+	14, // 61: forge.repos.v1.RepositoryService.EditRepo:output_type -> forge.repos.v1.EditRepoResponse
+	16, // 62: forge.repos.v1.RepositoryService.DeleteRepo:output_type -> forge.repos.v1.DeleteRepoResponse
+	18, // 63: forge.repos.v1.RepositoryService.ListUserRepos:output_type -> forge.repos.v1.ListUserReposResponse
+	20, // 64: forge.repos.v1.RepositoryService.ListMyRepos:output_type -> forge.repos.v1.ListMyReposResponse
+	22, // 65: forge.repos.v1.RepositoryService.SearchRepos:output_type -> forge.repos.v1.SearchReposResponse
+	24, // 66: forge.repos.v1.RepositoryService.ListCollaborators:output_type -> forge.repos.v1.ListCollaboratorsResponse
+	26, // 67: forge.repos.v1.RepositoryService.CheckCollaborator:output_type -> forge.repos.v1.CheckCollaboratorResponse
+	28, // 68: forge.repos.v1.RepositoryService.AddCollaborator:output_type -> forge.repos.v1.AddCollaboratorResponse
+	30, // 69: forge.repos.v1.RepositoryService.DeleteCollaborator:output_type -> forge.repos.v1.DeleteCollaboratorResponse
+	32, // 70: forge.repos.v1.RepositoryService.GetCollaboratorPermission:output_type -> forge.repos.v1.GetCollaboratorPermissionResponse
+	34, // 71: forge.repos.v1.RepositoryService.ListRepoTopics:output_type -> forge.repos.v1.ListRepoTopicsResponse
+	36, // 72: forge.repos.v1.RepositoryService.SetRepoTopics:output_type -> forge.repos.v1.SetRepoTopicsResponse
+	38, // 73: forge.repos.v1.RepositoryService.AddRepoTopic:output_type -> forge.repos.v1.AddRepoTopicResponse
+	40, // 74: forge.repos.v1.RepositoryService.DeleteRepoTopic:output_type -> forge.repos.v1.DeleteRepoTopicResponse
+	56, // 75: forge.repos.v1.RepositoryService.SearchTopics:output_type -> forge.repos.v1.SearchTopicsResponse
+	45, // 76: forge.repos.v1.RepositoryService.CreateFork:output_type -> forge.repos.v1.CreateForkResponse
+	43, // 77: forge.repos.v1.RepositoryService.GenerateRepo:output_type -> forge.repos.v1.GenerateRepoResponse
+	53, // 78: forge.repos.v1.RepositoryService.ListForks:output_type -> forge.repos.v1.ListForksResponse
+	47, // 79: forge.repos.v1.RepositoryService.TransferRepo:output_type -> forge.repos.v1.TransferRepoResponse
+	49, // 80: forge.repos.v1.RepositoryService.AcceptRepoTransfer:output_type -> forge.repos.v1.AcceptRepoTransferResponse
+	51, // 81: forge.repos.v1.RepositoryService.RejectRepoTransfer:output_type -> forge.repos.v1.RejectRepoTransferResponse
+	57, // [57:82] is the sub-list for method output_type
+	32, // [32:57] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_forge_repos_v1_repos_proto_init() }
@@ -4252,7 +4615,7 @@ func file_forge_repos_v1_repos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_repos_v1_repos_proto_rawDesc), len(file_forge_repos_v1_repos_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   51,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

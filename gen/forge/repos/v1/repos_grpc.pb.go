@@ -41,6 +41,9 @@ const (
 	RepositoryService_CreateFork_FullMethodName                = "/forge.repos.v1.RepositoryService/CreateFork"
 	RepositoryService_GenerateRepo_FullMethodName              = "/forge.repos.v1.RepositoryService/GenerateRepo"
 	RepositoryService_ListForks_FullMethodName                 = "/forge.repos.v1.RepositoryService/ListForks"
+	RepositoryService_TransferRepo_FullMethodName              = "/forge.repos.v1.RepositoryService/TransferRepo"
+	RepositoryService_AcceptRepoTransfer_FullMethodName        = "/forge.repos.v1.RepositoryService/AcceptRepoTransfer"
+	RepositoryService_RejectRepoTransfer_FullMethodName        = "/forge.repos.v1.RepositoryService/RejectRepoTransfer"
 )
 
 // RepositoryServiceClient is the client API for RepositoryService service.
@@ -113,6 +116,23 @@ type RepositoryServiceClient interface {
 	// ListForks lists the forks of a repository the caller may see (GET
 	// /repos/{owner}/{repo}/forks), oldest first.
 	ListForks(ctx context.Context, in *ListForksRequest, opts ...grpc.CallOption) (*ListForksResponse, error)
+	// TransferRepo gives a repository to another user or organization
+	// (POST /repos/{owner}/{repo}/transfer), with teams of an organization
+	// (rule transfer-new-owner). When the caller is a site administrator,
+	// the new owner, or may create repositories in the organization, the
+	// repository moves at once: 202 with it. Otherwise the transfer waits
+	// for the recipient (AcceptRepoTransfer, RejectRepoTransfer): 201 with
+	// the repository showing repo_transfer. 422 when the new owner already
+	// has a repository of its name, 409 when a transfer is pending.
+	TransferRepo(ctx context.Context, in *TransferRepoRequest, opts ...grpc.CallOption) (*TransferRepoResponse, error)
+	// AcceptRepoTransfer completes a repository's pending transfer (POST
+	// /repos/{owner}/{repo}/transfer/accept) for its recipient (rule
+	// transfer-recipient): 202 with the repository under its new owner.
+	AcceptRepoTransfer(ctx context.Context, in *AcceptRepoTransferRequest, opts ...grpc.CallOption) (*AcceptRepoTransferResponse, error)
+	// RejectRepoTransfer cancels a repository's pending transfer (POST
+	// /repos/{owner}/{repo}/transfer/reject) for its recipient (rule
+	// transfer-recipient): 200 with the repository, unchanged.
+	RejectRepoTransfer(ctx context.Context, in *RejectRepoTransferRequest, opts ...grpc.CallOption) (*RejectRepoTransferResponse, error)
 }
 
 type repositoryServiceClient struct {
@@ -343,6 +363,36 @@ func (c *repositoryServiceClient) ListForks(ctx context.Context, in *ListForksRe
 	return out, nil
 }
 
+func (c *repositoryServiceClient) TransferRepo(ctx context.Context, in *TransferRepoRequest, opts ...grpc.CallOption) (*TransferRepoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TransferRepoResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_TransferRepo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *repositoryServiceClient) AcceptRepoTransfer(ctx context.Context, in *AcceptRepoTransferRequest, opts ...grpc.CallOption) (*AcceptRepoTransferResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AcceptRepoTransferResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_AcceptRepoTransfer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *repositoryServiceClient) RejectRepoTransfer(ctx context.Context, in *RejectRepoTransferRequest, opts ...grpc.CallOption) (*RejectRepoTransferResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RejectRepoTransferResponse)
+	err := c.cc.Invoke(ctx, RepositoryService_RejectRepoTransfer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RepositoryServiceServer is the server API for RepositoryService service.
 // All implementations must embed UnimplementedRepositoryServiceServer
 // for forward compatibility.
@@ -413,6 +463,23 @@ type RepositoryServiceServer interface {
 	// ListForks lists the forks of a repository the caller may see (GET
 	// /repos/{owner}/{repo}/forks), oldest first.
 	ListForks(context.Context, *ListForksRequest) (*ListForksResponse, error)
+	// TransferRepo gives a repository to another user or organization
+	// (POST /repos/{owner}/{repo}/transfer), with teams of an organization
+	// (rule transfer-new-owner). When the caller is a site administrator,
+	// the new owner, or may create repositories in the organization, the
+	// repository moves at once: 202 with it. Otherwise the transfer waits
+	// for the recipient (AcceptRepoTransfer, RejectRepoTransfer): 201 with
+	// the repository showing repo_transfer. 422 when the new owner already
+	// has a repository of its name, 409 when a transfer is pending.
+	TransferRepo(context.Context, *TransferRepoRequest) (*TransferRepoResponse, error)
+	// AcceptRepoTransfer completes a repository's pending transfer (POST
+	// /repos/{owner}/{repo}/transfer/accept) for its recipient (rule
+	// transfer-recipient): 202 with the repository under its new owner.
+	AcceptRepoTransfer(context.Context, *AcceptRepoTransferRequest) (*AcceptRepoTransferResponse, error)
+	// RejectRepoTransfer cancels a repository's pending transfer (POST
+	// /repos/{owner}/{repo}/transfer/reject) for its recipient (rule
+	// transfer-recipient): 200 with the repository, unchanged.
+	RejectRepoTransfer(context.Context, *RejectRepoTransferRequest) (*RejectRepoTransferResponse, error)
 	mustEmbedUnimplementedRepositoryServiceServer()
 }
 
@@ -488,6 +555,15 @@ func (UnimplementedRepositoryServiceServer) GenerateRepo(context.Context, *Gener
 }
 func (UnimplementedRepositoryServiceServer) ListForks(context.Context, *ListForksRequest) (*ListForksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListForks not implemented")
+}
+func (UnimplementedRepositoryServiceServer) TransferRepo(context.Context, *TransferRepoRequest) (*TransferRepoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method TransferRepo not implemented")
+}
+func (UnimplementedRepositoryServiceServer) AcceptRepoTransfer(context.Context, *AcceptRepoTransferRequest) (*AcceptRepoTransferResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcceptRepoTransfer not implemented")
+}
+func (UnimplementedRepositoryServiceServer) RejectRepoTransfer(context.Context, *RejectRepoTransferRequest) (*RejectRepoTransferResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RejectRepoTransfer not implemented")
 }
 func (UnimplementedRepositoryServiceServer) mustEmbedUnimplementedRepositoryServiceServer() {}
 func (UnimplementedRepositoryServiceServer) testEmbeddedByValue()                           {}
@@ -906,6 +982,60 @@ func _RepositoryService_ListForks_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RepositoryService_TransferRepo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TransferRepoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).TransferRepo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_TransferRepo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).TransferRepo(ctx, req.(*TransferRepoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RepositoryService_AcceptRepoTransfer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcceptRepoTransferRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).AcceptRepoTransfer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_AcceptRepoTransfer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).AcceptRepoTransfer(ctx, req.(*AcceptRepoTransferRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RepositoryService_RejectRepoTransfer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RejectRepoTransferRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RepositoryServiceServer).RejectRepoTransfer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RepositoryService_RejectRepoTransfer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RepositoryServiceServer).RejectRepoTransfer(ctx, req.(*RejectRepoTransferRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RepositoryService_ServiceDesc is the grpc.ServiceDesc for RepositoryService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1000,6 +1130,18 @@ var RepositoryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListForks",
 			Handler:    _RepositoryService_ListForks_Handler,
+		},
+		{
+			MethodName: "TransferRepo",
+			Handler:    _RepositoryService_TransferRepo_Handler,
+		},
+		{
+			MethodName: "AcceptRepoTransfer",
+			Handler:    _RepositoryService_AcceptRepoTransfer_Handler,
+		},
+		{
+			MethodName: "RejectRepoTransfer",
+			Handler:    _RepositoryService_RejectRepoTransfer_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

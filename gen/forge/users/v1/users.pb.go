@@ -1067,6 +1067,174 @@ func (x *ListMyEmailsResponse) GetEmails() []*Email {
 	return nil
 }
 
+type AddMyEmailsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Emails        []string               `protobuf:"bytes,1,rep,name=emails,proto3" json:"emails,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddMyEmailsRequest) Reset() {
+	*x = AddMyEmailsRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddMyEmailsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddMyEmailsRequest) ProtoMessage() {}
+
+func (x *AddMyEmailsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddMyEmailsRequest.ProtoReflect.Descriptor instead.
+func (*AddMyEmailsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *AddMyEmailsRequest) GetEmails() []string {
+	if x != nil {
+		return x.Emails
+	}
+	return nil
+}
+
+type AddMyEmailsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Emails        []*Email               `protobuf:"bytes,1,rep,name=emails,proto3" json:"emails,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddMyEmailsResponse) Reset() {
+	*x = AddMyEmailsResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddMyEmailsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddMyEmailsResponse) ProtoMessage() {}
+
+func (x *AddMyEmailsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddMyEmailsResponse.ProtoReflect.Descriptor instead.
+func (*AddMyEmailsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *AddMyEmailsResponse) GetEmails() []*Email {
+	if x != nil {
+		return x.Emails
+	}
+	return nil
+}
+
+type DeleteMyEmailsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Emails        []string               `protobuf:"bytes,1,rep,name=emails,proto3" json:"emails,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteMyEmailsRequest) Reset() {
+	*x = DeleteMyEmailsRequest{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteMyEmailsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteMyEmailsRequest) ProtoMessage() {}
+
+func (x *DeleteMyEmailsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteMyEmailsRequest.ProtoReflect.Descriptor instead.
+func (*DeleteMyEmailsRequest) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *DeleteMyEmailsRequest) GetEmails() []string {
+	if x != nil {
+		return x.Emails
+	}
+	return nil
+}
+
+type DeleteMyEmailsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteMyEmailsResponse) Reset() {
+	*x = DeleteMyEmailsResponse{}
+	mi := &file_forge_users_v1_users_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteMyEmailsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteMyEmailsResponse) ProtoMessage() {}
+
+func (x *DeleteMyEmailsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_users_v1_users_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteMyEmailsResponse.ProtoReflect.Descriptor instead.
+func (*DeleteMyEmailsResponse) Descriptor() ([]byte, []int) {
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{18}
+}
+
 // FollowRequest names the users.
 type FollowRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1077,7 +1245,7 @@ type FollowRequest struct {
 
 func (x *FollowRequest) Reset() {
 	*x = FollowRequest{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[15]
+	mi := &file_forge_users_v1_users_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1089,7 +1257,7 @@ func (x *FollowRequest) String() string {
 func (*FollowRequest) ProtoMessage() {}
 
 func (x *FollowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[15]
+	mi := &file_forge_users_v1_users_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1102,7 +1270,7 @@ func (x *FollowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FollowRequest.ProtoReflect.Descriptor instead.
 func (*FollowRequest) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{15}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *FollowRequest) GetUsername() string {
@@ -1121,7 +1289,7 @@ type FollowResponse struct {
 
 func (x *FollowResponse) Reset() {
 	*x = FollowResponse{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[16]
+	mi := &file_forge_users_v1_users_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1301,7 @@ func (x *FollowResponse) String() string {
 func (*FollowResponse) ProtoMessage() {}
 
 func (x *FollowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[16]
+	mi := &file_forge_users_v1_users_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1314,7 @@ func (x *FollowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FollowResponse.ProtoReflect.Descriptor instead.
 func (*FollowResponse) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{16}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{20}
 }
 
 // UnfollowRequest names the users.
@@ -1159,7 +1327,7 @@ type UnfollowRequest struct {
 
 func (x *UnfollowRequest) Reset() {
 	*x = UnfollowRequest{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[17]
+	mi := &file_forge_users_v1_users_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1171,7 +1339,7 @@ func (x *UnfollowRequest) String() string {
 func (*UnfollowRequest) ProtoMessage() {}
 
 func (x *UnfollowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[17]
+	mi := &file_forge_users_v1_users_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1184,7 +1352,7 @@ func (x *UnfollowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnfollowRequest.ProtoReflect.Descriptor instead.
 func (*UnfollowRequest) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{17}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UnfollowRequest) GetUsername() string {
@@ -1203,7 +1371,7 @@ type UnfollowResponse struct {
 
 func (x *UnfollowResponse) Reset() {
 	*x = UnfollowResponse{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[18]
+	mi := &file_forge_users_v1_users_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1215,7 +1383,7 @@ func (x *UnfollowResponse) String() string {
 func (*UnfollowResponse) ProtoMessage() {}
 
 func (x *UnfollowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[18]
+	mi := &file_forge_users_v1_users_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1228,7 +1396,7 @@ func (x *UnfollowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnfollowResponse.ProtoReflect.Descriptor instead.
 func (*UnfollowResponse) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{18}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{22}
 }
 
 // CheckMyFollowingRequest names the users.
@@ -1241,7 +1409,7 @@ type CheckMyFollowingRequest struct {
 
 func (x *CheckMyFollowingRequest) Reset() {
 	*x = CheckMyFollowingRequest{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[19]
+	mi := &file_forge_users_v1_users_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1253,7 +1421,7 @@ func (x *CheckMyFollowingRequest) String() string {
 func (*CheckMyFollowingRequest) ProtoMessage() {}
 
 func (x *CheckMyFollowingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[19]
+	mi := &file_forge_users_v1_users_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1266,7 +1434,7 @@ func (x *CheckMyFollowingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckMyFollowingRequest.ProtoReflect.Descriptor instead.
 func (*CheckMyFollowingRequest) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{19}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CheckMyFollowingRequest) GetUsername() string {
@@ -1285,7 +1453,7 @@ type CheckMyFollowingResponse struct {
 
 func (x *CheckMyFollowingResponse) Reset() {
 	*x = CheckMyFollowingResponse{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[20]
+	mi := &file_forge_users_v1_users_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1297,7 +1465,7 @@ func (x *CheckMyFollowingResponse) String() string {
 func (*CheckMyFollowingResponse) ProtoMessage() {}
 
 func (x *CheckMyFollowingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[20]
+	mi := &file_forge_users_v1_users_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1310,7 +1478,7 @@ func (x *CheckMyFollowingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckMyFollowingResponse.ProtoReflect.Descriptor instead.
 func (*CheckMyFollowingResponse) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{20}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{24}
 }
 
 // CheckUserFollowingRequest names the users.
@@ -1324,7 +1492,7 @@ type CheckUserFollowingRequest struct {
 
 func (x *CheckUserFollowingRequest) Reset() {
 	*x = CheckUserFollowingRequest{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[21]
+	mi := &file_forge_users_v1_users_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1336,7 +1504,7 @@ func (x *CheckUserFollowingRequest) String() string {
 func (*CheckUserFollowingRequest) ProtoMessage() {}
 
 func (x *CheckUserFollowingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[21]
+	mi := &file_forge_users_v1_users_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1349,7 +1517,7 @@ func (x *CheckUserFollowingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckUserFollowingRequest.ProtoReflect.Descriptor instead.
 func (*CheckUserFollowingRequest) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{21}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CheckUserFollowingRequest) GetUsername() string {
@@ -1375,7 +1543,7 @@ type CheckUserFollowingResponse struct {
 
 func (x *CheckUserFollowingResponse) Reset() {
 	*x = CheckUserFollowingResponse{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[22]
+	mi := &file_forge_users_v1_users_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1555,7 @@ func (x *CheckUserFollowingResponse) String() string {
 func (*CheckUserFollowingResponse) ProtoMessage() {}
 
 func (x *CheckUserFollowingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[22]
+	mi := &file_forge_users_v1_users_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1568,7 @@ func (x *CheckUserFollowingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckUserFollowingResponse.ProtoReflect.Descriptor instead.
 func (*CheckUserFollowingResponse) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{22}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{26}
 }
 
 // ListMyFollowersRequest selects a page.
@@ -1414,7 +1582,7 @@ type ListMyFollowersRequest struct {
 
 func (x *ListMyFollowersRequest) Reset() {
 	*x = ListMyFollowersRequest{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[23]
+	mi := &file_forge_users_v1_users_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +1594,7 @@ func (x *ListMyFollowersRequest) String() string {
 func (*ListMyFollowersRequest) ProtoMessage() {}
 
 func (x *ListMyFollowersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[23]
+	mi := &file_forge_users_v1_users_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,7 +1607,7 @@ func (x *ListMyFollowersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMyFollowersRequest.ProtoReflect.Descriptor instead.
 func (*ListMyFollowersRequest) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{23}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListMyFollowersRequest) GetPage() int32 {
@@ -1468,7 +1636,7 @@ type ListMyFollowersResponse struct {
 
 func (x *ListMyFollowersResponse) Reset() {
 	*x = ListMyFollowersResponse{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[24]
+	mi := &file_forge_users_v1_users_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +1648,7 @@ func (x *ListMyFollowersResponse) String() string {
 func (*ListMyFollowersResponse) ProtoMessage() {}
 
 func (x *ListMyFollowersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[24]
+	mi := &file_forge_users_v1_users_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +1661,7 @@ func (x *ListMyFollowersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMyFollowersResponse.ProtoReflect.Descriptor instead.
 func (*ListMyFollowersResponse) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{24}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListMyFollowersResponse) GetUsers() []*User {
@@ -1521,7 +1689,7 @@ type ListMyFollowingRequest struct {
 
 func (x *ListMyFollowingRequest) Reset() {
 	*x = ListMyFollowingRequest{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[25]
+	mi := &file_forge_users_v1_users_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +1701,7 @@ func (x *ListMyFollowingRequest) String() string {
 func (*ListMyFollowingRequest) ProtoMessage() {}
 
 func (x *ListMyFollowingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[25]
+	mi := &file_forge_users_v1_users_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +1714,7 @@ func (x *ListMyFollowingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMyFollowingRequest.ProtoReflect.Descriptor instead.
 func (*ListMyFollowingRequest) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{25}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListMyFollowingRequest) GetPage() int32 {
@@ -1575,7 +1743,7 @@ type ListMyFollowingResponse struct {
 
 func (x *ListMyFollowingResponse) Reset() {
 	*x = ListMyFollowingResponse{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[26]
+	mi := &file_forge_users_v1_users_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1587,7 +1755,7 @@ func (x *ListMyFollowingResponse) String() string {
 func (*ListMyFollowingResponse) ProtoMessage() {}
 
 func (x *ListMyFollowingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[26]
+	mi := &file_forge_users_v1_users_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1600,7 +1768,7 @@ func (x *ListMyFollowingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMyFollowingResponse.ProtoReflect.Descriptor instead.
 func (*ListMyFollowingResponse) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{26}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListMyFollowingResponse) GetUsers() []*User {
@@ -1629,7 +1797,7 @@ type ListFollowersRequest struct {
 
 func (x *ListFollowersRequest) Reset() {
 	*x = ListFollowersRequest{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[27]
+	mi := &file_forge_users_v1_users_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1641,7 +1809,7 @@ func (x *ListFollowersRequest) String() string {
 func (*ListFollowersRequest) ProtoMessage() {}
 
 func (x *ListFollowersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[27]
+	mi := &file_forge_users_v1_users_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1654,7 +1822,7 @@ func (x *ListFollowersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFollowersRequest.ProtoReflect.Descriptor instead.
 func (*ListFollowersRequest) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{27}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListFollowersRequest) GetUsername() string {
@@ -1690,7 +1858,7 @@ type ListFollowersResponse struct {
 
 func (x *ListFollowersResponse) Reset() {
 	*x = ListFollowersResponse{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[28]
+	mi := &file_forge_users_v1_users_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1702,7 +1870,7 @@ func (x *ListFollowersResponse) String() string {
 func (*ListFollowersResponse) ProtoMessage() {}
 
 func (x *ListFollowersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[28]
+	mi := &file_forge_users_v1_users_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1715,7 +1883,7 @@ func (x *ListFollowersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFollowersResponse.ProtoReflect.Descriptor instead.
 func (*ListFollowersResponse) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{28}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListFollowersResponse) GetUsers() []*User {
@@ -1744,7 +1912,7 @@ type ListFollowingRequest struct {
 
 func (x *ListFollowingRequest) Reset() {
 	*x = ListFollowingRequest{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[29]
+	mi := &file_forge_users_v1_users_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1756,7 +1924,7 @@ func (x *ListFollowingRequest) String() string {
 func (*ListFollowingRequest) ProtoMessage() {}
 
 func (x *ListFollowingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[29]
+	mi := &file_forge_users_v1_users_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1769,7 +1937,7 @@ func (x *ListFollowingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFollowingRequest.ProtoReflect.Descriptor instead.
 func (*ListFollowingRequest) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{29}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListFollowingRequest) GetUsername() string {
@@ -1805,7 +1973,7 @@ type ListFollowingResponse struct {
 
 func (x *ListFollowingResponse) Reset() {
 	*x = ListFollowingResponse{}
-	mi := &file_forge_users_v1_users_proto_msgTypes[30]
+	mi := &file_forge_users_v1_users_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1817,7 +1985,7 @@ func (x *ListFollowingResponse) String() string {
 func (*ListFollowingResponse) ProtoMessage() {}
 
 func (x *ListFollowingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_forge_users_v1_users_proto_msgTypes[30]
+	mi := &file_forge_users_v1_users_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1830,7 +1998,7 @@ func (x *ListFollowingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFollowingResponse.ProtoReflect.Descriptor instead.
 func (*ListFollowingResponse) Descriptor() ([]byte, []int) {
-	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{30}
+	return file_forge_users_v1_users_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListFollowingResponse) GetUsers() []*User {
@@ -1950,6 +2118,13 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\x13ListMyEmailsRequest\"E\n" +
 	"\x14ListMyEmailsResponse\x12-\n" +
 	"\x06emails\x18\x01 \x03(\v2\x15.forge.users.v1.EmailR\x06emails\"4\n" +
+	"\x12AddMyEmailsRequest\x12\x1e\n" +
+	"\x06emails\x18\x01 \x03(\tB\x06\x9a\xb5\x18\x02(2R\x06emails\"D\n" +
+	"\x13AddMyEmailsResponse\x12-\n" +
+	"\x06emails\x18\x01 \x03(\v2\x15.forge.users.v1.EmailR\x06emails\"7\n" +
+	"\x15DeleteMyEmailsRequest\x12\x1e\n" +
+	"\x06emails\x18\x01 \x03(\tB\x06\x9a\xb5\x18\x02(2R\x06emails\"\x18\n" +
+	"\x16DeleteMyEmailsResponse\"4\n" +
 	"\rFollowRequest\x12#\n" +
 	"\busername\x18\x01 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\busername\"\x10\n" +
 	"\x0eFollowResponse\"6\n" +
@@ -1992,7 +2167,7 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\x15ListFollowingResponse\x12*\n" +
 	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\xec\x10\n" +
+	"totalCount2\x95\x13\n" +
 	"\vUserService\x12\x9b\x01\n" +
 	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\"(\x92\xb5\x18\n" +
 	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x14b\x04user\x12\f/api/v1/user\x12\x80\x01\n" +
@@ -2001,7 +2176,11 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponse\"*\x92\xb5\x18\n" +
 	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/users/search\x12\x8c\x01\n" +
 	"\fListMyEmails\x12#.forge.users.v1.ListMyEmailsRequest\x1a$.forge.users.v1.ListMyEmailsResponse\"1\x92\xb5\x18\n" +
-	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x1db\x06emails\x12\x13/api/v1/user/emails\x12\x99\x01\n" +
+	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x1db\x06emails\x12\x13/api/v1/user/emails\x12\x91\x01\n" +
+	"\vAddMyEmails\x12\".forge.users.v1.AddMyEmailsRequest\x1a#.forge.users.v1.AddMyEmailsResponse\"9\x88\xb5\x18\xc9\x01\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x02\x82\xd3\xe4\x93\x02 :\x01*b\x06emails\"\x13/api/v1/user/emails\x12\x92\x01\n" +
+	"\x0eDeleteMyEmails\x12%.forge.users.v1.DeleteMyEmailsRequest\x1a&.forge.users.v1.DeleteMyEmailsResponse\"1\x88\xb5\x18\xcc\x01\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x02\x82\xd3\xe4\x93\x02\x18:\x01**\x13/api/v1/user/emails\x12\x99\x01\n" +
 	"\x0fGetUserSettings\x12&.forge.users.v1.GetUserSettingsRequest\x1a'.forge.users.v1.GetUserSettingsResponse\"5\x92\xb5\x18\n" +
 	"\b\x02\x1a\x04user \x01\x82\xd3\xe4\x93\x02!b\bsettings\x12\x15/api/v1/user/settings\x12\xa5\x01\n" +
 	"\x12UpdateUserSettings\x12).forge.users.v1.UpdateUserSettingsRequest\x1a*.forge.users.v1.UpdateUserSettingsResponse\"8\x92\xb5\x18\n" +
@@ -2037,7 +2216,7 @@ func file_forge_users_v1_users_proto_rawDescGZIP() []byte {
 	return file_forge_users_v1_users_proto_rawDescData
 }
 
-var file_forge_users_v1_users_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_forge_users_v1_users_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_forge_users_v1_users_proto_goTypes = []any{
 	(*User)(nil),                         // 0: forge.users.v1.User
 	(*GetAuthenticatedUserRequest)(nil),  // 1: forge.users.v1.GetAuthenticatedUserRequest
@@ -2054,70 +2233,79 @@ var file_forge_users_v1_users_proto_goTypes = []any{
 	(*Email)(nil),                        // 12: forge.users.v1.Email
 	(*ListMyEmailsRequest)(nil),          // 13: forge.users.v1.ListMyEmailsRequest
 	(*ListMyEmailsResponse)(nil),         // 14: forge.users.v1.ListMyEmailsResponse
-	(*FollowRequest)(nil),                // 15: forge.users.v1.FollowRequest
-	(*FollowResponse)(nil),               // 16: forge.users.v1.FollowResponse
-	(*UnfollowRequest)(nil),              // 17: forge.users.v1.UnfollowRequest
-	(*UnfollowResponse)(nil),             // 18: forge.users.v1.UnfollowResponse
-	(*CheckMyFollowingRequest)(nil),      // 19: forge.users.v1.CheckMyFollowingRequest
-	(*CheckMyFollowingResponse)(nil),     // 20: forge.users.v1.CheckMyFollowingResponse
-	(*CheckUserFollowingRequest)(nil),    // 21: forge.users.v1.CheckUserFollowingRequest
-	(*CheckUserFollowingResponse)(nil),   // 22: forge.users.v1.CheckUserFollowingResponse
-	(*ListMyFollowersRequest)(nil),       // 23: forge.users.v1.ListMyFollowersRequest
-	(*ListMyFollowersResponse)(nil),      // 24: forge.users.v1.ListMyFollowersResponse
-	(*ListMyFollowingRequest)(nil),       // 25: forge.users.v1.ListMyFollowingRequest
-	(*ListMyFollowingResponse)(nil),      // 26: forge.users.v1.ListMyFollowingResponse
-	(*ListFollowersRequest)(nil),         // 27: forge.users.v1.ListFollowersRequest
-	(*ListFollowersResponse)(nil),        // 28: forge.users.v1.ListFollowersResponse
-	(*ListFollowingRequest)(nil),         // 29: forge.users.v1.ListFollowingRequest
-	(*ListFollowingResponse)(nil),        // 30: forge.users.v1.ListFollowingResponse
-	(*timestamppb.Timestamp)(nil),        // 31: google.protobuf.Timestamp
+	(*AddMyEmailsRequest)(nil),           // 15: forge.users.v1.AddMyEmailsRequest
+	(*AddMyEmailsResponse)(nil),          // 16: forge.users.v1.AddMyEmailsResponse
+	(*DeleteMyEmailsRequest)(nil),        // 17: forge.users.v1.DeleteMyEmailsRequest
+	(*DeleteMyEmailsResponse)(nil),       // 18: forge.users.v1.DeleteMyEmailsResponse
+	(*FollowRequest)(nil),                // 19: forge.users.v1.FollowRequest
+	(*FollowResponse)(nil),               // 20: forge.users.v1.FollowResponse
+	(*UnfollowRequest)(nil),              // 21: forge.users.v1.UnfollowRequest
+	(*UnfollowResponse)(nil),             // 22: forge.users.v1.UnfollowResponse
+	(*CheckMyFollowingRequest)(nil),      // 23: forge.users.v1.CheckMyFollowingRequest
+	(*CheckMyFollowingResponse)(nil),     // 24: forge.users.v1.CheckMyFollowingResponse
+	(*CheckUserFollowingRequest)(nil),    // 25: forge.users.v1.CheckUserFollowingRequest
+	(*CheckUserFollowingResponse)(nil),   // 26: forge.users.v1.CheckUserFollowingResponse
+	(*ListMyFollowersRequest)(nil),       // 27: forge.users.v1.ListMyFollowersRequest
+	(*ListMyFollowersResponse)(nil),      // 28: forge.users.v1.ListMyFollowersResponse
+	(*ListMyFollowingRequest)(nil),       // 29: forge.users.v1.ListMyFollowingRequest
+	(*ListMyFollowingResponse)(nil),      // 30: forge.users.v1.ListMyFollowingResponse
+	(*ListFollowersRequest)(nil),         // 31: forge.users.v1.ListFollowersRequest
+	(*ListFollowersResponse)(nil),        // 32: forge.users.v1.ListFollowersResponse
+	(*ListFollowingRequest)(nil),         // 33: forge.users.v1.ListFollowingRequest
+	(*ListFollowingResponse)(nil),        // 34: forge.users.v1.ListFollowingResponse
+	(*timestamppb.Timestamp)(nil),        // 35: google.protobuf.Timestamp
 }
 var file_forge_users_v1_users_proto_depIdxs = []int32{
-	31, // 0: forge.users.v1.User.last_login:type_name -> google.protobuf.Timestamp
-	31, // 1: forge.users.v1.User.created:type_name -> google.protobuf.Timestamp
+	35, // 0: forge.users.v1.User.last_login:type_name -> google.protobuf.Timestamp
+	35, // 1: forge.users.v1.User.created:type_name -> google.protobuf.Timestamp
 	0,  // 2: forge.users.v1.GetAuthenticatedUserResponse.user:type_name -> forge.users.v1.User
 	0,  // 3: forge.users.v1.GetUserResponse.user:type_name -> forge.users.v1.User
 	0,  // 4: forge.users.v1.SearchUsersResponse.data:type_name -> forge.users.v1.User
 	7,  // 5: forge.users.v1.GetUserSettingsResponse.settings:type_name -> forge.users.v1.UserSettings
 	7,  // 6: forge.users.v1.UpdateUserSettingsResponse.settings:type_name -> forge.users.v1.UserSettings
 	12, // 7: forge.users.v1.ListMyEmailsResponse.emails:type_name -> forge.users.v1.Email
-	0,  // 8: forge.users.v1.ListMyFollowersResponse.users:type_name -> forge.users.v1.User
-	0,  // 9: forge.users.v1.ListMyFollowingResponse.users:type_name -> forge.users.v1.User
-	0,  // 10: forge.users.v1.ListFollowersResponse.users:type_name -> forge.users.v1.User
-	0,  // 11: forge.users.v1.ListFollowingResponse.users:type_name -> forge.users.v1.User
-	1,  // 12: forge.users.v1.UserService.GetAuthenticatedUser:input_type -> forge.users.v1.GetAuthenticatedUserRequest
-	3,  // 13: forge.users.v1.UserService.GetUser:input_type -> forge.users.v1.GetUserRequest
-	5,  // 14: forge.users.v1.UserService.SearchUsers:input_type -> forge.users.v1.SearchUsersRequest
-	13, // 15: forge.users.v1.UserService.ListMyEmails:input_type -> forge.users.v1.ListMyEmailsRequest
-	8,  // 16: forge.users.v1.UserService.GetUserSettings:input_type -> forge.users.v1.GetUserSettingsRequest
-	10, // 17: forge.users.v1.UserService.UpdateUserSettings:input_type -> forge.users.v1.UpdateUserSettingsRequest
-	15, // 18: forge.users.v1.UserService.Follow:input_type -> forge.users.v1.FollowRequest
-	17, // 19: forge.users.v1.UserService.Unfollow:input_type -> forge.users.v1.UnfollowRequest
-	19, // 20: forge.users.v1.UserService.CheckMyFollowing:input_type -> forge.users.v1.CheckMyFollowingRequest
-	21, // 21: forge.users.v1.UserService.CheckUserFollowing:input_type -> forge.users.v1.CheckUserFollowingRequest
-	23, // 22: forge.users.v1.UserService.ListMyFollowers:input_type -> forge.users.v1.ListMyFollowersRequest
-	25, // 23: forge.users.v1.UserService.ListMyFollowing:input_type -> forge.users.v1.ListMyFollowingRequest
-	27, // 24: forge.users.v1.UserService.ListFollowers:input_type -> forge.users.v1.ListFollowersRequest
-	29, // 25: forge.users.v1.UserService.ListFollowing:input_type -> forge.users.v1.ListFollowingRequest
-	2,  // 26: forge.users.v1.UserService.GetAuthenticatedUser:output_type -> forge.users.v1.GetAuthenticatedUserResponse
-	4,  // 27: forge.users.v1.UserService.GetUser:output_type -> forge.users.v1.GetUserResponse
-	6,  // 28: forge.users.v1.UserService.SearchUsers:output_type -> forge.users.v1.SearchUsersResponse
-	14, // 29: forge.users.v1.UserService.ListMyEmails:output_type -> forge.users.v1.ListMyEmailsResponse
-	9,  // 30: forge.users.v1.UserService.GetUserSettings:output_type -> forge.users.v1.GetUserSettingsResponse
-	11, // 31: forge.users.v1.UserService.UpdateUserSettings:output_type -> forge.users.v1.UpdateUserSettingsResponse
-	16, // 32: forge.users.v1.UserService.Follow:output_type -> forge.users.v1.FollowResponse
-	18, // 33: forge.users.v1.UserService.Unfollow:output_type -> forge.users.v1.UnfollowResponse
-	20, // 34: forge.users.v1.UserService.CheckMyFollowing:output_type -> forge.users.v1.CheckMyFollowingResponse
-	22, // 35: forge.users.v1.UserService.CheckUserFollowing:output_type -> forge.users.v1.CheckUserFollowingResponse
-	24, // 36: forge.users.v1.UserService.ListMyFollowers:output_type -> forge.users.v1.ListMyFollowersResponse
-	26, // 37: forge.users.v1.UserService.ListMyFollowing:output_type -> forge.users.v1.ListMyFollowingResponse
-	28, // 38: forge.users.v1.UserService.ListFollowers:output_type -> forge.users.v1.ListFollowersResponse
-	30, // 39: forge.users.v1.UserService.ListFollowing:output_type -> forge.users.v1.ListFollowingResponse
-	26, // [26:40] is the sub-list for method output_type
-	12, // [12:26] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	12, // 8: forge.users.v1.AddMyEmailsResponse.emails:type_name -> forge.users.v1.Email
+	0,  // 9: forge.users.v1.ListMyFollowersResponse.users:type_name -> forge.users.v1.User
+	0,  // 10: forge.users.v1.ListMyFollowingResponse.users:type_name -> forge.users.v1.User
+	0,  // 11: forge.users.v1.ListFollowersResponse.users:type_name -> forge.users.v1.User
+	0,  // 12: forge.users.v1.ListFollowingResponse.users:type_name -> forge.users.v1.User
+	1,  // 13: forge.users.v1.UserService.GetAuthenticatedUser:input_type -> forge.users.v1.GetAuthenticatedUserRequest
+	3,  // 14: forge.users.v1.UserService.GetUser:input_type -> forge.users.v1.GetUserRequest
+	5,  // 15: forge.users.v1.UserService.SearchUsers:input_type -> forge.users.v1.SearchUsersRequest
+	13, // 16: forge.users.v1.UserService.ListMyEmails:input_type -> forge.users.v1.ListMyEmailsRequest
+	15, // 17: forge.users.v1.UserService.AddMyEmails:input_type -> forge.users.v1.AddMyEmailsRequest
+	17, // 18: forge.users.v1.UserService.DeleteMyEmails:input_type -> forge.users.v1.DeleteMyEmailsRequest
+	8,  // 19: forge.users.v1.UserService.GetUserSettings:input_type -> forge.users.v1.GetUserSettingsRequest
+	10, // 20: forge.users.v1.UserService.UpdateUserSettings:input_type -> forge.users.v1.UpdateUserSettingsRequest
+	19, // 21: forge.users.v1.UserService.Follow:input_type -> forge.users.v1.FollowRequest
+	21, // 22: forge.users.v1.UserService.Unfollow:input_type -> forge.users.v1.UnfollowRequest
+	23, // 23: forge.users.v1.UserService.CheckMyFollowing:input_type -> forge.users.v1.CheckMyFollowingRequest
+	25, // 24: forge.users.v1.UserService.CheckUserFollowing:input_type -> forge.users.v1.CheckUserFollowingRequest
+	27, // 25: forge.users.v1.UserService.ListMyFollowers:input_type -> forge.users.v1.ListMyFollowersRequest
+	29, // 26: forge.users.v1.UserService.ListMyFollowing:input_type -> forge.users.v1.ListMyFollowingRequest
+	31, // 27: forge.users.v1.UserService.ListFollowers:input_type -> forge.users.v1.ListFollowersRequest
+	33, // 28: forge.users.v1.UserService.ListFollowing:input_type -> forge.users.v1.ListFollowingRequest
+	2,  // 29: forge.users.v1.UserService.GetAuthenticatedUser:output_type -> forge.users.v1.GetAuthenticatedUserResponse
+	4,  // 30: forge.users.v1.UserService.GetUser:output_type -> forge.users.v1.GetUserResponse
+	6,  // 31: forge.users.v1.UserService.SearchUsers:output_type -> forge.users.v1.SearchUsersResponse
+	14, // 32: forge.users.v1.UserService.ListMyEmails:output_type -> forge.users.v1.ListMyEmailsResponse
+	16, // 33: forge.users.v1.UserService.AddMyEmails:output_type -> forge.users.v1.AddMyEmailsResponse
+	18, // 34: forge.users.v1.UserService.DeleteMyEmails:output_type -> forge.users.v1.DeleteMyEmailsResponse
+	9,  // 35: forge.users.v1.UserService.GetUserSettings:output_type -> forge.users.v1.GetUserSettingsResponse
+	11, // 36: forge.users.v1.UserService.UpdateUserSettings:output_type -> forge.users.v1.UpdateUserSettingsResponse
+	20, // 37: forge.users.v1.UserService.Follow:output_type -> forge.users.v1.FollowResponse
+	22, // 38: forge.users.v1.UserService.Unfollow:output_type -> forge.users.v1.UnfollowResponse
+	24, // 39: forge.users.v1.UserService.CheckMyFollowing:output_type -> forge.users.v1.CheckMyFollowingResponse
+	26, // 40: forge.users.v1.UserService.CheckUserFollowing:output_type -> forge.users.v1.CheckUserFollowingResponse
+	28, // 41: forge.users.v1.UserService.ListMyFollowers:output_type -> forge.users.v1.ListMyFollowersResponse
+	30, // 42: forge.users.v1.UserService.ListMyFollowing:output_type -> forge.users.v1.ListMyFollowingResponse
+	32, // 43: forge.users.v1.UserService.ListFollowers:output_type -> forge.users.v1.ListFollowersResponse
+	34, // 44: forge.users.v1.UserService.ListFollowing:output_type -> forge.users.v1.ListFollowingResponse
+	29, // [29:45] is the sub-list for method output_type
+	13, // [13:29] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_forge_users_v1_users_proto_init() }
@@ -2133,7 +2321,7 @@ func file_forge_users_v1_users_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_users_v1_users_proto_rawDesc), len(file_forge_users_v1_users_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -23,6 +23,8 @@ const (
 	UserService_GetUser_FullMethodName              = "/forge.users.v1.UserService/GetUser"
 	UserService_SearchUsers_FullMethodName          = "/forge.users.v1.UserService/SearchUsers"
 	UserService_ListMyEmails_FullMethodName         = "/forge.users.v1.UserService/ListMyEmails"
+	UserService_AddMyEmails_FullMethodName          = "/forge.users.v1.UserService/AddMyEmails"
+	UserService_DeleteMyEmails_FullMethodName       = "/forge.users.v1.UserService/DeleteMyEmails"
 	UserService_GetUserSettings_FullMethodName      = "/forge.users.v1.UserService/GetUserSettings"
 	UserService_UpdateUserSettings_FullMethodName   = "/forge.users.v1.UserService/UpdateUserSettings"
 	UserService_Follow_FullMethodName               = "/forge.users.v1.UserService/Follow"
@@ -48,8 +50,17 @@ type UserServiceClient interface {
 	// SearchUsers finds individual users by login or full name.
 	SearchUsers(ctx context.Context, in *SearchUsersRequest, opts ...grpc.CallOption) (*SearchUsersResponse, error)
 	// ListMyEmails lists the caller's e-mail addresses (Gitea's GET
-	// /user/emails). forge keeps one address per account, its primary one.
+	// /user/emails): the primary address first, then the secondary ones.
 	ListMyEmails(ctx context.Context, in *ListMyEmailsRequest, opts ...grpc.CallOption) (*ListMyEmailsResponse, error)
+	// AddMyEmails adds secondary e-mail addresses to the caller's account
+	// (POST /user/emails): 201 with the added addresses; 422 for an empty
+	// list, an invalid address, or one any account already uses (or named
+	// twice), all or none.
+	AddMyEmails(ctx context.Context, in *AddMyEmailsRequest, opts ...grpc.CallOption) (*AddMyEmailsResponse, error)
+	// DeleteMyEmails removes secondary e-mail addresses of the caller's
+	// account (DELETE /user/emails): 204; 404 for an address the account
+	// does not have, 422 for its primary address (Gitea: "Primary email address cannot be deleted"), all or none.
+	DeleteMyEmails(ctx context.Context, in *DeleteMyEmailsRequest, opts ...grpc.CallOption) (*DeleteMyEmailsResponse, error)
 	// GetUserSettings returns the caller's own settings (GET /user/settings).
 	GetUserSettings(ctx context.Context, in *GetUserSettingsRequest, opts ...grpc.CallOption) (*GetUserSettingsResponse, error)
 	// UpdateUserSettings changes the settings present in the request and
@@ -120,6 +131,26 @@ func (c *userServiceClient) ListMyEmails(ctx context.Context, in *ListMyEmailsRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListMyEmailsResponse)
 	err := c.cc.Invoke(ctx, UserService_ListMyEmails_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *userServiceClient) AddMyEmails(ctx context.Context, in *AddMyEmailsRequest, opts ...grpc.CallOption) (*AddMyEmailsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddMyEmailsResponse)
+	err := c.cc.Invoke(ctx, UserService_AddMyEmails_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *userServiceClient) DeleteMyEmails(ctx context.Context, in *DeleteMyEmailsRequest, opts ...grpc.CallOption) (*DeleteMyEmailsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteMyEmailsResponse)
+	err := c.cc.Invoke(ctx, UserService_DeleteMyEmails_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -239,8 +270,17 @@ type UserServiceServer interface {
 	// SearchUsers finds individual users by login or full name.
 	SearchUsers(context.Context, *SearchUsersRequest) (*SearchUsersResponse, error)
 	// ListMyEmails lists the caller's e-mail addresses (Gitea's GET
-	// /user/emails). forge keeps one address per account, its primary one.
+	// /user/emails): the primary address first, then the secondary ones.
 	ListMyEmails(context.Context, *ListMyEmailsRequest) (*ListMyEmailsResponse, error)
+	// AddMyEmails adds secondary e-mail addresses to the caller's account
+	// (POST /user/emails): 201 with the added addresses; 422 for an empty
+	// list, an invalid address, or one any account already uses (or named
+	// twice), all or none.
+	AddMyEmails(context.Context, *AddMyEmailsRequest) (*AddMyEmailsResponse, error)
+	// DeleteMyEmails removes secondary e-mail addresses of the caller's
+	// account (DELETE /user/emails): 204; 404 for an address the account
+	// does not have, 422 for its primary address (Gitea: "Primary email address cannot be deleted"), all or none.
+	DeleteMyEmails(context.Context, *DeleteMyEmailsRequest) (*DeleteMyEmailsResponse, error)
 	// GetUserSettings returns the caller's own settings (GET /user/settings).
 	GetUserSettings(context.Context, *GetUserSettingsRequest) (*GetUserSettingsResponse, error)
 	// UpdateUserSettings changes the settings present in the request and
@@ -288,6 +328,12 @@ func (UnimplementedUserServiceServer) SearchUsers(context.Context, *SearchUsersR
 }
 func (UnimplementedUserServiceServer) ListMyEmails(context.Context, *ListMyEmailsRequest) (*ListMyEmailsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMyEmails not implemented")
+}
+func (UnimplementedUserServiceServer) AddMyEmails(context.Context, *AddMyEmailsRequest) (*AddMyEmailsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddMyEmails not implemented")
+}
+func (UnimplementedUserServiceServer) DeleteMyEmails(context.Context, *DeleteMyEmailsRequest) (*DeleteMyEmailsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteMyEmails not implemented")
 }
 func (UnimplementedUserServiceServer) GetUserSettings(context.Context, *GetUserSettingsRequest) (*GetUserSettingsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetUserSettings not implemented")
@@ -408,6 +454,42 @@ func _UserService_ListMyEmails_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(UserServiceServer).ListMyEmails(ctx, req.(*ListMyEmailsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _UserService_AddMyEmails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddMyEmailsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).AddMyEmails(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_AddMyEmails_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).AddMyEmails(ctx, req.(*AddMyEmailsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _UserService_DeleteMyEmails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteMyEmailsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).DeleteMyEmails(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_DeleteMyEmails_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).DeleteMyEmails(ctx, req.(*DeleteMyEmailsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -614,6 +696,14 @@ var UserService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListMyEmails",
 			Handler:    _UserService_ListMyEmails_Handler,
+		},
+		{
+			MethodName: "AddMyEmails",
+			Handler:    _UserService_AddMyEmails_Handler,
+		},
+		{
+			MethodName: "DeleteMyEmails",
+			Handler:    _UserService_DeleteMyEmails_Handler,
 		},
 		{
 			MethodName: "GetUserSettings",
