@@ -17,7 +17,7 @@ import (
 // misplaced constructor stops start-up.
 func TestBind(t *testing.T) {
 	areas := []area.Area{misc.Area}
-	impl := misc.NewServer(paging.Limits{Default: 30, Max: 50}, "http://localhost:3000/")
+	impl := misc.NewServer(paging.Limits{Default: 30, Max: 50}, "http://localhost:3000/", misc.Settings{})
 	for _, c := range []struct {
 		impls []any
 		want  string

@@ -23,16 +23,24 @@ func ReportedVersion() string { return GiteaAPIVersion + "+forge." + Version }
 // Server implements miscv1.MiscServiceServer.
 type Server struct {
 	miscv1.UnimplementedMiscServiceServer
-	limits  paging.Limits
-	rootURL string // ends with "/"
+	limits   paging.Limits
+	rootURL  string // ends with "/"
+	settings Settings
+}
+
+// Settings are the configured values /settings/ui and /settings/repository
+// report.
+type Settings struct {
+	Reactions    []string // [ui] REACTIONS
+	TimeTracking bool     // [service] ENABLE_TIMETRACKING
 }
 
 var _ miscv1.MiscServiceServer = (*Server)(nil)
 
-// NewServer answers with the paging limits and the server's root URL
-// (ending with "/", for the addresses of templates).
-func NewServer(limits paging.Limits, rootURL string) *Server {
-	return &Server{limits: limits, rootURL: rootURL}
+// NewServer answers with the paging limits, the server's root URL
+// (ending with "/", for the addresses of templates) and the settings.
+func NewServer(limits paging.Limits, rootURL string, settings Settings) *Server {
+	return &Server{limits: limits, rootURL: rootURL, settings: settings}
 }
 
 func (s *Server) GetVersion(context.Context, *miscv1.GetVersionRequest) (*miscv1.GetVersionResponse, error) {
@@ -48,19 +56,19 @@ func (s *Server) GetAPISettings(context.Context, *miscv1.GetAPISettingsRequest) 
 	}, nil
 }
 
-// GetGeneralUISettings answers Gitea's defaults: the settings belong to a
-// web interface forge does not have.
+// GetGeneralUISettings answers the configured reactions and, for the rest,
+// Gitea's defaults: they belong to a web interface forge does not have.
 func (s *Server) GetGeneralUISettings(context.Context, *miscv1.GetGeneralUISettingsRequest) (*miscv1.GetGeneralUISettingsResponse, error) {
 	return &miscv1.GetGeneralUISettingsResponse{
 		DefaultTheme:     "gitea-auto",
-		AllowedReactions: []string{"+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes"},
+		AllowedReactions: s.settings.Reactions,
 		CustomEmojis:     []string{"git", "gitea", "codeberg", "gitlab", "github", "gogs"},
 	}, nil
 }
 
 // GetGeneralRepoSettings tells what forge serves: pull and push mirrors,
-// git over HTTP, migrations and stars are always on; LFS and time
-// tracking do not exist.
+// git over HTTP, migrations and stars are always on; time tracking as
+// configured; LFS does not exist.
 func (s *Server) GetGeneralRepoSettings(context.Context, *miscv1.GetGeneralRepoSettingsRequest) (*miscv1.GetGeneralRepoSettingsResponse, error) {
-	return &miscv1.GetGeneralRepoSettingsResponse{TimeTrackingDisabled: true, LfsDisabled: true}, nil
+	return &miscv1.GetGeneralRepoSettingsResponse{TimeTrackingDisabled: !s.settings.TimeTracking, LfsDisabled: true}, nil
 }

@@ -1,17 +1,26 @@
 package app_test
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"forge/services/config"
+)
 
 // TestGeneralSettings: the SDK reads /settings/ui, /settings/repository,
 // /settings/attachment and /settings/api; the values are forge's (its
-// paging limits and attachment limits from the configuration, LFS and time
-// tracking off because forge has neither).
+// paging limits, attachment limits, reactions and time tracking from the
+// configuration, LFS off because forge has none).
 func TestGeneralSettings(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+	tweak := func(c *config.Config) {
+		c.UI.Reactions = []string{"+1", "heart", "gitea"}
+		c.TimeTracking.Enabled = false
+	}
+	eachBackend(t, tweak, func(t *testing.T, s *testServer) {
 		c := s.sdk()
 		ui, _, err := c.GetGlobalUISettings()
-		if err != nil || ui.DefaultTheme != "gitea-auto" || len(ui.AllowedReactions) != 8 {
+		if err != nil || ui.DefaultTheme != "gitea-auto" || strings.Join(ui.AllowedReactions, ",") != "+1,heart,gitea" {
 			t.Fatalf("ui: %+v %v", ui, err)
 		}
 		repo, _, err := c.GetGlobalRepoSettings()

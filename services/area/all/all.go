@@ -52,7 +52,8 @@ type entry struct {
 // entries is the one list: every area, in registration order.
 var entries = []entry{
 	{misc.Area, func(d Deps) ([]any, error) {
-		return serves(misc.NewServer(d.Paging, d.Config.Server.RootURL))
+		return serves(misc.NewServer(d.Paging, d.Config.Server.RootURL,
+			misc.Settings{Reactions: d.Config.UI.Reactions, TimeTracking: d.Config.TimeTracking.Enabled}))
 	}},
 	{users.Area, func(d Deps) ([]any, error) {
 		return serves(users.NewServer(d.Store, d.users(), d.Paging))

@@ -59,12 +59,12 @@ type MiscServiceClient interface {
 	// /label/templates/{name}); 404 for an unknown name.
 	GetLabelTemplate(ctx context.Context, in *GetLabelTemplateRequest, opts ...grpc.CallOption) (*GetLabelTemplateResponse, error)
 	// GetGeneralUISettings returns the web interface settings (GET
-	// /settings/ui): Gitea's defaults, since forge has no web interface and
-	// no reactions.
+	// /settings/ui): the configured reactions ([ui] REACTIONS); Gitea's
+	// defaults for the rest, which belong to a web interface forge lacks.
 	GetGeneralUISettings(ctx context.Context, in *GetGeneralUISettingsRequest, opts ...grpc.CallOption) (*GetGeneralUISettingsResponse, error)
 	// GetGeneralRepoSettings says which repository features are off (GET
 	// /settings/repository): what forge serves, not Gitea's defaults
-	// (forge has no LFS and no time tracking).
+	// (forge has no LFS; time tracking as [service] ENABLE_TIMETRACKING).
 	GetGeneralRepoSettings(ctx context.Context, in *GetGeneralRepoSettingsRequest, opts ...grpc.CallOption) (*GetGeneralRepoSettingsResponse, error)
 }
 
@@ -204,12 +204,12 @@ type MiscServiceServer interface {
 	// /label/templates/{name}); 404 for an unknown name.
 	GetLabelTemplate(context.Context, *GetLabelTemplateRequest) (*GetLabelTemplateResponse, error)
 	// GetGeneralUISettings returns the web interface settings (GET
-	// /settings/ui): Gitea's defaults, since forge has no web interface and
-	// no reactions.
+	// /settings/ui): the configured reactions ([ui] REACTIONS); Gitea's
+	// defaults for the rest, which belong to a web interface forge lacks.
 	GetGeneralUISettings(context.Context, *GetGeneralUISettingsRequest) (*GetGeneralUISettingsResponse, error)
 	// GetGeneralRepoSettings says which repository features are off (GET
 	// /settings/repository): what forge serves, not Gitea's defaults
-	// (forge has no LFS and no time tracking).
+	// (forge has no LFS; time tracking as [service] ENABLE_TIMETRACKING).
 	GetGeneralRepoSettings(context.Context, *GetGeneralRepoSettingsRequest) (*GetGeneralRepoSettingsResponse, error)
 	mustEmbedUnimplementedMiscServiceServer()
 }
