@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	code.gitea.io/sdk/gitea v0.25.1
 	github.com/fullstorydev/grpchan v1.1.2
+	github.com/go-enry/go-enry/v2 v2.9.6
 	github.com/go-gormigrate/gormigrate/v2 v2.1.7
 	github.com/go-ldap/ldap/v3 v3.4.15
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.32.0
@@ -43,6 +44,7 @@ require (
 	github.com/davidmz/go-pageant v1.0.2 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-asn1-ber/asn1-ber v1.5.8 // indirect
+	github.com/go-enry/go-oniguruma v1.2.1 // indirect
 	github.com/go-fed/httpsig v1.1.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect

@@ -158,6 +158,11 @@ func (m *Marshaler) appendAny(b []byte, v any) ([]byte, error) {
 		if et := rv.Type().Elem(); et.Implements(messageType) || et.Implements(enumType) {
 			return m.appendMap(b, rv)
 		}
+		if rv.IsNil() {
+			// A map body (GET /languages) is an object even when empty:
+			// an empty proto map arrives as nil.
+			return append(b, "{}"...), nil
+		}
 	}
 	j, err := json.Marshal(v)
 	return append(b, j...), err

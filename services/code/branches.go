@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	branchesv1 "forge/gen/forge/branches/v1"
 	"forge/services/auth"
@@ -244,4 +245,163 @@ func (s *BranchServer) rules(ctx context.Context, r *repo) (*protection.RepoRule
 	}
 	d, err := rules.Doer(ctx, r.caller.ID())
 	return rules, d, err
+}
+
+// RenameBranch renames a branch as Gitea 1.24 does: the refs move in one
+// git transaction (HEAD follows for the default branch), then the
+// database's names of the branch (default branch, the protection rule
+// named after it, open pull requests) in one transaction, then the branch
+// records and webhooks through the syncer, as after a push deleting the
+// old name and creating the new one.
+func (s *BranchServer) RenameBranch(ctx context.Context, req *branchesv1.RenameBranchRequest) (*branchesv1.RenameBranchResponse, error) {
+	r, err := s.resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.IsEmpty {
+		return nil, errEmptyRepo
+	}
+	from, to := req.GetBranch(), req.GetName()
+	if from == to {
+		return nil, errRenameTaken
+	}
+	if _, err := s.Git.GetBranch(ctx, r.path, to); err == nil {
+		return nil, errRenameTaken
+	} else if !errors.Is(err, git.ErrNotFound) {
+		return nil, errs.Wrap(err, "read branch")
+	}
+	head, err := s.Git.GetBranch(ctx, r.path, from)
+	if errors.Is(err, git.ErrNotFound) {
+		return nil, errs.New(errs.NotFound, "Branch doesn't exist.")
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "read branch")
+	}
+	if err := s.mayRename(ctx, r, from); err != nil {
+		return nil, err
+	}
+	sha := head.Commit.SHA
+	switch err := s.Git.RenameBranch(ctx, r.path, from, to, sha); {
+	case errors.Is(err, git.ErrAlreadyExists):
+		return nil, errRenameTaken
+	case errors.Is(err, git.ErrConflict), errors.Is(err, git.ErrInvalid):
+		return nil, writeErr(err, http.StatusConflict)
+	case err != nil:
+		return nil, errs.Wrap(err, "rename branch")
+	}
+	if from == r.DefaultBranch {
+		if err := s.Git.SetDefaultBranch(ctx, r.path, to); err != nil {
+			return nil, errs.Wrap(err, "move HEAD")
+		}
+	}
+	if err := s.Store.RenameBranchReferences(ctx, store.BranchRename{RepoID: r.ID, From: from, To: to}); err != nil {
+		return nil, err
+	}
+	if from == r.DefaultBranch {
+		r.DefaultBranch = to
+		r.Repository.DefaultBranch = to
+	}
+	if err := s.sync(ctx, r,
+		git.RefUpdate{Name: "refs/heads/" + from, OldSHA: sha, NewSHA: git.ZeroSHA},
+		git.RefUpdate{Name: "refs/heads/" + to, OldSHA: git.ZeroSHA, NewSHA: sha}); err != nil {
+		return nil, err
+	}
+	return &branchesv1.RenameBranchResponse{}, nil
+}
+
+// errRenameTaken is Gitea's answer to a rename onto the same or an
+// existing name.
+var errRenameTaken = errs.New(errs.Invalid, "Cannot rename a branch using the same name or rename to a branch that already exists.")
+
+// mayRename applies Gitea's rename rules: the default branch and a branch
+// protected by a rule named after it need repository administration, and
+// a branch protected by a pattern rule is not renamed at all.
+func (s *BranchServer) mayRename(ctx context.Context, r *repo, from string) error {
+	admin := r.UnitMode(auth.UnitCode) >= store.AccessAdmin
+	notAdmin := errs.New(errs.PermissionDenied, "User must be a repo or site admin to rename default or protected branches.")
+	if from == r.DefaultBranch && !admin {
+		return notAdmin
+	}
+	rules, _, err := s.rules(ctx, r)
+	if err != nil {
+		return err
+	}
+	rule := rules.Match(from)
+	switch {
+	case rule == nil:
+		return nil
+	case protection.IsGlob(rule.RuleName):
+		return errs.New(errs.PermissionDenied, "Branch is protected by glob-based protection rules.")
+	case !admin:
+		return notAdmin
+	}
+	return nil
+}
+
+// UpdateBranch moves a branch to a commit: resolved first (422 when it
+// names none), compared with old_commit_id when given (409), a
+// fast-forward unless force (409), decided by the branch's protection as
+// a push would be (403), then moved with a compare-and-swap on the head
+// it read (a concurrent push wins: 409) and recorded like a push.
+func (s *BranchServer) UpdateBranch(ctx context.Context, req *branchesv1.UpdateBranchRequest) (*branchesv1.UpdateBranchResponse, error) {
+	r, err := s.resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.IsEmpty {
+		return nil, errEmptyRepo
+	}
+	name := req.GetBranch()
+	head, err := s.Git.GetBranch(ctx, r.path, name)
+	if errors.Is(err, git.ErrNotFound) {
+		return nil, branchNotFound(name)
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "read branch")
+	}
+	target, err := s.Git.Resolve(ctx, r.path, req.GetNewCommitId())
+	if errors.Is(err, git.ErrNotFound) || errors.Is(err, git.ErrInvalid) {
+		return nil, errs.Newf(errs.Invalid, "object does not exist [id: %s]", req.GetNewCommitId())
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "resolve new commit")
+	}
+	old := head.Commit.SHA
+	if want := strings.ToLower(req.GetOldCommitId()); want != "" && want != old {
+		return nil, errs.New(errs.Conflict, "The branch has been updated: old_commit_id is not its head.")
+	}
+	if target.SHA == old {
+		return &branchesv1.UpdateBranchResponse{}, nil
+	}
+	ff, err := s.Git.IsAncestor(ctx, r.path, old, target.SHA)
+	if err != nil {
+		return nil, errs.Wrap(err, "compare commits")
+	}
+	if !ff && !req.GetForce() {
+		return nil, errs.New(errs.Conflict, "The update is not a fast-forward.")
+	}
+	change := protection.Change{Branch: name, Force: !ff}
+	if files, err := s.Git.DiffFilesBetween(ctx, r.path, old, target.SHA); err == nil {
+		for _, f := range files {
+			change.Files = append(change.Files, f.Filename)
+			if f.PreviousFilename != "" {
+				change.Files = append(change.Files, f.PreviousFilename)
+			}
+		}
+	} else {
+		return nil, errs.Wrap(err, "changed files")
+	}
+	if err := s.protect(ctx, r, change); err != nil {
+		return nil, err
+	}
+	switch err := s.Git.MoveBranch(ctx, r.path, name, target.SHA, old); {
+	case errors.Is(err, git.ErrConflict):
+		return nil, errs.Newf(errs.Conflict, "branch %s changed while being updated", name)
+	case err != nil:
+		return nil, errs.Wrap(err, "move branch")
+	}
+	if err := s.sync(ctx, r, git.RefUpdate{Name: "refs/heads/" + name, OldSHA: old, NewSHA: target.SHA}); err != nil {
+		return nil, err
+	}
+	return &branchesv1.UpdateBranchResponse{}, nil
 }

@@ -42,6 +42,10 @@ type Store interface {
 	UserVisible(ctx context.Context, f store.UserFilter, id int64) (bool, error)
 	// VisibleUserIDs applies it to the commit authors at once.
 	access.VisibleAmong
+	// RenameBranchReferences renames, in one transaction, the default
+	// branch, the protection rule and the open pull requests naming a
+	// renamed branch.
+	RenameBranchReferences(ctx context.Context, r store.BranchRename) error
 }
 
 // Deps are the collaborators of the three services.

@@ -251,3 +251,30 @@ func (s *GitDataServer) GetAnnotatedTag(ctx context.Context, req *commitsv1.GetA
 		Verification: NotSigned(),
 	}}, nil
 }
+
+// GetLanguages counts the languages of the default branch's tree (git
+// caches the result per commit id); an empty repository, or one whose
+// default branch is missing, has none.
+func (s *GitDataServer) GetLanguages(ctx context.Context, _ *commitsv1.GetLanguagesRequest) (*commitsv1.GetLanguagesResponse, error) {
+	r, err := s.resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &commitsv1.GetLanguagesResponse{Languages: map[string]int64{}}
+	if r.IsEmpty {
+		return out, nil
+	}
+	head, err := s.Git.ResolveRef(ctx, r.path, "refs/heads/"+r.DefaultBranch)
+	if errors.Is(err, git.ErrNotFound) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, errs.Wrap(err, "resolve default branch")
+	}
+	stats, err := s.Git.Languages(ctx, r.path, head)
+	if err != nil {
+		return nil, errs.Wrap(err, "language stats")
+	}
+	out.Languages = stats
+	return out, nil
+}

@@ -3,6 +3,8 @@ package git
 import (
 	"context"
 	"io"
+	"log/slog"
+	"os"
 )
 
 // ArchiveFormat is an archive the archive API streams.
@@ -18,7 +20,9 @@ const (
 // is produced, never holding it whole: `git archive` for zip and tar.gz
 // (files under prefix, e.g. "name/"), `git bundle create -` for a bundle,
 // which needs a branch or tag (a bundle names its refs; ErrNotFound for a
-// bare commit). ErrNotFound when rev names no commit.
+// bare commit). ErrNotFound when rev names no commit. With an archive
+// cache (SetArchiveCache) a produced archive is kept and served again
+// without git (archivecache.go).
 func (s *Store) Archive(ctx context.Context, path string, rev Revision, format ArchiveFormat, prefix string, w io.Writer) error {
 	if err := s.checkRepo(path); err != nil {
 		return err
@@ -43,5 +47,25 @@ func (s *Store) Archive(ctx context.Context, path string, rev Revision, format A
 	default:
 		return invalidf("archive format %q", format)
 	}
-	return s.run(ctx, invocation{gitDir: path, args: args, stdout: w})
+	if s.archives == nil {
+		return s.run(ctx, invocation{gitDir: path, args: args, stdout: w})
+	}
+	file := s.archives.entry(path, rev, format, prefix)
+	if ok, err := s.archives.serve(file, w); ok {
+		return err
+	}
+	tmp, err := s.archives.create(file)
+	if err != nil {
+		// No cache today (a full disk, say): still serve the archive.
+		return s.run(ctx, invocation{gitDir: path, args: args, stdout: w})
+	}
+	if err := s.run(ctx, invocation{gitDir: path, args: args, stdout: io.MultiWriter(w, tmp)}); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := s.archives.commit(tmp, file); err != nil {
+		slog.Warn("git: archive not cached", "err", err)
+	}
+	return nil
 }

@@ -28,6 +28,11 @@
 //     (logwalk.go), so its cost does not grow with the length of history;
 //     getting a branch or tag costs the same with 10 or 10,000 refs.
 //
+// Language statistics (languages.go) are computed over those objects and
+// cached per commit id; produced archives are cached on disk per
+// repository, commit and format (archivecache.go), so a repeated archive
+// request starts no process either.
+//
 // Only work that is not a lookup of immutable data starts git: writes,
 // transfers, listing all tags, history filtered by path, and the first
 // computation of a cached result.

@@ -495,3 +495,29 @@ func (s *Store) catFileBatch(ctx context.Context, path string, names []string) (
 	}
 	return objs, nil
 }
+
+// RenameBranch renames refs/heads/<from> (at sha) to refs/heads/<to> in
+// one ref transaction, journaled like every ref move. HEAD is left alone
+// (the caller moves it with SetDefaultBranch when from was the default).
+// Errors: ErrInvalid for a bad name or sha, ErrAlreadyExists when to
+// exists, ErrConflict when from is no longer at sha or to collides with
+// another branch's path ("a/b" beside "a").
+func (s *Store) RenameBranch(ctx context.Context, path, from, to, sha string) error {
+	if err := s.checkRepo(path); err != nil {
+		return err
+	}
+	if !ValidRefName(from) || !ValidRefName(to) || !validSHA(sha) {
+		return invalidf("rename branch %q to %q", from, to)
+	}
+	script := "create refs/heads/" + to + " " + sha + "\ndelete refs/heads/" + from + " " + sha + "\n"
+	err := s.run(ctx, invocation{gitDir: path, args: []string{"update-ref", "--stdin"}, stdin: strings.NewReader(script)})
+	switch {
+	case err == nil:
+		return nil
+	case stderrContains(err, "reference already exists"):
+		return existsf("branch %q", to)
+	case stderrContains(err, "cannot lock ref"), stderrContains(err, "exists; cannot create"):
+		return conflictf("branch %q cannot be renamed to %q", from, to)
+	}
+	return err
+}

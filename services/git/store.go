@@ -104,7 +104,8 @@ type Store struct {
 	// symlinks resolved, as the journal hook records repository paths.
 	journalDir string
 	realRoot   string
-	housekeep  housekeeping // background Housekeep after pushes (housekeep.go)
+	housekeep  housekeeping  // background Housekeep after pushes (housekeep.go)
+	archives   *archiveCache // produced archives (archivecache.go); nil: not cached
 }
 
 // New returns a Store rooted at root, creating root and forge's internal
@@ -283,6 +284,9 @@ func (s *Store) Delete(path string) error {
 	}
 	s.forgetReaders(path)
 	s.repoEpoch.Add(1)
+	if s.archives != nil {
+		s.archives.forget(path)
+	}
 	return s.discard(path)
 }
 
@@ -307,6 +311,9 @@ func (s *Store) Rename(oldPath, newPath string) error {
 	}
 	s.forgetReaders(oldPath)
 	s.repoEpoch.Add(1)
+	if s.archives != nil {
+		s.archives.forget(oldPath)
+	}
 	return os.Rename(oldPath, newPath)
 }
 

@@ -12,7 +12,7 @@ import (
 // GiteaAPIVersion is the Gitea API level forge is compatible with; the
 // forge build goes in the semver build metadata, which clients ignore when
 // comparing versions.
-const GiteaAPIVersion = "1.22.0"
+const GiteaAPIVersion = "1.24.0"
 
 // Version is forge's own release.
 const Version = "0.1.0"

@@ -175,6 +175,7 @@ func (a *App) build() error {
 		return fmt.Errorf("repository root: %w", err)
 	}
 	gitStore.LimitProcesses(cfg.Limits.GitMaxProcesses)
+	gitStore.SetArchiveCache(filepath.Join(cfg.Server.AppDataPath, "archives"), 0)
 	a.Git = gitStore
 	blobDir := cfg.Attachment.Path
 	if blobDir == "" {

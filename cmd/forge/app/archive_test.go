@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -77,6 +78,25 @@ func TestArchives(t *testing.T) {
 		}
 		if !found {
 			t.Fatal("tar.gz lacks proj/README.md")
+		}
+
+		// The second request is served from the cache under the data
+		// directory: the same bytes, and the entry is on disk.
+		again, _, err := alice.GetArchive("alice", "Proj", "v1", gitea.TarGZArchive)
+		if err != nil || !bytes.Equal(again, data) {
+			t.Fatalf("cached tar.gz differs: %v", err)
+		}
+		var entries []string
+		filepath.WalkDir(filepath.Join(s.Cfg.Server.AppDataPath, "archives"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				entries = append(entries, filepath.Base(p))
+			}
+			return nil
+		})
+		sort.Strings(entries)
+		if len(entries) != 2 || strings.HasPrefix(entries[0], ".") || strings.HasPrefix(entries[1], ".") ||
+			!strings.HasSuffix(strings.Join(entries, " "), ".tar.gz") && !strings.HasSuffix(strings.Join(entries, " "), ".zip") {
+			t.Fatalf("cache entries (a zip and a tar.gz, no temporary file): %v", entries)
 		}
 
 		// bundle, checked by git.

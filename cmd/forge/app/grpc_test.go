@@ -45,7 +45,7 @@ func TestGRPCMeetsTheSameChecks(t *testing.T) {
 		tokens := tokensv1.NewTokenServiceClient(s.grpcConn())
 
 		v, err := miscv1.NewMiscServiceClient(s.grpcConn()).GetVersion(ctx, &miscv1.GetVersionRequest{})
-		if err != nil || v.GetVersion() != "1.22.0+forge.0.1.0" {
+		if err != nil || v.GetVersion() != "1.24.0+forge.0.1.0" {
 			t.Fatalf("GetVersion: %v %v", v, err)
 		}
 		if _, err := users.GetAuthenticatedUser(ctx, &usersv1.GetAuthenticatedUserRequest{}); status.Code(err) != codes.Unauthenticated {

@@ -646,6 +646,234 @@ func (*DeleteBranchResponse) Descriptor() ([]byte, []int) {
 	return file_forge_branches_v1_branches_proto_rawDescGZIP(), []int{9}
 }
 
+type RenameBranchRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Owner  string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo   string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Branch string                 `protobuf:"bytes,3,opt,name=branch,proto3" json:"branch,omitempty"`
+	// The new name (Gitea's RenameBranchRepoOption.name).
+	Name          string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenameBranchRequest) Reset() {
+	*x = RenameBranchRequest{}
+	mi := &file_forge_branches_v1_branches_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenameBranchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenameBranchRequest) ProtoMessage() {}
+
+func (x *RenameBranchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_branches_v1_branches_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenameBranchRequest.ProtoReflect.Descriptor instead.
+func (*RenameBranchRequest) Descriptor() ([]byte, []int) {
+	return file_forge_branches_v1_branches_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *RenameBranchRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *RenameBranchRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *RenameBranchRequest) GetBranch() string {
+	if x != nil {
+		return x.Branch
+	}
+	return ""
+}
+
+func (x *RenameBranchRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type RenameBranchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenameBranchResponse) Reset() {
+	*x = RenameBranchResponse{}
+	mi := &file_forge_branches_v1_branches_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenameBranchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenameBranchResponse) ProtoMessage() {}
+
+func (x *RenameBranchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_branches_v1_branches_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenameBranchResponse.ProtoReflect.Descriptor instead.
+func (*RenameBranchResponse) Descriptor() ([]byte, []int) {
+	return file_forge_branches_v1_branches_proto_rawDescGZIP(), []int{11}
+}
+
+type UpdateBranchRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Owner  string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo   string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	Branch string                 `protobuf:"bytes,3,opt,name=branch,proto3" json:"branch,omitempty"`
+	// The commit (or a branch or tag naming it) to move the branch to.
+	NewCommitId string `protobuf:"bytes,4,opt,name=new_commit_id,json=newCommitId,proto3" json:"new_commit_id,omitempty"`
+	// When set, the branch moves only if it is at this commit.
+	OldCommitId string `protobuf:"bytes,5,opt,name=old_commit_id,json=oldCommitId,proto3" json:"old_commit_id,omitempty"`
+	// Allow a move that is not a fast-forward.
+	Force         bool `protobuf:"varint,6,opt,name=force,proto3" json:"force,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateBranchRequest) Reset() {
+	*x = UpdateBranchRequest{}
+	mi := &file_forge_branches_v1_branches_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateBranchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateBranchRequest) ProtoMessage() {}
+
+func (x *UpdateBranchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_branches_v1_branches_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateBranchRequest.ProtoReflect.Descriptor instead.
+func (*UpdateBranchRequest) Descriptor() ([]byte, []int) {
+	return file_forge_branches_v1_branches_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *UpdateBranchRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *UpdateBranchRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+func (x *UpdateBranchRequest) GetBranch() string {
+	if x != nil {
+		return x.Branch
+	}
+	return ""
+}
+
+func (x *UpdateBranchRequest) GetNewCommitId() string {
+	if x != nil {
+		return x.NewCommitId
+	}
+	return ""
+}
+
+func (x *UpdateBranchRequest) GetOldCommitId() string {
+	if x != nil {
+		return x.OldCommitId
+	}
+	return ""
+}
+
+func (x *UpdateBranchRequest) GetForce() bool {
+	if x != nil {
+		return x.Force
+	}
+	return false
+}
+
+type UpdateBranchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateBranchResponse) Reset() {
+	*x = UpdateBranchResponse{}
+	mi := &file_forge_branches_v1_branches_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateBranchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateBranchResponse) ProtoMessage() {}
+
+func (x *UpdateBranchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_branches_v1_branches_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateBranchResponse.ProtoReflect.Descriptor instead.
+func (*UpdateBranchResponse) Descriptor() ([]byte, []int) {
+	return file_forge_branches_v1_branches_proto_rawDescGZIP(), []int{13}
+}
+
 var File_forge_branches_v1_branches_proto protoreflect.FileDescriptor
 
 const file_forge_branches_v1_branches_proto_rawDesc = "" +
@@ -695,14 +923,35 @@ const file_forge_branches_v1_branches_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x16\n" +
 	"\x06branch\x18\x03 \x01(\tR\x06branch\"\x16\n" +
-	"\x14DeleteBranchResponse2\xf3\x05\n" +
+	"\x14DeleteBranchResponse\"}\n" +
+	"\x13RenameBranchRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x16\n" +
+	"\x06branch\x18\x03 \x01(\tR\x06branch\x12$\n" +
+	"\x04name\x18\x04 \x01(\tB\x10\x9a\xb5\x18\f\n" +
+	"\x04Name\x10\x01\x18d \x02R\x04name\"\x16\n" +
+	"\x14RenameBranchResponse\"\xe1\x01\n" +
+	"\x13UpdateBranchRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x16\n" +
+	"\x06branch\x18\x03 \x01(\tR\x06branch\x129\n" +
+	"\rnew_commit_id\x18\x04 \x01(\tB\x15\x9a\xb5\x18\x11\n" +
+	"\vNewCommitID\x10\x01\x18dR\vnewCommitId\x127\n" +
+	"\rold_commit_id\x18\x05 \x01(\tB\x13\x9a\xb5\x18\x0f\n" +
+	"\vOldCommitID\x18@R\voldCommitId\x12\x14\n" +
+	"\x05force\x18\x06 \x01(\bR\x05force\"\x16\n" +
+	"\x14UpdateBranchResponse2\xf9\b\n" +
 	"\rBranchService\x12\xb5\x01\n" +
 	"\tGetBranch\x12#.forge.branches.v1.GetBranchRequest\x1a$.forge.branches.v1.GetBranchResponse\"]\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02;b\x06branch\x121/api/v1/repos/{owner}/{repo}/branches/{branch=**}\x12\xaa\x01\n" +
 	"\fListBranches\x12&.forge.branches.v1.ListBranchesRequest\x1a'.forge.branches.v1.ListBranchesResponse\"I\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02'\x12%/api/v1/repos/{owner}/{repo}/branches\x12\xbc\x01\n" +
 	"\fCreateBranch\x12&.forge.branches.v1.CreateBranchRequest\x1a'.forge.branches.v1.CreateBranchResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x022:\x01*b\x06branch\"%/api/v1/repos/{owner}/{repo}/branches\x12\xbd\x01\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x022:\x01*b\x06branch\"%/api/v1/repos/{owner}/{repo}/branches\x12\xc0\x01\n" +
+	"\fRenameBranch\x12&.forge.branches.v1.RenameBranchRequest\x1a'.forge.branches.v1.RenameBranchResponse\"_\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x026:\x01*21/api/v1/repos/{owner}/{repo}/branches/{branch=**}\x12\xc0\x01\n" +
+	"\fUpdateBranch\x12&.forge.branches.v1.UpdateBranchRequest\x1a'.forge.branches.v1.UpdateBranchResponse\"_\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x026:\x01*\x1a1/api/v1/repos/{owner}/{repo}/branches/{branch=**}\x12\xbd\x01\n" +
 	"\fDeleteBranch\x12&.forge.branches.v1.DeleteBranchRequest\x1a'.forge.branches.v1.DeleteBranchResponse\"\\\x88\xb5\x18\xcc\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x023*1/api/v1/repos/{owner}/{repo}/branches/{branch=**}B\xb4\x01\n" +
 	"\x15com.forge.branches.v1B\rBranchesProtoP\x01Z&forge/gen/forge/branches/v1;branchesv1\xa2\x02\x03FBX\xaa\x02\x11Forge.Branches.V1\xca\x02\x11Forge\\Branches\\V1\xe2\x02\x1dForge\\Branches\\V1\\GPBMetadata\xea\x02\x13Forge::Branches::V1b\x06proto3"
@@ -719,7 +968,7 @@ func file_forge_branches_v1_branches_proto_rawDescGZIP() []byte {
 	return file_forge_branches_v1_branches_proto_rawDescData
 }
 
-var file_forge_branches_v1_branches_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_forge_branches_v1_branches_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_forge_branches_v1_branches_proto_goTypes = []any{
 	(*Branch)(nil),               // 0: forge.branches.v1.Branch
 	(*BranchList)(nil),           // 1: forge.branches.v1.BranchList
@@ -731,10 +980,14 @@ var file_forge_branches_v1_branches_proto_goTypes = []any{
 	(*CreateBranchResponse)(nil), // 7: forge.branches.v1.CreateBranchResponse
 	(*DeleteBranchRequest)(nil),  // 8: forge.branches.v1.DeleteBranchRequest
 	(*DeleteBranchResponse)(nil), // 9: forge.branches.v1.DeleteBranchResponse
-	(*v1.PayloadCommit)(nil),     // 10: forge.commits.v1.PayloadCommit
+	(*RenameBranchRequest)(nil),  // 10: forge.branches.v1.RenameBranchRequest
+	(*RenameBranchResponse)(nil), // 11: forge.branches.v1.RenameBranchResponse
+	(*UpdateBranchRequest)(nil),  // 12: forge.branches.v1.UpdateBranchRequest
+	(*UpdateBranchResponse)(nil), // 13: forge.branches.v1.UpdateBranchResponse
+	(*v1.PayloadCommit)(nil),     // 14: forge.commits.v1.PayloadCommit
 }
 var file_forge_branches_v1_branches_proto_depIdxs = []int32{
-	10, // 0: forge.branches.v1.Branch.commit:type_name -> forge.commits.v1.PayloadCommit
+	14, // 0: forge.branches.v1.Branch.commit:type_name -> forge.commits.v1.PayloadCommit
 	0,  // 1: forge.branches.v1.BranchList.branches:type_name -> forge.branches.v1.Branch
 	1,  // 2: forge.branches.v1.ListBranchesResponse.branches:type_name -> forge.branches.v1.BranchList
 	0,  // 3: forge.branches.v1.GetBranchResponse.branch:type_name -> forge.branches.v1.Branch
@@ -742,13 +995,17 @@ var file_forge_branches_v1_branches_proto_depIdxs = []int32{
 	4,  // 5: forge.branches.v1.BranchService.GetBranch:input_type -> forge.branches.v1.GetBranchRequest
 	2,  // 6: forge.branches.v1.BranchService.ListBranches:input_type -> forge.branches.v1.ListBranchesRequest
 	6,  // 7: forge.branches.v1.BranchService.CreateBranch:input_type -> forge.branches.v1.CreateBranchRequest
-	8,  // 8: forge.branches.v1.BranchService.DeleteBranch:input_type -> forge.branches.v1.DeleteBranchRequest
-	5,  // 9: forge.branches.v1.BranchService.GetBranch:output_type -> forge.branches.v1.GetBranchResponse
-	3,  // 10: forge.branches.v1.BranchService.ListBranches:output_type -> forge.branches.v1.ListBranchesResponse
-	7,  // 11: forge.branches.v1.BranchService.CreateBranch:output_type -> forge.branches.v1.CreateBranchResponse
-	9,  // 12: forge.branches.v1.BranchService.DeleteBranch:output_type -> forge.branches.v1.DeleteBranchResponse
-	9,  // [9:13] is the sub-list for method output_type
-	5,  // [5:9] is the sub-list for method input_type
+	10, // 8: forge.branches.v1.BranchService.RenameBranch:input_type -> forge.branches.v1.RenameBranchRequest
+	12, // 9: forge.branches.v1.BranchService.UpdateBranch:input_type -> forge.branches.v1.UpdateBranchRequest
+	8,  // 10: forge.branches.v1.BranchService.DeleteBranch:input_type -> forge.branches.v1.DeleteBranchRequest
+	5,  // 11: forge.branches.v1.BranchService.GetBranch:output_type -> forge.branches.v1.GetBranchResponse
+	3,  // 12: forge.branches.v1.BranchService.ListBranches:output_type -> forge.branches.v1.ListBranchesResponse
+	7,  // 13: forge.branches.v1.BranchService.CreateBranch:output_type -> forge.branches.v1.CreateBranchResponse
+	11, // 14: forge.branches.v1.BranchService.RenameBranch:output_type -> forge.branches.v1.RenameBranchResponse
+	13, // 15: forge.branches.v1.BranchService.UpdateBranch:output_type -> forge.branches.v1.UpdateBranchResponse
+	9,  // 16: forge.branches.v1.BranchService.DeleteBranch:output_type -> forge.branches.v1.DeleteBranchResponse
+	11, // [11:17] is the sub-list for method output_type
+	5,  // [5:11] is the sub-list for method input_type
 	5,  // [5:5] is the sub-list for extension type_name
 	5,  // [5:5] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name
@@ -768,7 +1025,7 @@ func file_forge_branches_v1_branches_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_branches_v1_branches_proto_rawDesc), len(file_forge_branches_v1_branches_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

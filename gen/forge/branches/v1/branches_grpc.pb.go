@@ -22,6 +22,8 @@ const (
 	BranchService_GetBranch_FullMethodName    = "/forge.branches.v1.BranchService/GetBranch"
 	BranchService_ListBranches_FullMethodName = "/forge.branches.v1.BranchService/ListBranches"
 	BranchService_CreateBranch_FullMethodName = "/forge.branches.v1.BranchService/CreateBranch"
+	BranchService_RenameBranch_FullMethodName = "/forge.branches.v1.BranchService/RenameBranch"
+	BranchService_UpdateBranch_FullMethodName = "/forge.branches.v1.BranchService/UpdateBranch"
 	BranchService_DeleteBranch_FullMethodName = "/forge.branches.v1.BranchService/DeleteBranch"
 )
 
@@ -42,6 +44,18 @@ type BranchServiceClient interface {
 	ListBranches(ctx context.Context, in *ListBranchesRequest, opts ...grpc.CallOption) (*ListBranchesResponse, error)
 	// CreateBranch creates a branch from a branch, tag or commit.
 	CreateBranch(ctx context.Context, in *CreateBranchRequest, opts ...grpc.CallOption) (*CreateBranchResponse, error)
+	// RenameBranch renames a branch (PATCH
+	// /repos/{owner}/{repo}/branches/{branch}, Gitea 1.24): the default
+	// branch, the protection rule named after it and the open pull requests
+	// from or into it follow. Renaming the default or a protected branch
+	// needs repository administration; a branch protected by a pattern rule
+	// is not renamed.
+	RenameBranch(ctx context.Context, in *RenameBranchRequest, opts ...grpc.CallOption) (*RenameBranchResponse, error)
+	// UpdateBranch moves a branch to a commit (PUT
+	// /repos/{owner}/{repo}/branches/{branch}): a fast-forward unless
+	// force, only from old_commit_id when given; the branch's protection
+	// applies as to a push.
+	UpdateBranch(ctx context.Context, in *UpdateBranchRequest, opts ...grpc.CallOption) (*UpdateBranchResponse, error)
 	// DeleteBranch deletes a branch other than the default one.
 	DeleteBranch(ctx context.Context, in *DeleteBranchRequest, opts ...grpc.CallOption) (*DeleteBranchResponse, error)
 }
@@ -84,6 +98,26 @@ func (c *branchServiceClient) CreateBranch(ctx context.Context, in *CreateBranch
 	return out, nil
 }
 
+func (c *branchServiceClient) RenameBranch(ctx context.Context, in *RenameBranchRequest, opts ...grpc.CallOption) (*RenameBranchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RenameBranchResponse)
+	err := c.cc.Invoke(ctx, BranchService_RenameBranch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *branchServiceClient) UpdateBranch(ctx context.Context, in *UpdateBranchRequest, opts ...grpc.CallOption) (*UpdateBranchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateBranchResponse)
+	err := c.cc.Invoke(ctx, BranchService_UpdateBranch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *branchServiceClient) DeleteBranch(ctx context.Context, in *DeleteBranchRequest, opts ...grpc.CallOption) (*DeleteBranchResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DeleteBranchResponse)
@@ -111,6 +145,18 @@ type BranchServiceServer interface {
 	ListBranches(context.Context, *ListBranchesRequest) (*ListBranchesResponse, error)
 	// CreateBranch creates a branch from a branch, tag or commit.
 	CreateBranch(context.Context, *CreateBranchRequest) (*CreateBranchResponse, error)
+	// RenameBranch renames a branch (PATCH
+	// /repos/{owner}/{repo}/branches/{branch}, Gitea 1.24): the default
+	// branch, the protection rule named after it and the open pull requests
+	// from or into it follow. Renaming the default or a protected branch
+	// needs repository administration; a branch protected by a pattern rule
+	// is not renamed.
+	RenameBranch(context.Context, *RenameBranchRequest) (*RenameBranchResponse, error)
+	// UpdateBranch moves a branch to a commit (PUT
+	// /repos/{owner}/{repo}/branches/{branch}): a fast-forward unless
+	// force, only from old_commit_id when given; the branch's protection
+	// applies as to a push.
+	UpdateBranch(context.Context, *UpdateBranchRequest) (*UpdateBranchResponse, error)
 	// DeleteBranch deletes a branch other than the default one.
 	DeleteBranch(context.Context, *DeleteBranchRequest) (*DeleteBranchResponse, error)
 	mustEmbedUnimplementedBranchServiceServer()
@@ -131,6 +177,12 @@ func (UnimplementedBranchServiceServer) ListBranches(context.Context, *ListBranc
 }
 func (UnimplementedBranchServiceServer) CreateBranch(context.Context, *CreateBranchRequest) (*CreateBranchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateBranch not implemented")
+}
+func (UnimplementedBranchServiceServer) RenameBranch(context.Context, *RenameBranchRequest) (*RenameBranchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RenameBranch not implemented")
+}
+func (UnimplementedBranchServiceServer) UpdateBranch(context.Context, *UpdateBranchRequest) (*UpdateBranchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateBranch not implemented")
 }
 func (UnimplementedBranchServiceServer) DeleteBranch(context.Context, *DeleteBranchRequest) (*DeleteBranchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteBranch not implemented")
@@ -210,6 +262,42 @@ func _BranchService_CreateBranch_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BranchService_RenameBranch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RenameBranchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BranchServiceServer).RenameBranch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BranchService_RenameBranch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BranchServiceServer).RenameBranch(ctx, req.(*RenameBranchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BranchService_UpdateBranch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateBranchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BranchServiceServer).UpdateBranch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BranchService_UpdateBranch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BranchServiceServer).UpdateBranch(ctx, req.(*UpdateBranchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _BranchService_DeleteBranch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DeleteBranchRequest)
 	if err := dec(in); err != nil {
@@ -246,6 +334,14 @@ var BranchService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateBranch",
 			Handler:    _BranchService_CreateBranch_Handler,
+		},
+		{
+			MethodName: "RenameBranch",
+			Handler:    _BranchService_RenameBranch_Handler,
+		},
+		{
+			MethodName: "UpdateBranch",
+			Handler:    _BranchService_UpdateBranch_Handler,
 		},
 		{
 			MethodName: "DeleteBranch",

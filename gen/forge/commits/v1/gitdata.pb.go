@@ -1212,6 +1212,103 @@ func (x *GetArchiveResponse) GetData() []byte {
 	return nil
 }
 
+type GetLanguagesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Repo          string                 `protobuf:"bytes,2,opt,name=repo,proto3" json:"repo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLanguagesRequest) Reset() {
+	*x = GetLanguagesRequest{}
+	mi := &file_forge_commits_v1_gitdata_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLanguagesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLanguagesRequest) ProtoMessage() {}
+
+func (x *GetLanguagesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_commits_v1_gitdata_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLanguagesRequest.ProtoReflect.Descriptor instead.
+func (*GetLanguagesRequest) Descriptor() ([]byte, []int) {
+	return file_forge_commits_v1_gitdata_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetLanguagesRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *GetLanguagesRequest) GetRepo() string {
+	if x != nil {
+		return x.Repo
+	}
+	return ""
+}
+
+type GetLanguagesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Language name to bytes.
+	Languages     map[string]int64 `protobuf:"bytes,1,rep,name=languages,proto3" json:"languages,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLanguagesResponse) Reset() {
+	*x = GetLanguagesResponse{}
+	mi := &file_forge_commits_v1_gitdata_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLanguagesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLanguagesResponse) ProtoMessage() {}
+
+func (x *GetLanguagesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_commits_v1_gitdata_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLanguagesResponse.ProtoReflect.Descriptor instead.
+func (*GetLanguagesResponse) Descriptor() ([]byte, []int) {
+	return file_forge_commits_v1_gitdata_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GetLanguagesResponse) GetLanguages() map[string]int64 {
+	if x != nil {
+		return x.Languages
+	}
+	return nil
+}
+
 var File_forge_commits_v1_gitdata_proto protoreflect.FileDescriptor
 
 const file_forge_commits_v1_gitdata_proto_rawDesc = "" +
@@ -1300,7 +1397,15 @@ const file_forge_commits_v1_gitdata_proto_rawDesc = "" +
 	"\x12GetArchiveResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\fR\x04data2\xec\a\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"?\n" +
+	"\x13GetLanguagesRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04repo\x18\x02 \x01(\tR\x04repo\"\xa9\x01\n" +
+	"\x14GetLanguagesResponse\x12S\n" +
+	"\tlanguages\x18\x01 \x03(\v25.forge.commits.v1.GetLanguagesResponse.LanguagesEntryR\tlanguages\x1a<\n" +
+	"\x0eLanguagesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x012\xa3\t\n" +
 	"\x0eGitDataService\x12\xa6\x01\n" +
 	"\aGetTree\x12 .forge.commits.v1.GetTreeRequest\x1a!.forge.commits.v1.GetTreeResponse\"V\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x024b\x04tree\x12,/api/v1/repos/{owner}/{repo}/git/trees/{sha}\x12\xa6\x01\n" +
@@ -1314,7 +1419,9 @@ const file_forge_commits_v1_gitdata_proto_rawDesc = "" +
 	"GetArchive\x12#.forge.commits.v1.GetArchiveRequest\x1a$.forge.commits.v1.GetArchiveResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x010\x01\x12\xbc\x01\n" +
 	"\x0fGetAnnotatedTag\x12(.forge.commits.v1.GetAnnotatedTagRequest\x1a).forge.commits.v1.GetAnnotatedTagResponse\"T\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x022b\x03tag\x12+/api/v1/repos/{owner}/{repo}/git/tags/{sha}B\xac\x01\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x022b\x03tag\x12+/api/v1/repos/{owner}/{repo}/git/tags/{sha}\x12\xb4\x01\n" +
+	"\fGetLanguages\x12%.forge.commits.v1.GetLanguagesRequest\x1a&.forge.commits.v1.GetLanguagesResponse\"U\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x023b\tlanguages\x12&/api/v1/repos/{owner}/{repo}/languagesB\xac\x01\n" +
 	"\x14com.forge.commits.v1B\fGitdataProtoP\x01Z$forge/gen/forge/commits/v1;commitsv1\xa2\x02\x03FCX\xaa\x02\x10Forge.Commits.V1\xca\x02\x10Forge\\Commits\\V1\xe2\x02\x1cForge\\Commits\\V1\\GPBMetadata\xea\x02\x12Forge::Commits::V1b\x06proto3"
 
 var (
@@ -1329,7 +1436,7 @@ func file_forge_commits_v1_gitdata_proto_rawDescGZIP() []byte {
 	return file_forge_commits_v1_gitdata_proto_rawDescData
 }
 
-var file_forge_commits_v1_gitdata_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_forge_commits_v1_gitdata_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_forge_commits_v1_gitdata_proto_goTypes = []any{
 	(*GetTreeRequest)(nil),            // 0: forge.commits.v1.GetTreeRequest
 	(*GitTreeResponse)(nil),           // 1: forge.commits.v1.GitTreeResponse
@@ -1350,38 +1457,44 @@ var file_forge_commits_v1_gitdata_proto_goTypes = []any{
 	(*GetAnnotatedTagResponse)(nil),   // 16: forge.commits.v1.GetAnnotatedTagResponse
 	(*GetArchiveRequest)(nil),         // 17: forge.commits.v1.GetArchiveRequest
 	(*GetArchiveResponse)(nil),        // 18: forge.commits.v1.GetArchiveResponse
-	(*structpb.Value)(nil),            // 19: google.protobuf.Value
-	(*CommitUser)(nil),                // 20: forge.commits.v1.CommitUser
-	(*PayloadCommitVerification)(nil), // 21: forge.commits.v1.PayloadCommitVerification
+	(*GetLanguagesRequest)(nil),       // 19: forge.commits.v1.GetLanguagesRequest
+	(*GetLanguagesResponse)(nil),      // 20: forge.commits.v1.GetLanguagesResponse
+	nil,                               // 21: forge.commits.v1.GetLanguagesResponse.LanguagesEntry
+	(*structpb.Value)(nil),            // 22: google.protobuf.Value
+	(*CommitUser)(nil),                // 23: forge.commits.v1.CommitUser
+	(*PayloadCommitVerification)(nil), // 24: forge.commits.v1.PayloadCommitVerification
 }
 var file_forge_commits_v1_gitdata_proto_depIdxs = []int32{
 	2,  // 0: forge.commits.v1.GitTreeResponse.tree:type_name -> forge.commits.v1.GitEntry
 	9,  // 1: forge.commits.v1.ListRefsResponse.refs:type_name -> forge.commits.v1.Reference
-	19, // 2: forge.commits.v1.GetRefsResponse.result:type_name -> google.protobuf.Value
+	22, // 2: forge.commits.v1.GetRefsResponse.result:type_name -> google.protobuf.Value
 	10, // 3: forge.commits.v1.Reference.object:type_name -> forge.commits.v1.GitObject
-	20, // 4: forge.commits.v1.AnnotatedTag.tagger:type_name -> forge.commits.v1.CommitUser
+	23, // 4: forge.commits.v1.AnnotatedTag.tagger:type_name -> forge.commits.v1.CommitUser
 	13, // 5: forge.commits.v1.AnnotatedTag.object:type_name -> forge.commits.v1.AnnotatedTagObject
-	21, // 6: forge.commits.v1.AnnotatedTag.verification:type_name -> forge.commits.v1.PayloadCommitVerification
+	24, // 6: forge.commits.v1.AnnotatedTag.verification:type_name -> forge.commits.v1.PayloadCommitVerification
 	1,  // 7: forge.commits.v1.GetTreeResponse.tree:type_name -> forge.commits.v1.GitTreeResponse
 	4,  // 8: forge.commits.v1.GetBlobResponse.blob:type_name -> forge.commits.v1.GitBlobResponse
 	12, // 9: forge.commits.v1.GetAnnotatedTagResponse.tag:type_name -> forge.commits.v1.AnnotatedTag
-	0,  // 10: forge.commits.v1.GitDataService.GetTree:input_type -> forge.commits.v1.GetTreeRequest
-	3,  // 11: forge.commits.v1.GitDataService.GetBlob:input_type -> forge.commits.v1.GetBlobRequest
-	7,  // 12: forge.commits.v1.GitDataService.GetRefs:input_type -> forge.commits.v1.GetRefsRequest
-	5,  // 13: forge.commits.v1.GitDataService.ListRefs:input_type -> forge.commits.v1.ListRefsRequest
-	17, // 14: forge.commits.v1.GitDataService.GetArchive:input_type -> forge.commits.v1.GetArchiveRequest
-	11, // 15: forge.commits.v1.GitDataService.GetAnnotatedTag:input_type -> forge.commits.v1.GetAnnotatedTagRequest
-	14, // 16: forge.commits.v1.GitDataService.GetTree:output_type -> forge.commits.v1.GetTreeResponse
-	15, // 17: forge.commits.v1.GitDataService.GetBlob:output_type -> forge.commits.v1.GetBlobResponse
-	8,  // 18: forge.commits.v1.GitDataService.GetRefs:output_type -> forge.commits.v1.GetRefsResponse
-	6,  // 19: forge.commits.v1.GitDataService.ListRefs:output_type -> forge.commits.v1.ListRefsResponse
-	18, // 20: forge.commits.v1.GitDataService.GetArchive:output_type -> forge.commits.v1.GetArchiveResponse
-	16, // 21: forge.commits.v1.GitDataService.GetAnnotatedTag:output_type -> forge.commits.v1.GetAnnotatedTagResponse
-	16, // [16:22] is the sub-list for method output_type
-	10, // [10:16] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	21, // 10: forge.commits.v1.GetLanguagesResponse.languages:type_name -> forge.commits.v1.GetLanguagesResponse.LanguagesEntry
+	0,  // 11: forge.commits.v1.GitDataService.GetTree:input_type -> forge.commits.v1.GetTreeRequest
+	3,  // 12: forge.commits.v1.GitDataService.GetBlob:input_type -> forge.commits.v1.GetBlobRequest
+	7,  // 13: forge.commits.v1.GitDataService.GetRefs:input_type -> forge.commits.v1.GetRefsRequest
+	5,  // 14: forge.commits.v1.GitDataService.ListRefs:input_type -> forge.commits.v1.ListRefsRequest
+	17, // 15: forge.commits.v1.GitDataService.GetArchive:input_type -> forge.commits.v1.GetArchiveRequest
+	11, // 16: forge.commits.v1.GitDataService.GetAnnotatedTag:input_type -> forge.commits.v1.GetAnnotatedTagRequest
+	19, // 17: forge.commits.v1.GitDataService.GetLanguages:input_type -> forge.commits.v1.GetLanguagesRequest
+	14, // 18: forge.commits.v1.GitDataService.GetTree:output_type -> forge.commits.v1.GetTreeResponse
+	15, // 19: forge.commits.v1.GitDataService.GetBlob:output_type -> forge.commits.v1.GetBlobResponse
+	8,  // 20: forge.commits.v1.GitDataService.GetRefs:output_type -> forge.commits.v1.GetRefsResponse
+	6,  // 21: forge.commits.v1.GitDataService.ListRefs:output_type -> forge.commits.v1.ListRefsResponse
+	18, // 22: forge.commits.v1.GitDataService.GetArchive:output_type -> forge.commits.v1.GetArchiveResponse
+	16, // 23: forge.commits.v1.GitDataService.GetAnnotatedTag:output_type -> forge.commits.v1.GetAnnotatedTagResponse
+	20, // 24: forge.commits.v1.GitDataService.GetLanguages:output_type -> forge.commits.v1.GetLanguagesResponse
+	18, // [18:25] is the sub-list for method output_type
+	11, // [11:18] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_forge_commits_v1_gitdata_proto_init() }
@@ -1397,7 +1510,7 @@ func file_forge_commits_v1_gitdata_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_commits_v1_gitdata_proto_rawDesc), len(file_forge_commits_v1_gitdata_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -388,6 +388,61 @@ func local_request_GitDataService_GetAnnotatedTag_0(ctx context.Context, marshal
 	return msg, metadata, err
 }
 
+func request_GitDataService_GetLanguages_0(ctx context.Context, marshaler runtime.Marshaler, client GitDataServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetLanguagesRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetLanguages(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_GitDataService_GetLanguages_0(ctx context.Context, marshaler runtime.Marshaler, server GitDataServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetLanguagesRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["owner"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "owner")
+	}
+	protoReq.Owner, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "owner", err)
+	}
+	val, ok = pathParams["repo"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "repo")
+	}
+	protoReq.Repo, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "repo", err)
+	}
+	msg, err := server.GetLanguages(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterGitDataServiceHandlerServer registers the http handlers for service GitDataService to "mux".
 // UnaryRPC     :call GitDataServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -493,6 +548,26 @@ func RegisterGitDataServiceHandlerServer(ctx context.Context, mux *runtime.Serve
 			return
 		}
 		forward_GitDataService_GetAnnotatedTag_0(annotatedContext, mux, outboundMarshaler, w, req, response_GitDataService_GetAnnotatedTag_0{resp.(*GetAnnotatedTagResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_GitDataService_GetLanguages_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/forge.commits.v1.GitDataService/GetLanguages", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/languages"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_GitDataService_GetLanguages_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_GitDataService_GetLanguages_0(annotatedContext, mux, outboundMarshaler, w, req, response_GitDataService_GetLanguages_0{resp.(*GetLanguagesResponse)}, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -619,6 +694,23 @@ func RegisterGitDataServiceHandlerClient(ctx context.Context, mux *runtime.Serve
 		}
 		forward_GitDataService_GetAnnotatedTag_0(annotatedContext, mux, outboundMarshaler, w, req, response_GitDataService_GetAnnotatedTag_0{resp.(*GetAnnotatedTagResponse)}, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_GitDataService_GetLanguages_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/forge.commits.v1.GitDataService/GetLanguages", runtime.WithHTTPPathPattern("/api/v1/repos/{owner}/{repo}/languages"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_GitDataService_GetLanguages_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_GitDataService_GetLanguages_0(annotatedContext, mux, outboundMarshaler, w, req, response_GitDataService_GetLanguages_0{resp.(*GetLanguagesResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -667,12 +759,22 @@ func (m response_GitDataService_GetAnnotatedTag_0) XXX_ResponseBody() interface{
 	return response.Tag
 }
 
+type response_GitDataService_GetLanguages_0 struct {
+	*GetLanguagesResponse
+}
+
+func (m response_GitDataService_GetLanguages_0) XXX_ResponseBody() interface{} {
+	response := m.GetLanguagesResponse
+	return response.Languages
+}
+
 var (
 	pattern_GitDataService_GetTree_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 2, 6, 1, 0, 4, 1, 5, 7}, []string{"api", "v1", "repos", "owner", "repo", "git", "trees", "sha"}, ""))
 	pattern_GitDataService_GetBlob_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 2, 6, 1, 0, 4, 1, 5, 7}, []string{"api", "v1", "repos", "owner", "repo", "git", "blobs", "sha"}, ""))
 	pattern_GitDataService_GetRefs_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 2, 6, 3, 0, 4, 1, 5, 7}, []string{"api", "v1", "repos", "owner", "repo", "git", "refs", "ref"}, ""))
 	pattern_GitDataService_ListRefs_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 2, 6}, []string{"api", "v1", "repos", "owner", "repo", "git", "refs"}, ""))
 	pattern_GitDataService_GetAnnotatedTag_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5, 2, 6, 1, 0, 4, 1, 5, 7}, []string{"api", "v1", "repos", "owner", "repo", "git", "tags", "sha"}, ""))
+	pattern_GitDataService_GetLanguages_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "repos", "owner", "repo", "languages"}, ""))
 )
 
 var (
@@ -681,4 +783,5 @@ var (
 	forward_GitDataService_GetRefs_0         = runtime.ForwardResponseMessage
 	forward_GitDataService_ListRefs_0        = runtime.ForwardResponseMessage
 	forward_GitDataService_GetAnnotatedTag_0 = runtime.ForwardResponseMessage
+	forward_GitDataService_GetLanguages_0    = runtime.ForwardResponseMessage
 )

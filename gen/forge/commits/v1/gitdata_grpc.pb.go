@@ -25,6 +25,7 @@ const (
 	GitDataService_ListRefs_FullMethodName        = "/forge.commits.v1.GitDataService/ListRefs"
 	GitDataService_GetArchive_FullMethodName      = "/forge.commits.v1.GitDataService/GetArchive"
 	GitDataService_GetAnnotatedTag_FullMethodName = "/forge.commits.v1.GitDataService/GetAnnotatedTag"
+	GitDataService_GetLanguages_FullMethodName    = "/forge.commits.v1.GitDataService/GetLanguages"
 )
 
 // GitDataServiceClient is the client API for GitDataService service.
@@ -61,6 +62,9 @@ type GitDataServiceClient interface {
 	// GetAnnotatedTag returns an annotated tag object by its id (GET
 	// /repos/{owner}/{repo}/git/tags/{sha}).
 	GetAnnotatedTag(ctx context.Context, in *GetAnnotatedTagRequest, opts ...grpc.CallOption) (*GetAnnotatedTagResponse, error)
+	// branch's tree, as Gitea's language stats count them (GET
+	// /repos/{owner}/{repo}/languages); {} for an empty repository.
+	GetLanguages(ctx context.Context, in *GetLanguagesRequest, opts ...grpc.CallOption) (*GetLanguagesResponse, error)
 }
 
 type gitDataServiceClient struct {
@@ -140,6 +144,16 @@ func (c *gitDataServiceClient) GetAnnotatedTag(ctx context.Context, in *GetAnnot
 	return out, nil
 }
 
+func (c *gitDataServiceClient) GetLanguages(ctx context.Context, in *GetLanguagesRequest, opts ...grpc.CallOption) (*GetLanguagesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLanguagesResponse)
+	err := c.cc.Invoke(ctx, GitDataService_GetLanguages_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GitDataServiceServer is the server API for GitDataService service.
 // All implementations must embed UnimplementedGitDataServiceServer
 // for forward compatibility.
@@ -174,6 +188,9 @@ type GitDataServiceServer interface {
 	// GetAnnotatedTag returns an annotated tag object by its id (GET
 	// /repos/{owner}/{repo}/git/tags/{sha}).
 	GetAnnotatedTag(context.Context, *GetAnnotatedTagRequest) (*GetAnnotatedTagResponse, error)
+	// branch's tree, as Gitea's language stats count them (GET
+	// /repos/{owner}/{repo}/languages); {} for an empty repository.
+	GetLanguages(context.Context, *GetLanguagesRequest) (*GetLanguagesResponse, error)
 	mustEmbedUnimplementedGitDataServiceServer()
 }
 
@@ -201,6 +218,9 @@ func (UnimplementedGitDataServiceServer) GetArchive(*GetArchiveRequest, grpc.Ser
 }
 func (UnimplementedGitDataServiceServer) GetAnnotatedTag(context.Context, *GetAnnotatedTagRequest) (*GetAnnotatedTagResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetAnnotatedTag not implemented")
+}
+func (UnimplementedGitDataServiceServer) GetLanguages(context.Context, *GetLanguagesRequest) (*GetLanguagesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLanguages not implemented")
 }
 func (UnimplementedGitDataServiceServer) mustEmbedUnimplementedGitDataServiceServer() {}
 func (UnimplementedGitDataServiceServer) testEmbeddedByValue()                        {}
@@ -324,6 +344,24 @@ func _GitDataService_GetAnnotatedTag_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GitDataService_GetLanguages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLanguagesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GitDataServiceServer).GetLanguages(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GitDataService_GetLanguages_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GitDataServiceServer).GetLanguages(ctx, req.(*GetLanguagesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GitDataService_ServiceDesc is the grpc.ServiceDesc for GitDataService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -350,6 +388,10 @@ var GitDataService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetAnnotatedTag",
 			Handler:    _GitDataService_GetAnnotatedTag_Handler,
+		},
+		{
+			MethodName: "GetLanguages",
+			Handler:    _GitDataService_GetLanguages_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
