@@ -2,3 +2,6 @@ package store
 
 // MentionedNamesForTest exposes mentionedNames to the external tests.
 var MentionedNamesForTest = mentionedNames
+
+// BranchPageQuery exposes the branch page statement to the plan test.
+const BranchPageQuery = branchPageQuery
