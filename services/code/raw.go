@@ -36,7 +36,10 @@ func (s *ContentServer) GetRawFile(req *contentsv1.GetRawFileRequest, stream con
 		return readErr(err)
 	}
 	defer rc.Close()
-	buf := make([]byte, rawChunk)
+	// A chunk of the file's size when it is smaller (one more byte ends
+	// the first read at the end, so a file of any size takes as many
+	// messages as before).
+	buf := make([]byte, min(size+1, rawChunk))
 	first := true
 	for {
 		n, rerr := io.ReadFull(rc, buf)

@@ -78,6 +78,19 @@ func (s *Store) Log(ctx context.Context, path string, opts LogOptions) ([]Commit
 			return nil, 0, err
 		}
 	} else {
+		// A range (a pull request's commits: head ^base) or an unbounded
+		// page runs git log and git rev-list; their answer is a function
+		// of the resolved object ids and the options, so it is kept
+		// under them (not for grafted history, which a fetch can deepen).
+		key := ""
+		if !isShallow(path) {
+			key = s.cacheKey(path, "log", strings.Join(revs, " ")+"\x00"+p+"\x00"+
+				fmt.Sprint(opts.Skip, opts.Limit, opts.Files, opts.Stats, opts.NoRenames))
+			if v, ok := s.cache.get(key); ok {
+				page := v.(logPage)
+				return cloneCommits(page.commits), page.total, nil
+			}
+		}
 		args := []string{"log"}
 		if opts.Skip > 0 {
 			args = append(args, "--skip="+strconv.Itoa(opts.Skip))
@@ -88,12 +101,57 @@ func (s *Store) Log(ctx context.Context, path string, opts LogOptions) ([]Commit
 		if commits, err = s.logCommits(ctx, path, args, revs, p, opts.Files, opts.Stats, opts.NoRenames); err != nil {
 			return nil, 0, err
 		}
+		total, err := s.countCommits(ctx, path, revs, p)
+		if err != nil {
+			return nil, 0, err
+		}
+		if key != "" {
+			s.cache.add(key, logPage{commits: cloneCommits(commits), total: total}, commitsSize(commits))
+		}
+		return commits, total, nil
 	}
 	total, err := s.countCommits(ctx, path, revs, p)
 	if err != nil {
 		return nil, 0, err
 	}
 	return commits, total, nil
+}
+
+// logPage is a cached answer of Log.
+type logPage struct {
+	commits []Commit
+	total   int
+}
+
+// cloneCommits copies commits down to their slices and stats, so neither
+// the cache nor a caller sees the other's changes.
+func cloneCommits(in []Commit) []Commit {
+	out := make([]Commit, len(in))
+	for i, c := range in {
+		c.Parents = append([]string{}, c.Parents...)
+		if c.Files != nil {
+			c.Files = append([]ChangedFile{}, c.Files...)
+		}
+		if c.Stats != nil {
+			st := *c.Stats
+			c.Stats = &st
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// commitsSize approximates the bytes commits hold, for the cache's bound.
+func commitsSize(commits []Commit) int64 {
+	n := int64(0)
+	for _, c := range commits {
+		n += 256 + int64(len(c.Message)+len(c.Author.Name)+len(c.Author.Email)+len(c.Committer.Name)+len(c.Committer.Email)) +
+			int64(len(c.Parents))*48
+		for _, f := range c.Files {
+			n += 64 + int64(len(f.Filename)+len(f.PreviousFilename))
+		}
+	}
+	return n
 }
 
 // GetCommit returns one commit (ref may be a sha, branch or tag) with its

@@ -126,3 +126,59 @@ func TestTagsAndPathHistoryStartNoProcess(t *testing.T) {
 		t.Fatalf("listing tags and pages of 3 paths' histories twice more started %d git processes, want 0 (the first pass started %d)", n, first)
 	}
 }
+
+// A pull request's commits (a range, head ^base) read again start no git
+// process and give the same answer; a new head commit is a new answer.
+func TestRangeLogRepeatedStartsNoProcess(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	path := newRepo(t, s, "o", "r")
+	if _, err := s.InitialCommit(ctx, path, "main", map[string][]byte{"f": []byte("0\n")}, testAuthor, "init"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateBranch(ctx, path, "topic", "main"); err != nil {
+		t.Fatal(err)
+	}
+	change := func(i int) {
+		t.Helper()
+		e, err := s.Stat(ctx, path, "topic", "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		commitFiles(t, s, path, "topic", fmt.Sprintf("c%d", i), FileChange{Op: OpUpdate, Path: "f", SHA: e.SHA, Content: []byte(fmt.Sprintf("%d\n", i))})
+	}
+	for i := range 3 {
+		change(i + 1)
+	}
+	page := func() string {
+		t.Helper()
+		cs, total, err := s.Log(ctx, path, LogOptions{Ref: "topic", Not: []string{"main"}, Limit: 10, Stats: true, Files: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The caller may change what it got: the next answer is unchanged.
+		defer func() {
+			for i := range cs {
+				cs[i].Message, cs[i].Parents[0], cs[i].Files[0].Additions, cs[i].Stats.Total = "changed", "x", -1, -1
+			}
+		}()
+		out := fmt.Sprint(total)
+		for _, c := range cs {
+			out += fmt.Sprintf(" %s %v %q %+v %+v", c.SHA, c.Parents, c.Message, c.Files, *c.Stats)
+		}
+		return out
+	}
+	starts := countGit(t)
+	first := page()
+	n := starts()
+	if again := page(); again != first {
+		t.Fatalf("second answer\n%s\nfirst\n%s", again, first)
+	}
+	if page(); starts() != n {
+		t.Fatalf("reading the range again started %d git processes", starts()-n)
+	}
+	change(4)
+	if got := page(); got == first || !strings.HasPrefix(got, "4 ") {
+		t.Fatalf("after a new commit: %s", got)
+	}
+}

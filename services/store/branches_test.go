@@ -254,13 +254,59 @@ func TestBranchCounter(t *testing.T) {
 
 		if s.DB().Dialector.Name() == "sqlite" {
 			var plan []struct{ Detail string }
-			if err := s.DB().Raw(`EXPLAIN QUERY PLAN SELECT * FROM branches WHERE repo_id = ? ORDER BY commit_unix DESC, name LIMIT 10`, r.ID).
+			if err := s.DB().Raw(`EXPLAIN QUERY PLAN `+store.BranchPageQuery, r.ID, r.ID, 10, 0).
 				Scan(&plan).Error; err != nil {
 				t.Fatal(err)
 			}
-			if fmt.Sprint(plan) != "[{SEARCH branches USING INDEX idx_branches_repo_commit_unix (repo_id=?)}]" {
+			if fmt.Sprint(plan) != "[{SEARCH branches USING INDEX idx_branches_repo_commit_unix (repo_id=?)} {SCALAR SUBQUERY 1} {SEARCH repositories USING INTEGER PRIMARY KEY (rowid=?)}]" {
 				t.Fatalf("branch page plan: %v", plan)
 			}
+		}
+	})
+}
+
+// TestBranchPage: a page's records are the stored records, every field,
+// in the page order; its total is the counter on every page, past the
+// end too; a missing repository has none.
+func TestBranchPage(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		r := newRepo(t, s, "paged")
+		state := []store.BranchUpdate{
+			{Name: "main", CommitID: "a1", CommitMessage: "first", CommitUnix: 300},
+			{Name: "dev", CommitID: "b1", CommitMessage: "second", CommitUnix: 200},
+			{Name: "alt", CommitID: "c1", CommitMessage: "third", CommitUnix: 200},
+		}
+		all := func(context.Context) ([]store.BranchUpdate, error) { return state, nil }
+		if err := s.SyncBranches(ctx, r.ID, 7, state, all); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for offset := 0; offset < 4; offset++ {
+			page, total, err := s.ListBranches(ctx, r.ID, offset, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != 3 {
+				t.Fatalf("offset %d: total %d, want 3", offset, total)
+			}
+			for _, b := range page {
+				want, err := s.BranchByName(ctx, r.ID, b.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b != *want {
+					t.Fatalf("page record %+v, stored %+v", b, *want)
+				}
+				got = append(got, b.Name)
+			}
+		}
+		if fmt.Sprint(got) != "[main alt dev]" {
+			t.Fatalf("page order %v", got)
+		}
+		page, total, err := s.ListBranches(ctx, r.ID+1000, 0, 10)
+		if err != nil || len(page) != 0 || total != 0 {
+			t.Fatalf("missing repository: %v %d %v", page, total, err)
 		}
 	})
 }

@@ -10,3 +10,9 @@ var MentionedNamesForTest = mentionedNames
 func (s *Store) ReadGenerationForTest(ctx context.Context) (Generation, error) {
 	return s.readGeneration(ctx)
 }
+
+// BranchPageQuery exposes the branch page statement to the plan test.
+const BranchPageQuery = branchPageQuery
+
+// LabelFieldsForTest exposes the label scan to the field test.
+var LabelFieldsForTest, LabelColumnsForTest = labelFields, labelColumns

@@ -220,21 +220,25 @@ func (s *Store) LabelsOfIssues(ctx context.Context, issueIDs []int64) (map[int64
 	if len(issueIDs) == 0 {
 		return out, nil
 	}
-	type row struct {
-		IssueID int64
-		Label   `gorm:"embedded"`
-	}
-	var rows []row
-	err := s.db.WithContext(ctx).Table("issue_labels").
-		Select("issue_labels.issue_id, labels.*").
+	rows, err := s.db.WithContext(ctx).Table("issue_labels").
+		Select("issue_labels.issue_id, "+labelColumns).
 		Joins("JOIN labels ON labels.id = issue_labels.label_id").
 		Where("issue_labels.issue_id IN ?", issueIDs).
-		Order("labels.name").Order("labels.id").Scan(&rows).Error
+		Order("labels.name").Order("labels.id").Rows()
 	if err != nil {
 		return nil, errs.Wrap(err, "load issue labels")
 	}
-	for _, r := range rows {
-		out[r.IssueID] = append(out[r.IssueID], r.Label)
+	defer rows.Close()
+	for rows.Next() {
+		var issueID int64
+		var l Label
+		if err := rows.Scan(append([]any{&issueID}, labelFields(&l)...)...); err != nil {
+			return nil, errs.Wrap(err, "load issue labels")
+		}
+		out[issueID] = append(out[issueID], l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errs.Wrap(err, "load issue labels")
 	}
 	return out, nil
 }

@@ -115,9 +115,32 @@ func (s *Store) ListLabels(ctx context.Context, o LabelListOptions) ([]Label, in
 	default:
 		q = q.Order("name")
 	}
+	rows, err := q.Select(labelColumns).Order("id").Offset(o.Offset).Limit(o.Limit).Rows()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
 	out := []Label{}
-	err := q.Order("id").Offset(o.Offset).Limit(o.Limit).Find(&out).Error
-	return out, total, err
+	for rows.Next() {
+		var l Label
+		if err := rows.Scan(labelFields(&l)...); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, l)
+	}
+	return out, total, rows.Err()
+}
+
+// labelColumns are the columns of Label in the order labelFields scans
+// them: a page of labels is read without gorm's reflection per value
+// (about a third of a labels page's time). Keep the two in step with
+// Label (TestLabelPageFields).
+const labelColumns = "labels.id, labels.repo_id, labels.org_id, labels.name, labels.exclusive, labels.description, " +
+	"labels.color, labels.num_issues, labels.num_closed_issues, labels.archived_unix, labels.created_unix, labels.updated_unix"
+
+func labelFields(l *Label) []any {
+	return []any{&l.ID, &l.RepoID, &l.OrgID, &l.Name, &l.Exclusive, &l.Description,
+		&l.Color, &l.NumIssues, &l.NumClosedIssues, &l.ArchivedUnix, &l.CreatedUnix, &l.UpdatedUnix}
 }
 
 // UpdateLabel loads one of o's labels, applies change and saves it in one

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -302,6 +303,53 @@ func TestDeleteLabelWhileLabelling(t *testing.T) {
 			if orphans != 0 {
 				t.Fatalf("round %d: %d issue_labels rows of a deleted label", round, orphans)
 			}
+		}
+	})
+}
+
+// TestLabelPageFields: the labels page and the labels of issues, read
+// without gorm's reflection, carry every field of each label as stored,
+// in order; the scan names every field of Label.
+func TestLabelPageFields(t *testing.T) {
+	var l store.Label
+	if n, cols := reflect.TypeOf(l).NumField(), strings.Count(store.LabelColumnsForTest, ",")+1; len(store.LabelFieldsForTest(&l)) != n || cols != n {
+		t.Fatalf("Label has %d fields, the scan %d and its columns %d", n, len(store.LabelFieldsForTest(&l)), cols)
+	}
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "fields")
+		own := store.LabelOwner{RepoID: repo.ID}
+		a := &store.Label{RepoID: repo.ID, Name: "scope/a", Exclusive: true, Description: "the a", Color: "#010203"}
+		if err := s.CreateLabel(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		b := newLabel(t, s, own, "b", false)
+		if _, err := s.UpdateLabel(ctx, own, b.ID, func(l *store.Label) error { l.ArchivedUnix = 1234; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		issue := labelIssue(t, s, repo.ID, 1, false)
+		if _, err := s.EditIssueLabels(ctx, store.IssueLabelEdit{RepoID: repo.ID, OrgID: repo.OwnerID, Index: 1,
+			ActorID: repo.OwnerID, Mode: store.IssueLabelsAdd, IDs: []int64{a.ID, b.ID}}); err != nil {
+			t.Fatal(err)
+		}
+		stored := func(id int64) store.Label {
+			l, err := s.LabelByID(ctx, own, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return *l
+		}
+		want := []store.Label{stored(a.ID), stored(b.ID)}
+		if want[0].NumIssues != 1 || want[1].ArchivedUnix != 1234 {
+			t.Fatalf("stored labels %+v", want)
+		}
+		page, total, err := s.ListLabels(ctx, store.LabelListOptions{Owner: own, Sort: store.LabelSortNameDesc, Limit: 10})
+		if err != nil || total != 2 || !reflect.DeepEqual(page, want) {
+			t.Fatalf("page %+v (%d, %v), want %+v", page, total, err, want)
+		}
+		of, err := s.LabelsOfIssues(ctx, []int64{issue.ID})
+		if err != nil || !reflect.DeepEqual(of[issue.ID], []store.Label{want[1], want[0]}) {
+			t.Fatalf("labels of the issue %+v (%v), want %+v", of, err, want)
 		}
 	})
 }
