@@ -381,7 +381,9 @@ func TestGenerateRepoExpandsTemplate(t *testing.T) {
 		if !slices.Equal(files, want) {
 			t.Errorf("generated files %v, want %v", files, want)
 		}
-		pathOf := func(u string) string { return u[strings.Index(u[strings.Index(u, "://")+3:], "/")+strings.Index(u, "://")+3:] }
+		pathOf := func(u string) string {
+			return u[strings.Index(u[strings.Index(u, "://")+3:], "/")+strings.Index(u, "://")+3:]
+		}
 		wantReadme := "# my-app from tmpl by alice\nBOB MyApp my_app myApp my-app My-App my-app\nMy app|A template\n" +
 			pathOf(gen.HTMLURL) + " " + pathOf(tmpl.HTMLURL) + " " + gen.CloneURL + " " + tmpl.CloneURL + "\n" +
 			"$REPO_NAME UNKNOWN REPO_DESCRIPTION_SNAKE costs 5\n"
