@@ -2,7 +2,9 @@ package repos
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"forge/services/access"
@@ -105,6 +107,15 @@ func (s *Service) Generate(ctx context.Context, tmpl *access.Repo, owner *store.
 		vars := newTemplateVars(tmpl.Owner.Name, tmpl.Name, tmpl.Description, links(tmpl.Owner.Name, tmpl.Name),
 			owner.Name, in.Name, in.Description, links(owner.Name, in.Name))
 		if _, err := s.git.CommitTreeOf(ctx, staged, tmplPath, tmpl.DefaultBranch, branch, sig, "Initial commit", templateRules(vars)); err != nil {
+			if errors.Is(err, git.ErrInvalid) {
+				// A template whose expansion is out of bounds or makes
+				// colliding paths.
+				msg := strings.TrimSuffix(err.Error(), ": "+git.ErrInvalid.Error())
+				if !strings.HasPrefix(msg, "the template") {
+					msg = "the template's expanded file paths collide" // git's words name scratch paths
+				}
+				return errs.New(errs.Invalid, msg)
+			}
 			return errs.Wrap(err, "copy the template's files")
 		}
 		b, err := s.stagedBranch(ctx, staged, rec)

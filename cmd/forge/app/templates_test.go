@@ -414,5 +414,18 @@ func TestGenerateRepoExpandsTemplate(t *testing.T) {
 		if got := readClone(t, again, ".gitea/template"); !strings.Contains(got, "dir/**") {
 			t.Errorf("template rules changed: %q", got)
 		}
+
+		// A path that expands onto a directory: 422, nothing made.
+		commitFile(t, again, "dir/$REPO_NAME", "x\n", "collides for a repository named sub")
+		gitCmd(t, again, "push", "-q", "origin", "main")
+		r := s.do("POST", "/api/v1/repos/alice/tmpl/generate", `{"owner":"bob","name":"sub","git_content":true}`,
+			"Authorization", "token "+bobTok, "Content-Type", jsonCT)
+		expectStatus(t, r, 422)
+		if m := r.message(t); m != "the template's expanded file paths collide" {
+			t.Errorf("collision: %q", m)
+		}
+		if _, resp, _ := bob.GetRepo("bob", "sub"); resp == nil || resp.StatusCode != 404 {
+			t.Errorf("a refused generate left a repository")
+		}
 	})
 }
