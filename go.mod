@@ -8,7 +8,9 @@ require (
 	github.com/go-enry/go-enry/v2 v2.9.6
 	github.com/go-gormigrate/gormigrate/v2 v2.1.7
 	github.com/go-ldap/ldap/v3 v3.4.15
+	github.com/gobwas/glob v0.2.3
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.32.0
+	github.com/huandu/xstrings v1.4.0
 	github.com/jackc/pgx/v5 v5.10.0
 	github.com/libtnb/sqlite v1.3.0
 	github.com/pquerna/otp v1.5.0
@@ -17,6 +19,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/crypto v0.58.0
 	golang.org/x/net v0.61.0
+	golang.org/x/text v0.43.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/genproto/googleapis/api v0.0.0-20261012220534-4341edf3f941
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261005182115-fad411399dd8
@@ -72,7 +75,6 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/grpc/cmd/protoc-gen-go-grpc v1.6.2 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect

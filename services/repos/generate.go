@@ -2,7 +2,9 @@ package repos
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"forge/services/access"
@@ -28,12 +30,17 @@ type GenerateOptions struct {
 	// Webhooks, ProtectedBranch: copies of the template's own webhooks
 	// and branch protection rules.
 	Webhooks, ProtectedBranch bool
+	// Links gives the addresses template variables name ($REPO_LINK,
+	// $REPO_HTTPS_URL...); nil leaves them empty.
+	Links func(owner, name string) RepoLinks
 }
 
 // Generate makes owner's repository in.Name from the template repository
 // tmpl (POST /repos/{o}/{r}/generate): with GitContent its default branch
 // (in.DefaultBranch, else the template's) holds one commit by caller with
-// the tree of the template's default branch and none of its history; with
+// the tree of the template's default branch and none of its history, the
+// files its .gitea/template names with their variables expanded (in
+// content and path) and .gitea/template itself left out; with
 // Labels, Topics, Webhooks and ProtectedBranch it has copies of the
 // template's, read in the new repository's transaction. Everything is
 // recorded and placed all or nothing (CreateStaged). The policy checked
@@ -93,7 +100,22 @@ func (s *Service) Generate(ctx context.Context, tmpl *access.Repo, owner *store.
 			return nil
 		}
 		sig := git.Signature{Name: caller.User.Name, Email: caller.User.Email, When: time.Now()}
-		if _, err := s.git.CommitTreeOf(ctx, staged, tmplPath, tmpl.DefaultBranch, branch, sig, "Initial commit"); err != nil {
+		links := func(string, string) RepoLinks { return RepoLinks{} }
+		if in.Links != nil {
+			links = in.Links
+		}
+		vars := newTemplateVars(tmpl.Owner.Name, tmpl.Name, tmpl.Description, links(tmpl.Owner.Name, tmpl.Name),
+			owner.Name, in.Name, in.Description, links(owner.Name, in.Name))
+		if _, err := s.git.CommitTreeOf(ctx, staged, tmplPath, tmpl.DefaultBranch, branch, sig, "Initial commit", templateRules(vars)); err != nil {
+			if errors.Is(err, git.ErrInvalid) {
+				// A template whose expansion is out of bounds or makes
+				// colliding paths.
+				msg := strings.TrimSuffix(err.Error(), ": "+git.ErrInvalid.Error())
+				if !strings.HasPrefix(msg, "the template") {
+					msg = "the template's expanded file paths collide" // git's words name scratch paths
+				}
+				return errs.New(errs.Invalid, msg)
+			}
 			return errs.Wrap(err, "copy the template's files")
 		}
 		b, err := s.stagedBranch(ctx, staged, rec)

@@ -69,6 +69,7 @@ func (s *Server) GenerateRepo(ctx context.Context, req *reposv1.GenerateRepoRequ
 		Name: g.GetName(), Description: g.GetDescription(), DefaultBranch: g.GetDefaultBranch(), Private: g.GetPrivate(),
 		GitContent: g.GetGitContent(), Topics: g.GetTopics(), Labels: g.GetLabels(), GitHooks: g.GetGitHooks(),
 		Avatar: g.GetAvatar(), Webhooks: g.GetWebhooks(), ProtectedBranch: g.GetProtectedBranch(),
+		Links: s.render.Links,
 	}, caller)
 	if err != nil {
 		return nil, err

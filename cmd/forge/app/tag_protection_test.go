@@ -189,3 +189,71 @@ func TestTagProtectionEnforced(t *testing.T) {
 		}
 	})
 }
+
+// TestTagProtectionTeamWhitelist: in an organization's repository, a rule
+// whitelisting a team lets that team's member push (real git push) and
+// delete the tags it matches, while a member of another team with write
+// access is refused ("remote: Tag <name> is protected", and 422 on POST
+// /tags) yet still pushes tags no rule matches.
+func TestTagProtectionTeamWhitelist(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		s.seedUser("bob", "bob-password", false)
+		carolTok := s.seedUser("carol", "carol-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		if _, _, err := alice.CreateOrg(gitea.CreateOrgOption{Name: "acme"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := alice.CreateOrgRepo("acme", gitea.CreateRepoOption{Name: "lib", AutoInit: true}); err != nil {
+			t.Fatal(err)
+		}
+		for team, member := range map[string]string{"releasers": "bob", "devs": "carol"} {
+			tm, _, err := alice.CreateTeam("acme", gitea.CreateTeamOption{Name: team, Permission: gitea.AccessModeWrite,
+				Units: []gitea.RepoUnitType{gitea.RepoUnitCode, gitea.RepoUnitReleases}, IncludesAllRepositories: true})
+			if err != nil {
+				t.Fatalf("CreateTeam %s: %v", team, err)
+			}
+			if _, err := alice.AddTeamMember(tm.ID, member); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := s.do("POST", "/api/v1/repos/acme/lib/tag_protections", `{"name_pattern":"v*","whitelist_teams":["releasers"]}`,
+			"Authorization", "token "+aliceTok, "Content-Type", jsonCT)
+		expectStatus(t, r, http.StatusCreated)
+		var rule tagProtectionJSON
+		r.json(t, &rule)
+		if !slices.Equal(rule.WhitelistTeams, []string{"releasers"}) || len(rule.WhitelistUsernames) != 0 {
+			t.Fatalf("rule: %s", r.Body)
+		}
+
+		bobDir := s.clone(t, "bob", "bob-password", "acme", "lib")
+		carolDir := s.clone(t, "carol", "carol-password", "acme", "lib")
+
+		// The other team's writer: refused on v*, free elsewhere.
+		gitCmd(t, carolDir, "tag", "v1")
+		pushRefused(t, carolDir, "Tag v1 is protected", "origin", "v1")
+		gitCmd(t, carolDir, "tag", "nightly")
+		gitCmd(t, carolDir, "push", "-q", "origin", "nightly")
+		r = s.do("POST", "/api/v1/repos/acme/lib/tags", `{"tag_name":"v2"}`, "Authorization", "token "+carolTok, "Content-Type", jsonCT)
+		expectStatus(t, r, http.StatusUnprocessableEntity)
+		if m := r.message(t); m != "user not allowed to create protected tag" {
+			t.Fatalf("create tag: %q", m)
+		}
+
+		// The whitelisted team's member pushes the protected tag.
+		gitCmd(t, bobDir, "tag", "v1")
+		gitCmd(t, bobDir, "push", "-q", "origin", "v1")
+		want := strings.TrimSpace(gitCmd(t, bobDir, "rev-parse", "v1"))
+		remote := gitCmd(t, carolDir, "ls-remote", "origin", "refs/tags/v1")
+		if !strings.HasPrefix(remote, want+"\trefs/tags/v1") {
+			t.Fatalf("v1 on the server: %q, want %s", remote, want)
+		}
+		// ...which the other team's writer may not delete; the member may.
+		pushRefused(t, carolDir, "Tag v1 is protected", "origin", ":refs/tags/v1")
+		gitCmd(t, bobDir, "push", "-q", "origin", ":refs/tags/v1")
+		if remote := gitCmd(t, carolDir, "ls-remote", "origin", "refs/tags/v1"); remote != "" {
+			t.Fatalf("v1 still on the server: %q", remote)
+		}
+	})
+}

@@ -333,3 +333,99 @@ func TestGenerateRepoSDK(t *testing.T) {
 		}
 	})
 }
+
+// TestGenerateRepoExpandsTemplate: the files a template's .gitea/template
+// names (globs: "*.md" stays at the root, "dir/**" takes a directory's
+// tree) have their variables expanded, in content and in path, in the
+// generated repository's one commit; other files (and matched binary
+// ones) are copied as they are, modes kept, and .gitea/template is left
+// out. As seen by a real git clone.
+func TestGenerateRepoExpandsTemplate(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, nil, func(t *testing.T, s *testServer) {
+		aliceTok := s.seedUser("alice", "alice-password", false)
+		bobTok := s.seedUser("bob", "bob-password", false)
+		alice := s.sdk(gitea.SetToken(aliceTok))
+		bob := s.sdk(gitea.SetToken(bobTok))
+		if _, _, err := alice.CreateRepo(gitea.CreateRepoOption{Name: "tmpl", AutoInit: true, Template: true, Description: "A template"}); err != nil {
+			t.Fatal(err)
+		}
+		work := s.clone(t, "alice", "alice-password", "alice", "tmpl")
+		commitFile(t, work, ".gitea/template", "# expanded files\n\n*.md\n  dir/**  \n[invalid\n", "template rules")
+		readme := "# $REPO_NAME from ${TEMPLATE_NAME} by $TEMPLATE_OWNER\n" +
+			"${REPO_OWNER_UPPER} ${REPO_NAME_PASCAL} ${REPO_NAME_SNAKE} ${REPO_NAME_CAMEL} ${REPO_NAME_KEBAB} ${REPO_NAME_TITLE} ${REPO_NAME_LOWER}\n" +
+			"$REPO_DESCRIPTION|$TEMPLATE_DESCRIPTION\n$REPO_LINK $TEMPLATE_LINK $REPO_HTTPS_URL $TEMPLATE_HTTPS_URL\n" +
+			"$$REPO_NAME $UNKNOWN ${REPO_DESCRIPTION_SNAKE} costs $5\n"
+		commitFile(t, work, "README.md", readme, "readme")
+		commitFile(t, work, "dir/${REPO_NAME}.txt", "name=$REPO_NAME\n", "named file")
+		commitFile(t, work, "dir/sub/run.sh", "#!/bin/sh\necho $REPO_NAME_SNAKE\n", "script")
+		gitCmd(t, work, "update-index", "--chmod=+x", "dir/sub/run.sh")
+		gitCmd(t, work, "commit", "-q", "-m", "executable")
+		commitFile(t, work, "dir/blob.bin", "\x00\x01$REPO_NAME\n", "binary")
+		commitFile(t, work, "docs/guide.md", "$REPO_NAME\n", "not at the root")
+		commitFile(t, work, "main.go", "// $REPO_NAME\n", "not matched")
+		gitCmd(t, work, "push", "-q", "origin", "main")
+
+		gen, resp, err := bob.CreateRepoFromTemplate("alice", "tmpl", gitea.CreateRepoFromTemplateOption{Owner: "bob", Name: "my-app",
+			Description: "My app", GitContent: true})
+		if err != nil || resp.StatusCode != 201 {
+			t.Fatalf("CreateRepoFromTemplate: %v", err)
+		}
+		tmpl, _, err := alice.GetRepo("alice", "tmpl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clone := s.clone(t, "bob", "bob-password", "bob", "my-app")
+		files := strings.Fields(gitCmd(t, clone, "ls-files"))
+		want := []string{"README.md", "dir/blob.bin", "dir/my-app.txt", "dir/sub/run.sh", "docs/guide.md", "main.go"}
+		if !slices.Equal(files, want) {
+			t.Errorf("generated files %v, want %v", files, want)
+		}
+		pathOf := func(u string) string {
+			return u[strings.Index(u[strings.Index(u, "://")+3:], "/")+strings.Index(u, "://")+3:]
+		}
+		wantReadme := "# my-app from tmpl by alice\nBOB MyApp my_app myApp my-app My-App my-app\nMy app|A template\n" +
+			pathOf(gen.HTMLURL) + " " + pathOf(tmpl.HTMLURL) + " " + gen.CloneURL + " " + tmpl.CloneURL + "\n" +
+			"$REPO_NAME UNKNOWN REPO_DESCRIPTION_SNAKE costs 5\n"
+		for name, content := range map[string]string{
+			"README.md":      wantReadme,
+			"dir/my-app.txt": "name=my-app\n",
+			"dir/sub/run.sh": "#!/bin/sh\necho my_app\n",
+			"dir/blob.bin":   "\x00\x01$REPO_NAME\n",
+			"docs/guide.md":  "$REPO_NAME\n",
+			"main.go":        "// $REPO_NAME\n",
+		} {
+			if got := readClone(t, clone, name); got != content {
+				t.Errorf("%s: %q, want %q", name, got, content)
+			}
+		}
+		if mode := strings.Fields(gitCmd(t, clone, "ls-files", "-s", "dir/sub/run.sh"))[0]; mode != "100755" {
+			t.Errorf("run.sh mode %s", mode)
+		}
+		if log := gitCmd(t, clone, "log", "--format=%s|%an|%P", "main"); log != "Initial commit|bob|\n" {
+			t.Errorf("generated history: %q", log)
+		}
+		gitCmd(t, clone, "fsck", "--strict")
+		// The template is as it was.
+		again := s.clone(t, "alice", "alice-password", "alice", "tmpl")
+		if got := readClone(t, again, "README.md"); got != readme {
+			t.Errorf("template README changed: %q", got)
+		}
+		if got := readClone(t, again, ".gitea/template"); !strings.Contains(got, "dir/**") {
+			t.Errorf("template rules changed: %q", got)
+		}
+
+		// A path that expands onto a directory: 422, nothing made.
+		commitFile(t, again, "dir/$REPO_NAME", "x\n", "collides for a repository named sub")
+		gitCmd(t, again, "push", "-q", "origin", "main")
+		r := s.do("POST", "/api/v1/repos/alice/tmpl/generate", `{"owner":"bob","name":"sub","git_content":true}`,
+			"Authorization", "token "+bobTok, "Content-Type", jsonCT)
+		expectStatus(t, r, 422)
+		if m := r.message(t); m != "the template's expanded file paths collide" {
+			t.Errorf("collision: %q", m)
+		}
+		if _, resp, _ := bob.GetRepo("bob", "sub"); resp == nil || resp.StatusCode != 404 {
+			t.Errorf("a refused generate left a repository")
+		}
+	})
+}
