@@ -45,14 +45,19 @@ func (s *Service) Details(ctx context.Context, r *access.Repo, viewer *auth.Prin
 	return d, nil
 }
 
-// details reads r's release counter and mirror state.
+// details reads r's release counter (unless resolving r read it with
+// the counters) and mirror state.
 func (s *Service) details(ctx context.Context, r *access.Repo) (Details, error) {
 	d := Details{Repo: r}
-	n, err := s.store.CountReleases(ctx, r.ID)
-	if err != nil {
-		return Details{}, errs.Wrap(err, "count releases")
+	if r.ReleasesCounted {
+		d.Releases = r.NumReleases
+	} else {
+		n, err := s.store.CountReleases(ctx, r.ID)
+		if err != nil {
+			return Details{}, errs.Wrap(err, "count releases")
+		}
+		d.Releases = n
 	}
-	d.Releases = n
 	if r.IsMirror {
 		m, err := s.store.MirrorByRepoID(ctx, r.ID)
 		if err == nil {

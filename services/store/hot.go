@@ -25,9 +25,13 @@ const generationQuery = `SELECT value, resource_value FROM auth_generation WHERE
 
 // countersQuery reads the repository counters the resource generation
 // does not follow (migration 0093): the issue, watch, star and fork
-// writes move them without invalidating anything.
-const countersQuery = `SELECT num_watches, num_stars, num_forks, num_issues, num_closed_issues,
- num_pulls, num_closed_pulls FROM repositories WHERE id = ?`
+// writes move them without invalidating anything; and, in the same
+// statement (one read transaction instead of two), the number of
+// published releases (CountReleases), which no generation follows either.
+const countersQuery = `SELECT r.num_watches, r.num_stars, r.num_forks, r.num_issues, r.num_closed_issues,
+ r.num_pulls, r.num_closed_pulls,
+ (SELECT count(*) FROM releases l WHERE l.repo_id = r.id AND l.is_tag = FALSE AND l.is_draft = FALSE)
+ FROM repositories r WHERE r.id = ?`
 
 func (s *Store) prepareHot(ctx context.Context) error {
 	sqlDB, err := s.db.DB()
@@ -103,18 +107,20 @@ func (s *Store) readGeneration(ctx context.Context) (Generation, error) {
 }
 
 // RepositoryCounters loads r's counters (NumWatches, NumStars, NumForks
-// and the issue and pull counts) from the database, for a row served from
-// a cache that the counters' writes do not invalidate.
+// and the issue and pull counts) and its published release count
+// (NumReleases, setting ReleasesCounted) from the database, for a row
+// served from a cache that the counters' writes do not invalidate.
 func (s *Store) RepositoryCounters(ctx context.Context, r *Repository) error {
 	_, _, stmt, err := s.hotStatements(ctx)
 	if err != nil {
 		return err
 	}
 	err = stmt.QueryRowContext(ctx, r.ID).Scan(&r.NumWatches, &r.NumStars, &r.NumForks,
-		&r.NumIssues, &r.NumClosedIssues, &r.NumPulls, &r.NumClosedPulls)
+		&r.NumIssues, &r.NumClosedIssues, &r.NumPulls, &r.NumClosedPulls, &r.NumReleases)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
+	r.ReleasesCounted = err == nil
 	return err
 }
 
