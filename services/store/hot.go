@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -33,15 +34,34 @@ const countersQuery = `SELECT r.num_watches, r.num_stars, r.num_forks, r.num_iss
  (SELECT count(*) FROM releases l WHERE l.repo_id = r.id AND l.is_tag = FALSE AND l.is_draft = FALSE)
  FROM repositories r WHERE r.id = ?`
 
+// socialQuery is UserSocialCounts' statement (GET /user, /users/{name}).
+const socialQuery = `SELECT (SELECT COUNT(*) FROM follows WHERE follow_id = ?),
+ (SELECT COUNT(*) FROM follows WHERE user_id = ?), (SELECT COUNT(*) FROM stars WHERE user_id = ?)`
+
+// pgPlaceholders numbers q's placeholders for PostgreSQL ($1, $2, ...).
+func pgPlaceholders(q string) string {
+	var b strings.Builder
+	n := 0
+	for _, c := range q {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
 func (s *Store) prepareHot(ctx context.Context) error {
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
 	}
-	var stmts [3]*sql.Stmt
-	for i, q := range []string{authQuery, generationQuery, countersQuery} {
+	var stmts [4]*sql.Stmt
+	for i, q := range []string{authQuery, generationQuery, countersQuery, socialQuery} {
 		if s.postgres {
-			q = strings.Replace(q, "?", "$1", 1)
+			q = pgPlaceholders(q)
 		}
 		if stmts[i], err = sqlDB.PrepareContext(ctx, q); err != nil {
 			for _, st := range stmts[:i] {
@@ -51,9 +71,27 @@ func (s *Store) prepareHot(ctx context.Context) error {
 		}
 	}
 	s.hotMu.Lock()
-	s.authStmt, s.genStmt, s.cntStmt = stmts[0], stmts[1], stmts[2]
+	if s.authStmt == nil {
+		s.authStmt, s.genStmt, s.cntStmt, s.socStmt = stmts[0], stmts[1], stmts[2], stmts[3]
+		stmts = [4]*sql.Stmt{}
+	}
 	s.hotMu.Unlock()
+	for _, st := range stmts { // another call prepared them first
+		if st != nil {
+			st.Close()
+		}
+	}
 	return nil
+}
+
+// socialStatement is the prepared socialQuery.
+func (s *Store) socialStatement(ctx context.Context) (*sql.Stmt, error) {
+	if _, _, _, err := s.hotStatements(ctx); err != nil {
+		return nil, err
+	}
+	s.hotMu.Lock()
+	defer s.hotMu.Unlock()
+	return s.socStmt, nil
 }
 
 func (s *Store) hotStatements(ctx context.Context) (auth, gen, counters *sql.Stmt, err error) {
