@@ -52,15 +52,24 @@ func (s *Service) Details(ctx context.Context, r *access.Repo, viewer *auth.Prin
 	return d, nil
 }
 
-// details reads r's release counter and mirror state.
+// details reads r's release counter and whether a transfer is pending
+// (unless resolving r read them with the counters), and its mirror state.
 func (s *Service) details(ctx context.Context, r *access.Repo) (Details, error) {
 	d := Details{Repo: r}
-	n, err := s.store.CountReleases(ctx, r.ID)
-	if err != nil {
-		return Details{}, errs.Wrap(err, "count releases")
+	if r.ReleasesCounted {
+		d.Releases = r.NumReleases
+	} else {
+		n, err := s.store.CountReleases(ctx, r.ID)
+		if err != nil {
+			return Details{}, errs.Wrap(err, "count releases")
+		}
+		d.Releases = n
 	}
-	d.Releases = n
-	t, err := s.store.PendingTransfer(ctx, r.ID)
+	var t *store.RepoTransfer
+	var err error = store.ErrNotFound
+	if !r.ReleasesCounted || r.TransferPending {
+		t, err = s.store.PendingTransfer(ctx, r.ID)
+	}
 	if err == nil {
 		users, err := s.store.UsersByID(ctx, []int64{t.DoerID, t.RecipientID})
 		if err != nil {

@@ -81,14 +81,15 @@ type SocialCounts struct {
 	Followers, Following, Stars int64
 }
 
-// UserSocialCounts counts them for one user in one statement.
+// UserSocialCounts counts them for one user in one statement, prepared
+// once (hot.go): GET /user runs it on every call.
 func (s *Store) UserSocialCounts(ctx context.Context, userID int64) (SocialCounts, error) {
 	var c SocialCounts
-	row := s.db.WithContext(ctx).Raw(`SELECT
-		(SELECT COUNT(*) FROM follows WHERE follow_id = ?),
-		(SELECT COUNT(*) FROM follows WHERE user_id = ?),
-		(SELECT COUNT(*) FROM stars WHERE user_id = ?)`, userID, userID, userID).Row()
-	err := row.Scan(&c.Followers, &c.Following, &c.Stars)
+	stmt, err := s.socialStatement(ctx)
+	if err != nil {
+		return c, err
+	}
+	err = stmt.QueryRowContext(ctx, userID, userID, userID).Scan(&c.Followers, &c.Following, &c.Stars)
 	return c, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -25,19 +26,45 @@ const generationQuery = `SELECT value, resource_value FROM auth_generation WHERE
 
 // countersQuery reads the repository counters the resource generation
 // does not follow (migration 0093): the issue, watch, star and fork
-// writes move them without invalidating anything.
-const countersQuery = `SELECT num_watches, num_stars, num_forks, num_issues, num_closed_issues,
- num_pulls, num_closed_pulls FROM repositories WHERE id = ?`
+// writes move them without invalidating anything; and, in the same
+// statement (one read transaction instead of two), the number of
+// published releases (CountReleases), which no generation follows either,
+// and whether a transfer is pending (so a GET without one needs no
+// further statement).
+const countersQuery = `SELECT r.num_watches, r.num_stars, r.num_forks, r.num_issues, r.num_closed_issues,
+ r.num_pulls, r.num_closed_pulls,
+ (SELECT count(*) FROM releases l WHERE l.repo_id = r.id AND l.is_tag = FALSE AND l.is_draft = FALSE),
+ (SELECT count(*) FROM repo_transfers t WHERE t.repo_id = r.id)
+ FROM repositories r WHERE r.id = ?`
+
+// socialQuery is UserSocialCounts' statement (GET /user, /users/{name}).
+const socialQuery = `SELECT (SELECT COUNT(*) FROM follows WHERE follow_id = ?),
+ (SELECT COUNT(*) FROM follows WHERE user_id = ?), (SELECT COUNT(*) FROM stars WHERE user_id = ?)`
+
+// pgPlaceholders numbers q's placeholders for PostgreSQL ($1, $2, ...).
+func pgPlaceholders(q string) string {
+	var b strings.Builder
+	n := 0
+	for _, c := range q {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
 
 func (s *Store) prepareHot(ctx context.Context) error {
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
 	}
-	var stmts [3]*sql.Stmt
-	for i, q := range []string{authQuery, generationQuery, countersQuery} {
+	var stmts [4]*sql.Stmt
+	for i, q := range []string{authQuery, generationQuery, countersQuery, socialQuery} {
 		if s.postgres {
-			q = strings.Replace(q, "?", "$1", 1)
+			q = pgPlaceholders(q)
 		}
 		if stmts[i], err = sqlDB.PrepareContext(ctx, q); err != nil {
 			for _, st := range stmts[:i] {
@@ -47,9 +74,27 @@ func (s *Store) prepareHot(ctx context.Context) error {
 		}
 	}
 	s.hotMu.Lock()
-	s.authStmt, s.genStmt, s.cntStmt = stmts[0], stmts[1], stmts[2]
+	if s.authStmt == nil {
+		s.authStmt, s.genStmt, s.cntStmt, s.socStmt = stmts[0], stmts[1], stmts[2], stmts[3]
+		stmts = [4]*sql.Stmt{}
+	}
 	s.hotMu.Unlock()
+	for _, st := range stmts { // another call prepared them first
+		if st != nil {
+			st.Close()
+		}
+	}
 	return nil
+}
+
+// socialStatement is the prepared socialQuery.
+func (s *Store) socialStatement(ctx context.Context) (*sql.Stmt, error) {
+	if _, _, _, err := s.hotStatements(ctx); err != nil {
+		return nil, err
+	}
+	s.hotMu.Lock()
+	defer s.hotMu.Unlock()
+	return s.socStmt, nil
 }
 
 func (s *Store) hotStatements(ctx context.Context) (auth, gen, counters *sql.Stmt, err error) {
@@ -103,18 +148,23 @@ func (s *Store) readGeneration(ctx context.Context) (Generation, error) {
 }
 
 // RepositoryCounters loads r's counters (NumWatches, NumStars, NumForks
-// and the issue and pull counts) from the database, for a row served from
-// a cache that the counters' writes do not invalidate.
+// and the issue and pull counts) and its published release count
+// (NumReleases, setting ReleasesCounted) and whether a transfer is
+// pending (TransferPending) from the database, for a row
+// served from a cache that the counters' writes do not invalidate.
 func (s *Store) RepositoryCounters(ctx context.Context, r *Repository) error {
 	_, _, stmt, err := s.hotStatements(ctx)
 	if err != nil {
 		return err
 	}
+	var transfers int64
 	err = stmt.QueryRowContext(ctx, r.ID).Scan(&r.NumWatches, &r.NumStars, &r.NumForks,
-		&r.NumIssues, &r.NumClosedIssues, &r.NumPulls, &r.NumClosedPulls)
+		&r.NumIssues, &r.NumClosedIssues, &r.NumPulls, &r.NumClosedPulls, &r.NumReleases, &transfers)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
+	r.ReleasesCounted = err == nil
+	r.TransferPending = transfers > 0
 	return err
 }
 

@@ -43,17 +43,24 @@ type Repository struct {
 	IsTemplate    bool
 	// IsFork and ForkID (the parent's id) mark a fork; a fork whose
 	// parent is deleted becomes a plain repository, as in Gitea.
-	IsFork                        bool
-	ForkID                        int64
-	OriginalURL                   string // migration source, credentials removed
-	NumWatches                    int
-	NumStars                      int
-	NumForks                      int
-	NumIssues                     int // kept by the issue writes, as NumClosedIssues and the pull counts
-	NumClosedIssues               int
-	NumPulls                      int
-	NumClosedPulls                int
-	NumBranches                   int   // kept by the branch record writes (store/branches.go)
+	IsFork          bool
+	ForkID          int64
+	OriginalURL     string // migration source, credentials removed
+	NumWatches      int
+	NumStars        int
+	NumForks        int
+	NumIssues       int // kept by the issue writes, as NumClosedIssues and the pull counts
+	NumClosedIssues int
+	NumPulls        int
+	NumClosedPulls  int
+	NumBranches     int // kept by the branch record writes (store/branches.go)
+	// NumReleases is the number of published releases, read with the
+	// counters (RepositoryCounters) when ReleasesCounted; not a column.
+	NumReleases     int64 `gorm:"-"`
+	ReleasesCounted bool  `gorm:"-"`
+	// TransferPending is read with the counters too (when ReleasesCounted):
+	// false means no transfer was pending then; not a column.
+	TransferPending               bool  `gorm:"-"`
 	Size                          int64 // KiB
 	HasIssues                     bool
 	HasWiki                       bool

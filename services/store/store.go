@@ -66,6 +66,7 @@ type Store struct {
 	authStmt *sql.Stmt // see hot.go
 	genStmt  *sql.Stmt
 	cntStmt  *sql.Stmt
+	socStmt  *sql.Stmt
 	users    userCache
 	owned    *Owned // see Own
 	activity activityHooks
@@ -168,6 +169,7 @@ func (s *Store) Close() error {
 		s.authStmt.Close()
 		s.genStmt.Close()
 		s.cntStmt.Close()
+		s.socStmt.Close()
 	}
 	return sqlDB.Close()
 }
