@@ -67,11 +67,16 @@ type Manifest struct {
 	Warnings        []string `json:"warnings,omitempty"`
 }
 
+// Exporter reads every table in one snapshot (store.Store.Export).
+type Exporter interface {
+	Export(ctx context.Context, table func(store.PortableTable) error, row func(vals []any) error) (store.PortableSchema, error)
+}
+
 // DumpOptions says what to dump and where.
 type DumpOptions struct {
 	Config     *config.Config
 	ConfigFile string // the configuration file in use; "" for none
-	Store      *store.Store
+	Store      Exporter
 	Git        *git.Store
 	Out        io.Writer // the archive
 	Log        io.Writer // progress and warnings, for the operator

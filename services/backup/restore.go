@@ -65,10 +65,18 @@ func Open(r io.Reader) (*Reader, error) {
 	return rd, nil
 }
 
+// Loader is what restore needs of the target database (store.Store): its
+// tables, migrating to the dump's step, and loading the rows.
+type Loader interface {
+	Tables(ctx context.Context) ([]string, error)
+	MigrateTo(ctx context.Context, id string) error
+	Load(ctx context.Context, tables []store.PortableTable, rows func(table string, emit func(vals []any) error) error) error
+}
+
 // Targets says where restore writes.
 type Targets struct {
 	Config *config.Config
-	Store  *store.Store
+	Store  Loader
 	Log    io.Writer
 }
 

@@ -72,7 +72,13 @@ func (s *Service) Transfer(ctx context.Context, r *access.Repo, target *access.O
 		if err := s.store.OfferRepository(ctx, t, addReader); err != nil {
 			return Details{}, false, transferError(err, r, target.User)
 		}
-		d, err := s.Details(ctx, r, caller)
+		// r's counters were read before the offer existed: answer from a
+		// copy that knows of it (r itself may be shared by a cache).
+		rec := *r.Repository
+		rec.TransferPending = true
+		offered := *r
+		offered.Repository = &rec
+		d, err := s.Details(ctx, &offered, caller)
 		return d, true, err
 	}
 	updated, err := s.move(ctx, r.Repository, target.User, target.Teams, nil)
