@@ -281,21 +281,27 @@ func (s *BranchServer) RenameBranch(ctx context.Context, req *branchesv1.RenameB
 		return nil, err
 	}
 	sha := head.Commit.SHA
-	switch err := s.Git.RenameBranch(ctx, r.path, from, to, sha); {
+	// The records that name the branch follow it while both names exist
+	// in git (see git.Store.RenameBranch).
+	retarget := func() error {
+		if from == r.DefaultBranch {
+			if err := s.Git.SetDefaultBranch(ctx, r.path, to); err != nil {
+				return errs.Wrap(err, "move HEAD")
+			}
+		}
+		err := s.Store.RenameBranchReferences(ctx, store.BranchRename{RepoID: r.ID, From: from, To: to})
+		if err != nil && from == r.DefaultBranch {
+			err = errors.Join(err, s.Git.SetDefaultBranch(ctx, r.path, from)) // HEAD back beside the records
+		}
+		return err
+	}
+	switch err := s.Git.RenameBranch(ctx, r.path, from, to, sha, retarget); {
 	case errors.Is(err, git.ErrAlreadyExists):
 		return nil, errRenameTaken
 	case errors.Is(err, git.ErrConflict), errors.Is(err, git.ErrInvalid):
 		return nil, writeErr(err, http.StatusConflict)
 	case err != nil:
 		return nil, errs.Wrap(err, "rename branch")
-	}
-	if from == r.DefaultBranch {
-		if err := s.Git.SetDefaultBranch(ctx, r.path, to); err != nil {
-			return nil, errs.Wrap(err, "move HEAD")
-		}
-	}
-	if err := s.Store.RenameBranchReferences(ctx, store.BranchRename{RepoID: r.ID, From: from, To: to}); err != nil {
-		return nil, err
 	}
 	if from == r.DefaultBranch {
 		r.DefaultBranch = to

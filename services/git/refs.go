@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -497,27 +498,48 @@ func (s *Store) catFileBatch(ctx context.Context, path string, names []string) (
 }
 
 // RenameBranch renames refs/heads/<from> (at sha) to refs/heads/<to> in
-// one ref transaction, journaled like every ref move. HEAD is left alone
-// (the caller moves it with SetDefaultBranch when from was the default).
-// Errors: ErrInvalid for a bad name or sha, ErrAlreadyExists when to
-// exists, ErrConflict when from is no longer at sha or to collides with
-// another branch's path ("a/b" beside "a").
-func (s *Store) RenameBranch(ctx context.Context, path, from, to, sha string) error {
+// two journaled ref transactions with retarget in between: to is created
+// at sha, retarget runs (the records that name the branch follow it),
+// then from is deleted if still at sha. So the branch never looks gone to
+// whoever watches refs and records at any moment in between (the pull
+// request refresher closes the pull requests of a gone branch); a crash
+// in between leaves both names, never neither. When retarget fails, to is
+// deleted again and its error returned. HEAD is left alone (the caller
+// moves it with SetDefaultBranch, inside retarget, when from was the
+// default). Errors: ErrInvalid for a bad name or sha, ErrAlreadyExists
+// when to exists, ErrConflict when from is no longer at sha (to and the
+// records then stay renamed beside it) or to collides with another
+// branch's path ("a/b" beside "a").
+func (s *Store) RenameBranch(ctx context.Context, path, from, to, sha string, retarget func() error) error {
 	if err := s.checkRepo(path); err != nil {
 		return err
 	}
 	if !ValidRefName(from) || !ValidRefName(to) || !validSHA(sha) {
 		return invalidf("rename branch %q to %q", from, to)
 	}
-	script := "create refs/heads/" + to + " " + sha + "\ndelete refs/heads/" + from + " " + sha + "\n"
-	err := s.run(ctx, invocation{gitDir: path, args: []string{"update-ref", "--stdin"}, stdin: strings.NewReader(script)})
-	switch {
+	update := func(script string) error {
+		return s.run(ctx, invocation{gitDir: path, args: []string{"update-ref", "--stdin"}, stdin: strings.NewReader(script)})
+	}
+	switch err := update("verify refs/heads/" + from + " " + sha + "\ncreate refs/heads/" + to + " " + sha + "\n"); {
 	case err == nil:
-		return nil
 	case stderrContains(err, "reference already exists"):
 		return existsf("branch %q", to)
 	case stderrContains(err, "cannot lock ref"), stderrContains(err, "exists; cannot create"):
 		return conflictf("branch %q cannot be renamed to %q", from, to)
+	default:
+		return err
 	}
-	return err
+	if err := retarget(); err != nil {
+		if derr := update("delete refs/heads/" + to + " " + sha + "\n"); derr != nil {
+			return errors.Join(err, derr)
+		}
+		return err
+	}
+	if err := update("delete refs/heads/" + from + " " + sha + "\n"); err != nil {
+		if stderrContains(err, "cannot lock ref") {
+			return conflictf("branch %q moved while it was renamed to %q", from, to)
+		}
+		return err
+	}
+	return nil
 }
