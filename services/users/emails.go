@@ -30,7 +30,7 @@ func (s *Server) ListMyEmails(ctx context.Context, _ *usersv1.ListMyEmailsReques
 	u := auth.FromContext(ctx).User // the policy guarantees a caller
 	out := &usersv1.ListMyEmailsResponse{Emails: []*usersv1.Email{}}
 	if u.Email != "" {
-		out.Emails = append(out.Emails, &usersv1.Email{Email: u.Email, Verified: u.IsActive, Primary: true, UserId: u.ID, Username: u.Name})
+		out.Emails = append(out.Emails, &usersv1.Email{Email: u.Email, Verified: u.IsActive, Primary: true})
 	}
 	more, err := s.store.SecondaryEmails(ctx, u.ID)
 	if err != nil {
@@ -45,10 +45,12 @@ func (s *Server) ListMyEmails(ctx context.Context, _ *usersv1.ListMyEmailsReques
 	return out, nil
 }
 
-// secondary is a secondary address as Gitea shows it: verified (forge
-// sends no confirmation mail, as Gitea without REGISTER_EMAIL_CONFIRM).
+// secondary is a secondary address as Gitea shows it to its owner:
+// verified (forge sends no confirmation mail, as Gitea without
+// REGISTER_EMAIL_CONFIRM), without user_id and username (Gitea fills
+// those only in the administrator's e-mail search).
 func secondary(u *store.User, email string) *usersv1.Email {
-	return &usersv1.Email{Email: email, Verified: true, UserId: u.ID, Username: u.Name}
+	return &usersv1.Email{Email: email, Verified: true}
 }
 
 // AddMyEmails answers POST /user/emails with Gitea's refusals.
