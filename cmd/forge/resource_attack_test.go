@@ -33,7 +33,7 @@ import (
 // rssLimit was 200 MiB until go-enry (the language statistics, what Gitea
 // uses) came in: its package tables and compiled patterns keep 14 MiB of
 // heap from start-up, about 28 MiB of resident memory at GOGC=100 (idle
-// RSS 68 → 96 MiB). Attack c measured 154–175 MiB before it and 183–223
+// RSS 65 → 92 MiB). Attack c measured 154–175 MiB before it and 183–223
 // MiB after, on the same loaded machine; the margin is kept.
 const (
 	rssLimit       = 256 << 20
