@@ -54,6 +54,9 @@ type Store interface {
 	// PendingTransfer loads a repository's pending transfer (the rule
 	// transfer-recipient; store.ErrNotFound when none).
 	PendingTransfer(ctx context.Context, repoID int64) (*store.RepoTransfer, error)
+	// BranchProtections reads a repository's branch protection rules
+	// (the rule branch-renamer).
+	BranchProtections(ctx context.Context, repoID int64) ([]store.BranchProtection, error)
 	OrgStore
 }
 

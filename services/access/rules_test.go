@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	attachmentsv1 "forge/gen/forge/attachments/v1"
+	branchesv1 "forge/gen/forge/branches/v1"
 	issuesv1 "forge/gen/forge/issues/v1"
 	notificationsv1 "forge/gen/forge/notifications/v1"
 	orgsv1 "forge/gen/forge/orgs/v1"
@@ -42,6 +43,11 @@ type ruleStore struct {
 	times     map[int64]*store.TrackedTime
 	teams     map[int64]*store.Team
 	transfers map[int64]*store.RepoTransfer // pending transfers by repository id
+	protects  []store.BranchProtection      // the branch protection rules of every repository
+}
+
+func (s *ruleStore) BranchProtections(context.Context, int64) ([]store.BranchProtection, error) {
+	return s.protects, nil
 }
 
 func (s *ruleStore) TeamByID(_ context.Context, id int64) (*store.Team, error) {
@@ -147,7 +153,7 @@ var (
 func principal(u *store.User) *auth.Principal { return &auth.Principal{User: u} }
 
 func repoWith(mode store.AccessMode) *access.Repo {
-	return &access.Repo{Repository: &store.Repository{ID: 9, Name: "demo", OwnerID: 99, HasIssues: true}, Owner: &store.User{ID: 99, Name: "owner"}, Mode: mode}
+	return &access.Repo{Repository: &store.Repository{ID: 9, Name: "demo", OwnerID: 99, HasIssues: true, DefaultBranch: "main"}, Owner: &store.User{ID: 99, Name: "owner"}, Mode: mode}
 }
 
 // TestRules drives every rule of the registry with a caller it allows
@@ -173,6 +179,7 @@ func TestRules(t *testing.T) {
 		teams:     map[int64]*store.Team{70: {ID: 70, OrgID: acme.ID}, 71: {ID: 71, OrgID: 51}},
 		transfers: map[int64]*store.RepoTransfer{9: {ID: 1, RepoID: 9, DoerID: siteRoot.ID, RecipientID: poster.ID}},
 		canCreate: map[int64]bool{poster.ID: true},
+		protects:  []store.BranchProtection{{ID: 1, RuleName: "release/*"}, {ID: 2, RuleName: "Locked"}, {ID: 3, RuleName: "release/1"}},
 		autos:     map[int64]*store.AutoMerge{3: {ID: 1, PullID: 3, DoerID: poster.ID}},
 		times:     map[int64]*store.TrackedTime{30: {ID: 30, IssueID: 11, UserID: poster.ID}},
 		reviews: map[int64]*store.Review{
@@ -204,7 +211,16 @@ func TestRules(t *testing.T) {
 		return &reposv1.TransferRepoRequest{NewOwner: to, TeamIds: teams}
 	}
 	accept := &reposv1.AcceptRepoTransferRequest{}
+	rename := func(from, to string) proto.Message { return &branchesv1.RenameBranchRequest{Branch: from, Name: to} }
 	cases := []call{
+		{"branch-renamer", rename("side", "x"), other, store.AccessWrite, false, ""},
+		{"branch-renamer", rename("release/2", "x"), other, store.AccessWrite, false, ""}, // a pattern's: the handler refuses it to all
+		{"branch-renamer", rename("main", "x"), other, store.AccessAdmin, false, ""},
+		{"branch-renamer", rename("locked", "x"), other, store.AccessAdmin, false, ""},
+		{"branch-renamer", rename("main", "main"), other, store.AccessWrite, false, ""}, // the handler's 422 first, as Gitea
+		{"branch-renamer", rename("main", "x"), other, store.AccessWrite, false, access.RenameBranchAdminMessage},
+		{"branch-renamer", rename("locked", "x"), other, store.AccessWrite, false, access.RenameBranchAdminMessage},
+		{"branch-renamer", rename("release/1", "x"), other, store.AccessWrite, false, access.RenameBranchAdminMessage}, // named, though a pattern matches too
 		{"transfer-new-owner", transfer("other"), poster, store.AccessOwner, false, ""},
 		{"transfer-new-owner", transfer("acme", 70), poster, store.AccessOwner, false, ""},
 		{"transfer-new-owner", transfer("nobody"), poster, store.AccessOwner, false, access.NewOwnerNotFoundMessage},
@@ -364,6 +380,13 @@ func TestRules(t *testing.T) {
 	anyone := access.NewChecker(st).WithTimeTracking(true, false)
 	if _, err := access.DecideForTest(context.Background(), anyone, "time-tracker", editIssue(1), principal(other), repoWith(store.AccessRead), nil); err != nil {
 		t.Errorf("time-tracker for a reader without contributors only: %v", err)
+	}
+	// An empty repository has no branch to rename: the handler answers
+	// 404 to everyone, as Gitea does before it asks for administration.
+	empty := repoWith(store.AccessWrite)
+	empty.IsEmpty = true
+	if _, err := access.DecideForTest(context.Background(), c, "branch-renamer", rename("main", "x"), principal(other), empty, nil); err != nil {
+		t.Errorf("branch-renamer on an empty repository: %v", err)
 	}
 	// The site may switch regular organization creation off.
 	off := access.NewChecker(st).WithDisableRegularOrgCreation(true)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	branchesv1 "forge/gen/forge/branches/v1"
+	"forge/services/access"
 	"forge/services/auth"
 	"forge/services/errs"
 	"forge/services/git"
@@ -258,6 +259,10 @@ func (s *BranchServer) RenameBranch(ctx context.Context, req *branchesv1.RenameB
 	if err != nil {
 		return nil, err
 	}
+	// Fails closed should the policy lose its rule (branch-renamer).
+	if _, err := access.ObjectFrom(ctx); err != nil {
+		return nil, err
+	}
 	if r.IsEmpty {
 		return nil, errEmptyRepo
 	}
@@ -277,7 +282,7 @@ func (s *BranchServer) RenameBranch(ctx context.Context, req *branchesv1.RenameB
 	if err != nil {
 		return nil, errs.Wrap(err, "read branch")
 	}
-	if err := s.mayRename(ctx, r, from); err != nil {
+	if err := s.renameGlobProtected(ctx, r, from); err != nil {
 		return nil, err
 	}
 	sha := head.Commit.SHA
@@ -319,27 +324,22 @@ func (s *BranchServer) RenameBranch(ctx context.Context, req *branchesv1.RenameB
 // existing name.
 var errRenameTaken = errs.New(errs.Invalid, "Cannot rename a branch using the same name or rename to a branch that already exists.")
 
-// mayRename applies Gitea's rename rules: the default branch and a branch
-// protected by a rule named after it need repository administration, and
-// a branch protected by a pattern rule is not renamed at all.
-func (s *BranchServer) mayRename(ctx context.Context, r *repo, from string) error {
-	admin := r.UnitMode(auth.UnitCode) >= store.AccessAdmin
-	notAdmin := errs.New(errs.PermissionDenied, "User must be a repo or site admin to rename default or protected branches.")
-	if from == r.DefaultBranch && !admin {
-		return notAdmin
+// renameGlobProtected refuses to rename a branch that a pattern rule
+// protects (and no rule named after it) to everyone, administrators too:
+// a business rule of Gitea's model, which moves a rule named after the
+// branch to the new name but cannot move a pattern. Who may rename the
+// default branch or one under a named rule is the rpc's object rule
+// (branch-renamer, services/access), decided before the handler runs.
+func (s *BranchServer) renameGlobProtected(ctx context.Context, r *repo, from string) error {
+	if s.Protection == nil {
+		return nil
 	}
-	rules, _, err := s.rules(ctx, r)
+	rules, err := s.Protection.Rules(ctx, r.ID, r.OwnerID, r.Owner.Type == store.UserTypeOrganization)
 	if err != nil {
 		return err
 	}
-	rule := rules.Match(from)
-	switch {
-	case rule == nil:
-		return nil
-	case protection.IsGlob(rule.RuleName):
+	if rule := rules.Match(from); rule != nil && protection.IsGlob(rule.RuleName) {
 		return errs.New(errs.PermissionDenied, "Branch is protected by glob-based protection rules.")
-	case !admin:
-		return notAdmin
 	}
 	return nil
 }

@@ -38,8 +38,8 @@ func RuleFor(ctx context.Context, st RulesStore, repoID int64, branch string) (*
 }
 
 // IsGlob reports whether a rule name is a pattern rather than a branch
-// name: it holds one of * ? \ [ ] { }.
-func IsGlob(name string) bool { return strings.ContainsAny(name, `*?\[]{}`) }
+// name (store.IsGlobRuleName).
+func IsGlob(name string) bool { return store.IsGlobRuleName(name) }
 
 // Order sorts rules the way they match a branch: plain names first, then
 // globs, each in creation order.

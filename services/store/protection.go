@@ -52,6 +52,12 @@ type BranchProtection struct {
 // TableName is the rules' table.
 func (BranchProtection) TableName() string { return "branch_protections" }
 
+// IsGlobRuleName reports whether a rule name is a pattern rather than a
+// branch name: it holds one of * ? \ [ ] { }. Here, beside the rules, for
+// the protection service (which matches by it) and the access rule
+// branch-renamer (which decides by it) alike.
+func IsGlobRuleName(name string) bool { return strings.ContainsAny(name, `*?\[]{}`) }
+
 // Contexts returns the required status check contexts and whether the
 // list was ever set.
 func (p *BranchProtection) Contexts() ([]string, bool) {

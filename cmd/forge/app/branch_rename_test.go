@@ -67,7 +67,13 @@ func TestBranchRenameAndUpdate(t *testing.T) {
 		if st := status(bob.RenameRepoBranch("alice", "proj", "feature", gitea.RenameRepoBranchOption{Name: "x"})); st != 403 {
 			t.Fatalf("writer renames a protected branch: %d", st)
 		}
-		r := s.do("PATCH", "/api/v1/repos/alice/proj/branches/release/1", `{"name":"rel"}`, "Authorization", "token "+aliceTok, "Content-Type", jsonCT)
+		// Gitea judges the names before the caller: a writer renaming
+		// the default branch onto itself hears 422, not 403.
+		r := s.do("PATCH", "/api/v1/repos/alice/proj/branches/main", `{"name":"main"}`, "Authorization", "token "+bobTok, "Content-Type", jsonCT)
+		if r.Status != 422 || !strings.Contains(r.message(t), "already exists") {
+			t.Fatalf("writer renames the default branch onto itself: %d %s", r.Status, r.Body)
+		}
+		r = s.do("PATCH", "/api/v1/repos/alice/proj/branches/release/1", `{"name":"rel"}`, "Authorization", "token "+aliceTok, "Content-Type", jsonCT)
 		if r.Status != 403 || r.message(t) != "Branch is protected by glob-based protection rules." {
 			t.Fatalf("pattern-protected rename: %d %s", r.Status, r.Body)
 		}

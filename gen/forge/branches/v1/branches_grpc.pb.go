@@ -47,9 +47,10 @@ type BranchServiceClient interface {
 	// RenameBranch renames a branch (PATCH
 	// /repos/{owner}/{repo}/branches/{branch}, Gitea 1.24): the default
 	// branch, the protection rule named after it and the open pull requests
-	// from or into it follow. Renaming the default or a protected branch
-	// needs repository administration; a branch protected by a pattern rule
-	// is not renamed.
+	// from or into it follow. Renaming the default branch or a branch
+	// protected by a rule named after it needs repository administration
+	// (rule branch-renamer); a branch protected by a pattern rule is not
+	// renamed, by anyone.
 	RenameBranch(ctx context.Context, in *RenameBranchRequest, opts ...grpc.CallOption) (*RenameBranchResponse, error)
 	// UpdateBranch moves a branch to a commit (PUT
 	// /repos/{owner}/{repo}/branches/{branch}): a fast-forward unless
@@ -148,9 +149,10 @@ type BranchServiceServer interface {
 	// RenameBranch renames a branch (PATCH
 	// /repos/{owner}/{repo}/branches/{branch}, Gitea 1.24): the default
 	// branch, the protection rule named after it and the open pull requests
-	// from or into it follow. Renaming the default or a protected branch
-	// needs repository administration; a branch protected by a pattern rule
-	// is not renamed.
+	// from or into it follow. Renaming the default branch or a branch
+	// protected by a rule named after it needs repository administration
+	// (rule branch-renamer); a branch protected by a pattern rule is not
+	// renamed, by anyone.
 	RenameBranch(context.Context, *RenameBranchRequest) (*RenameBranchResponse, error)
 	// UpdateBranch moves a branch to a commit (PUT
 	// /repos/{owner}/{repo}/branches/{branch}): a fast-forward unless
