@@ -68,6 +68,9 @@ type gateway struct {
 	// success is each routed method's success status, declared in its
 	// proto (successStatuses).
 	success map[string]int
+	// answers are the methods whose answer tells by a field which status
+	// it takes instead (answerStatuses).
+	answers map[string]statusIfSet
 	// noLink are the methods whose lists send no Link header
 	// (noLinkHeaders).
 	noLink map[string]bool
@@ -100,6 +103,9 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 	}
 	g.routes = routes
 	if g.success, err = successStatuses(routes); err != nil {
+		return nil, err
+	}
+	if g.answers, err = answerStatuses(routes); err != nil {
 		return nil, err
 	}
 	if g.noLink, err = noLinkHeaders(routes); err != nil {

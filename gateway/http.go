@@ -139,7 +139,7 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 // responseWriter drops the body grpc-gateway writes after a 204, and
-// after a 201 of a create-or-update (noBody).
+// after a status an answer took without its body (noBody: status_if_set).
 type responseWriter struct {
 	http.ResponseWriter
 	status int
@@ -167,21 +167,6 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 
 type totalCounter interface{ GetTotalCount() int64 }
 
-// createdReporter is the answer of a create-or-update (Gitea's PUT of an
-// Actions secret): 201 without a body when it created, else the method's
-// declared status.
-type createdReporter interface{ GetCreated() bool }
-
-// existedReporter is the answer of a create that found its object there
-// already (Gitea's reaction POST): 200 with the body instead of the
-// declared 201.
-type existedReporter interface{ GetExisted() bool }
-
-// pendingReporter is the answer of a request recorded to wait for someone
-// else (a repository transfer the recipient must accept): 201 with its
-// body instead of the method's declared status.
-type pendingReporter interface{ GetPending() bool }
-
 // forwardResponse sets paging headers and the success status.
 func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, resp proto.Message) error {
 	method, _ := runtime.RPCMethod(ctx)
@@ -195,19 +180,19 @@ func (g *gateway) forwardResponse(ctx context.Context, w http.ResponseWriter, re
 			}
 		}
 	}
-	if cr, ok := resp.(createdReporter); ok && cr.GetCreated() {
-		if rw, ok := w.(*responseWriter); ok {
-			rw.noBody = true
+	// An answer that tells how the request ended (created, found there
+	// already, left pending) takes that ending's status, declared on its
+	// field (answerStatuses).
+	if a, ok := g.answers[method]; ok {
+		if m := resp.ProtoReflect(); m.Descriptor().FullName() == a.field.ContainingMessage().FullName() && m.Get(a.field).Bool() {
+			if rw, ok := w.(*responseWriter); ok && a.noBody {
+				rw.noBody = true
+			}
+			if a.status != http.StatusOK {
+				w.WriteHeader(a.status)
+			}
+			return nil
 		}
-		w.WriteHeader(http.StatusCreated)
-		return nil
-	}
-	if er, ok := resp.(existedReporter); ok && er.GetExisted() {
-		return nil
-	}
-	if pr, ok := resp.(pendingReporter); ok && pr.GetPending() {
-		w.WriteHeader(http.StatusCreated)
-		return nil
 	}
 	if code := g.success[method]; code != 0 && code != http.StatusOK {
 		w.WriteHeader(code)

@@ -57,6 +57,54 @@ func noLinkHeaders(routes routeTable) (map[string]bool, error) {
 	return out, nil
 }
 
+// statusIfSet is the status an answer takes, instead of its method's
+// success status, when its field is true (forge.options.v1.status_if_set),
+// and whether the body is dropped.
+type statusIfSet struct {
+	field  protoreflect.FieldDescriptor
+	status int
+	noBody bool
+}
+
+// answerStatuses reads, once at start-up, the field of each routed
+// method's answer that changes its status (forge.options.v1.status_if_set),
+// keyed by full method name. The option on a field that is not a bool,
+// on two fields of one answer, or with a status other than 200, 201 or 202
+// is a start-up error.
+func answerStatuses(routes routeTable) (map[string]statusIfSet, error) {
+	out := map[string]statusIfSet{}
+	seen := map[string]bool{}
+	for _, method := range routes {
+		if seen[method] {
+			continue
+		}
+		seen[method] = true
+		md, err := methodDescriptor(method)
+		if err != nil {
+			return nil, err
+		}
+		fields := md.Output().Fields()
+		for i := 0; i < fields.Len(); i++ {
+			fd := fields.Get(i)
+			if !proto.HasExtension(fd.Options(), optionsv1.E_StatusIfSet) {
+				continue
+			}
+			opt := proto.GetExtension(fd.Options(), optionsv1.E_StatusIfSet).(*optionsv1.StatusIfSet)
+			switch {
+			case fd.Kind() != protoreflect.BoolKind || fd.IsList():
+				return nil, fmt.Errorf("gateway: %s: status_if_set on %s, which is not a bool", method, fd.FullName())
+			case opt.GetStatus() != http.StatusOK && opt.GetStatus() != http.StatusCreated && opt.GetStatus() != http.StatusAccepted:
+				return nil, fmt.Errorf("gateway: %s: status_if_set %d on %s is not 200, 201 or 202", method, opt.GetStatus(), fd.FullName())
+			}
+			if prev, ok := out[method]; ok {
+				return nil, fmt.Errorf("gateway: %s: status_if_set on both %s and %s", method, prev.field.FullName(), fd.FullName())
+			}
+			out[method] = statusIfSet{field: fd, status: int(opt.GetStatus()), noBody: opt.GetNoBody()}
+		}
+	}
+	return out, nil
+}
+
 // methodDescriptor finds a full method name (/pkg.Service/Method) in the
 // registry of compiled-in descriptors.
 func methodDescriptor(method string) (protoreflect.MethodDescriptor, error) {

@@ -11,6 +11,7 @@ import (
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	descriptorpb "google.golang.org/protobuf/types/descriptorpb"
 	reflect "reflect"
+	sync "sync"
 	unsafe "unsafe"
 )
 
@@ -20,6 +21,62 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
+
+// StatusIfSet is the status an answer takes when its field is true.
+type StatusIfSet struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 200, 201 or 202.
+	Status int32 `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
+	// The answer is sent without its body (Gitea's 201 of a
+	// create-or-update).
+	NoBody        bool `protobuf:"varint,2,opt,name=no_body,json=noBody,proto3" json:"no_body,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatusIfSet) Reset() {
+	*x = StatusIfSet{}
+	mi := &file_forge_options_v1_rest_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatusIfSet) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatusIfSet) ProtoMessage() {}
+
+func (x *StatusIfSet) ProtoReflect() protoreflect.Message {
+	mi := &file_forge_options_v1_rest_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatusIfSet.ProtoReflect.Descriptor instead.
+func (*StatusIfSet) Descriptor() ([]byte, []int) {
+	return file_forge_options_v1_rest_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *StatusIfSet) GetStatus() int32 {
+	if x != nil {
+		return x.Status
+	}
+	return 0
+}
+
+func (x *StatusIfSet) GetNoBody() bool {
+	if x != nil {
+		return x.NoBody
+	}
+	return false
+}
 
 var file_forge_options_v1_rest_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
@@ -36,6 +93,14 @@ var file_forge_options_v1_rest_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         50007,
 		Name:          "forge.options.v1.no_link_header",
 		Tag:           "varint,50007,opt,name=no_link_header",
+		Filename:      "forge/options/v1/rest.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*StatusIfSet)(nil),
+		Field:         50004,
+		Name:          "forge.options.v1.status_if_set",
+		Tag:           "bytes,50004,opt,name=status_if_set",
 		Filename:      "forge/options/v1/rest.proto",
 	},
 }
@@ -56,25 +121,59 @@ var (
 	E_NoLinkHeader = &file_forge_options_v1_rest_proto_extTypes[1]
 )
 
+// Extension fields to descriptorpb.FieldOptions.
+var (
+	// On a bool field of an answer: when the field is true, the REST answer
+	// takes this status (and body rule) instead of its method's
+	// success_status. The field tells how the request ended where Gitea
+	// answers each ending with its own status: a create-or-update that
+	// created, a create that found its object there already, a request left
+	// waiting for someone else. An answer has at most one such field.
+	//
+	// optional forge.options.v1.StatusIfSet status_if_set = 50004;
+	E_StatusIfSet = &file_forge_options_v1_rest_proto_extTypes[2]
+)
+
 var File_forge_options_v1_rest_proto protoreflect.FileDescriptor
 
 const file_forge_options_v1_rest_proto_rawDesc = "" +
 	"\n" +
-	"\x1bforge/options/v1/rest.proto\x12\x10forge.options.v1\x1a google/protobuf/descriptor.proto:G\n" +
+	"\x1bforge/options/v1/rest.proto\x12\x10forge.options.v1\x1a google/protobuf/descriptor.proto\">\n" +
+	"\vStatusIfSet\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\x05R\x06status\x12\x17\n" +
+	"\ano_body\x18\x02 \x01(\bR\x06noBody:G\n" +
 	"\x0esuccess_status\x12\x1e.google.protobuf.MethodOptions\x18ц\x03 \x01(\x05R\rsuccessStatus:F\n" +
-	"\x0eno_link_header\x12\x1e.google.protobuf.MethodOptions\x18׆\x03 \x01(\bR\fnoLinkHeaderB\xa9\x01\n" +
+	"\x0eno_link_header\x12\x1e.google.protobuf.MethodOptions\x18׆\x03 \x01(\bR\fnoLinkHeader:b\n" +
+	"\rstatus_if_set\x12\x1d.google.protobuf.FieldOptions\x18Ԇ\x03 \x01(\v2\x1d.forge.options.v1.StatusIfSetR\vstatusIfSetB\xa9\x01\n" +
 	"\x14com.forge.options.v1B\tRestProtoP\x01Z$forge/gen/forge/options/v1;optionsv1\xa2\x02\x03FOX\xaa\x02\x10Forge.Options.V1\xca\x02\x10Forge\\Options\\V1\xe2\x02\x1cForge\\Options\\V1\\GPBMetadata\xea\x02\x12Forge::Options::V1b\x06proto3"
 
+var (
+	file_forge_options_v1_rest_proto_rawDescOnce sync.Once
+	file_forge_options_v1_rest_proto_rawDescData []byte
+)
+
+func file_forge_options_v1_rest_proto_rawDescGZIP() []byte {
+	file_forge_options_v1_rest_proto_rawDescOnce.Do(func() {
+		file_forge_options_v1_rest_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_forge_options_v1_rest_proto_rawDesc), len(file_forge_options_v1_rest_proto_rawDesc)))
+	})
+	return file_forge_options_v1_rest_proto_rawDescData
+}
+
+var file_forge_options_v1_rest_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_forge_options_v1_rest_proto_goTypes = []any{
-	(*descriptorpb.MethodOptions)(nil), // 0: google.protobuf.MethodOptions
+	(*StatusIfSet)(nil),                // 0: forge.options.v1.StatusIfSet
+	(*descriptorpb.MethodOptions)(nil), // 1: google.protobuf.MethodOptions
+	(*descriptorpb.FieldOptions)(nil),  // 2: google.protobuf.FieldOptions
 }
 var file_forge_options_v1_rest_proto_depIdxs = []int32{
-	0, // 0: forge.options.v1.success_status:extendee -> google.protobuf.MethodOptions
-	0, // 1: forge.options.v1.no_link_header:extendee -> google.protobuf.MethodOptions
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	0, // [0:2] is the sub-list for extension extendee
+	1, // 0: forge.options.v1.success_status:extendee -> google.protobuf.MethodOptions
+	1, // 1: forge.options.v1.no_link_header:extendee -> google.protobuf.MethodOptions
+	2, // 2: forge.options.v1.status_if_set:extendee -> google.protobuf.FieldOptions
+	0, // 3: forge.options.v1.status_if_set:type_name -> forge.options.v1.StatusIfSet
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	3, // [3:4] is the sub-list for extension type_name
+	0, // [0:3] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -89,12 +188,13 @@ func file_forge_options_v1_rest_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_options_v1_rest_proto_rawDesc), len(file_forge_options_v1_rest_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   0,
-			NumExtensions: 2,
+			NumMessages:   1,
+			NumExtensions: 3,
 			NumServices:   0,
 		},
 		GoTypes:           file_forge_options_v1_rest_proto_goTypes,
 		DependencyIndexes: file_forge_options_v1_rest_proto_depIdxs,
+		MessageInfos:      file_forge_options_v1_rest_proto_msgTypes,
 		ExtensionInfos:    file_forge_options_v1_rest_proto_extTypes,
 	}.Build()
 	File_forge_options_v1_rest_proto = out.File

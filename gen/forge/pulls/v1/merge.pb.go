@@ -426,9 +426,9 @@ const file_forge_pulls_v1_merge_proto_rawDesc = "" +
 	"\x19merge_when_checks_succeed\x18\n" +
 	" \x01(\bR\x16mergeWhenChecksSucceed\x12>\n" +
 	"\x19delete_branch_after_merge\x18\v \x01(\bH\x00R\x16deleteBranchAfterMerge\x88\x01\x01B\x1c\n" +
-	"\x1a_delete_branch_after_merge\":\n" +
-	"\x18MergePullRequestResponse\x12\x1e\n" +
-	"\acreated\x18\x01 \x01(\bB\x04\x90\xb5\x18\x01R\acreated\"a\n" +
+	"\x1a_delete_branch_after_merge\"C\n" +
+	"\x18MergePullRequestResponse\x12'\n" +
+	"\acreated\x18\x01 \x01(\bB\r\x90\xb5\x18\x01\xa2\xb5\x18\x05\b\xc9\x01\x10\x01R\acreated\"a\n" +
 	"\x1fCancelScheduledAutoMergeRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x14\n" +

@@ -4327,12 +4327,12 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12%\n" +
 	"\tnew_owner\x18\x03 \x01(\tB\b\x9a\xb5\x18\x04\x10\x01\x18(R\bnewOwner\x12!\n" +
-	"\bteam_ids\x18\x04 \x03(\x03B\x06\x9a\xb5\x18\x02(dR\ateamIds\"l\n" +
+	"\bteam_ids\x18\x04 \x03(\x03B\x06\x9a\xb5\x18\x02(dR\ateamIds\"u\n" +
 	"\x14TransferRepoResponse\x12:\n" +
 	"\n" +
 	"repository\x18\x01 \x01(\v2\x1a.forge.repos.v1.RepositoryR\n" +
-	"repository\x12\x18\n" +
-	"\apending\x18\x02 \x01(\bR\apending\"E\n" +
+	"repository\x12!\n" +
+	"\apending\x18\x02 \x01(\bB\a\xa2\xb5\x18\x03\b\xc9\x01R\apending\"E\n" +
 	"\x19AcceptRepoTransferRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\"X\n" +
