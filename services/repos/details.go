@@ -33,7 +33,14 @@ type PendingTransfer struct {
 // Details reads what r's API object needs besides r itself; viewer is
 // who r.Mode is for (the parent of a fork is shown as they see it).
 func (s *Service) Details(ctx context.Context, r *access.Repo, viewer *auth.Principal) (Details, error) {
-	d, err := s.details(ctx, r)
+	return s.detailsWith(ctx, r, viewer, nil)
+}
+
+// detailsWith is Details where the caller knows r's pending transfer
+// (offered: the one the request just recorded, which r's counters, read
+// before it, do not show); nil reads it as Details does.
+func (s *Service) detailsWith(ctx context.Context, r *access.Repo, viewer *auth.Principal, offered *store.RepoTransfer) (Details, error) {
+	d, err := s.details(ctx, r, offered)
 	if err != nil || !r.IsFork || r.ForkID == 0 {
 		return d, err
 	}
@@ -44,7 +51,7 @@ func (s *Service) Details(ctx context.Context, r *access.Repo, viewer *auth.Prin
 	if err != nil {
 		return Details{}, err
 	}
-	parent, err := s.details(ctx, p)
+	parent, err := s.details(ctx, p, nil)
 	if err != nil {
 		return Details{}, err
 	}
@@ -52,9 +59,10 @@ func (s *Service) Details(ctx context.Context, r *access.Repo, viewer *auth.Prin
 	return d, nil
 }
 
-// details reads r's release counter and whether a transfer is pending
-// (unless resolving r read them with the counters), and its mirror state.
-func (s *Service) details(ctx context.Context, r *access.Repo) (Details, error) {
+// details reads r's release counter and its pending transfer (unless
+// resolving r read them with the counters, or offered is the transfer),
+// and its mirror state.
+func (s *Service) details(ctx context.Context, r *access.Repo, offered *store.RepoTransfer) (Details, error) {
 	d := Details{Repo: r}
 	if r.ReleasesCounted {
 		d.Releases = r.NumReleases
@@ -65,19 +73,22 @@ func (s *Service) details(ctx context.Context, r *access.Repo) (Details, error) 
 		}
 		d.Releases = n
 	}
-	var t *store.RepoTransfer
-	var err error = store.ErrNotFound
-	if !r.ReleasesCounted || r.TransferPending {
-		t, err = s.store.PendingTransfer(ctx, r.ID)
+	t := offered
+	if t == nil && (!r.ReleasesCounted || r.TransferPending) {
+		var err error
+		switch t, err = s.store.PendingTransfer(ctx, r.ID); {
+		case errors.Is(err, store.ErrNotFound):
+			t = nil
+		case err != nil:
+			return Details{}, errs.Wrap(err, "load pending transfer")
+		}
 	}
-	if err == nil {
+	if t != nil {
 		users, err := s.store.UsersByID(ctx, []int64{t.DoerID, t.RecipientID})
 		if err != nil {
 			return Details{}, errs.Wrap(err, "load transfer users")
 		}
 		d.Transfer = pendingTransfer(t, users)
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return Details{}, errs.Wrap(err, "load pending transfer")
 	}
 	if r.IsMirror {
 		m, err := s.store.MirrorByRepoID(ctx, r.ID)

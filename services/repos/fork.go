@@ -66,7 +66,7 @@ func (s *Service) Fork(ctx context.Context, src *access.Repo, owner *store.User,
 	}
 	counts := *src
 	counts.Repository = &counted
-	parent, err := s.details(ctx, &counts)
+	parent, err := s.details(ctx, &counts, nil)
 	if err != nil {
 		return Details{}, err
 	}

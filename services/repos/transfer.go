@@ -72,13 +72,9 @@ func (s *Service) Transfer(ctx context.Context, r *access.Repo, target *access.O
 		if err := s.store.OfferRepository(ctx, t, addReader); err != nil {
 			return Details{}, false, transferError(err, r, target.User)
 		}
-		// r's counters were read before the offer existed: answer from a
-		// copy that knows of it (r itself may be shared by a cache).
-		rec := *r.Repository
-		rec.TransferPending = true
-		offered := *r
-		offered.Repository = &rec
-		d, err := s.Details(ctx, &offered, caller)
+		// r's counters were read before the offer existed: the answer
+		// shows the offer itself.
+		d, err := s.detailsWith(ctx, r, caller, t)
 		return d, true, err
 	}
 	updated, err := s.move(ctx, r.Repository, target.User, target.Teams, nil)
