@@ -179,7 +179,7 @@ func TestRules(t *testing.T) {
 		teams:     map[int64]*store.Team{70: {ID: 70, OrgID: acme.ID}, 71: {ID: 71, OrgID: 51}},
 		transfers: map[int64]*store.RepoTransfer{9: {ID: 1, RepoID: 9, DoerID: siteRoot.ID, RecipientID: poster.ID}},
 		canCreate: map[int64]bool{poster.ID: true},
-		protects:  []store.BranchProtection{{ID: 1, RuleName: "release/*"}, {ID: 2, RuleName: "Locked"}, {ID: 3, RuleName: "release/1"}},
+		protects:  []store.BranchProtection{{ID: 1, RuleName: "release/*"}, {ID: 2, RuleName: "Locked"}, {ID: 3, RuleName: "release/1"}, {ID: 4, RuleName: "v{1}"}},
 		autos:     map[int64]*store.AutoMerge{3: {ID: 1, PullID: 3, DoerID: poster.ID}},
 		times:     map[int64]*store.TrackedTime{30: {ID: 30, IssueID: 11, UserID: poster.ID}},
 		reviews: map[int64]*store.Review{
@@ -215,6 +215,7 @@ func TestRules(t *testing.T) {
 	cases := []call{
 		{"branch-renamer", rename("side", "x"), other, store.AccessWrite, false, ""},
 		{"branch-renamer", rename("release/2", "x"), other, store.AccessWrite, false, ""}, // a pattern's: the handler refuses it to all
+		{"branch-renamer", rename("v{1}", "x"), other, store.AccessWrite, false, ""}, // a pattern's name, not a rule named after it
 		{"branch-renamer", rename("main", "x"), other, store.AccessAdmin, false, ""},
 		{"branch-renamer", rename("locked", "x"), other, store.AccessAdmin, false, ""},
 		{"branch-renamer", rename("main", "main"), other, store.AccessWrite, false, ""}, // the handler's 422 first, as Gitea
