@@ -215,7 +215,7 @@ func TestRules(t *testing.T) {
 	cases := []call{
 		{"branch-renamer", rename("side", "x"), other, store.AccessWrite, false, ""},
 		{"branch-renamer", rename("release/2", "x"), other, store.AccessWrite, false, ""}, // a pattern's: the handler refuses it to all
-		{"branch-renamer", rename("v{1}", "x"), other, store.AccessWrite, false, ""}, // a pattern's name, not a rule named after it
+		{"branch-renamer", rename("v{1}", "x"), other, store.AccessWrite, false, ""},      // a pattern's name, not a rule named after it
 		{"branch-renamer", rename("main", "x"), other, store.AccessAdmin, false, ""},
 		{"branch-renamer", rename("locked", "x"), other, store.AccessAdmin, false, ""},
 		{"branch-renamer", rename("main", "main"), other, store.AccessWrite, false, ""}, // the handler's 422 first, as Gitea
