@@ -38,6 +38,14 @@ var file_forge_options_v1_rest_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "varint,50007,opt,name=no_link_header",
 		Filename:      "forge/options/v1/rest.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         50008,
+		Name:          "forge.options.v1.cache_answer",
+		Tag:           "varint,50008,opt,name=cache_answer",
+		Filename:      "forge/options/v1/rest.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MethodOptions.
@@ -54,6 +62,14 @@ var (
 	//
 	// optional bool no_link_header = 50007;
 	E_NoLinkHeader = &file_forge_options_v1_rest_proto_extTypes[1]
+	// The answer is a function of the database's state, the request and its
+	// caller alone: no repository's git data, no clock, and answering
+	// changes nothing. The gateway may then replay an answer it gave the
+	// same caller for the same request while the database has committed
+	// nothing since (gateway/answers.go).
+	//
+	// optional bool cache_answer = 50008;
+	E_CacheAnswer = &file_forge_options_v1_rest_proto_extTypes[2]
 )
 
 var File_forge_options_v1_rest_proto protoreflect.FileDescriptor
@@ -62,7 +78,8 @@ const file_forge_options_v1_rest_proto_rawDesc = "" +
 	"\n" +
 	"\x1bforge/options/v1/rest.proto\x12\x10forge.options.v1\x1a google/protobuf/descriptor.proto:G\n" +
 	"\x0esuccess_status\x12\x1e.google.protobuf.MethodOptions\x18ц\x03 \x01(\x05R\rsuccessStatus:F\n" +
-	"\x0eno_link_header\x12\x1e.google.protobuf.MethodOptions\x18׆\x03 \x01(\bR\fnoLinkHeaderB\xa9\x01\n" +
+	"\x0eno_link_header\x12\x1e.google.protobuf.MethodOptions\x18׆\x03 \x01(\bR\fnoLinkHeader:C\n" +
+	"\fcache_answer\x12\x1e.google.protobuf.MethodOptions\x18؆\x03 \x01(\bR\vcacheAnswerB\xa9\x01\n" +
 	"\x14com.forge.options.v1B\tRestProtoP\x01Z$forge/gen/forge/options/v1;optionsv1\xa2\x02\x03FOX\xaa\x02\x10Forge.Options.V1\xca\x02\x10Forge\\Options\\V1\xe2\x02\x1cForge\\Options\\V1\\GPBMetadata\xea\x02\x12Forge::Options::V1b\x06proto3"
 
 var file_forge_options_v1_rest_proto_goTypes = []any{
@@ -71,10 +88,11 @@ var file_forge_options_v1_rest_proto_goTypes = []any{
 var file_forge_options_v1_rest_proto_depIdxs = []int32{
 	0, // 0: forge.options.v1.success_status:extendee -> google.protobuf.MethodOptions
 	0, // 1: forge.options.v1.no_link_header:extendee -> google.protobuf.MethodOptions
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	0, // [0:2] is the sub-list for extension extendee
+	0, // 2: forge.options.v1.cache_answer:extendee -> google.protobuf.MethodOptions
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	0, // [0:3] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -90,7 +108,7 @@ func file_forge_options_v1_rest_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_options_v1_rest_proto_rawDesc), len(file_forge_options_v1_rest_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   0,
-			NumExtensions: 2,
+			NumExtensions: 3,
 			NumServices:   0,
 		},
 		GoTypes:           file_forge_options_v1_rest_proto_goTypes,
