@@ -50,6 +50,8 @@ type Options struct {
 	ReadTimeout time.Duration
 	// Preflight, if set, refuses calls before their body is read.
 	Preflight Preflight
+	// Answers configures the answer cache (answers.go); zero: off.
+	Answers AnswerCache
 	// Services register the generated REST handlers of every area
 	// (area.Gateways); the raw-file routes are added by the gateway.
 	Services []func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error
@@ -74,6 +76,9 @@ type gateway struct {
 	// noLink are the methods whose lists send no Link header
 	// (noLinkHeaders).
 	noLink map[string]bool
+	// replay replays declared answers while the database is unchanged
+	// (answers.go); nil: off.
+	replay *answers
 	// cc leads to the services, for the routes served outside the mux
 	// (diff.go).
 	cc grpc.ClientConnInterface
@@ -109,6 +114,9 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		return nil, err
 	}
 	if g.noLink, err = noLinkHeaders(routes); err != nil {
+		return nil, err
+	}
+	if g.replay, err = newAnswers(opts.Answers, routes); err != nil {
 		return nil, err
 	}
 	if len(opts.Swagger) > 0 {

@@ -130,7 +130,7 @@ func (g *gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 			accesslog.SetRoute(r.Context(), rt.template)
 			// What the mux would do with its handler, middlewares included.
 			if g.admit(rw, r, rt.grpc, true) {
-				rt.handler(rw, r, params)
+				g.replay.serve(g, rw, r, rt.grpc, func(w http.ResponseWriter) { rt.handler(w, r, params) })
 			}
 			return
 		}

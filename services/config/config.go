@@ -234,6 +234,10 @@ const DefaultAllowedTypes = ".cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt
 type API struct {
 	DefaultPagingNum int // [api] DEFAULT_PAGING_NUM
 	MaxResponseItems int // [api] MAX_RESPONSE_ITEMS
+	// AnswerCacheSize bounds the answer cache in bytes ([api]
+	// ANSWER_CACHE_SIZE, forge's own; 0 turns it off): REST answers
+	// replayed while the database is unchanged (gateway/answers.go).
+	AnswerCacheSize int
 }
 
 type Migrations struct {
@@ -298,7 +302,7 @@ func Default() *Config {
 			MaxCreationLimit:        -1,
 			MaxPinned:               3,
 		},
-		API:     API{DefaultPagingNum: 30, MaxResponseItems: 50},
+		API:     API{DefaultPagingNum: 30, MaxResponseItems: 50, AnswerCacheSize: 8 << 20},
 		Service: Service{AllowCrossRepositoryDependencies: true},
 		Attachment: Attachment{
 			Path:           "", // derived: APP_DATA_PATH/attachments
@@ -393,6 +397,7 @@ func Load(path string, environ []string) (*Config, error) {
 	r.bool("repository.pull-request", "RETARGET_CHILDREN_ON_MERGE", &cfg.Repository.RetargetChildrenOnMerge)
 	r.int("api", "DEFAULT_PAGING_NUM", &cfg.API.DefaultPagingNum)
 	r.int("api", "MAX_RESPONSE_ITEMS", &cfg.API.MaxResponseItems)
+	r.int("api", "ANSWER_CACHE_SIZE", &cfg.API.AnswerCacheSize)
 	r.bool("migrations", "ALLOW_LOCALNETWORKS", &cfg.Migrations.AllowLocalNetworks)
 	lim := &cfg.Limits
 	r.int("api", "MAX_REQUEST_BODY_SIZE", &lim.MaxRequestBodySize)
@@ -482,6 +487,9 @@ func (c *Config) Validate() error {
 	}
 	if c.API.MaxResponseItems < 1 {
 		bad("[api] MAX_RESPONSE_ITEMS", "must be at least 1")
+	}
+	if c.API.AnswerCacheSize < 0 {
+		bad("[api] ANSWER_CACHE_SIZE", "must not be negative")
 	}
 	if c.Security.MinPasswordLength < 1 {
 		bad("[security] MIN_PASSWORD_LENGTH", "must be at least 1")

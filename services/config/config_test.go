@@ -190,6 +190,7 @@ func TestDocumentedDefaults(t *testing.T) {
 		"metrics.ENABLED":                                       btoa(cfg.Metrics.Enabled),
 		"metrics.TOKEN":                                         cfg.Metrics.Token,
 		"picture.DISABLE_GRAVATAR":                              btoa(cfg.Picture.DisableGravatar),
+		"api.ANSWER_CACHE_SIZE":                                 itoa(cfg.API.AnswerCacheSize),
 	}
 	documented := map[string]string{}
 	sc := bufio.NewScanner(f)

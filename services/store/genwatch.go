@@ -164,3 +164,20 @@ func (w *genWatcher) close() {
 	}
 	w.tried = true
 }
+
+// CommitMark identifies the database's state between two commits: two
+// equal marks read at two moments mean nothing committed in between, by
+// any connection or process (the WAL-index header, above). It is what a
+// cache of answers computed from the database keys its entries by.
+type CommitMark walHeader
+
+// CommitMark returns the current mark; ok is false where there is none to
+// trust (PostgreSQL, an unmapped -shm file, a writer half way through the
+// header), and then nothing may be replayed.
+func (s *Store) CommitMark(ctx context.Context) (m CommitMark, ok bool) {
+	if s.gens == nil {
+		return m, false
+	}
+	h, ok := s.gens.header(ctx)
+	return CommitMark(h), ok
+}

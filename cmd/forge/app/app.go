@@ -313,7 +313,9 @@ func (a *App) build() error {
 		UploadMaxSize:      int64(max(cfg.Attachment.MaxSize, cfg.Attachment.ReleaseMaxSize)) << 20,
 		ReadTimeout:        seconds(cfg.Limits.APIReadTimeout),
 		Preflight:          authn.Preflight,
-		Services:           area.Gateways(all.Areas),
+		Answers: gateway.AnswerCache{MaxBytes: int64(cfg.API.AnswerCacheSize),
+			Mark: a.Store.CommitMark, Caller: authn.ReplayCaller},
+		Services: area.Gateways(all.Areas),
 	}, inproc)
 	if err != nil {
 		return err

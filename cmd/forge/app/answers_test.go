@@ -1,0 +1,136 @@
+package app_test
+
+import (
+	"bytes"
+	"testing"
+
+	"forge/services/config"
+	"forge/services/store"
+)
+
+// TestAnswerCache: on SQLite a declared read (forge.options.v1.cache_answer)
+// asked again while nothing has committed is answered without a call to
+// the services (the gRPC counter stays), byte for byte and header for
+// header as the first time; any commit (through the API, or SQL beside
+// forge) is seen by the very next request; an answer goes only to the
+// caller it was computed for. On PostgreSQL every request is a call.
+func TestAnswerCache(t *testing.T) {
+	t.Parallel()
+	const scrapeToken = "answers-scrape-token"
+	eachBackend(t, func(c *config.Config) { c.Metrics.Enabled, c.Metrics.Token = true, scrapeToken }, func(t *testing.T, s *testServer) {
+		sqlite := s.Cfg.Database.Type == "sqlite3"
+		calls := func(method string) float64 {
+			return scrape(t, s, scrapeToken)[`forge_grpc_requests_total{code="OK",method="`+method+`"}`]
+		}
+		// wantCalls: how many of n identical requests reach the services.
+		wantCalls := func(n int) float64 {
+			if sqlite {
+				return 1
+			}
+			return float64(n)
+		}
+		get := func(path, auth string, want int, header ...string) response {
+			t.Helper()
+			h := append([]string{}, header...)
+			if auth != "" {
+				h = append(h, "Authorization", auth)
+			}
+			r := s.do("GET", path, "", h...)
+			expectStatus(t, r, want)
+			return r
+		}
+		admin := "token " + s.AdminToken
+		aliceTok := s.seedUser("alice", "alice-password-1", false)
+		alice := "token " + aliceTok
+		s.createRepo(t, s.AdminToken, "secret", false, true)
+		for i := range 3 {
+			s.adminDo(t, "POST", "/api/v1/repos/root/secret/labels", `{"name":"l`+string(rune('a'+i))+`","color":"#00aabb"}`, 201)
+		}
+
+		t.Run("replayed until a commit", func(t *testing.T) {
+			const getRepo = "/forge.repos.v1.RepositoryService/GetRepo"
+			before := calls(getRepo)
+			first := get("/api/v1/repos/root/secret", admin, 200)
+			for range 2 {
+				again := get("/api/v1/repos/root/secret", admin, 200)
+				if !bytes.Equal(again.Body, first.Body) {
+					t.Fatalf("replayed body differs:\n%s\n%s", again.Body, first.Body)
+				}
+				if again.Header.Get("Content-Type") != first.Header.Get("Content-Type") {
+					t.Fatalf("content type %q, first %q", again.Header.Get("Content-Type"), first.Header.Get("Content-Type"))
+				}
+				if id := again.Header.Get("X-Request-Id"); id == "" || id == first.Header.Get("X-Request-Id") {
+					t.Fatalf("request id %q replayed (first %q)", id, first.Header.Get("X-Request-Id"))
+				}
+			}
+			if got := calls(getRepo) - before; got != wantCalls(3) {
+				t.Fatalf("%v calls for 3 requests, want %v", got, wantCalls(3))
+			}
+
+			s.adminDo(t, "PATCH", "/api/v1/repos/root/secret", `{"description":"through the API"}`, 200)
+			var repo struct{ Description string }
+			get("/api/v1/repos/root/secret", admin, 200).json(t, &repo)
+			if repo.Description != "through the API" {
+				t.Fatalf("description %q after the edit", repo.Description)
+			}
+			// A commit beside forge, as the command line or an operator's SQL.
+			if err := s.App.Store.DB().Model(&store.Repository{}).Where("lower_name = ?", "secret").
+				Update("description", "beside forge").Error; err != nil {
+				t.Fatal(err)
+			}
+			get("/api/v1/repos/root/secret", admin, 200).json(t, &repo)
+			if repo.Description != "beside forge" {
+				t.Fatalf("description %q after a commit beside forge", repo.Description)
+			}
+		})
+
+		t.Run("only to its caller", func(t *testing.T) {
+			get("/api/v1/repos/root/secret", admin, 200)
+			get("/api/v1/repos/root/secret", admin, 200)
+			get("/api/v1/repos/root/secret", alice, 404)
+			get("/api/v1/repos/root/secret", "", 404)
+			// The same user with a token that lacks the scope.
+			narrow := s.createToken(t, "root", rootPassword, "answers-narrow", "read:user")
+			get("/api/v1/repos/root/secret", "token "+narrow, 403)
+			// A sudo read is the sudo user's (and always a call: the
+			// sudo is logged for each).
+			get("/api/v1/repos/root/secret", admin, 404, "Sudo", "alice")
+			get("/api/v1/repos/root/secret", admin, 404, "Sudo", "alice")
+			get("/api/v1/repos/root/secret", admin, 200)
+		})
+
+		t.Run("headers of the answer", func(t *testing.T) {
+			const listLabels = "/forge.labels.v1.LabelService/ListRepoLabels"
+			before := calls(listLabels)
+			path := "/api/v1/repos/root/secret/labels?limit=1"
+			first := get(path, admin, 200)
+			again := get(path, admin, 200)
+			for _, h := range []string{"X-Total-Count", "Link", "Access-Control-Expose-Headers"} {
+				if first.Header.Get(h) == "" || again.Header.Get(h) != first.Header.Get(h) {
+					t.Fatalf("%s: %q, first %q", h, again.Header.Get(h), first.Header.Get(h))
+				}
+			}
+			// The query-string token gets its warning, replayed or not; the
+			// header token never does.
+			byQuery := get(path+"&token="+s.AdminToken, "", 200)
+			if byQuery.Header.Get("X-Gitea-Warning") == "" || !bytes.Equal(byQuery.Body, first.Body) {
+				t.Fatalf("query token answer: warning %q, body %s", byQuery.Header.Get("X-Gitea-Warning"), byQuery.Body)
+			}
+			if w := get(path, admin, 200).Header.Get("X-Gitea-Warning"); w != "" {
+				t.Fatalf("header token answer carries the query token's warning %q", w)
+			}
+			if got := calls(listLabels) - before; got != wantCalls(4) {
+				t.Fatalf("%v calls for 4 requests, want %v", got, wantCalls(4))
+			}
+		})
+
+		t.Run("revoked token refused at once", func(t *testing.T) {
+			get("/api/v1/user", alice, 200)
+			get("/api/v1/user", alice, 200)
+			r := s.do("DELETE", "/api/v1/users/alice/tokens/seed", "", "Authorization", basicAuth("alice", "alice-password-1"))
+			expectStatus(t, r, 204)
+			get("/api/v1/user", alice, 401)
+		})
+
+	})
+}

@@ -1,0 +1,222 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sync"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+
+	optionsv1 "forge/gen/forge/options/v1"
+	"forge/services/auth"
+	"forge/services/store"
+)
+
+// The answer cache replays a REST answer to the caller it was computed for
+// while the database has committed nothing since: for the methods whose
+// proto declares the answer a function of the database, the request and
+// the caller alone (forge.options.v1.cache_answer), that is the answer the
+// services would compute again, without the call, the checks that would
+// judge as before, the queries and the encoding.
+//
+// What makes it exact is the commit mark (store.CommitMark): read before
+// the answer is computed and again after, the entry is kept only when the
+// two are equal (nothing committed while it was computed, so it is the
+// answer of that state), and it is replayed only while the mark still is.
+// Any commit, by any connection or process, changes the mark, so a
+// revoked token, a removed collaborator or a new issue is seen by the next
+// request as before. Where there is no mark (PostgreSQL, whose processes
+// would have to read one per request anyway) nothing is replayed.
+//
+// The caller is identified as the interceptor would (auth.ReplayCaller,
+// which also records the token's use and the access log's user name);
+// callers whose check has effects of its own (passwords, one-time codes,
+// reverse-proxy headers) always go to the services.
+
+// AnswerCache configures the answer cache.
+type AnswerCache struct {
+	// MaxBytes bounds the answers kept (bodies and headers); 0 turns the
+	// cache off.
+	MaxBytes int64
+	// Mark reads the database's commit mark.
+	Mark func(context.Context) (store.CommitMark, bool)
+	// Caller identifies a REST caller from its credentials.
+	Caller func(ctx context.Context, method string, md metadata.MD) (auth.CallerKey, bool)
+}
+
+type answerKey struct {
+	caller auth.CallerKey
+	method string // the gRPC method
+	uri    string // path and query, query credentials removed
+	accept string
+}
+
+type answer struct {
+	header http.Header // what the call set, beyond what was set before it
+	body   []byte
+}
+
+func (a *answer) size() int64 {
+	n := int64(len(a.body))
+	for k, vs := range a.header {
+		n += int64(len(k))
+		for _, v := range vs {
+			n += int64(len(v))
+		}
+	}
+	return n
+}
+
+type answers struct {
+	cfg      AnswerCache
+	methods  map[string]bool
+	entryMax int64
+
+	mu      sync.RWMutex
+	at      store.CommitMark // the state every entry belongs to
+	entries map[answerKey]*answer
+	size    int64
+}
+
+// newAnswers reads the declared methods once at start-up; nil when the
+// cache is off.
+func newAnswers(cfg AnswerCache, routes routeTable) (*answers, error) {
+	if cfg.MaxBytes <= 0 || cfg.Mark == nil || cfg.Caller == nil {
+		return nil, nil
+	}
+	methods := map[string]bool{}
+	for _, method := range routes {
+		md, err := methodDescriptor(method)
+		if err != nil {
+			return nil, err
+		}
+		if proto.GetExtension(md.Options(), optionsv1.E_CacheAnswer).(bool) {
+			methods[method] = true
+		}
+	}
+	// One answer may take a quarter of the cache, so that a few large
+	// pages do not keep clearing it.
+	return &answers{cfg: cfg, methods: methods, entryMax: cfg.MaxBytes / 4, entries: map[answerKey]*answer{}}, nil
+}
+
+// serve answers r, a request for method, from the cache when it can, else
+// by call (the routed handler), keeping the answer when it may be replayed.
+func (c *answers) serve(g *gateway, w http.ResponseWriter, r *http.Request, method string, call func(http.ResponseWriter)) {
+	if c == nil || !c.methods[method] || !replayable(r) {
+		call(w)
+		return
+	}
+	ctx := r.Context()
+	mark, ok := c.cfg.Mark(ctx)
+	if !ok {
+		call(w)
+		return
+	}
+	caller, ok := c.cfg.Caller(ctx, method, g.credentials(r))
+	if !ok {
+		call(w)
+		return
+	}
+	key := answerKey{caller: caller, method: method, uri: r.URL.RequestURI(), accept: r.Header.Get("Accept")}
+	if a := c.get(mark, key); a != nil {
+		h := w.Header()
+		for k, vs := range a.header {
+			h[k] = vs
+		}
+		w.Write(a.body)
+		return
+	}
+	before := w.Header().Clone()
+	rec := &recorder{ResponseWriter: w, max: c.entryMax}
+	call(rec)
+	if rec.status != http.StatusOK || rec.overflow {
+		return
+	}
+	if after, ok := c.cfg.Mark(ctx); !ok || after != mark {
+		return // something committed while it was computed
+	}
+	a := &answer{header: http.Header{}, body: rec.body}
+	for k, vs := range w.Header() {
+		if !slices.Equal(before[k], vs) {
+			a.header[k] = slices.Clone(vs)
+		}
+	}
+	c.put(mark, key, a)
+}
+
+// replayable: a GET without a body or conditions of its own (ranges,
+// validators), whose answer is the whole representation.
+func replayable(r *http.Request) bool {
+	if r.Method != http.MethodGet || r.ContentLength > 0 {
+		return false
+	}
+	for _, h := range []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"} {
+		if r.Header.Get(h) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *answers) get(mark store.CommitMark, key answerKey) *answer {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.at != mark {
+		return nil
+	}
+	return c.entries[key]
+}
+
+// put keeps a under mark: entries of another state are dropped first, and
+// all of them when the bound would be passed.
+func (c *answers) put(mark store.CommitMark, key answerKey, a *answer) {
+	n := a.size() + int64(len(key.uri)+len(key.method)+len(key.accept))
+	if n > c.entryMax {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at != mark || c.size+n > c.cfg.MaxBytes {
+		clear(c.entries)
+		c.at, c.size = mark, 0
+	}
+	if _, ok := c.entries[key]; !ok {
+		c.entries[key] = a
+		c.size += n
+	}
+}
+
+// recorder passes an answer on while keeping a copy of its body, up to
+// max bytes.
+type recorder struct {
+	http.ResponseWriter
+	status   int
+	body     []byte
+	max      int64
+	overflow bool
+}
+
+func (w *recorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if !w.overflow {
+		if int64(len(w.body)+len(b)) > w.max {
+			w.overflow, w.body = true, nil
+		} else {
+			w.body = append(w.body, b...)
+		}
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
