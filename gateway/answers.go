@@ -21,14 +21,17 @@ import (
 // services would compute again, without the call, the checks that would
 // judge as before, the queries and the encoding.
 //
-// What makes it exact is the commit mark (store.CommitMark): read before
-// the answer is computed and again after, the entry is kept only when the
-// two are equal (nothing committed while it was computed, so it is the
-// answer of that state), and it is replayed only while the mark still is.
-// Any commit, by any connection or process, changes the mark, so a
-// revoked token, a removed collaborator or a new issue is seen by the next
-// request as before. Where there is no mark (PostgreSQL, whose processes
-// would have to read one per request anyway) nothing is replayed.
+// What makes it exact is the mark (AnswerMark): the database's commit mark
+// (store.CommitMark) and the count of ref moves in the repositories
+// (git.Store.RefMoves). Read before the answer is computed and again
+// after, the entry is kept only when the two are equal (nothing committed
+// and no ref moved while it was computed, so it is the answer of that
+// state), and it is replayed only while the mark still is. Any commit, by
+// any connection or process, and any ref transaction change the mark, so a
+// revoked token, a removed collaborator, a new issue or a push is seen by
+// the next request as before. Where there is no mark (PostgreSQL, whose
+// processes would have to read one per request anyway; a platform without
+// inotify) nothing is replayed.
 //
 // The caller is identified as the interceptor would (auth.ReplayCaller,
 // which also records the token's use and the access log's user name);
@@ -40,10 +43,17 @@ type AnswerCache struct {
 	// MaxBytes bounds the answers kept (bodies and headers); 0 turns the
 	// cache off.
 	MaxBytes int64
-	// Mark reads the database's commit mark.
-	Mark func(context.Context) (store.CommitMark, bool)
+	// Mark reads the state answers are computed in; ok false: unknown.
+	Mark func(context.Context) (AnswerMark, bool)
 	// Caller identifies a REST caller from its credentials.
 	Caller func(ctx context.Context, method string, md metadata.MD) (auth.CallerKey, bool)
+}
+
+// AnswerMark is the state an answer is computed in: nothing committed to
+// the database and no ref moved while the mark stays the same.
+type AnswerMark struct {
+	Commits  store.CommitMark
+	RefMoves uint64
 }
 
 type answerKey struct {
@@ -75,7 +85,7 @@ type answers struct {
 	entryMax int64
 
 	mu      sync.RWMutex
-	at      store.CommitMark // the state every entry belongs to
+	at      AnswerMark // the state every entry belongs to
 	entries map[answerKey]*answer
 	size    int64
 }
@@ -160,7 +170,7 @@ func replayable(r *http.Request) bool {
 	return true
 }
 
-func (c *answers) get(mark store.CommitMark, key answerKey) *answer {
+func (c *answers) get(mark AnswerMark, key answerKey) *answer {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.at != mark {
@@ -171,7 +181,7 @@ func (c *answers) get(mark store.CommitMark, key answerKey) *answer {
 
 // put keeps a under mark: entries of another state are dropped first, and
 // all of them when the bound would be passed.
-func (c *answers) put(mark store.CommitMark, key answerKey, a *answer) {
+func (c *answers) put(mark AnswerMark, key answerKey, a *answer) {
 	n := a.size() + int64(len(key.uri)+len(key.method)+len(key.accept))
 	if n > c.entryMax {
 		return

@@ -106,6 +106,7 @@ type Store struct {
 	realRoot   string
 	housekeep  housekeeping  // background Housekeep after pushes (housekeep.go)
 	archives   *archiveCache // produced archives (archivecache.go); nil: not cached
+	refWatch   refWatch      // journal events, for replayed answers (refwatch_linux.go)
 }
 
 // New returns a Store rooted at root, creating root and forge's internal

@@ -313,8 +313,15 @@ func (a *App) build() error {
 		UploadMaxSize:      int64(max(cfg.Attachment.MaxSize, cfg.Attachment.ReleaseMaxSize)) << 20,
 		ReadTimeout:        seconds(cfg.Limits.APIReadTimeout),
 		Preflight:          authn.Preflight,
-		Answers: gateway.AnswerCache{MaxBytes: int64(cfg.API.AnswerCacheSize),
-			Mark: a.Store.CommitMark, Caller: authn.ReplayCaller},
+		Answers: gateway.AnswerCache{MaxBytes: int64(cfg.API.AnswerCacheSize), Caller: authn.ReplayCaller,
+			Mark: func(ctx context.Context) (gateway.AnswerMark, bool) {
+				refs, ok := gitStore.RefMoves()
+				if !ok {
+					return gateway.AnswerMark{}, false
+				}
+				commits, ok := a.Store.CommitMark(ctx)
+				return gateway.AnswerMark{Commits: commits, RefMoves: refs}, ok
+			}},
 		Services: area.Gateways(all.Areas),
 	}, inproc)
 	if err != nil {

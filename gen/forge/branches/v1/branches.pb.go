@@ -940,12 +940,12 @@ const file_forge_branches_v1_branches_proto_rawDesc = "" +
 	"\rold_commit_id\x18\x05 \x01(\tB\x13\x9a\xb5\x18\x0f\n" +
 	"\vOldCommitID\x18@R\voldCommitId\x12\x14\n" +
 	"\x05force\x18\x06 \x01(\bR\x05force\"\x16\n" +
-	"\x14UpdateBranchResponse2\x89\t\n" +
-	"\rBranchService\x12\xb5\x01\n" +
-	"\tGetBranch\x12#.forge.branches.v1.GetBranchRequest\x1a$.forge.branches.v1.GetBranchResponse\"]\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02;b\x06branch\x121/api/v1/repos/{owner}/{repo}/branches/{branch=**}\x12\xaa\x01\n" +
-	"\fListBranches\x12&.forge.branches.v1.ListBranchesRequest\x1a'.forge.branches.v1.ListBranchesResponse\"I\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02'\x12%/api/v1/repos/{owner}/{repo}/branches\x12\xbc\x01\n" +
+	"\x14UpdateBranchResponse2\x91\t\n" +
+	"\rBranchService\x12\xb9\x01\n" +
+	"\tGetBranch\x12#.forge.branches.v1.GetBranchRequest\x1a$.forge.branches.v1.GetBranchResponse\"a\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02;b\x06branch\x121/api/v1/repos/{owner}/{repo}/branches/{branch=**}\x12\xae\x01\n" +
+	"\fListBranches\x12&.forge.branches.v1.ListBranchesRequest\x1a'.forge.branches.v1.ListBranchesResponse\"M\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02'\x12%/api/v1/repos/{owner}/{repo}/branches\x12\xbc\x01\n" +
 	"\fCreateBranch\x12&.forge.branches.v1.CreateBranchRequest\x1a'.forge.branches.v1.CreateBranchResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x022:\x01*b\x06branch\"%/api/v1/repos/{owner}/{repo}/branches\x12\xd0\x01\n" +
 	"\fRenameBranch\x12&.forge.branches.v1.RenameBranchRequest\x1a'.forge.branches.v1.RenameBranchResponse\"o\x88\xb5\x18\xcc\x01\x92\xb5\x18*\b\x02\x1a\n" +

@@ -1044,7 +1044,7 @@ var File_forge_commits_v1_commits_proto protoreflect.FileDescriptor
 
 const file_forge_commits_v1_commits_proto_rawDesc = "" +
 	"\n" +
-	"\x1eforge/commits/v1/commits.proto\x12\x10forge.commits.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc5\x03\n" +
+	"\x1eforge/commits/v1/commits.proto\x12\x10forge.commits.v1\x1a\x1bforge/options/v1/json.proto\x1a\x1dforge/options/v1/policy.proto\x1a\x1bforge/options/v1/rest.proto\x1a\x1aforge/users/v1/users.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc5\x03\n" +
 	"\x06Commit\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x10\n" +
 	"\x03sha\x18\x02 \x01(\tR\x03sha\x124\n" +
@@ -1134,12 +1134,12 @@ const file_forge_commits_v1_commits_proto_rawDesc = "" +
 	"\r_verificationB\b\n" +
 	"\x06_files\"E\n" +
 	"\x11GetCommitResponse\x120\n" +
-	"\x06commit\x18\x01 \x01(\v2\x18.forge.commits.v1.CommitR\x06commit2\xf2\x02\n" +
-	"\rCommitService\x12\xad\x01\n" +
-	"\vListCommits\x12$.forge.commits.v1.ListCommitsRequest\x1a%.forge.commits.v1.ListCommitsResponse\"Q\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02/b\acommits\x12$/api/v1/repos/{owner}/{repo}/commits\x12\xb0\x01\n" +
-	"\tGetCommit\x12\".forge.commits.v1.GetCommitRequest\x1a#.forge.commits.v1.GetCommitResponse\"Z\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x028b\x06commit\x12./api/v1/repos/{owner}/{repo}/git/commits/{sha}B\xac\x01\n" +
+	"\x06commit\x18\x01 \x01(\v2\x18.forge.commits.v1.CommitR\x06commit2\xfa\x02\n" +
+	"\rCommitService\x12\xb1\x01\n" +
+	"\vListCommits\x12$.forge.commits.v1.ListCommitsRequest\x1a%.forge.commits.v1.ListCommitsResponse\"U\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02/b\acommits\x12$/api/v1/repos/{owner}/{repo}/commits\x12\xb4\x01\n" +
+	"\tGetCommit\x12\".forge.commits.v1.GetCommitRequest\x1a#.forge.commits.v1.GetCommitResponse\"^\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x028b\x06commit\x12./api/v1/repos/{owner}/{repo}/git/commits/{sha}B\xac\x01\n" +
 	"\x14com.forge.commits.v1B\fCommitsProtoP\x01Z$forge/gen/forge/commits/v1;commitsv1\xa2\x02\x03FCX\xaa\x02\x10Forge.Commits.V1\xca\x02\x10Forge\\Commits\\V1\xe2\x02\x1cForge\\Commits\\V1\\GPBMetadata\xea\x02\x12Forge::Commits::V1b\x06proto3"
 
 var (

@@ -1536,10 +1536,10 @@ const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	"\x03sha\x18\v \x01(\tB\v\x9a\xb5\x18\a\n" +
 	"\x03SHA\x10\x01R\x03sha\"I\n" +
 	"\x12DeleteFileResponse\x123\n" +
-	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xb2\a\n" +
-	"\x0eContentService\x12\xdf\x01\n" +
-	"\vGetContents\x12%.forge.contents.v1.GetContentsRequest\x1a&.forge.contents.v1.GetContentsResponse\"\x80\x01\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02^Z5\x123/api/v1/repos/{owner}/{repo}/contents/{filepath=**}\x12%/api/v1/repos/{owner}/{repo}/contents\x12y\n" +
+	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xb6\a\n" +
+	"\x0eContentService\x12\xe3\x01\n" +
+	"\vGetContents\x12%.forge.contents.v1.GetContentsRequest\x1a&.forge.contents.v1.GetContentsResponse\"\x84\x01\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02^Z5\x123/api/v1/repos/{owner}/{repo}/contents/{filepath=**}\x12%/api/v1/repos/{owner}/{repo}/contents\x12y\n" +
 	"\n" +
 	"GetRawFile\x12$.forge.contents.v1.GetRawFileRequest\x1a%.forge.contents.v1.GetRawFileResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
 	"repository \x01:\x06\b\x01\x10\x01\x18\x010\x01\x12\xc2\x01\n" +

@@ -127,11 +127,12 @@ var (
 	//
 	// optional bool no_link_header = 50007;
 	E_NoLinkHeader = &file_forge_options_v1_rest_proto_extTypes[1]
-	// The answer is a function of the database's state, the request and its
-	// caller alone: no repository's git data, no clock, and answering
-	// changes nothing. The gateway may then replay an answer it gave the
-	// same caller for the same request while the database has committed
-	// nothing since (gateway/answers.go).
+	// The answer is a function of the database's state, the repositories'
+	// refs and objects, the request and its caller alone: no clock, no other
+	// file, and answering changes nothing. The gateway may then replay an
+	// answer it gave the same caller for the same request while the
+	// database has committed nothing and no ref has moved since
+	// (gateway/answers.go).
 	//
 	// optional bool cache_answer = 50008;
 	E_CacheAnswer = &file_forge_options_v1_rest_proto_extTypes[2]
