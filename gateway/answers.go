@@ -159,7 +159,7 @@ func (c *answers) serve(g *gateway, w http.ResponseWriter, r *http.Request, meth
 // replayable: a GET without a body or conditions of its own (ranges,
 // validators), whose answer is the whole representation.
 func replayable(r *http.Request) bool {
-	if r.Method != http.MethodGet || r.ContentLength > 0 {
+	if r.Method != http.MethodGet || r.ContentLength != 0 {
 		return false
 	}
 	for _, h := range []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"} {
