@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -102,9 +103,15 @@ func newAnswers(cfg AnswerCache, routes routeTable) (*answers, error) {
 		if err != nil {
 			return nil, err
 		}
-		if proto.GetExtension(md.Options(), optionsv1.E_CacheAnswer).(bool) {
-			methods[method] = true
+		if !proto.GetExtension(md.Options(), optionsv1.E_CacheAnswer).(bool) {
+			continue
 		}
+		// A stream's answer may end early after its 200 has gone, and
+		// would be kept cut short.
+		if md.IsStreamingServer() || md.IsStreamingClient() {
+			return nil, fmt.Errorf("gateway: %s: cache_answer on a stream", method)
+		}
+		methods[method] = true
 	}
 	// One answer may take a quarter of the cache, so that a few large
 	// pages do not keep clearing it.
