@@ -120,7 +120,7 @@ func newAnswers(cfg AnswerCache, routes routeTable) (*answers, error) {
 
 // serve answers r, a request for method, from the cache when it can, else
 // by call (the routed handler), keeping the answer when it may be replayed.
-func (c *answers) serve(g *gateway, w http.ResponseWriter, r *http.Request, method string, call func(http.ResponseWriter)) {
+func (c *answers) serve(g *gateway, w *responseWriter, r *http.Request, method string, call func(http.ResponseWriter)) {
 	if c == nil || !c.methods[method] || !replayable(r) {
 		call(w)
 		return
@@ -148,7 +148,7 @@ func (c *answers) serve(g *gateway, w http.ResponseWriter, r *http.Request, meth
 	before := w.Header().Clone()
 	rec := &recorder{ResponseWriter: w, max: c.entryMax}
 	call(rec)
-	if rec.status != http.StatusOK || rec.overflow {
+	if w.status != http.StatusOK || rec.overflow {
 		return
 	}
 	if after, ok := c.cfg.Mark(ctx); !ok || after != mark {
@@ -206,26 +206,15 @@ func (c *answers) put(mark AnswerMark, key answerKey, a *answer) {
 }
 
 // recorder passes an answer on while keeping a copy of its body, up to
-// max bytes.
+// max bytes; the status is the responseWriter's.
 type recorder struct {
 	http.ResponseWriter
-	status   int
 	body     []byte
 	max      int64
 	overflow bool
 }
 
-func (w *recorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
 func (w *recorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
 	if !w.overflow {
 		if int64(len(w.body)+len(b)) > w.max {
 			w.overflow, w.body = true, nil
