@@ -152,7 +152,11 @@ func useWriterPool(db *gorm.DB, dsn string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	write, err := sql.Open(sqliteDriverName, dsn)
+	// The writer keeps its temporary files in memory: the sub-journal of
+	// each savepoint (issue_batch.go runs one per issue) was a temporary
+	// file written page by page. It only serves rolling back to a
+	// savepoint inside a transaction; crash recovery is the WAL's.
+	write, err := sql.Open(sqliteDriverName, dsn+"&_pragma=temp_store(MEMORY)")
 	if err != nil {
 		return nil, err
 	}
