@@ -1,30 +1,30 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"gorm.io/gorm"
 )
 
-// Concurrent issue creations on SQLite commit together. SQLite has one
-// writer, so creations queue for it (sqlitewriter.go) and each one's
-// transaction (BEGIN, six statements, COMMIT writing the WAL frames of
-// every page it touched) holds the lock alone: under 32 concurrent
-// creators that was most of the time per issue. Here the creations that
-// arrive while one transaction runs wait for it to end, and the next of
-// them runs all of them in one transaction, each in a savepoint of its
-// own: a creation that fails (an unknown repository or milestone) is
-// rolled back alone, with its issue number, and reports its own error;
-// the others commit. Nothing is answered before the commit, so a crash
-// loses only unanswered creations, all of a transaction's or none. A
-// creation that arrives alone runs alone, without a savepoint: the same
-// statements as before.
-//
-// PostgreSQL is left as it was: its writers run side by side, and a
-// transaction holding several repositories' issue_index rows would need
-// an order other processes' transactions keep too.
+// Concurrent issue creations commit together. On SQLite creations queue
+// for the one writer (sqlitewriter.go) and each one's transaction (BEGIN,
+// six statements, COMMIT writing the WAL frames of every page it touched)
+// held the lock alone; on PostgreSQL each held its repository's
+// issue_index row until its commit had flushed the WAL to disk, so
+// creations in one repository went one flush at a time. Here
+// the creations that arrive while one transaction runs wait for it to
+// end, and the first of them then runs all of them in one transaction,
+// each in a savepoint of its own: a creation that fails (an unknown
+// repository or milestone) is rolled back alone, with its issue number,
+// and reports its own error; the others commit. Nothing is answered
+// before the commit, so a crash loses only unanswered creations, all of a
+// transaction's or none; a transaction that fails as a whole is retried
+// one creation at a time. A creation that arrives alone runs alone,
+// without a savepoint: the same statements as before.
 
 // issueBatchMax bounds the creations of one transaction, and so how long
 // it holds the writer.
@@ -49,7 +49,7 @@ type issueCreation struct {
 	wake chan bool
 }
 
-// createIssueBatched is CreateIssue on SQLite.
+// createIssueBatched is CreateIssue.
 func (s *Store) createIssueBatched(ctx context.Context, n *NewIssue, now int64) error {
 	c := &issueCreation{ctx: ctx, n: n, now: now, wake: make(chan bool, 1)}
 	q := &s.issueBatch
@@ -115,10 +115,14 @@ func (s *Store) runIssueBatch(batch []*issueCreation) {
 	// The transaction outlives any one caller's request: it runs on the
 	// leader's context without its cancellation (its values, such as the
 	// statement counter's marks, stay), and a creation whose caller has
-	// gone is left out before it starts.
+	// gone is left out before it starts. Repositories are taken in the
+	// order of their ids, so that two processes' transactions on
+	// PostgreSQL lock the issue_index rows in the same order.
+	ordered := slices.Clone(batch)
+	slices.SortStableFunc(ordered, func(a, b *issueCreation) int { return cmp.Compare(a.n.RepoID, b.n.RepoID) })
 	ctx := context.WithoutCancel(batch[0].ctx)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, c := range batch {
+		for _, c := range ordered {
 			if c.err = c.ctx.Err(); c.err != nil {
 				continue
 			}
@@ -127,12 +131,16 @@ func (s *Store) runIssueBatch(batch []*issueCreation) {
 		return nil
 	})
 	if err != nil {
-		// Nothing was stored: every creation fails, with the
-		// transaction's error where its own part had succeeded.
+		// Nothing was stored (the commit failed, or PostgreSQL chose the
+		// transaction as a deadlock's victim): each creation runs again
+		// alone, as if it had come alone.
 		for _, c := range batch {
-			if c.err == nil {
-				c.err = err
+			if c.err = c.ctx.Err(); c.err != nil {
+				continue
 			}
+			c.err = s.db.WithContext(c.ctx).Transaction(func(tx *gorm.DB) error {
+				return s.insertIssue(tx, c.n, c.now)
+			})
 		}
 	}
 }
