@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestIssueNumbersTwoServeProcesses: two real `forge serve` processes on
@@ -67,5 +68,109 @@ func TestIssueNumbersTwoServeProcesses(t *testing.T) {
 	}
 	if code != 200 || json.Unmarshal(body, &repo) != nil || repo.OpenIssues != n {
 		t.Fatalf("open_issues_count: %d %s", code, body)
+	}
+}
+
+// TestIssueCreationsKilled: forge is killed with SIGKILL while 32 clients
+// open issues in one repository (creations commit in batches, store
+// issue_batch.go). After a restart the numbers are exactly 1..N, the
+// repository counts N open issues, every creation answered 201 is there
+// under its number with its title, and the next creation gets N+1.
+func TestIssueCreationsKilled(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"sqlite3", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			cr := newCrashRig(t, kind)
+			p := startServe(t, cr.c)
+			if code, body := p.call("POST", "/api/v1/user/repos", cr.token, `{"name":"busy"}`); code != 201 {
+				t.Fatalf("create repository: %d %s", code, body)
+			}
+			var (
+				mu    sync.Mutex
+				acked = map[int64]string{} // number → title
+				wg    sync.WaitGroup
+			)
+			for w := range 32 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; ; i++ {
+						title := fmt.Sprintf("issue %d-%d", w, i)
+						code, body := p.call("POST", "/api/v1/repos/alice/busy/issues", cr.token, fmt.Sprintf(`{"title":%q}`, title))
+						var is struct{ Number int64 }
+						if code != 201 || json.Unmarshal(body, &is) != nil {
+							return // killed
+						}
+						mu.Lock()
+						acked[is.Number] = title
+						mu.Unlock()
+					}
+				}()
+			}
+			for { // kill once creations are well under way
+				mu.Lock()
+				n := len(acked)
+				mu.Unlock()
+				if n >= 100 {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			p.cmd.Process.Kill()
+			<-p.done
+			wg.Wait()
+
+			p = startServe(t, cr.c)
+			code, body := p.call("GET", "/api/v1/repos/alice/busy", cr.token, "")
+			var repo struct {
+				OpenIssues int64 `json:"open_issues_count"`
+			}
+			if code != 200 || json.Unmarshal(body, &repo) != nil {
+				t.Fatalf("repository: %d %s", code, body)
+			}
+			n := repo.OpenIssues
+			if n < int64(len(acked)) {
+				t.Fatalf("open_issues_count %d, but %d creations were answered", n, len(acked))
+			}
+			stored := map[int64]string{}
+			for page := 1; ; page++ {
+				code, body := p.call("GET", fmt.Sprintf("/api/v1/repos/alice/busy/issues?state=all&type=issues&limit=50&page=%d", page), cr.token, "")
+				var list []struct {
+					Number int64
+					Title  string
+				}
+				if code != 200 || json.Unmarshal(body, &list) != nil {
+					t.Fatalf("issues page %d: %d %s", page, code, body)
+				}
+				if len(list) == 0 {
+					break
+				}
+				for _, is := range list {
+					if _, dup := stored[is.Number]; dup {
+						t.Fatalf("number %d twice", is.Number)
+					}
+					stored[is.Number] = is.Title
+				}
+			}
+			if int64(len(stored)) != n {
+				t.Fatalf("%d issues stored, open_issues_count %d", len(stored), n)
+			}
+			for num := int64(1); num <= n; num++ {
+				if _, ok := stored[num]; !ok {
+					t.Fatalf("number %d missing of 1..%d", num, n)
+				}
+			}
+			for num, title := range acked {
+				if stored[num] != title {
+					t.Fatalf("answered issue %d %q, stored %q", num, title, stored[num])
+				}
+			}
+			code, body = p.call("POST", "/api/v1/repos/alice/busy/issues", cr.token, `{"title":"after"}`)
+			var next struct{ Number int64 }
+			if code != 201 || json.Unmarshal(body, &next) != nil || next.Number != n+1 {
+				t.Fatalf("creation after the restart: %d %s, want number %d", code, body, n+1)
+			}
+			t.Logf("%d creations answered, %d stored before the kill", len(acked), n)
+		})
 	}
 }

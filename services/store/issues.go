@@ -45,9 +45,7 @@ func (s *Store) CreateIssue(ctx context.Context, n *NewIssue) error {
 	if is.IsClosed && is.ClosedUnix == 0 {
 		is.ClosedUnix = now
 	}
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return s.insertIssue(tx, n, now)
-	})
+	return s.createIssueBatched(ctx, n, now) // issue_batch.go
 }
 
 // insertIssue is CreateIssue inside the caller's transaction.

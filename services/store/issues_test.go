@@ -7,6 +7,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
+
+	"gorm.io/gorm"
 
 	"forge/services/store"
 	"forge/services/store/storetest"
@@ -111,6 +114,94 @@ func TestIssueIndexConcurrent(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		repo := newRepo(t, s, "busy")
 		createConcurrently(t, []*store.Store{s}, repo.ID, 100)
+	})
+}
+
+// Creations that queue while the writer is busy run in one transaction
+// on SQLite (issue_batch.go), each in its own savepoint: those that fail
+// (an unknown milestone, found after the number and the counters were
+// moved; a missing repository) are undone alone and report their own
+// error, the others keep dense numbers, exact counters and one activity
+// and one webhook event each. On PostgreSQL it is the same contract
+// without a shared transaction.
+func TestIssueCreateQueuedFailuresAlone(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "queued")
+		other := newRepo(t, s, "queued-other")
+		m := &store.Milestone{RepoID: repo.ID, Name: "v1"}
+		if err := s.CreateMilestone(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		newHook(t, s, store.Webhook{RepoID: repo.ID, Active: true})
+		// Hold the writer (on SQLite) so that the creations pile up.
+		hold := make(chan struct{})
+		held := make(chan struct{})
+		go func() {
+			_ = s.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+				close(held)
+				<-hold
+				return tx.Exec("UPDATE repositories SET num_stars = num_stars WHERE id = ?", repo.ID).Error
+			})
+		}()
+		<-held
+		const n = 100
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				is := store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: fmt.Sprintf("issue %d", i)}
+				switch i % 10 {
+				case 3:
+					is.MilestoneID = m.ID + 1000 // unknown: fails after the number is taken
+				case 7:
+					is.RepoID = other.ID + 1000 // no such repository
+				case 5:
+					is.MilestoneID = m.ID
+				}
+				errs[i] = s.CreateIssue(ctx, &store.NewIssue{Issue: is})
+			}()
+		}
+		time.Sleep(100 * time.Millisecond)
+		close(hold)
+		wg.Wait()
+		ok := 0
+		for i, err := range errs {
+			switch i % 10 {
+			case 3:
+				if !errors.Is(err, store.ErrMilestoneNotFound) {
+					t.Errorf("creation %d with an unknown milestone: %v", i, err)
+				}
+			case 7:
+				if !errors.Is(err, store.ErrNotFound) {
+					t.Errorf("creation %d in a missing repository: %v", i, err)
+				}
+			default:
+				if err != nil {
+					t.Errorf("creation %d: %v", i, err)
+				}
+				ok++
+			}
+		}
+		var idx []int64
+		if err := s.DB().Model(&store.Issue{}).Where("repo_id = ?", repo.ID).Order(`"index"`).Pluck("index", &idx).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(idx) != ok || idx[0] != 1 || idx[len(idx)-1] != int64(ok) {
+			t.Fatalf("indexes %v, want 1..%d", idx, ok)
+		}
+		if num, _ := issueCounters(t, s, repo.ID); num != ok {
+			t.Fatalf("num_issues %d, want %d", num, ok)
+		}
+		var acts, events, onMilestone int64
+		s.DB().Model(&store.Activity{}).Where("kind = ?", store.ActivityIssueCreated).Count(&acts)
+		s.DB().Model(&store.HookEvent{}).Where("kind = ?", store.ActivityIssueCreated).Count(&events)
+		s.DB().Model(&store.Issue{}).Where("milestone_id = ?", m.ID).Count(&onMilestone)
+		if acts != int64(ok) || events != int64(ok) || onMilestone != n/10 {
+			t.Fatalf("activities %d, hook events %d, issues on the milestone %d; want %d, %d, %d", acts, events, onMilestone, ok, ok, n/10)
+		}
 	})
 }
 

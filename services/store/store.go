@@ -60,19 +60,21 @@ func Sentinels() []error {
 
 // Store is the database. It is safe for concurrent use.
 type Store struct {
-	db       *gorm.DB
-	postgres bool
-	hotMu    sync.Mutex
-	authStmt *sql.Stmt // see hot.go
-	genStmt  *sql.Stmt
-	cntStmt  *sql.Stmt
-	socStmt  *sql.Stmt
-	users    userCache
-	owned    *Owned // see Own
-	activity activityHooks
-	hooks    hookKicks     // see OnHookEvent
-	queries  *atomic.Int64 // see querycount.go
-	gens     *genWatcher   // see genwatch.go; nil on PostgreSQL
+	db         *gorm.DB
+	postgres   bool
+	hotMu      sync.Mutex
+	authStmt   *sql.Stmt // see hot.go
+	genStmt    *sql.Stmt
+	cntStmt    *sql.Stmt
+	socStmt    *sql.Stmt
+	users      userCache
+	owned      *Owned // see Own
+	activity   activityHooks
+	hooks      hookKicks     // see OnHookEvent
+	queries    *atomic.Int64 // see querycount.go
+	gens       *genWatcher   // see genwatch.go; nil on PostgreSQL
+	writer     *sql.DB       // SQLite's writer connection (sqlitewriter.go); nil on PostgreSQL
+	issueBatch issueBatch    // SQLite's queue of issue creations (issue_batch.go)
 }
 
 // sqliteURIPath escapes what a file: URI's path must not hold as is.
@@ -93,9 +95,10 @@ func Open(cfg config.Database) (*Store, error) {
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	}
 	var (
-		db   *gorm.DB
-		err  error
-		gens *genWatcher
+		db     *gorm.DB
+		err    error
+		gens   *genWatcher
+		writer *sql.DB
 	)
 	switch cfg.Type {
 	case "postgres":
@@ -118,6 +121,9 @@ func Open(cfg config.Database) (*Store, error) {
 		dsn := "file:" + sqliteURIPath.Replace(cfg.Path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 		db, err = gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriverName, DSN: dsn}), gcfg)
 		gens = &genWatcher{path: cfg.Path, dsn: dsn}
+		if err == nil {
+			writer, err = useWriterPool(db, dsn)
+		}
 	default:
 		return nil, fmt.Errorf("unsupported database type %q", cfg.Type)
 	}
@@ -145,7 +151,7 @@ func Open(cfg config.Database) (*Store, error) {
 	if err := countQueries(db, queries); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, postgres: cfg.Type == "postgres", queries: queries, gens: gens}, nil
+	return &Store{db: db, postgres: cfg.Type == "postgres", queries: queries, gens: gens, writer: writer}, nil
 }
 
 // PostgresDSN builds a libpq key/value connection string from Gitea's keys.
@@ -170,6 +176,9 @@ func (s *Store) Close() error {
 		s.genStmt.Close()
 		s.cntStmt.Close()
 		s.socStmt.Close()
+	}
+	if s.writer != nil {
+		s.writer.Close()
 	}
 	return sqlDB.Close()
 }

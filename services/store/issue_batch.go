@@ -1,0 +1,168 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"gorm.io/gorm"
+)
+
+// Concurrent issue creations commit together. On SQLite creations queue
+// for the one writer (sqlitewriter.go) and each one's transaction (BEGIN,
+// six statements, COMMIT writing the WAL frames of every page it touched)
+// held the lock alone; on PostgreSQL each held its repository's
+// issue_index row until its commit had flushed the WAL to disk, so
+// creations in one repository went one flush at a time. Here
+// the creations that arrive while one transaction runs wait for it to
+// end, and the first of them then runs all of them in one transaction,
+// each in a savepoint of its own: a creation that fails (an unknown
+// repository or milestone) is rolled back alone, with its issue number,
+// and reports its own error; the others commit. Nothing is answered
+// before the commit, so a crash loses only unanswered creations, all of a
+// transaction's or none; a transaction that fails as a whole is retried
+// one creation at a time. A creation that arrives alone runs alone,
+// without a savepoint: the same statements as before.
+
+// issueBatchMax bounds the creations of one transaction, and so how long
+// it holds the writer.
+const issueBatchMax = 64
+
+// issueBatch is the queue of creations waiting for a transaction.
+type issueBatch struct {
+	mu      sync.Mutex
+	pending []*issueCreation
+	running bool // a leader is running a transaction
+}
+
+// issueCreation is one CreateIssue call waiting in the queue.
+type issueCreation struct {
+	ctx context.Context
+	n   *NewIssue
+	now int64
+	err error
+	// wake receives true when this creation is to run the next
+	// transaction (it leads), false when another ran it (err is its
+	// outcome).
+	wake chan bool
+}
+
+// createIssueBatched is CreateIssue.
+func (s *Store) createIssueBatched(ctx context.Context, n *NewIssue, now int64) error {
+	c := &issueCreation{ctx: ctx, n: n, now: now, wake: make(chan bool, 1)}
+	q := &s.issueBatch
+	q.mu.Lock()
+	q.pending = append(q.pending, c)
+	lead := !q.running
+	q.running = true
+	q.mu.Unlock()
+	if !lead && !<-c.wake {
+		return c.err
+	}
+	// This creation leads: it runs what is queued (itself among them),
+	// then hands the lead to the first creation queued meanwhile.
+	q.mu.Lock()
+	batch := q.pending[:min(len(q.pending), issueBatchMax)]
+	q.pending = q.pending[len(batch):]
+	q.mu.Unlock()
+	defer func() {
+		q.mu.Lock()
+		var next *issueCreation
+		if len(q.pending) > 0 {
+			next = q.pending[0]
+		} else {
+			q.running = false
+		}
+		q.mu.Unlock()
+		if next != nil {
+			next.wake <- true
+		}
+	}()
+	s.runIssueBatch(batch)
+	for _, o := range batch {
+		if o != c {
+			o.wake <- false
+		}
+	}
+	return c.err
+}
+
+// runIssueBatch creates the issues of batch in one transaction and sets
+// each creation's err. batch[0] is the leader (it was first in the queue).
+// A panic fails every creation of the batch (and is raised again once the
+// others are told).
+func (s *Store) runIssueBatch(batch []*issueCreation) {
+	defer func() {
+		if p := recover(); p != nil {
+			for _, c := range batch {
+				c.err = errIssueBatchPanic
+			}
+			for _, c := range batch[1:] {
+				c.wake <- false
+			}
+			panic(p)
+		}
+	}()
+	if len(batch) == 1 {
+		c := batch[0]
+		c.err = s.db.WithContext(c.ctx).Transaction(func(tx *gorm.DB) error {
+			return s.insertIssue(tx, c.n, c.now)
+		})
+		return
+	}
+	// The transaction outlives any one caller's request: it runs on the
+	// leader's context without its cancellation (its values, such as the
+	// statement counter's marks, stay), and a creation whose caller has
+	// gone is left out before it starts. Repositories are taken in the
+	// order of their ids, so that two processes' transactions on
+	// PostgreSQL lock the issue_index rows in the same order.
+	ordered := slices.Clone(batch)
+	slices.SortStableFunc(ordered, func(a, b *issueCreation) int { return cmp.Compare(a.n.RepoID, b.n.RepoID) })
+	ctx := context.WithoutCancel(batch[0].ctx)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, c := range ordered {
+			if c.err = c.ctx.Err(); c.err != nil {
+				continue
+			}
+			c.err = s.insertIssueSavepoint(tx, c)
+		}
+		return nil
+	})
+	if err != nil {
+		// Nothing was stored (the commit failed, or PostgreSQL chose the
+		// transaction as a deadlock's victim): each creation runs again
+		// alone, as if it had come alone.
+		for _, c := range batch {
+			if c.err = c.ctx.Err(); c.err != nil {
+				continue
+			}
+			c.err = s.db.WithContext(c.ctx).Transaction(func(tx *gorm.DB) error {
+				return s.insertIssue(tx, c.n, c.now)
+			})
+		}
+	}
+}
+
+// insertIssueSavepoint is insertIssue in a savepoint: on failure what it
+// did is undone and the transaction goes on. The savepoint's name is
+// always the same, so its statements are prepared once per connection
+// (gorm's nested transactions name each savepoint anew).
+func (s *Store) insertIssueSavepoint(tx *gorm.DB, c *issueCreation) error {
+	if err := tx.Exec("SAVEPOINT issue_create").Error; err != nil {
+		return err
+	}
+	err := s.insertIssue(tx, c.n, c.now)
+	if err != nil {
+		if rerr := tx.Exec("ROLLBACK TO issue_create").Error; rerr != nil {
+			return errors.Join(err, rerr)
+		}
+	}
+	if rerr := tx.Exec("RELEASE issue_create").Error; rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return err
+}
+
+var errIssueBatchPanic = errors.New("create issue: the transaction creating it panicked")
