@@ -7,6 +7,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -82,10 +83,29 @@ type gateway struct {
 	// cc leads to the services, for the routes served outside the mux
 	// (diff.go).
 	cc grpc.ClientConnInterface
-	// apiDoc is the OpenAPI document served at SpecPath; ui the page.
-	apiDoc     []byte
-	apiDocETag string
-	ui         *swaggerui.UI
+	// apiDoc is the OpenAPI document served at SpecPath, built on its
+	// first request (nil without opts.Swagger); ui the page.
+	apiDoc *lazyDoc
+	ui     *swaggerui.UI
+}
+
+// lazyDoc is the OpenAPI document and its ETag, built on first use.
+type lazyDoc struct {
+	once  sync.Once
+	build func() ([]byte, error)
+	body  []byte
+	etag  string
+	err   error
+}
+
+func (d *lazyDoc) get() ([]byte, string, error) {
+	d.once.Do(func() {
+		d.body, d.err = d.build()
+		if d.err == nil {
+			d.etag = swaggerui.ETag(d.body)
+		}
+	})
+	return d.body, d.etag, d.err
 }
 
 // SpecPath serves the OpenAPI document (Gitea's path).
@@ -120,10 +140,13 @@ func NewHandler(opts Options, cc grpc.ClientConnInterface) (http.Handler, error)
 		return nil, err
 	}
 	if len(opts.Swagger) > 0 {
-		if g.apiDoc, err = g.apiDocument(opts.Swagger, opts.Version); err != nil {
+		// Built once here to refuse a route documented twice or not at
+		// all, then dropped: the ~1 MB document would stay in every
+		// process's heap for the few that serve it.
+		if _, err = g.apiDocument(opts.Swagger, opts.Version); err != nil {
 			return nil, err
 		}
-		g.apiDocETag = swaggerui.ETag(g.apiDoc)
+		g.apiDoc = &lazyDoc{build: func() ([]byte, error) { return g.apiDocument(opts.Swagger, opts.Version) }}
 	}
 	if g.ui, err = swaggerui.New(SpecPath); err != nil {
 		return nil, err

@@ -53,7 +53,12 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if path == SpecPath {
-			swaggerui.Serve(w, r, jsonContentType, g.apiDocETag, "no-cache", g.apiDoc)
+			doc, etag, err := g.apiDoc.get()
+			if err != nil { // built once already at start: not expected
+				g.writeError(w, http.StatusInternalServerError, http.StatusText(http.StatusInternalServerError))
+				return
+			}
+			swaggerui.Serve(w, r, jsonContentType, etag, "no-cache", doc)
 			return
 		}
 		g.ui.ServeHTTP(w, r)

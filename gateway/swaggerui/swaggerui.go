@@ -7,12 +7,12 @@ package swaggerui
 import (
 	"bytes"
 	"crypto/sha256"
-	"embed"
+	_ "embed"
 	"encoding/hex"
 	"fmt"
 	"html/template"
+	"io"
 	"net/http"
-	"path"
 	"strings"
 	"time"
 )
@@ -20,8 +20,22 @@ import (
 // PagePath is the page; its assets are under PagePath + "/".
 const PagePath = "/api/swagger"
 
-//go:embed index.html forge-swagger.js dist/swagger-ui.css dist/swagger-ui-bundle.js dist/VERSION
-var files embed.FS
+// The files are strings: they stay in the binary's read-only data and are
+// served from there (an embed.FS's ReadFile copies, and Swagger UI's 1.9
+// MB would sit in the heap of every process, with the GC's headroom on
+// top).
+var (
+	//go:embed index.html
+	indexHTML string
+	//go:embed forge-swagger.js
+	initJS string
+	//go:embed dist/swagger-ui.css
+	uiCSS string
+	//go:embed dist/swagger-ui-bundle.js
+	bundleJS string
+	//go:embed dist/VERSION
+	version string
+)
 
 // ContentSecurityPolicy of the page: everything from the same origin;
 // Swagger UI sets inline styles and draws data: images.
@@ -30,7 +44,7 @@ const ContentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-s
 
 type asset struct {
 	contentType string
-	body        []byte
+	body        string
 	etag        string
 }
 
@@ -43,35 +57,26 @@ type UI struct {
 
 // Version is the vendored Swagger UI release.
 func Version() string {
-	b, _ := files.ReadFile("dist/VERSION")
-	return strings.TrimSpace(string(b))
+	return strings.TrimSpace(version)
 }
 
 // New builds the page for the OpenAPI document at specURL.
 func New(specURL string) (*UI, error) {
 	u := &UI{assets: map[string]asset{}}
 	urls := map[string]string{}
-	for key, f := range map[string]struct{ name, contentType string }{
-		"CSS":    {"dist/swagger-ui.css", "text/css; charset=utf-8"},
-		"Bundle": {"dist/swagger-ui-bundle.js", "text/javascript; charset=utf-8"},
-		"Init":   {"forge-swagger.js", "text/javascript; charset=utf-8"},
+	for key, f := range map[string]struct{ name, contentType, body string }{
+		"CSS":    {"swagger-ui.css", "text/css; charset=utf-8", uiCSS},
+		"Bundle": {"swagger-ui-bundle.js", "text/javascript; charset=utf-8", bundleJS},
+		"Init":   {"forge-swagger.js", "text/javascript; charset=utf-8", initJS},
 	} {
-		b, err := files.ReadFile(f.name)
-		if err != nil {
-			return nil, err
-		}
-		a := newAsset(f.contentType, b)
+		a := newAsset(f.contentType, f.body)
 		// The digest in the path (not only in the ETag) lets the asset be
 		// cached as immutable.
-		p := PagePath + "/" + strings.Trim(a.etag, `"`)[:16] + "/" + path.Base(f.name)
+		p := PagePath + "/" + strings.Trim(a.etag, `"`)[:16] + "/" + f.name
 		u.assets[p] = a
 		urls[key] = p
 	}
-	src, err := files.ReadFile("index.html")
-	if err != nil {
-		return nil, err
-	}
-	tmpl, err := template.New("index.html").Parse(string(src))
+	tmpl, err := template.New("index.html").Parse(indexHTML)
 	if err != nil {
 		return nil, err
 	}
@@ -79,14 +84,24 @@ func New(specURL string) (*UI, error) {
 	if err := tmpl.Execute(&page, struct{ CSS, Bundle, Init, Spec string }{urls["CSS"], urls["Bundle"], urls["Init"], specURL}); err != nil {
 		return nil, fmt.Errorf("swaggerui: %w", err)
 	}
-	u.page = newAsset("text/html; charset=utf-8", page.Bytes())
+	u.page = newAsset("text/html; charset=utf-8", page.String())
 	return u, nil
 }
 
-func newAsset(contentType string, body []byte) asset {
-	sum := sha256.Sum256(body)
-	return asset{contentType: contentType, body: body, etag: `"` + hex.EncodeToString(sum[:]) + `"`}
+func newAsset(contentType, body string) asset {
+	// Hashed through a small buffer: converting the whole body would copy
+	// it onto the heap.
+	h := sha256.New()
+	var buf [32 << 10]byte
+	for rest := body; rest != ""; {
+		n := copy(buf[:], rest)
+		h.Write(buf[:n])
+		rest = rest[n:]
+	}
+	return asset{contentType: contentType, body: body, etag: etagOf(h.Sum(nil))}
 }
+
+func etagOf(sum []byte) string { return `"` + hex.EncodeToString(sum) + `"` }
 
 // Handles reports whether path is the page or one of its assets.
 func (u *UI) Handles(p string) bool {
@@ -102,22 +117,29 @@ func (u *UI) Handles(p string) bool {
 func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == PagePath {
 		w.Header().Set("Content-Security-Policy", ContentSecurityPolicy)
-		Serve(w, r, u.page.contentType, u.page.etag, "no-cache", u.page.body)
+		serve(w, r, u.page.contentType, u.page.etag, "no-cache", strings.NewReader(u.page.body))
 		return
 	}
 	a := u.assets[r.URL.Path]
-	Serve(w, r, a.contentType, a.etag, "public, max-age=31536000, immutable", a.body)
+	serve(w, r, a.contentType, a.etag, "public, max-age=31536000, immutable", strings.NewReader(a.body))
 }
 
 // Serve answers a GET or HEAD with body, its ETag (If-None-Match: 304)
 // and cache-control.
 func Serve(w http.ResponseWriter, r *http.Request, contentType, etag, cacheControl string, body []byte) {
+	serve(w, r, contentType, etag, cacheControl, bytes.NewReader(body))
+}
+
+func serve(w http.ResponseWriter, r *http.Request, contentType, etag, cacheControl string, body io.ReadSeeker) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("Cache-Control", cacheControl)
 	h.Set("ETag", etag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+	http.ServeContent(w, r, "", time.Time{}, body)
 }
 
 // ETag is a strong validator of body.
-func ETag(body []byte) string { return newAsset("", body).etag }
+func ETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return etagOf(sum[:])
+}
