@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -50,9 +51,16 @@ type asset struct {
 
 // UI serves the page and its assets. Asset paths carry a digest of their
 // content, so they are cached for good; the page is revalidated (ETag).
+// The digests are taken on the first request for the page or an asset:
+// until then the 1.9 MB of Swagger UI is not even read.
 type UI struct {
+	specURL string
+	tmpl    *template.Template
+
+	once   sync.Once
 	page   asset
 	assets map[string]asset // by path
+	err    error
 }
 
 // Version is the vendored Swagger UI release.
@@ -60,32 +68,39 @@ func Version() string {
 	return strings.TrimSpace(version)
 }
 
-// New builds the page for the OpenAPI document at specURL.
+// New prepares the page for the OpenAPI document at specURL.
 func New(specURL string) (*UI, error) {
-	u := &UI{assets: map[string]asset{}}
-	urls := map[string]string{}
-	for key, f := range map[string]struct{ name, contentType, body string }{
-		"CSS":    {"swagger-ui.css", "text/css; charset=utf-8", uiCSS},
-		"Bundle": {"swagger-ui-bundle.js", "text/javascript; charset=utf-8", bundleJS},
-		"Init":   {"forge-swagger.js", "text/javascript; charset=utf-8", initJS},
-	} {
-		a := newAsset(f.contentType, f.body)
-		// The digest in the path (not only in the ETag) lets the asset be
-		// cached as immutable.
-		p := PagePath + "/" + strings.Trim(a.etag, `"`)[:16] + "/" + f.name
-		u.assets[p] = a
-		urls[key] = p
-	}
 	tmpl, err := template.New("index.html").Parse(indexHTML)
 	if err != nil {
 		return nil, err
 	}
-	var page bytes.Buffer
-	if err := tmpl.Execute(&page, struct{ CSS, Bundle, Init, Spec string }{urls["CSS"], urls["Bundle"], urls["Init"], specURL}); err != nil {
-		return nil, fmt.Errorf("swaggerui: %w", err)
-	}
-	u.page = newAsset("text/html; charset=utf-8", page.String())
-	return u, nil
+	return &UI{specURL: specURL, tmpl: tmpl}, nil
+}
+
+func (u *UI) build() error {
+	u.once.Do(func() {
+		u.assets = map[string]asset{}
+		urls := map[string]string{}
+		for key, f := range map[string]struct{ name, contentType, body string }{
+			"CSS":    {"swagger-ui.css", "text/css; charset=utf-8", uiCSS},
+			"Bundle": {"swagger-ui-bundle.js", "text/javascript; charset=utf-8", bundleJS},
+			"Init":   {"forge-swagger.js", "text/javascript; charset=utf-8", initJS},
+		} {
+			a := newAsset(f.contentType, f.body)
+			// The digest in the path (not only in the ETag) lets the asset
+			// be cached as immutable.
+			p := PagePath + "/" + strings.Trim(a.etag, `"`)[:16] + "/" + f.name
+			u.assets[p] = a
+			urls[key] = p
+		}
+		var page bytes.Buffer
+		if err := u.tmpl.Execute(&page, struct{ CSS, Bundle, Init, Spec string }{urls["CSS"], urls["Bundle"], urls["Init"], u.specURL}); err != nil {
+			u.err = fmt.Errorf("swaggerui: %w", err)
+			return
+		}
+		u.page = newAsset("text/html; charset=utf-8", page.String())
+	})
+	return u.err
 }
 
 func newAsset(contentType, body string) asset {
@@ -108,6 +123,9 @@ func (u *UI) Handles(p string) bool {
 	if p == PagePath {
 		return true
 	}
+	if !strings.HasPrefix(p, PagePath+"/") || u.build() != nil {
+		return false
+	}
 	_, ok := u.assets[p]
 	return ok
 }
@@ -115,6 +133,10 @@ func (u *UI) Handles(p string) bool {
 // ServeHTTP serves the page or an asset (Handles must have said yes) to a
 // GET or HEAD.
 func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := u.build(); err != nil {
+		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		return
+	}
 	if r.URL.Path == PagePath {
 		w.Header().Set("Content-Security-Policy", ContentSecurityPolicy)
 		serve(w, r, u.page.contentType, u.page.etag, "no-cache", strings.NewReader(u.page.body))
