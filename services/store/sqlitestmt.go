@@ -22,10 +22,24 @@ import (
 // per connection and the pool is never asked for a second connection.
 const sqliteDriverName = "sqlite-forge"
 
-// stmtCacheSize bounds the statements a connection keeps; a query text
-// beyond them (say, an IN list of a new length) evicts the least recently
-// used.
-const stmtCacheSize = 256
+// stmtCacheSize bounds the statements a connection keeps, and
+// stmtCacheBytes their query texts' total length (a statement's program
+// grows with its text: SQLite's memory for a connection's statements is
+// about proportional to it); a query beyond either (say, an IN list of a
+// new length) evicts the least recently used.
+//
+// A query longer than maxCachedQuery is prepared for its run and closed:
+// such texts are batches whose length varies with the batch (the
+// notification fan-out's VALUES rows, 2.7 to 25 KB), which the next run
+// seldom repeats; kept on every connection of the pool, they held ~20 MB
+// of SQLite's memory after forge bench's issue creation. forge's other
+// queries are under 1 KB (forge bench's reads use 49 statements, 6.6 KB
+// of text in all; its issue creation 161 more).
+const (
+	stmtCacheSize  = 256
+	stmtCacheBytes = 64 << 10
+	maxCachedQuery = 2 << 10
+)
 
 func init() {
 	sql.Register(sqliteDriverName, stmtCachingDriver{&moderncsqlite.Driver{}})
@@ -62,6 +76,7 @@ type cachingConn struct {
 	mu      sync.Mutex
 	byQuery map[string]*list.Element // of *cachedStmt
 	lru     *list.List
+	bytes   int // the cached queries' length
 }
 
 type cachedStmt struct {
@@ -74,8 +89,12 @@ type cachedStmt struct {
 func (c *cachingConn) inner() sqliteConn { return c.Conn.(sqliteConn) }
 
 // take returns the connection's statement for query, prepared now if it
-// has none, marked busy; nil when that statement is busy already.
+// has none, marked busy; nil when that statement is busy already or the
+// query is not to be cached (the caller runs it uncached).
 func (c *cachingConn) take(ctx context.Context, query string) (*cachedStmt, error) {
+	if len(query) > maxCachedQuery {
+		return nil, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byQuery[query]; ok {
@@ -93,11 +112,13 @@ func (c *cachingConn) take(ctx context.Context, query string) (*cachedStmt, erro
 	}
 	cs := &cachedStmt{query: query, stmt: st, busy: true}
 	c.byQuery[query] = c.lru.PushFront(cs)
-	for c.lru.Len() > stmtCacheSize {
+	c.bytes += len(query)
+	for c.lru.Len() > stmtCacheSize || c.bytes > stmtCacheBytes {
 		old := c.lru.Back()
 		c.lru.Remove(old)
 		ocs := old.Value.(*cachedStmt)
 		delete(c.byQuery, ocs.query)
+		c.bytes -= len(ocs.query)
 		if ocs.busy {
 			ocs.closed = true
 		} else {
@@ -151,7 +172,7 @@ func (c *cachingConn) Close() error {
 	for _, e := range c.byQuery {
 		e.Value.(*cachedStmt).stmt.Close()
 	}
-	c.byQuery, c.lru = map[string]*list.Element{}, list.New()
+	c.byQuery, c.lru, c.bytes = map[string]*list.Element{}, list.New(), 0
 	c.mu.Unlock()
 	return c.Conn.Close()
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -140,5 +141,40 @@ func TestSQLiteStatementCacheBounded(t *testing.T) {
 	}
 	if err := db.QueryRow("SELECT * FROM n WHERE v = ?", 2).Scan(&v, &w); err != nil || v != 2 || w != 7 {
 		t.Fatalf("after ALTER: %d %d %v", v, w, err)
+	}
+}
+
+// Long queries (batches whose text varies with the batch) run uncached,
+// and the cached texts stay within stmtCacheBytes: SQLite's memory for a
+// connection's statements grows with their text.
+func TestSQLiteStatementCacheBytes(t *testing.T) {
+	db, cached := openCaching(t)
+	before := cached()
+	long := "SELECT v FROM n WHERE v = ?" + strings.Repeat(" AND v = ?", maxCachedQuery/10)
+	for range 3 {
+		args := make([]any, strings.Count(long, "?"))
+		for i := range args {
+			args[i] = 2
+		}
+		var v int
+		if err := db.QueryRow(long, args...).Scan(&v); err != nil || v != 2 {
+			t.Fatalf("long query: %d %v", v, err)
+		}
+	}
+	if n := cached() - before; n != 0 {
+		t.Fatalf("a %d-byte query cached (%d statements)", len(long), n)
+	}
+
+	// Queries of 1 KB: the budget holds stmtCacheBytes/1 KB of them.
+	pad := strings.Repeat(" ", 1000)
+	for i := range 2 * stmtCacheBytes / 1000 {
+		q := fmt.Sprintf("SELECT v + %04d FROM n WHERE v = ?", i) + pad
+		var v int
+		if err := db.QueryRow(q, 1).Scan(&v); err != nil || v != i+1 {
+			t.Fatalf("query %d: %d %v", i, v, err)
+		}
+	}
+	if n, max := cached(), stmtCacheBytes/1034; n > max || n < max-2 {
+		t.Fatalf("%d statements of 1034 bytes cached, want at most %d (and about that)", n, max)
 	}
 }
