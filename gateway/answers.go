@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 
 	"google.golang.org/grpc/metadata"
@@ -80,9 +81,14 @@ func (a *answer) size() int64 {
 	return n
 }
 
+// answerRule is what the cache knows of a declared method.
+type answerRule struct {
+	stream bool // a server stream: kept only when complete
+}
+
 type answers struct {
 	cfg      AnswerCache
-	methods  map[string]bool
+	methods  map[string]answerRule
 	entryMax int64
 
 	mu      sync.RWMutex
@@ -97,7 +103,7 @@ func newAnswers(cfg AnswerCache, routes routeTable) (*answers, error) {
 	if cfg.MaxBytes <= 0 || cfg.Mark == nil || cfg.Caller == nil {
 		return nil, nil
 	}
-	methods := map[string]bool{}
+	methods := map[string]answerRule{}
 	for _, method := range routes {
 		md, err := methodDescriptor(method)
 		if err != nil {
@@ -106,12 +112,12 @@ func newAnswers(cfg AnswerCache, routes routeTable) (*answers, error) {
 		if !proto.GetExtension(md.Options(), optionsv1.E_CacheAnswer).(bool) {
 			continue
 		}
-		// A stream's answer may end early after its 200 has gone, and
-		// would be kept cut short.
-		if md.IsStreamingServer() || md.IsStreamingClient() {
-			return nil, fmt.Errorf("gateway: %s: cache_answer on a stream", method)
+		if md.IsStreamingClient() {
+			return nil, fmt.Errorf("gateway: %s: cache_answer on a client stream", method)
 		}
-		methods[method] = true
+		// A server stream's answer may end early after its 200 has gone:
+		// it is kept only when it ends at its Content-Length (serve).
+		methods[method] = answerRule{stream: md.IsStreamingServer()}
 	}
 	// One answer may take a quarter of the cache, so that a few large
 	// pages do not keep clearing it.
@@ -121,7 +127,8 @@ func newAnswers(cfg AnswerCache, routes routeTable) (*answers, error) {
 // serve answers r, a request for method, from the cache when it can, else
 // by call (the routed handler), keeping the answer when it may be replayed.
 func (c *answers) serve(g *gateway, w *responseWriter, r *http.Request, method string, call func(http.ResponseWriter)) {
-	if c == nil || !c.methods[method] || !replayable(r) {
+	rule, declared := c.rule(method)
+	if !declared || !replayable(r) {
 		call(w)
 		return
 	}
@@ -151,6 +158,11 @@ func (c *answers) serve(g *gateway, w *responseWriter, r *http.Request, method s
 	if w.status != http.StatusOK || rec.overflow {
 		return
 	}
+	// A stream that ended short (the client left, the handler returned)
+	// did not send the whole answer; one that failed panicked past here.
+	if rule.stream && w.Header().Get("Content-Length") != strconv.Itoa(len(rec.body)) {
+		return
+	}
 	if after, ok := c.cfg.Mark(ctx); !ok || after != mark {
 		return // something committed while it was computed
 	}
@@ -161,6 +173,16 @@ func (c *answers) serve(g *gateway, w *responseWriter, r *http.Request, method s
 		}
 	}
 	c.put(mark, key, a)
+}
+
+// rule is what the cache knows of method; false: not declared, or the
+// cache is off (c nil).
+func (c *answers) rule(method string) (answerRule, bool) {
+	if c == nil {
+		return answerRule{}, false
+	}
+	r, ok := c.methods[method]
+	return r, ok
 }
 
 // replayable: a GET without a body or conditions of its own (ranges,

@@ -142,6 +142,17 @@ func TestAnswerCache(t *testing.T) {
 					t.Fatalf("replayed body differs:\n%s\n%s", again.Body, first.Body)
 				}
 			})
+			// The raw file (a stream) is replayed once it was sent whole.
+			const getRaw = "/forge.contents.v1.ContentService/GetRawFile"
+			raw := "/api/v1/repos/root/code/raw/README.md"
+			replayed(getRaw, 2, func() {
+				first := get(raw, admin, 200)
+				again := get(raw, admin, 200)
+				if !bytes.Equal(again.Body, first.Body) || again.Header.Get("Content-Length") != first.Header.Get("Content-Length") ||
+					again.Header.Get("Content-Disposition") != first.Header.Get("Content-Disposition") {
+					t.Fatalf("replayed raw file differs: %q %v, first %q %v", again.Body, again.Header, first.Body, first.Header)
+				}
+			})
 			work := s.clone(t, "root", rootPassword, "root", "code")
 			sha := commitAs(t, work, "root@example.org", 1700000000, "README.md", "pushed\n", "push")
 			gitCmd(t, work, "push", "-q", "origin", "main")
@@ -152,6 +163,9 @@ func TestAnswerCache(t *testing.T) {
 			get(path, admin, 200).json(t, &file)
 			if file.SHA != sha || file.Content != "cHVzaGVkCg==" {
 				t.Fatalf("after the push: last commit %s content %q, want %s and the pushed text", file.SHA, file.Content, sha)
+			}
+			if r := get(raw, admin, 200); string(r.Body) != "pushed\n" {
+				t.Fatalf("raw file after the push: %q", r.Body)
 			}
 		})
 

@@ -1536,13 +1536,13 @@ const file_forge_contents_v1_contents_proto_rawDesc = "" +
 	"\x03sha\x18\v \x01(\tB\v\x9a\xb5\x18\a\n" +
 	"\x03SHA\x10\x01R\x03sha\"I\n" +
 	"\x12DeleteFileResponse\x123\n" +
-	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xb6\a\n" +
+	"\x04file\x18\x01 \x01(\v2\x1f.forge.contents.v1.FileResponseR\x04file2\xba\a\n" +
 	"\x0eContentService\x12\xe3\x01\n" +
 	"\vGetContents\x12%.forge.contents.v1.GetContentsRequest\x1a&.forge.contents.v1.GetContentsResponse\"\x84\x01\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02^Z5\x123/api/v1/repos/{owner}/{repo}/contents/{filepath=**}\x12%/api/v1/repos/{owner}/{repo}/contents\x12y\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02^Z5\x123/api/v1/repos/{owner}/{repo}/contents/{filepath=**}\x12%/api/v1/repos/{owner}/{repo}/contents\x12}\n" +
 	"\n" +
-	"GetRawFile\x12$.forge.contents.v1.GetRawFileRequest\x1a%.forge.contents.v1.GetRawFileResponse\"\x1c\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x01\x18\x010\x01\x12\xc2\x01\n" +
+	"GetRawFile\x12$.forge.contents.v1.GetRawFileRequest\x1a%.forge.contents.v1.GetRawFileResponse\" \x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x01\x18\x01\xc0\xb5\x18\x010\x01\x12\xc2\x01\n" +
 	"\n" +
 	"CreateFile\x12$.forge.contents.v1.CreateFileRequest\x1a%.forge.contents.v1.CreateFileResponse\"g\x88\xb5\x18\xc9\x01\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x03:\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02>:\x01*b\x04file\"3/api/v1/repos/{owner}/{repo}/contents/{filepath=**}\x12\xbd\x01\n" +
