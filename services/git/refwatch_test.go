@@ -76,3 +76,15 @@ func TestRefMoves(t *testing.T) {
 	moved("tag deleted by another store")
 	same("nothing since")
 }
+
+// TestRefMovesManyStores: a process may hold more Stores than the kernel
+// allows inotify instances per user (128 by default), as a test binary
+// running hundreds of servers does; every one of them is watched.
+func TestRefMovesManyStores(t *testing.T) {
+	for i := range 300 {
+		s := newTestStore(t)
+		if _, ok := s.RefMoves(); !ok {
+			t.Fatalf("store %d has no ref watch", i)
+		}
+	}
+}
