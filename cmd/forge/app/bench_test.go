@@ -289,24 +289,33 @@ func BenchmarkHandler(b *testing.B) {
 	}
 }
 
-// benchCreateIssue serves POST /repos/root/bench/issues as root, one new
-// issue per iteration (with a mention, so the body is parsed as in use).
-func benchCreateIssue(b *testing.B, kind string) {
+// issueCreator starts a server with repository root/bench and returns
+// what serves one POST /repos/root/bench/issues as root (with a mention,
+// so the body is parsed as in use), straight to the handler.
+func issueCreator(b *testing.B, kind string) (*testServer, func() *httptest.ResponseRecorder) {
 	s := startServer(b, kind, nil)
 	if r := s.do("POST", "/api/v1/user/repos", `{"name":"bench"}`, "Authorization", "token "+s.AdminToken, "Content-Type", jsonCT); r.Status != 201 {
 		b.Fatalf("create repository: %d %s", r.Status, r.Body)
 	}
 	h := s.App.Handler()
 	body := `{"title":"a bug","body":"It breaks when @root opens it.\n\nSteps: open, click."}`
-	cpu := startCPU(b)
-	for i := 0; i < b.N; i++ {
+	return s, func() *httptest.ResponseRecorder {
 		req := httptest.NewRequest("POST", "/api/v1/repos/root/bench/issues", strings.NewReader(body))
 		req.RemoteAddr = "127.0.0.1:1234"
 		req.Header.Set("Authorization", "token "+s.AdminToken)
 		req.Header.Set("Content-Type", jsonCT)
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
-		if w.Code != 201 {
+		return w
+	}
+}
+
+// benchCreateIssue creates one issue per iteration (issueCreator).
+func benchCreateIssue(b *testing.B, kind string) {
+	_, create := issueCreator(b, kind)
+	cpu := startCPU(b)
+	for i := 0; i < b.N; i++ {
+		if w := create(); w.Code != 201 {
 			b.Fatalf("status %d: %s", w.Code, w.Body)
 		}
 	}
@@ -319,24 +328,13 @@ func benchCreateIssue(b *testing.B, kind string) {
 // the statements per create the store counted (stmts/op: the request's
 // own, background work excluded) besides the CPU time.
 func benchCreateIssueParallel(b *testing.B, kind string) {
-	s := startServer(b, kind, nil)
-	if r := s.do("POST", "/api/v1/user/repos", `{"name":"bench"}`, "Authorization", "token "+s.AdminToken, "Content-Type", jsonCT); r.Status != 201 {
-		b.Fatalf("create repository: %d %s", r.Status, r.Body)
-	}
-	h := s.App.Handler()
-	body := `{"title":"a bug","body":"It breaks when @root opens it.\n\nSteps: open, click."}`
+	s, create := issueCreator(b, kind)
 	b.SetParallelism((32 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
 	before := s.App.Store.QueryCount()
 	cpu := startCPU(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			req := httptest.NewRequest("POST", "/api/v1/repos/root/bench/issues", strings.NewReader(body))
-			req.RemoteAddr = "127.0.0.1:1234"
-			req.Header.Set("Authorization", "token "+s.AdminToken)
-			req.Header.Set("Content-Type", jsonCT)
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, req)
-			if w.Code != 201 {
+			if w := create(); w.Code != 201 {
 				b.Errorf("status %d: %s", w.Code, w.Body)
 				return
 			}
