@@ -73,3 +73,57 @@ func processCPU() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// A batch of 1,000 issues (past any batch the notifier claims, Batch)
+// fans out as a small one does: every watcher gets every issue's thread,
+// the actor none, and the queue is empty after. (Larger batches work but
+// grow worse than linearly on SQLite: 1,000 takes ~9 s.)
+func TestFanOutLargeBatch(t *testing.T) {
+	const issues = 1000
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		w := newNotifyWorld(t, s, "alice", "bob")
+		list := make([]store.Issue, issues)
+		for i := range list {
+			list[i] = store.Issue{RepoID: w.repo.ID, Index: int64(i + 1), PosterID: w.users["owner"].ID, Title: "t", CreatedUnix: 1, UpdatedUnix: 1}
+		}
+		if err := s.DB().CreateInBatches(list, 1000).Error; err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{"alice", "bob"} {
+			if err := s.DB().Create(&store.Watch{UserID: w.users[n].ID, RepoID: w.repo.ID}).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		acts := make([]store.Activity, issues)
+		for i := range acts {
+			acts[i] = store.Activity{Kind: store.ActivityCommented, RepoID: w.repo.ID, IssueID: list[i].ID, ActorID: w.users["owner"].ID, CreatedUnix: int64(i + 2)}
+		}
+		if err := s.DB().CreateInBatches(acts, 1000).Error; err != nil {
+			t.Fatal(err)
+		}
+		n, err := s.FanOutActivities(ctx, issues+1)
+		if err != nil || n != issues {
+			t.Fatalf("claimed %d, %v; want %d", n, err, issues)
+		}
+		var threads []store.Notification
+		if err := s.DB().Find(&threads).Error; err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]bool{w.users["alice"].ID: true, w.users["bob"].ID: true}
+		seen := map[[2]int64]bool{}
+		for _, th := range threads {
+			if !want[th.UserID] || th.Status != store.NotificationUnread || th.RepoID != w.repo.ID {
+				t.Fatalf("thread %+v", th)
+			}
+			seen[[2]int64{th.UserID, th.IssueID}] = true
+		}
+		if len(threads) != 2*issues || len(seen) != 2*issues {
+			t.Fatalf("%d threads (%d distinct), want %d", len(threads), len(seen), 2*issues)
+		}
+		var left int64
+		if err := s.DB().Model(&store.Activity{}).Count(&left).Error; err != nil || left != 0 {
+			t.Fatalf("%d activities left, %v", left, err)
+		}
+	})
+}
