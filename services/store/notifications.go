@@ -503,8 +503,8 @@ func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
 	// ORDER BY: concurrent notifiers lock the threads in the same order
 	// (no deadlock). WHERE before ON CONFLICT also keeps SQLite's parser
 	// from reading ON as a join constraint.
-	return tx.Exec(`WITH g (issue_id, repo_id, source, comment_id, created_unix, updated_unix) AS (`+s.jsonRows(6)+`),
-o (issue_id, user_id, silent, comment_id, created_unix, updated_unix) AS (`+s.jsonRows(6)+`),
+	return tx.Exec(`WITH g (issue_id, repo_id, source, comment_id, created_unix, updated_unix) AS MATERIALIZED (`+s.jsonRows(6)+`),
+o (issue_id, user_id, silent, comment_id, created_unix, updated_unix) AS MATERIALIZED (`+s.jsonRows(6)+`),
 c (issue_id, repo_id, source, comment_id, created_unix, updated_unix, uid) AS (
   SELECT g.*, watches.user_id FROM g JOIN watches ON watches.repo_id = g.repo_id
   UNION SELECT g.*, issues.poster_id FROM g JOIN issues ON issues.id = g.issue_id
