@@ -3,6 +3,8 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -329,7 +331,7 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 			issueIDs = append(issueIDs, g.issueID)
 		}
 		var issues []Issue
-		if err := tx.Select("id", "repo_id", "is_pull").Where("id IN ?", issueIDs).Find(&issues).Error; err != nil {
+		if err := tx.Select("id", "repo_id", "is_pull").Where("id IN "+s.jsonIDs(), jsonArg{issueIDs}).Find(&issues).Error; err != nil {
 			return err
 		}
 		repoIDs := make([]int64, 0, len(issues))
@@ -337,7 +339,7 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 			repoIDs = append(repoIDs, is.RepoID)
 		}
 		var repos []Repository
-		if err := tx.Where("id IN ?", repoIDs).Find(&repos).Error; err != nil {
+		if err := tx.Where("id IN "+s.jsonIDs(), jsonArg{repoIDs}).Find(&repos).Error; err != nil {
 			return err
 		}
 		repoByID := make(map[int64]*Repository, len(repos))
@@ -366,7 +368,7 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 		for i := range acts {
 			ids[i] = acts[i].ID
 		}
-		return tx.Where("id IN ?", ids).Delete(&Activity{}).Error
+		return tx.Where("id IN "+s.jsonIDs(), jsonArg{ids}).Delete(&Activity{}).Error
 	})
 	return claimed, err
 }
@@ -445,10 +447,10 @@ func (g *activityGroup) deliveries() (all delivery, byActor map[int64]delivery, 
 // activities, o what they tell (or not, silent) their actors, c everyone
 // concerned by each issue (with g's columns, so no join back to g).
 func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
-	const big = "CAST(? AS BIGINT)"
-	row := func(n int) string { return "(" + strings.TrimSuffix(strings.Repeat(big+", ", n), ", ") + ")" }
-	var gRows, oRows []string
-	var gArgs, oArgs []any
+	// g and o come as JSON arrays of rows (jsonArg), so the statement's
+	// text does not grow with the batch and stays prepared.
+	gRows := make([][6]int64, 0, len(groups))
+	oRows := [][6]int64{} // [] rather than null: PostgreSQL expands no scalar
 	// The unit rule: users who may read the issues unit, or the pull
 	// requests one, of each repository (a watcher may read its code only);
 	// the lists check again when a thread is read.
@@ -469,29 +471,24 @@ func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
 		}
 		issuesOf[k] = append(issuesOf[k], g.issueID)
 		all, byActor, silent := g.deliveries()
-		gRows = append(gRows, row(6))
-		gArgs = append(gArgs, g.issueID, g.repo.ID, source, all.commentID, all.created, all.updated)
+		gRows = append(gRows, [6]int64{g.issueID, g.repo.ID, int64(source), all.commentID, all.created, all.updated})
 		for x, d := range byActor {
-			oRows = append(oRows, row(6))
-			oArgs = append(oArgs, g.issueID, x, 0, d.commentID, d.created, d.updated)
+			oRows = append(oRows, [6]int64{g.issueID, x, 0, d.commentID, d.created, d.updated})
 		}
 		for _, x := range silent {
-			oRows = append(oRows, row(6))
-			oArgs = append(oArgs, g.issueID, x, 1, 0, 0, 0)
+			oRows = append(oRows, [6]int64{g.issueID, x, 1, 0, 0, 0})
 		}
 	}
-	if len(oRows) == 0 { // VALUES needs a row; issue 0 matches none
-		oRows = append(oRows, row(6))
-		oArgs = append(oArgs, 0, 0, 0, 0, 0, 0)
-	}
+	// The text still varies with the classes (one condition each, whose
+	// shape depends on the repository), which are few: one for a batch
+	// of one repository's issues.
 	var readable []string
 	var readArgs []any
 	for _, k := range classes {
-		readable = append(readable, "(c.issue_id IN ? AND c.uid IN (?))")
-		readArgs = append(readArgs, issuesOf[k], s.unitReaderIDs(k.repo, k.unit))
+		readable = append(readable, "(c.issue_id IN "+s.jsonIDs()+" AND c.uid IN (?))")
+		readArgs = append(readArgs, jsonArg{issuesOf[k]}, s.unitReaderIDs(k.repo, k.unit))
 	}
-	args := append(gArgs, oArgs...)
-	args = append(args, NotificationUnread)
+	args := []any{jsonArg{gRows}, jsonArg{oRows}, NotificationUnread}
 	args = append(args, readArgs...)
 	args = append(args, NotificationRead, NotificationUnread, NotificationRead)
 	// A recipient's account is held (FOR KEY SHARE) until the threads
@@ -506,8 +503,8 @@ func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
 	// ORDER BY: concurrent notifiers lock the threads in the same order
 	// (no deadlock). WHERE before ON CONFLICT also keeps SQLite's parser
 	// from reading ON as a join constraint.
-	return tx.Exec(`WITH g (issue_id, repo_id, source, comment_id, created_unix, updated_unix) AS (VALUES `+strings.Join(gRows, ", ")+`),
-o (issue_id, user_id, silent, comment_id, created_unix, updated_unix) AS (VALUES `+strings.Join(oRows, ", ")+`),
+	return tx.Exec(`WITH g (issue_id, repo_id, source, comment_id, created_unix, updated_unix) AS MATERIALIZED (`+s.jsonRows(6)+`),
+o (issue_id, user_id, silent, comment_id, created_unix, updated_unix) AS MATERIALIZED (`+s.jsonRows(6)+`),
 c (issue_id, repo_id, source, comment_id, created_unix, updated_unix, uid) AS (
   SELECT g.*, watches.user_id FROM g JOIN watches ON watches.repo_id = g.repo_id
   UNION SELECT g.*, issues.poster_id FROM g JOIN issues ON issues.id = g.issue_id
@@ -562,4 +559,40 @@ func (s *Store) OnActivity(fn func()) {
 		}
 	}
 	s.activity.fns = append(s.activity.fns, fn)
+}
+
+// jsonArg passes a list to SQL as one parameter, its JSON text, which
+// jsonIDs and jsonRows expand: gorm would expand a slice into one
+// placeholder per element, and a statement whose text changes with a
+// batch's size is parsed again on every run (SQLite) and kept by no
+// statement cache (sqlitestmt.go's maxCachedQuery; pgx's cache would churn).
+type jsonArg struct{ v any }
+
+func (j jsonArg) Value() (driver.Value, error) {
+	b, err := json.Marshal(j.v)
+	return string(b), err
+}
+
+// jsonElems is the table of the elements (column value) of a JSON array
+// parameter.
+func (s *Store) jsonElems() string {
+	if s.postgres {
+		return "jsonb_array_elements(CAST(? AS jsonb))"
+	}
+	return "json_each(?)"
+}
+
+// jsonIDs is "(subquery)" of the ids in a jsonArg of []int64, for IN.
+func (s *Store) jsonIDs() string {
+	return "(SELECT CAST(value AS BIGINT) FROM " + s.jsonElems() + ")"
+}
+
+// jsonRows is a SELECT of the rows of a jsonArg of [][n]int64, as n
+// BIGINT columns.
+func (s *Store) jsonRows(n int) string {
+	cols := make([]string, n)
+	for i := range cols {
+		cols[i] = "CAST(value->>" + strconv.Itoa(i) + " AS BIGINT)"
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + s.jsonElems()
 }

@@ -29,16 +29,19 @@ const sqliteDriverName = "sqlite-forge"
 // new length) evicts the least recently used.
 //
 // A query longer than maxCachedQuery is prepared for its run and closed:
-// such texts are batches whose length varies with the batch (the
-// notification fan-out's VALUES rows, 2.7 to 25 KB), which the next run
-// seldom repeats; kept on every connection of the pool, they held ~20 MB
-// of SQLite's memory after forge bench's issue creation. forge's other
-// queries are under 1 KB (forge bench's reads use 49 statements, 6.6 KB
-// of text in all; its issue creation 161 more).
+// a text that long is likely a batch whose length varies with the batch,
+// which the next run seldom repeats; kept on every connection of the
+// pool, such texts (the notification fan-out's VALUES rows, 2.7 to 25 KB,
+// before it passed its rows as JSON) held ~20 MB of SQLite's memory after
+// forge bench's issue creation. The fan-out's thread statement is now one
+// text of ~2.9 KB per batch of one repository's issues (~1 KB more per
+// other repository), which is worth keeping; forge's other queries are
+// under 1 KB (forge bench's reads use 49 statements, 6.6 KB of text in
+// all; its issue creation 161 more).
 const (
 	stmtCacheSize  = 256
 	stmtCacheBytes = 64 << 10
-	maxCachedQuery = 2 << 10
+	maxCachedQuery = 4 << 10
 )
 
 func init() {
