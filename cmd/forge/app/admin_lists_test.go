@@ -222,7 +222,7 @@ func cronTasks(t *testing.T, c *gitea.Client) map[string]*gitea.CronTask {
 // costs the statements of a page of 5 (TestListQueriesConstant's rule).
 func TestAdminListsQueriesConstant(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, "sqlite3", nil)
+	s := startServer(t, "sqlite3", noReplays)
 	ctx := context.Background()
 	seed := func(from, to int) {
 		for i := from; i < to; i++ {
