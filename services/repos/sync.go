@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"forge/services/failpoint"
 	"forge/services/git"
@@ -33,6 +34,9 @@ type Syncer struct {
 
 	kickOnce sync.Once
 	kick     chan struct{}
+	wakeMu   sync.Mutex
+	wake     *time.Timer // Kicks when an entry left to its writer comes of age
+	wakeAt   time.Time   // when wake fires
 }
 
 // FailpointAfterRefUpdate is the test-only failpoint (see package
