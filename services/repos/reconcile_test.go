@@ -354,3 +354,39 @@ func ageJournal(t *testing.T, root string, d time.Duration) {
 		}
 	}
 }
+
+// TestReconcileWakesWhenTheGraceIsOver: a pass that left an entry to its
+// writer wakes the reconciler as the entry comes of age, so a dead
+// writer's refs are recorded then, not up to a ReconcileInterval later.
+func TestReconcileWakesWhenTheGraceIsOver(t *testing.T) {
+	ctx := context.Background()
+	g, err := git.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := g.RepoPath("frank", "woken")
+	if err := g.Init(ctx, path, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.ChangeFiles(ctx, path, git.ChangeFilesOptions{Branch: "main",
+		Files:   []git.FileChange{{Op: git.OpCreate, Path: "a.txt", Content: []byte("a")}},
+		Author:  git.Signature{Name: "F", Email: "f@example.org", When: time.Now()},
+		Message: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := g.RefJournal()
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("journal: %v %v", entries, err)
+	}
+	at := entries[len(entries)-1].At
+	// Nothing is read from the store: the only entry is young.
+	rec := &repos.Syncer{Git: g}
+	if err := rec.ReconcileAt(ctx, at.Add(repos.WriterGrace-100*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-rec.Woken():
+	case <-time.After(repos.ReconcileInterval):
+		t.Fatal("not woken when the entry came of age")
+	}
+}
