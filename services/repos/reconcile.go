@@ -82,7 +82,7 @@ func (s *Syncer) reconcile(ctx context.Context, now time.Time) error {
 			}
 			continue
 		}
-		if now.Sub(e.At) < WriterGrace {
+		if young(e, now) {
 			continue // its refs are its writer's to record, for now
 		}
 		key := e.Owner + "/" + e.Name
@@ -142,7 +142,7 @@ func youngRefs(entries []git.JournalEntry, now time.Time) (map[string]bool, time
 	refs := map[string]bool{}
 	var until time.Time
 	for _, e := range entries {
-		if e.Owner == "" || now.Sub(e.At) >= WriterGrace {
+		if e.Owner == "" || !young(e, now) {
 			continue
 		}
 		for _, r := range e.Refs {
@@ -154,6 +154,9 @@ func youngRefs(entries []git.JournalEntry, now time.Time) (map[string]bool, time
 	}
 	return refs, until
 }
+
+// young reports whether e was written less than WriterGrace before now.
+func young(e git.JournalEntry, now time.Time) bool { return now.Sub(e.At) < WriterGrace }
 
 // wakeAfter arranges a Kick after d, unless one is due sooner: the
 // reconciler then records the refs it left to a writer that never did
