@@ -72,7 +72,7 @@ func (r *tagReceiver) waitFor(t *testing.T, f *crashForge, n int) []string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(repos.TagGrace + 3*time.Second)
+	time.Sleep(repos.WriterGrace + 3*time.Second)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := append([]string(nil), r.got...)

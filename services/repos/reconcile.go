@@ -18,12 +18,16 @@ const ReconcileInterval = 2 * time.Second
 // keeps failing (locked, unreachable): entries wait, they are never dropped.
 const MaxReconcileBackoff = 5 * time.Second
 
-// TagGrace is how long the reconciler leaves the tags of a journal entry
-// to whoever moved them: their webhook events then name the pusher, who
-// the journal does not know (the reconciler's events name nobody).
-const TagGrace = 3 * time.Second
+// WriterGrace is how long the reconciler leaves the refs (branches and
+// tags) of a journal entry to whoever moved them: the writer's own record
+// then notices the change, so its webhook events name the pusher and a
+// pull request merged by the push names its merger, neither of whom the
+// journal knows (the reconciler's records name nobody). A writer that
+// died has its refs recorded once the grace is over.
+const WriterGrace = 3 * time.Second
 
-// Kick wakes the reconciler (after a failed record write).
+// Kick wakes the reconciler (after a failed record write, and when the
+// grace of an entry it left to its writer is over).
 func (s *Syncer) Kick() {
 	select {
 	case s.kickChan() <- struct{}{}:
@@ -44,13 +48,20 @@ func (s *Syncer) Woken() <-chan struct{} { return s.kickChan() }
 
 // Reconcile brings the branch and tag records of every journaled ref in
 // step with git and forgets the entries that are settled (their refs can
-// no longer move). Its cost is proportional to the journaled refs.
+// no longer move). It leaves the refs of entries younger than
+// WriterGrace to their writers (and wakes itself when the first of them
+// comes of age). Its cost is proportional to the journaled refs.
 // Running it in several processes at once is safe: each record is written
 // from git's value read under the repository's row lock, so duplicate
 // work writes the same thing (a change's webhook events go with the first
 // write that records it, and only with it), and removing an entry twice is
 // harmless.
 func (s *Syncer) Reconcile(ctx context.Context) error {
+	return s.reconcile(ctx, time.Now())
+}
+
+// reconcile is Reconcile as it runs at now.
+func (s *Syncer) reconcile(ctx context.Context, now time.Time) error {
 	entries, err := s.Git.RefJournal()
 	if err != nil {
 		return err
@@ -63,12 +74,16 @@ func (s *Syncer) Reconcile(ctx context.Context) error {
 	}
 	var order []*batch
 	byRepo := map[string]*batch{}
+	left, until := youngRefs(entries, now)
 	for _, e := range entries {
 		if e.Owner == "" { // not a repository (a scratch clone)
 			if e.Settled() {
 				s.Git.ForgetJournalEntry(e)
 			}
 			continue
+		}
+		if young(e, now) {
+			continue // its refs are its writer's to record, for now
 		}
 		key := e.Owner + "/" + e.Name
 		b := byRepo[key]
@@ -77,24 +92,27 @@ func (s *Syncer) Reconcile(ctx context.Context) error {
 			byRepo[key] = b
 			order = append(order, b)
 		}
-		young, deferred := time.Since(e.At) < TagGrace, false
+		kept := false // a ref of e is left to a young entry's writer
 		for i, r := range e.Refs {
+			if left[key+" "+r] {
+				kept = true
+				continue
+			}
 			if n, ok := strings.CutPrefix(r, "refs/heads/"); ok {
 				b.refs[n] = true
 			}
 			if n, ok := strings.CutPrefix(r, "refs/tags/"); ok {
-				if young {
-					deferred = true
-					continue
-				}
 				if _, seen := b.tags[n]; !seen {
 					b.tags[n] = e.Olds[i]
 				}
 			}
 		}
-		if !deferred { // else kept: a later pass looks at its tags
+		if !kept { // else a later pass, with the young entry, settles it
 			b.entries = append(b.entries, e)
 		}
+	}
+	if !until.IsZero() {
+		s.wakeAfter(until.Sub(now))
 	}
 	var errs []error
 	for _, b := range order {
@@ -115,6 +133,48 @@ func (s *Syncer) Reconcile(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// youngRefs returns the refs ("owner/name ref") of the entries younger
+// than WriterGrace at now, which the reconciler leaves to their writers,
+// and when the first of those entries comes of age (zero: none is young).
+func youngRefs(entries []git.JournalEntry, now time.Time) (map[string]bool, time.Time) {
+	refs := map[string]bool{}
+	var until time.Time
+	for _, e := range entries {
+		if e.Owner == "" || !young(e, now) {
+			continue
+		}
+		for _, r := range e.Refs {
+			refs[e.Owner+"/"+e.Name+" "+r] = true
+		}
+		if due := e.At.Add(WriterGrace); until.IsZero() || due.Before(until) {
+			until = due
+		}
+	}
+	return refs, until
+}
+
+// young reports whether e was written less than WriterGrace before now.
+func young(e git.JournalEntry, now time.Time) bool { return now.Sub(e.At) < WriterGrace }
+
+// wakeAfter arranges a Kick after d, unless one is due sooner: the
+// reconciler then records the refs it left to a writer that never did
+// (it died) as soon as their grace is over, not up to a
+// ReconcileInterval later.
+func (s *Syncer) wakeAfter(d time.Duration) {
+	at := time.Now().Add(d)
+	s.wakeMu.Lock()
+	defer s.wakeMu.Unlock()
+	if s.wake != nil && s.wakeAt.After(time.Now()) && !s.wakeAt.After(at) {
+		return // an earlier wake-up is pending
+	}
+	if s.wake == nil {
+		s.wake = time.AfterFunc(d, s.Kick)
+	} else {
+		s.wake.Reset(d)
+	}
+	s.wakeAt = at
 }
 
 // reconcileRepo records the named branches and tags of owner/name, with

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"forge/services/failpoint"
 	"forge/services/git"
@@ -21,9 +22,10 @@ import (
 // reconciler (reconcile.go) makes that reliable: git journals every ref
 // transaction before and after it moves the refs (git.Store.RefJournal),
 // and the reconciler re-reads just the journaled refs and fixes their
-// records at start-up, every few seconds, and right after Apply failed. A
-// crash between the ref move and the record, or a busy database, delays
-// the record; it never loses it.
+// records at start-up, every few seconds, and after Apply failed, leaving
+// refs moved less than WriterGrace ago to their writer's Apply (whose
+// records name the pusher). A crash between the ref move and the record,
+// or a busy database, delays the record; it never loses it.
 type Syncer struct {
 	Store SyncStore
 	Git   *git.Store
@@ -33,6 +35,9 @@ type Syncer struct {
 
 	kickOnce sync.Once
 	kick     chan struct{}
+	wakeMu   sync.Mutex
+	wake     *time.Timer // Kicks when an entry left to its writer comes of age
+	wakeAt   time.Time   // when wake fires
 }
 
 // FailpointAfterRefUpdate is the test-only failpoint (see package
