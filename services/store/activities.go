@@ -25,3 +25,18 @@ func enqueueActivity(tx *gorm.DB, a Activity) error {
 		ActorID: a.ActorID, CreatedUnix: a.CreatedUnix})
 	return err
 }
+
+// enqueueActivity is enqueueActivity on the transaction's connection
+// (rawtx.go).
+func (r rawTx) enqueueActivity(tx *gorm.DB, a Activity) error {
+	a.ID = 0
+	if a.CreatedUnix == 0 {
+		a.CreatedUnix = time.Now().Unix()
+	}
+	if err := r.insert(tx, &a); err != nil {
+		return err
+	}
+	_, err := r.exec(insertHookEventSQL, hookEventArgs(&HookEvent{Kind: a.Kind, RepoID: a.RepoID, IssueID: a.IssueID,
+		CommentID: a.CommentID, ActorID: a.ActorID, CreatedUnix: a.CreatedUnix})...)
+	return err
+}

@@ -48,21 +48,38 @@ func (s *Store) CreateIssue(ctx context.Context, n *NewIssue) error {
 	return s.createIssueBatched(ctx, n, now) // issue_batch.go
 }
 
+// The statements every creation runs, on the transaction's connection
+// without gorm (rawtx.go). The row of issue_index is locked by the upsert
+// until commit, so the next creator waits for it and then sees the new
+// value; a rollback takes the increment back with it.
+var (
+	allocIssueIndex = newSQLText(`INSERT INTO issue_index (repo_id, max_index) VALUES (?, 1)
+ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + 1
+RETURNING max_index`)
+	addIssueCounts = newSQLText(`UPDATE repositories SET num_issues = num_issues + 1, num_closed_issues = num_closed_issues + ? WHERE id = ?`)
+	addPullCounts  = newSQLText(`UPDATE repositories SET num_pulls = num_pulls + 1, num_closed_pulls = num_closed_pulls + ? WHERE id = ?`)
+)
+
 // insertIssue is CreateIssue inside the caller's transaction.
 func (s *Store) insertIssue(tx *gorm.DB, n *NewIssue, now int64) error {
 	is := &n.Issue
-	// The row of issue_index is locked by the upsert until commit, so
-	// the next creator waits for it and then sees the new value; a
-	// rollback takes the increment back with it.
+	r := s.raw(tx)
 	var idx int64
-	err := tx.Raw(`INSERT INTO issue_index (repo_id, max_index) VALUES (?, 1)
-ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + 1
-RETURNING max_index`, is.RepoID).Scan(&idx).Error
-	if err != nil {
+	if err := r.queryRow(allocIssueIndex, []any{is.RepoID}, &idx); err != nil {
 		return errs.Wrap(err, "allocate issue index")
 	}
-	if err := moveIssueCounters(tx, is.RepoID, is.IsPull, 1, b2i(is.IsClosed)); err != nil {
-		return err
+	counts := addIssueCounts
+	if is.IsPull {
+		counts = addPullCounts
+	}
+	res, err := r.exec(counts, b2i(is.IsClosed), is.RepoID)
+	if err != nil {
+		return errs.Wrap(err, "move issue counters")
+	}
+	if moved, err := res.RowsAffected(); err != nil {
+		return errs.Wrap(err, "move issue counters")
+	} else if moved == 0 {
+		return ErrNotFound
 	}
 	if is.MilestoneID != 0 {
 		if err := s.lockMilestone(tx, is.RepoID, is.MilestoneID); err != nil {
@@ -70,14 +87,14 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 		}
 	}
 	is.ID, is.Index = 0, idx
-	if err := tx.Create(is).Error; err != nil {
+	if err := r.insert(tx, is); err != nil {
 		return errs.Wrap(err, "insert issue")
 	}
 	assignees := uniqueIDs(n.AssigneeIDs)
 	if err := addAssignees(tx, is, assignees); err != nil {
 		return err
 	}
-	if err := addMentions(tx, is.RepoID, is.ID, is.Content); err != nil {
+	if err := r.addMentions(is.RepoID, is.ID, is.Content); err != nil {
 		return err
 	}
 	if is.MilestoneID != 0 {
@@ -106,7 +123,7 @@ RETURNING max_index`, is.RepoID).Scan(&idx).Error
 			return err
 		}
 	}
-	return enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
+	return r.enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
 }
 
 // moveIssueCounters adds total and closed to the repository's issue (or
