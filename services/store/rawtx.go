@@ -94,7 +94,10 @@ type rowInserter struct {
 	text   sqlText
 	fields []*schema.Field // the columns, in the statement's order
 	key    *schema.Field
-	table  string
+	table  string // the table's name
+	// into, cols and returning are the statement's parts, quoted: the
+	// table, the column list and the key.
+	into, cols, returning string
 }
 
 // rowInserters caches the inserters by model and dialect (inserterKey):
@@ -133,10 +136,7 @@ func buildInserter(tx *gorm.DB, row any) *rowInserter {
 		return nil
 	}
 	ins := &rowInserter{key: key, table: sch.Table}
-	var b strings.Builder
-	b.WriteString("INSERT INTO ")
-	tx.Dialector.QuoteTo(&b, sch.Table)
-	b.WriteString(" (")
+	var cols strings.Builder
 	for _, f := range sch.Fields {
 		if f == key || f.DBName == "" || !f.Creatable {
 			continue
@@ -145,17 +145,33 @@ func buildInserter(tx *gorm.DB, row any) *rowInserter {
 			return nil
 		}
 		if len(ins.fields) > 0 {
-			b.WriteString(", ")
+			cols.WriteString(", ")
 		}
-		tx.Dialector.QuoteTo(&b, f.DBName)
+		tx.Dialector.QuoteTo(&cols, f.DBName)
 		ins.fields = append(ins.fields, f)
 	}
-	b.WriteString(") VALUES (")
-	b.WriteString(strings.TrimSuffix(strings.Repeat("?, ", len(ins.fields)), ", "))
-	b.WriteString(") RETURNING ")
-	tx.Dialector.QuoteTo(&b, key.DBName)
-	ins.text = newSQLText(b.String())
+	ins.cols = cols.String()
+	ins.into = dialectQuote(tx, sch.Table)
+	ins.returning = dialectQuote(tx, key.DBName)
+	ins.text = newSQLText("INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES (" +
+		strings.TrimSuffix(strings.Repeat("?, ", len(ins.fields)), ", ") + ") RETURNING " + ins.returning)
 	return ins
+}
+
+func dialectQuote(tx *gorm.DB, name string) string {
+	var b strings.Builder
+	tx.Dialector.QuoteTo(&b, name)
+	return b.String()
+}
+
+// args are row's values of the inserter's columns.
+func (ins *rowInserter) args(ctx context.Context, row any) []any {
+	v := reflect.ValueOf(row).Elem()
+	args := make([]any, len(ins.fields))
+	for i, f := range ins.fields {
+		args[i], _ = f.ValueOf(ctx, v)
+	}
+	return args
 }
 
 // insert inserts row (a pointer to a struct of a gorm model) and sets its
@@ -165,16 +181,11 @@ func (r rawTx) insert(tx *gorm.DB, row any) error {
 	if ins == nil {
 		return tx.Create(row).Error
 	}
-	v := reflect.ValueOf(row).Elem()
-	args := make([]any, len(ins.fields))
-	for i, f := range ins.fields {
-		args[i], _ = f.ValueOf(r.ctx, v)
-	}
 	var id int64
-	if err := r.queryRow(ins.text, args, &id); err != nil {
+	if err := r.queryRow(ins.text, ins.args(r.ctx, row), &id); err != nil {
 		return err
 	}
-	if err := ins.key.Set(r.ctx, v, id); err != nil {
+	if err := ins.key.Set(r.ctx, reflect.ValueOf(row).Elem(), id); err != nil {
 		return err
 	}
 	if ins.table == "activities" {
