@@ -115,7 +115,7 @@ func (v view) issues(ctx context.Context, viewer *auth.Principal, list []store.I
 // (ids in assignment order, without repeats), so only the people are
 // read, not the three lists issues reads for a page.
 func (v view) created(ctx context.Context, viewer *auth.Principal, is *store.Issue, assignees []int64, r repoRef) (*issuesv1.Issue, error) {
-	found, err := v.people(ctx, viewer, append([]int64{is.PosterID}, assignees...))
+	found, err := v.posterAnd(ctx, viewer, is.PosterID, assignees)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +129,28 @@ func (v view) created(ctx context.Context, viewer *auth.Principal, is *store.Iss
 		out.Milestone = Milestone(miles[is.MilestoneID])
 	}
 	return out, nil
+}
+
+// posterAnd is people of the poster and others. The poster of what was
+// just created is the viewer, whose row authentication already loaded
+// (current as of this request): it is not read again, so a creation
+// without assignees reads no user at all (issue 16).
+func (v view) posterAnd(ctx context.Context, viewer *auth.Principal, poster int64, others []int64) (map[int64]*store.User, error) {
+	if viewer == nil || viewer.User == nil || viewer.Deploy != nil || viewer.User.ID != poster {
+		return v.people(ctx, viewer, append([]int64{poster}, others...))
+	}
+	found := map[int64]*store.User{}
+	if len(others) > 0 {
+		var err error
+		if found, err = v.store.UsersByID(ctx, others); err != nil {
+			return nil, err
+		}
+	}
+	found[poster] = viewer.User
+	if err := access.DropHidden(ctx, v.store, viewer, found); err != nil {
+		return nil, err
+	}
+	return found, nil
 }
 
 func (v view) issue(is *store.Issue, r repoRef, people map[int64]*store.User, assignees []int64, labels []store.Label) *issuesv1.Issue {

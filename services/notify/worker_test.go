@@ -107,3 +107,30 @@ func TestDrainBatches(t *testing.T) {
 		t.Fatalf("queued %d, delivered %d in %d batches; want 0, %d in 3", n, d, q.batches, 2*Batch+50)
 	}
 }
+
+// While activity streams in, kicks gather into batches: 40 activities
+// kicked one by one over ~40 ms, just after a delivery, take a few fan-out
+// batches (one per gather interval), not one each.
+func TestWorkerGathersStreamedActivity(t *testing.T) {
+	q := &queue{n: 1}
+	w := NewWorker(q, time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go w.Run(ctx)
+	eventually(t, time.Second, "the first activity", func() bool { _, d := q.state(); return d == 1 })
+	q.mu.Lock()
+	q.batches = 0
+	q.mu.Unlock()
+	for range 40 {
+		q.add(1)
+		w.Kick()
+		time.Sleep(time.Millisecond)
+	}
+	eventually(t, time.Second, "the streamed activities", func() bool { _, d := q.state(); return d == 41 })
+	q.mu.Lock()
+	batches := q.batches
+	q.mu.Unlock()
+	if batches > 10 {
+		t.Fatalf("%d fan-out batches for 40 streamed activities, want them gathered", batches)
+	}
+}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -25,3 +27,38 @@ func enqueueActivity(tx *gorm.DB, a Activity) error {
 		ActorID: a.ActorID, CreatedUnix: a.CreatedUnix})
 	return err
 }
+
+// enqueueActivity is enqueueActivity on the transaction's connection
+// (rawtx.go). On PostgreSQL the activity's insert and the webhook event's
+// are one statement (a data-modifying CTE runs whether or not the rest
+// reads it): one round trip instead of two.
+func (r rawTx) enqueueActivity(tx *gorm.DB, a Activity) error {
+	a.ID = 0
+	if a.CreatedUnix == 0 {
+		a.CreatedUnix = time.Now().Unix()
+	}
+	hook := hookEventArgs(&HookEvent{Kind: a.Kind, RepoID: a.RepoID, IssueID: a.IssueID,
+		CommentID: a.CommentID, ActorID: a.ActorID, CreatedUnix: a.CreatedUnix})
+	if ins := r.inserterFor(tx, &a); ins != nil && r.s.postgres {
+		text := activityAndHookEventPG.Load()
+		if text == nil {
+			t := newSQLText("WITH a AS (INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES (" +
+				strings.TrimSuffix(strings.Repeat("?, ", len(ins.fields)), ", ") + "))\n" + insertHookEventSQL.sqlite)
+			text = &t
+			activityAndHookEventPG.Store(text)
+		}
+		if _, err := r.exec(*text, append(ins.args(r.ctx, &a), hook...)...); err != nil {
+			return err
+		}
+		r.s.activityInserted()
+		return nil
+	}
+	if err := r.insert(tx, &a); err != nil {
+		return err
+	}
+	_, err := r.exec(insertHookEventSQL, hook...)
+	return err
+}
+
+// activityAndHookEventPG is enqueueActivity's statement on PostgreSQL.
+var activityAndHookEventPG atomic.Pointer[sqlText]

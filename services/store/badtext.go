@@ -21,9 +21,8 @@ var errBadText = errs.New(errs.Invalid, "text contains a NUL character or invali
 // translation of SQLSTATE 22021 into errBadText.
 func translateBadText(db *gorm.DB) error {
 	translate := func(tx *gorm.DB) {
-		var pg *pgconn.PgError
-		if tx.Error != nil && errors.As(tx.Error, &pg) && pg.Code == "22021" {
-			tx.Error = errBadText
+		if tx.Error != nil {
+			tx.Error = badText(tx.Error)
 		}
 	}
 	cb := db.Callback()
@@ -40,6 +39,15 @@ func translateBadText(db *gorm.DB) error {
 		}
 	}
 	return nil
+}
+
+// badText is errBadText when err is SQLSTATE 22021, else err.
+func badText(err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "22021" {
+		return errBadText
+	}
+	return err
 }
 
 // storableText is text read from git (a commit message), which may hold

@@ -148,21 +148,29 @@ func (s *Store) runIssueBatch(batch []*issueCreation) {
 // insertIssueSavepoint is insertIssue in a savepoint: on failure what it
 // did is undone and the transaction goes on. The savepoint's name is
 // always the same, so its statements are prepared once per connection
-// (gorm's nested transactions name each savepoint anew).
+// (gorm's nested transactions name each savepoint anew); they run without
+// gorm, as insertIssue's own do (rawtx.go).
 func (s *Store) insertIssueSavepoint(tx *gorm.DB, c *issueCreation) error {
-	if err := tx.Exec("SAVEPOINT issue_create").Error; err != nil {
+	r := s.raw(tx)
+	if _, err := r.exec(savepointIssue); err != nil {
 		return err
 	}
 	err := s.insertIssue(tx, c.n, c.now)
 	if err != nil {
-		if rerr := tx.Exec("ROLLBACK TO issue_create").Error; rerr != nil {
+		if _, rerr := r.exec(rollbackToIssue); rerr != nil {
 			return errors.Join(err, rerr)
 		}
 	}
-	if rerr := tx.Exec("RELEASE issue_create").Error; rerr != nil {
+	if _, rerr := r.exec(releaseIssue); rerr != nil {
 		return errors.Join(err, rerr)
 	}
 	return err
 }
+
+var (
+	savepointIssue  = newSQLText("SAVEPOINT issue_create")
+	rollbackToIssue = newSQLText("ROLLBACK TO issue_create")
+	releaseIssue    = newSQLText("RELEASE issue_create")
+)
 
 var errIssueBatchPanic = errors.New("create issue: the transaction creating it panicked")

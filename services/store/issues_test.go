@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -466,6 +468,49 @@ func TestListIssuesTotalFromCounters(t *testing.T) {
 					t.Errorf("all issues and pulls: %d, want 6", total)
 				}
 			}
+		}
+	})
+}
+
+// TestCreateIssueStoresEveryField: the issue row is inserted without
+// gorm's Create (rawtx.go), from gorm's schema of the model; every field
+// set on creation must come back, and the notifier must be woken.
+func TestCreateIssueStoresEveryField(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "tracker")
+		var woken atomic.Int32
+		s.OnActivity(func() { woken.Add(1) })
+		n := &store.NewIssue{}
+		v := reflect.ValueOf(&n.Issue).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Field(i)
+			switch name := v.Type().Field(i).Name; {
+			case name == "ID" || name == "Index" || name == "MilestoneID":
+				// allocated, or a reference checked on creation
+			case f.Kind() == reflect.String:
+				f.SetString("value of " + name)
+			case f.Kind() == reflect.Bool:
+				f.SetBool(true)
+			case f.CanInt():
+				f.SetInt(int64(1000 + i))
+			default:
+				t.Fatalf("field %s of kind %s: extend the test", name, f.Kind())
+			}
+		}
+		n.RepoID, n.PosterID = repo.ID, repo.OwnerID
+		if err := s.CreateIssue(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.IssueByID(ctx, n.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(*got, n.Issue) || got.Index != 1 {
+			t.Fatalf("stored %+v\nwant   %+v", *got, n.Issue)
+		}
+		if woken.Load() == 0 {
+			t.Fatal("the notifier was not woken by the activity")
 		}
 	})
 }

@@ -50,3 +50,24 @@ ON CONFLICT DO NOTHING`, repoID, issueID, names).Error
 	}
 	return nil
 }
+
+// addMentions is addMentions on the transaction's connection (rawtx.go),
+// one placeholder per name.
+func (r rawTx) addMentions(repoID, issueID int64, text string) error {
+	names := mentionedNames(text)
+	if len(names) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 2+len(names))
+	args = append(args, repoID, issueID)
+	for _, n := range names {
+		args = append(args, n)
+	}
+	q := newSQLText(`INSERT INTO issue_mentions (repo_id, issue_id, user_id)
+SELECT ?, ?, id FROM users WHERE lower_name IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ") + `)
+ON CONFLICT DO NOTHING`)
+	if _, err := r.exec(q, args...); err != nil {
+		return errs.Wrap(err, "record mention")
+	}
+	return nil
+}

@@ -535,8 +535,8 @@ type activityHooks struct {
 	fns []func()
 }
 
-// OnActivity calls fn after every insert of an Activity row through gorm
-// (tx.Create), so the in-process notifier can start at once instead of at
+// OnActivity calls fn after every insert of an Activity row (through
+// gorm's tx.Create or rawTx.insert), so the in-process notifier can start at once instead of at
 // its next poll. The insert may not be committed yet when fn runs: the
 // notifier retries briefly, and polls anyway.
 func (s *Store) OnActivity(fn func()) {
@@ -547,18 +547,24 @@ func (s *Store) OnActivity(fn func()) {
 			if db.Error != nil || db.Statement.Table != "activities" {
 				return
 			}
-			s.activity.mu.Lock()
-			fns := s.activity.fns
-			s.activity.mu.Unlock()
-			for _, f := range fns {
-				f()
-			}
+			s.activityInserted()
 		})
 		if err != nil {
 			panic(err) // a programming error: the name is registered twice
 		}
 	}
 	s.activity.fns = append(s.activity.fns, fn)
+}
+
+// activityInserted calls the OnActivity functions (also after an insert
+// without gorm, rawtx.go).
+func (s *Store) activityInserted() {
+	s.activity.mu.Lock()
+	fns := s.activity.fns
+	s.activity.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
 }
 
 // jsonArg passes a list to SQL as one parameter, its JSON text, which

@@ -89,18 +89,25 @@ func (s *Store) kickHooks() {
 // system hook): one statement, nothing written for the common repository
 // without hooks. It reports whether it wrote.
 func insertHookEvent(tx *gorm.DB, e HookEvent) (bool, error) {
-	if e.CreatedUnix == 0 {
-		e.CreatedUnix = time.Now().Unix()
-	}
-	res := tx.Exec(`INSERT INTO hook_events (kind, repo_id, issue_id, comment_id, release_id, actor_id, hook_id, ref,
+	res := tx.Exec(insertHookEventSQL.sqlite, hookEventArgs(&e)...)
+	return res.RowsAffected > 0, res.Error
+}
+
+// insertHookEventSQL is insertHookEvent's statement; hookEventArgs its
+// arguments (and the event's time, when unset).
+var insertHookEventSQL = newSQLText(`INSERT INTO hook_events (kind, repo_id, issue_id, comment_id, release_id, actor_id, hook_id, ref,
 	old_sha, new_sha, extra, claimed_until, created_unix)
 SELECT ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, 0, ?
 WHERE EXISTS (SELECT 1 FROM webhooks WHERE active = ? AND (repo_id = ?
 	OR (repo_id = 0 AND owner_id <> 0 AND owner_id = (SELECT owner_id FROM repositories WHERE id = ?))
-	OR (repo_id = 0 AND owner_id = 0 AND is_system = ?)))`,
-		e.Kind, e.RepoID, e.IssueID, e.CommentID, e.ReleaseID, e.ActorID, e.Ref, e.OldSHA, e.NewSHA, e.Extra, e.CreatedUnix,
-		true, e.RepoID, e.RepoID, true)
-	return res.RowsAffected > 0, res.Error
+	OR (repo_id = 0 AND owner_id = 0 AND is_system = ?)))`)
+
+func hookEventArgs(e *HookEvent) []any {
+	if e.CreatedUnix == 0 {
+		e.CreatedUnix = time.Now().Unix()
+	}
+	return []any{e.Kind, e.RepoID, e.IssueID, e.CommentID, e.ReleaseID, e.ActorID, e.Ref, e.OldSHA, e.NewSHA, e.Extra, e.CreatedUnix,
+		true, e.RepoID, e.RepoID, true}
 }
 
 // enqueueHookEvent is insertHookEvent, waking this process's worker.
