@@ -22,7 +22,7 @@ import (
 // logged beside it.
 func TestColdStart(t *testing.T) {
 	bin := buildForge(t)
-	const runs = 7
+	const runs = 11
 	var walls, cpus []time.Duration
 	for range runs {
 		dir := t.TempDir()

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -30,6 +31,22 @@ import (
 //
 // BenchmarkRoundTripBareHTTP is the ceiling: a net/http handler that
 // returns the same bytes without doing anything.
+
+// answerCacheSize, when not negative, is [api] ANSWER_CACHE_SIZE for the
+// REST round trips (0 turns the answer cache off), so that the REST/gRPC
+// ratio can be read with and without replayed answers:
+//
+//	go test -run '^$' -bench 'RoundTrip(REST|GRPC)' -benchmem ./cmd/forge/app/ -args -answer-cache-size 0
+var answerCacheSize = flag.Int("answer-cache-size", -1, "RoundTripREST benchmarks: [api] ANSWER_CACHE_SIZE (-1: the default)")
+
+// restServer starts the server of a REST round trip benchmark.
+func restServer(b *testing.B, kind string) *testServer {
+	return startServer(b, kind, func(cfg *config.Config) {
+		if *answerCacheSize >= 0 {
+			cfg.API.AnswerCacheSize = *answerCacheSize
+		}
+	})
+}
 
 func benchClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
@@ -68,12 +85,12 @@ func benchGet(b *testing.B, c *http.Client, url, token string) {
 }
 
 func BenchmarkRoundTripRESTGetUser(b *testing.B) {
-	s := startServer(b, "sqlite3", nil)
+	s := restServer(b, "sqlite3")
 	benchGet(b, benchClient(), s.URL+"/api/v1/user", s.AdminToken)
 }
 
 func BenchmarkRoundTripRESTGetUserPostgres(b *testing.B) {
-	s := startServer(b, "postgres", nil)
+	s := restServer(b, "postgres")
 	benchGet(b, benchClient(), s.URL+"/api/v1/user", s.AdminToken)
 }
 
@@ -130,7 +147,7 @@ func benchIssueRepo(b *testing.B, s *testServer) {
 }
 
 func BenchmarkRoundTripRESTGetRepo(b *testing.B) {
-	s := startServer(b, "sqlite3", nil)
+	s := restServer(b, "sqlite3")
 	benchIssueRepo(b, s)
 	benchGet(b, benchClient(), s.URL+"/api/v1/repos/root/bench", s.AdminToken)
 }
@@ -157,7 +174,7 @@ func BenchmarkRoundTripGRPCGetRepo(b *testing.B) {
 }
 
 func BenchmarkRoundTripRESTListIssues(b *testing.B) {
-	s := startServer(b, "sqlite3", nil)
+	s := restServer(b, "sqlite3")
 	benchIssueRepo(b, s)
 	benchGet(b, benchClient(), s.URL+"/api/v1/repos/root/bench/issues?limit=50", s.AdminToken)
 }
@@ -374,6 +391,9 @@ func BenchmarkColdStart(b *testing.B) {
 		cfg := config.Default()
 		cfg.Server.AppDataPath = b.TempDir()
 		cfg.Repository.Root = cfg.Server.AppDataPath + "/repositories"
+		// As config.Load derives it: with no path each SQLite connection
+		// would open a database of its own.
+		cfg.Database.Path = cfg.Server.AppDataPath + "/forge.db"
 		cfg.Security.SecretKey = "test-secret-key"
 		b.StartTimer()
 		s := serveConfig(b, cfg, nil)
