@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"forge/services/auth"
 	"forge/services/config"
 	"forge/services/store"
 )
@@ -40,7 +39,7 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	people := make([]int64, n)
 	for i := range people {
 		u := &store.User{Name: fmt.Sprintf("%s-p%d", owner, i), Email: fmt.Sprintf("%s-p%d@example.org", owner, i),
-			PasswdHash: auth.HashPassword("x-password-1"), IsActive: true, Visibility: store.VisibilityPrivate}
+			PasswdHash: hashPassword("x-password-1"), IsActive: true, Visibility: store.VisibilityPrivate}
 		if err := st.CreateUser(ctx, u); err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +97,7 @@ func seedQueryWorld(t testing.TB, s *testServer, owner string, n int) {
 	// n public accounts subscribed to issue 1.
 	for i := 0; i < n; i++ {
 		u := &store.User{Name: fmt.Sprintf("%s-s%d", owner, i), Email: fmt.Sprintf("%s-s%d@example.org", owner, i),
-			PasswdHash: auth.HashPassword("x-password-1"), IsActive: true, Visibility: store.VisibilityPublic}
+			PasswdHash: hashPassword("x-password-1"), IsActive: true, Visibility: store.VisibilityPublic}
 		if err := st.CreateUser(ctx, u); err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +208,7 @@ func queriesOf(t *testing.T, s *testServer, token, path string) (int64, int) {
 			best = n
 		}
 	}
-	if best == 0 { // a replayed answer (gateway/answers.go) runs no statement
+	if best == 0 && items > 0 { // a list read from the database, or a replayed answer
 		t.Fatalf("GET %s ran no statement: start the server with API.AnswerCacheSize 0", path)
 	}
 	return best, items

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"code.gitea.io/sdk/gitea"
@@ -99,10 +100,24 @@ func serveConfig(t testing.TB, cfg *config.Config, tweak func(*config.Config), o
 
 // seedUser stores a ready-to-use account (active, no password change due)
 // with an all-scopes token, as `forge admin user create --access-token`.
+// passwordHashes holds the argon2id hash of each password seeded: a hash
+// costs ~0.1 s of CPU under -race, and every test server seeds the same
+// administrator. Accounts with one password share its salt; each hash is
+// still the real thing the server checks.
+var passwordHashes sync.Map
+
+func hashPassword(password string) string {
+	if h, ok := passwordHashes.Load(password); ok {
+		return h.(string)
+	}
+	h, _ := passwordHashes.LoadOrStore(password, auth.HashPassword(password))
+	return h.(string)
+}
+
 func (s *testServer) seedUser(name, password string, admin bool) string {
 	s.t.Helper()
 	ctx := context.Background()
-	u := &store.User{Name: name, Email: name + "@example.org", PasswdHash: auth.HashPassword(password), IsAdmin: admin, IsActive: true,
+	u := &store.User{Name: name, Email: name + "@example.org", PasswdHash: hashPassword(password), IsAdmin: admin, IsActive: true,
 		AllowCreateOrganization: true} // as the admin API and Gitea's DEFAULT_ALLOW_CREATE_ORGANIZATION
 	if err := s.App.Store.CreateUser(ctx, u); err != nil {
 		s.t.Fatal(err)
