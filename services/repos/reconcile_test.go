@@ -32,14 +32,7 @@ func TestReconcileFollowsJournaledRefs(t *testing.T) {
 		if err := s.CreateUser(ctx, owner); err != nil {
 			t.Fatal(err)
 		}
-		repo := &store.Repository{OwnerID: owner.ID, OwnerName: owner.Name, Name: "Proj", IsEmpty: true, DefaultBranch: "main"}
-		if err := s.CreateRepository(ctx, repo, 0); err != nil {
-			t.Fatal(err)
-		}
-		path, _ := g.RepoPath(repo.OwnerName, repo.Name)
-		if err := g.Init(ctx, path, "main"); err != nil {
-			t.Fatal(err)
-		}
+		repo, path := newGitRepo(t, s, g, owner, "Proj", false)
 		commit := func(branch, file string) {
 			t.Helper()
 			_, err := g.ChangeFiles(ctx, path, git.ChangeFilesOptions{Branch: branch,
@@ -135,17 +128,7 @@ func TestReconcileTagEvents(t *testing.T) {
 		if err := s.CreateUser(ctx, owner); err != nil {
 			t.Fatal(err)
 		}
-		repo := &store.Repository{OwnerID: owner.ID, OwnerName: owner.Name, Name: "Tagged", IsEmpty: true, DefaultBranch: "main"}
-		if err := s.CreateRepository(ctx, repo, 0); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.CreateHook(ctx, &store.Webhook{RepoID: repo.ID, Type: "gitea", URL: "http://example.com/h", Active: true}); err != nil {
-			t.Fatal(err)
-		}
-		path, _ := g.RepoPath(repo.OwnerName, repo.Name)
-		if err := g.Init(ctx, path, "main"); err != nil {
-			t.Fatal(err)
-		}
+		_, path := newGitRepo(t, s, g, owner, "Tagged", true)
 		if _, err := g.ChangeFiles(ctx, path, git.ChangeFilesOptions{Branch: "main",
 			Files:   []git.FileChange{{Op: git.OpCreate, Path: "a.txt", Content: []byte("a")}},
 			Author:  git.Signature{Name: "B", Email: "b@example.org", When: time.Now()},
@@ -213,17 +196,7 @@ func TestReconcileLeavesYoungBranchesToTheirWriter(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		repo := &store.Repository{OwnerID: owner.ID, OwnerName: owner.Name, Name: "Busy", IsEmpty: true, DefaultBranch: "main"}
-		if err := s.CreateRepository(ctx, repo, 0); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.CreateHook(ctx, &store.Webhook{RepoID: repo.ID, Type: "gitea", URL: "http://example.com/h", Active: true}); err != nil {
-			t.Fatal(err)
-		}
-		path, _ := g.RepoPath(repo.OwnerName, repo.Name)
-		if err := g.Init(ctx, path, "main"); err != nil {
-			t.Fatal(err)
-		}
+		repo, path := newGitRepo(t, s, g, owner, "Busy", true)
 		commit := func(file string) string {
 			t.Helper()
 			sha, err := g.ChangeFiles(ctx, path, git.ChangeFilesOptions{Branch: "main",
@@ -389,4 +362,26 @@ func TestReconcileWakesWhenTheGraceIsOver(t *testing.T) {
 	case <-time.After(repos.ReconcileInterval):
 		t.Fatal("not woken when the entry came of age")
 	}
+}
+
+// newGitRepo records an empty repository of owner and initialises its git
+// directory on main, with a Gitea webhook when hooked (so that changes
+// queue events); it returns the record and the directory.
+func newGitRepo(t *testing.T, s *store.Store, g *git.Store, owner *store.User, name string, hooked bool) (*store.Repository, string) {
+	t.Helper()
+	ctx := context.Background()
+	repo := &store.Repository{OwnerID: owner.ID, OwnerName: owner.Name, Name: name, IsEmpty: true, DefaultBranch: "main"}
+	if err := s.CreateRepository(ctx, repo, 0); err != nil {
+		t.Fatal(err)
+	}
+	if hooked {
+		if err := s.CreateHook(ctx, &store.Webhook{RepoID: repo.ID, Type: "gitea", URL: "http://example.com/h", Active: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path, _ := g.RepoPath(repo.OwnerName, repo.Name)
+	if err := g.Init(ctx, path, "main"); err != nil {
+		t.Fatal(err)
+	}
+	return repo, path
 }
