@@ -93,8 +93,9 @@ func (s *Store) createIssueBatched(ctx context.Context, n *NewIssue, now int64) 
 	return c.err
 }
 
-// runIssueBatch creates the issues of batch in one transaction and sets
-// each creation's err. batch[0] is the leader (it was first in the queue).
+// runIssueBatch creates the issues of batch in one transaction (run a
+// second time, with savepoints, when a creation fails) and sets each
+// creation's err. batch[0] is the leader (it was first in the queue).
 // A panic fails every creation of the batch (and is raised again once the
 // others are told).
 func (s *Store) runIssueBatch(batch []*issueCreation) {
