@@ -50,7 +50,7 @@ func (r rawTx) enqueueActivity(tx *gorm.DB, a Activity) error {
 		if _, err := r.exec(*text, append(ins.args(r.ctx, &a), hook...)...); err != nil {
 			return err
 		}
-		r.s.activityInserted()
+		r.s.activityInsertedIn(r.ctx)
 		return nil
 	}
 	if err := r.insert(tx, &a); err != nil {

@@ -207,6 +207,124 @@ func TestIssueCreateQueuedFailuresAlone(t *testing.T) {
 	})
 }
 
+// A batch runs first without savepoints and, when one of its creations
+// fails, again with them (issue_batch.go). Nothing of the rolled-back
+// first run may survive it: each issue that was created has one activity
+// and one webhook event, its caller's struct holds the id and number of
+// its stored row, a failed creation's holds none, and the notifier is not
+// woken for the rolled-back inserts.
+func TestIssueCreateBatchRetryLeavesNoTrace(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo := newRepo(t, s, "retried")
+		m := &store.Milestone{RepoID: repo.ID, Name: "v1"}
+		if err := s.CreateMilestone(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		newHook(t, s, store.Webhook{RepoID: repo.ID, Active: true})
+		first := newIssue(t, s, repo, "first", false) // makes the issue_index row
+		var kicks atomic.Int32
+		s.OnActivity(func() { kicks.Add(1) })
+		// Hold the repository's issue_index row (and SQLite's writer) so
+		// that the creations queue and run as one batch.
+		hold := make(chan struct{})
+		held := make(chan struct{})
+		go func() {
+			_ = s.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+				if err := tx.Exec("UPDATE issue_index SET max_index = max_index WHERE repo_id = ?", repo.ID).Error; err != nil {
+					close(held)
+					return err
+				}
+				close(held)
+				<-hold
+				return nil
+			})
+		}()
+		<-held
+		const n = 40
+		creations := make([]*store.NewIssue, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			is := store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: fmt.Sprintf("issue %d", i)}
+			if i%10 == 3 {
+				is.MilestoneID = m.ID + 1000 // unknown: fails after the issue is inserted
+			}
+			creations[i] = &store.NewIssue{Issue: is}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = s.CreateIssue(ctx, creations[i])
+			}()
+		}
+		time.Sleep(100 * time.Millisecond)
+		close(hold)
+		wg.Wait()
+		ok := 1 // first
+		seen := map[int64]bool{first.ID: true}
+		for i, err := range errs {
+			c := creations[i]
+			if i%10 == 3 {
+				if !errors.Is(err, store.ErrMilestoneNotFound) {
+					t.Errorf("creation %d with an unknown milestone: %v", i, err)
+				}
+				if c.ID != 0 || c.Index != 0 {
+					t.Errorf("failed creation %d keeps id %d, number %d", i, c.ID, c.Index)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("creation %d: %v", i, err)
+				continue
+			}
+			ok++
+			got, err := s.IssueByID(ctx, c.ID)
+			if err != nil {
+				t.Errorf("creation %d: its id %d: %v", i, c.ID, err)
+				continue
+			}
+			if got.Title != c.Title || got.Index != c.Index || seen[c.ID] {
+				t.Errorf("creation %d (%q, #%d, id %d): the row of its id is %q #%d", i, c.Title, c.Index, c.ID, got.Title, got.Index)
+			}
+			seen[c.ID] = true
+		}
+		var idx []int64
+		if err := s.DB().Model(&store.Issue{}).Where("repo_id = ?", repo.ID).Order(`"index"`).Pluck("index", &idx).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(idx) != ok || idx[0] != 1 || idx[len(idx)-1] != int64(ok) {
+			t.Fatalf("indexes %v, want 1..%d", idx, ok)
+		}
+		if num, _ := issueCounters(t, s, repo.ID); num != ok {
+			t.Fatalf("num_issues %d, want %d", num, ok)
+		}
+		type perIssue struct {
+			IssueID int64
+			N       int
+		}
+		for _, model := range []any{&store.Activity{}, &store.HookEvent{}} {
+			var rows []perIssue
+			if err := s.DB().Model(model).Select("issue_id, COUNT(*) AS n").Where("kind = ?", store.ActivityIssueCreated).
+				Group("issue_id").Scan(&rows).Error; err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != ok {
+				t.Errorf("%T: %d issues have one, want %d", model, len(rows), ok)
+			}
+			for _, r := range rows {
+				if r.N != 1 || !seen[r.IssueID] {
+					t.Errorf("%T: issue %d has %d (created: %v)", model, r.IssueID, r.N, seen[r.IssueID])
+				}
+			}
+		}
+		// One wake-up per committed activity at most (fewer when a
+		// batch's are told at once): none for a rolled-back insert.
+		if k := kicks.Load(); k < 1 || int(k) > ok-1 {
+			t.Errorf("notifier woken %d times for %d created issues", k, ok-1)
+		}
+	})
+}
+
 // Two stores on one PostgreSQL database stand for two forge processes.
 func TestIssueIndexTwoStoresPostgres(t *testing.T) {
 	cfg := storetest.Database(t, "postgres")

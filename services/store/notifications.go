@@ -538,7 +538,8 @@ type activityHooks struct {
 // OnActivity calls fn after every insert of an Activity row (through
 // gorm's tx.Create or rawTx.insert), so the in-process notifier can start at once instead of at
 // its next poll. The insert may not be committed yet when fn runs: the
-// notifier retries briefly, and polls anyway.
+// notifier retries briefly, and polls anyway. Issue creation calls fn
+// once after its transaction commits instead (deferredWakes).
 func (s *Store) OnActivity(fn func()) {
 	s.activity.mu.Lock()
 	defer s.activity.mu.Unlock()
@@ -547,7 +548,7 @@ func (s *Store) OnActivity(fn func()) {
 			if db.Error != nil || db.Statement.Table != "activities" {
 				return
 			}
-			s.activityInserted()
+			s.activityInsertedIn(db.Statement.Context)
 		})
 		if err != nil {
 			panic(err) // a programming error: the name is registered twice
@@ -556,8 +557,43 @@ func (s *Store) OnActivity(fn func()) {
 	s.activity.fns = append(s.activity.fns, fn)
 }
 
-// activityInserted calls the OnActivity functions (also after an insert
-// without gorm, rawtx.go).
+// activityInsertedIn calls the OnActivity functions after an insert
+// (through gorm or without it, rawtx.go) in a statement run on ctx, or,
+// when ctx defers wake-ups (withDeferredWakes), notes it for after the
+// commit.
+func (s *Store) activityInsertedIn(ctx context.Context) {
+	if ctx != nil {
+		if w, _ := ctx.Value(deferredWakesKey{}).(*deferredWakes); w != nil {
+			w.n++
+			return
+		}
+	}
+	s.activityInserted()
+}
+
+// deferredWakes counts the activity inserts of a transaction whose
+// wake-ups wait for its commit (issue creation, issue_batch.go): a
+// transaction that rolls back, or runs again, wakes nobody for rows that
+// were never committed. It is used by the one goroutine running the
+// transaction.
+type deferredWakes struct{ n int }
+
+type deferredWakesKey struct{}
+
+func withDeferredWakes(ctx context.Context, w *deferredWakes) context.Context {
+	return context.WithValue(ctx, deferredWakesKey{}, w)
+}
+
+// fire calls the OnActivity functions once if the committed transaction
+// inserted any activity: they are wake-ups, one is enough.
+func (w *deferredWakes) fire(s *Store) {
+	if w.n > 0 {
+		w.n = 0
+		s.activityInserted()
+	}
+}
+
+// activityInserted calls the OnActivity functions.
 func (s *Store) activityInserted() {
 	s.activity.mu.Lock()
 	fns := s.activity.fns

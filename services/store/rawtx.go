@@ -189,7 +189,7 @@ func (r rawTx) insert(tx *gorm.DB, row any) error {
 		return err
 	}
 	if ins.table == "activities" {
-		r.s.activityInserted()
+		r.s.activityInsertedIn(r.ctx)
 	}
 	return nil
 }
