@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"forge/services/store"
@@ -73,5 +74,71 @@ func generationSeen(t *testing.T, kind string) {
 				t.Fatalf("round %d: a write that bumps nothing moved the generation", i)
 			}
 		}
+	}
+}
+
+// TestRepositoryCountersSeenFromOtherConnections: the counters a store
+// answers (kept between two commits on SQLite) move as soon as another
+// store on the same database, standing for another process, has
+// committed a change to them, including after a checkpoint restarted the
+// WAL; and reading them twice without a change gives the same answer.
+func TestRepositoryCountersSeenFromOtherConnections(t *testing.T) {
+	for _, kind := range storetest.Backends {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			cfg := storetest.Database(t, kind)
+			var stores [2]*store.Store
+			for i := range stores {
+				st, err := store.Open(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				if err := st.Migrate(ctx); err != nil {
+					t.Fatal(err)
+				}
+				stores[i] = st
+			}
+			s, other := stores[0], stores[1]
+			u := newUser("counted", "counted@example.org", false)
+			if err := s.CreateUser(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			repo := &store.Repository{OwnerID: u.ID, OwnerName: u.Name, Name: "counted", IsEmpty: true, DefaultBranch: "main"}
+			if err := s.CreateRepository(ctx, repo, 0); err != nil {
+				t.Fatal(err)
+			}
+			stars := func() int {
+				t.Helper()
+				r := store.Repository{ID: repo.ID}
+				if err := s.RepositoryCounters(ctx, &r); err != nil {
+					t.Fatal(err)
+				}
+				if !r.ReleasesCounted {
+					t.Fatal("releases not counted")
+				}
+				return r.NumStars
+			}
+			for i := range 100 {
+				before := stars()
+				if again := stars(); again != before {
+					t.Fatalf("round %d: %d stars, then %d without a change", i, before, again)
+				}
+				if kind == "sqlite3" && i%10 == 0 {
+					if err := other.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := other.DB().Exec(`UPDATE repositories SET num_stars = num_stars + 1 WHERE id = ?`, repo.ID).Error; err != nil {
+					t.Fatal(err)
+				}
+				if after := stars(); after != before+1 {
+					t.Fatalf("round %d: %d stars after the other's change, want %d", i, after, before+1)
+				}
+			}
+			if err := s.RepositoryCounters(ctx, &store.Repository{ID: repo.ID + 1000}); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("missing repository: %v", err)
+			}
+		})
 	}
 }

@@ -151,21 +151,88 @@ func (s *Store) readGeneration(ctx context.Context) (Generation, error) {
 // and the issue and pull counts) and its published release count
 // (NumReleases, setting ReleasesCounted) and whether a transfer is
 // pending (TransferPending) from the database, for a row
-// served from a cache that the counters' writes do not invalidate.
+// served from a cache that the counters' writes do not invalidate. On
+// SQLite they are kept while nothing commits (countersCache).
 func (s *Store) RepositoryCounters(ctx context.Context, r *Repository) error {
+	mark, marked := s.CommitMark(ctx)
+	if marked {
+		if c, ok := s.counters.get(mark, r.ID); ok {
+			c.setOn(r)
+			return nil
+		}
+	}
 	_, _, stmt, err := s.hotStatements(ctx)
 	if err != nil {
 		return err
 	}
+	var c repoCounters
 	var transfers int64
-	err = stmt.QueryRowContext(ctx, r.ID).Scan(&r.NumWatches, &r.NumStars, &r.NumForks,
-		&r.NumIssues, &r.NumClosedIssues, &r.NumPulls, &r.NumClosedPulls, &r.NumReleases, &transfers)
+	err = stmt.QueryRowContext(ctx, r.ID).Scan(&c.watches, &c.stars, &c.forks,
+		&c.issues, &c.closedIssues, &c.pulls, &c.closedPulls, &c.releases, &transfers)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
-	r.ReleasesCounted = err == nil
-	r.TransferPending = transfers > 0
-	return err
+	if err != nil {
+		r.ReleasesCounted = false
+		return err
+	}
+	c.transferPending = transfers > 0
+	if marked {
+		s.counters.put(mark, r.ID, c)
+	}
+	c.setOn(r)
+	return nil
+}
+
+// repoCounters are what RepositoryCounters reads.
+type repoCounters struct {
+	watches, stars, forks, issues, closedIssues, pulls, closedPulls int
+	releases                                                        int64
+	transferPending                                                 bool
+}
+
+func (c repoCounters) setOn(r *Repository) {
+	r.NumWatches, r.NumStars, r.NumForks = c.watches, c.stars, c.forks
+	r.NumIssues, r.NumClosedIssues, r.NumPulls, r.NumClosedPulls = c.issues, c.closedIssues, c.pulls, c.closedPulls
+	r.NumReleases, r.ReleasesCounted, r.TransferPending = c.releases, true, c.transferPending
+}
+
+// countersCache keeps the counters read since the last commit (a
+// CommitMark), so requests that resolve one repository between two
+// commits read them once: under concurrent issue creation the read was a
+// tenth of each request's CPU (issue 16). Counters read under a mark may
+// be newer than the mark (the read starts after it was taken), never
+// older; the first request under a new mark empties the cache.
+type countersCache struct {
+	mu     sync.Mutex
+	mark   CommitMark
+	byRepo map[int64]repoCounters
+}
+
+// countersMax bounds the cache between two commits.
+const countersMax = 10000
+
+func (c *countersCache) get(mark CommitMark, repo int64) (repoCounters, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mark != mark {
+		c.mark, c.byRepo = mark, nil
+		return repoCounters{}, false
+	}
+	v, ok := c.byRepo[repo]
+	return v, ok
+}
+
+func (c *countersCache) put(mark CommitMark, repo int64, v repoCounters) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mark != mark || len(c.byRepo) >= countersMax {
+		return
+	}
+	if c.byRepo == nil {
+		c.byRepo = map[int64]repoCounters{}
+	}
+	c.byRepo[repo] = v
 }
 
 // AccessTokenByHash finds a token by the SHA-256 of its value, with its

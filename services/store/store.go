@@ -73,6 +73,7 @@ type Store struct {
 	hooks      hookKicks     // see OnHookEvent
 	queries    *atomic.Int64 // see querycount.go
 	gens       *genWatcher   // see genwatch.go; nil on PostgreSQL
+	counters   countersCache // RepositoryCounters' between two commits (SQLite)
 	writer     *sql.DB       // SQLite's writer connection (sqlitewriter.go); nil on PostgreSQL
 	issueBatch issueBatch    // SQLite's queue of issue creations (issue_batch.go)
 }
