@@ -22,19 +22,7 @@ func TestGenerationSeenFromOtherConnections(t *testing.T) {
 
 func generationSeen(t *testing.T, kind string) {
 	ctx := context.Background()
-	cfg := storetest.Database(t, kind)
-	var stores [2]*store.Store
-	for i := range stores {
-		st, err := store.Open(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		stores[i] = st
-	}
+	stores := storesOnOneDatabase(t, kind, 2)
 	s, other := stores[0], stores[1]
 	{
 		u := newUser("gen", "gen@example.org", false)
@@ -86,19 +74,7 @@ func TestRepositoryCountersSeenFromOtherConnections(t *testing.T) {
 	for _, kind := range storetest.Backends {
 		t.Run(kind, func(t *testing.T) {
 			ctx := context.Background()
-			cfg := storetest.Database(t, kind)
-			var stores [2]*store.Store
-			for i := range stores {
-				st, err := store.Open(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { st.Close() })
-				if err := st.Migrate(ctx); err != nil {
-					t.Fatal(err)
-				}
-				stores[i] = st
-			}
+			stores := storesOnOneDatabase(t, kind, 2)
 			s, other := stores[0], stores[1]
 			u := newUser("counted", "counted@example.org", false)
 			if err := s.CreateUser(ctx, u); err != nil {

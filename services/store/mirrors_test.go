@@ -132,19 +132,7 @@ func TestClaimMirrorConcurrent(t *testing.T) {
 	for _, kind := range storetest.Backends {
 		t.Run(kind, func(t *testing.T) {
 			ctx := context.Background()
-			cfg := storetest.Database(t, kind)
-			var stores []*store.Store
-			for range 2 {
-				s, err := store.Open(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				if err := s.Migrate(ctx); err != nil {
-					t.Fatal(err)
-				}
-				stores = append(stores, s)
-			}
+			stores := storesOnOneDatabase(t, kind, 2)
 			const n = 8
 			for i := range n {
 				r := newRepo(t, stores[0], fmt.Sprintf("c%d", i))

@@ -310,19 +310,7 @@ func TestTeamMoveKeepsMembership(t *testing.T) {
 	for _, kind := range storetest.Backends {
 		t.Run(kind, func(t *testing.T) {
 			ctx := context.Background()
-			cfg := storetest.Database(t, kind)
-			var stores []*store.Store
-			for range 2 {
-				s, err := store.Open(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				if err := s.Migrate(ctx); err != nil {
-					t.Fatal(err)
-				}
-				stores = append(stores, s)
-			}
+			stores := storesOnOneDatabase(t, kind, 2)
 			s := stores[0]
 			u := mkUsers(t, s, "ann", "mover")
 			ann, mover := u[0], u[1]

@@ -299,3 +299,23 @@ func TestNULInTextIsInvalid(t *testing.T) {
 		}
 	})
 }
+
+// storesOnOneDatabase opens n stores on one fresh, migrated database of
+// kind, each standing for a forge process of its own.
+func storesOnOneDatabase(t *testing.T, kind string, n int) []*store.Store {
+	t.Helper()
+	cfg := storetest.Database(t, kind)
+	stores := make([]*store.Store, n)
+	for i := range stores {
+		s, err := store.Open(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if err := s.Migrate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		stores[i] = s
+	}
+	return stores
+}

@@ -106,7 +106,7 @@ type ListUsersOptions struct {
 	// user search): every address for a site administrator, else the
 	// public ones and the viewer's own.
 	EmailOf *UserFilter
-	UID   int64
+	UID     int64
 	// Visible, when non-nil, keeps only the accounts it shows.
 	Visible *UserFilter
 	Offset  int
