@@ -14,18 +14,25 @@ import (
 // fans the row out later and deletes it, so an activity is never lost
 // with a crash and never recorded for a change that rolled back.
 func enqueueActivity(tx *gorm.DB, a Activity) error {
-	a.ID = 0
-	if a.CreatedUnix == 0 {
-		a.CreatedUnix = time.Now().Unix()
-	}
+	hook := newActivity(&a)
 	if err := tx.Create(&a).Error; err != nil {
 		return err
 	}
 	// The same change, for webhooks (services/webhooks renders it); the
 	// activity insert wakes the webhook worker too (OnActivity).
-	_, err := insertHookEvent(tx, HookEvent{Kind: a.Kind, RepoID: a.RepoID, IssueID: a.IssueID, CommentID: a.CommentID,
-		ActorID: a.ActorID, CreatedUnix: a.CreatedUnix})
+	_, err := insertHookEvent(tx, hook)
 	return err
+}
+
+// newActivity readies a for its insert (a new row, its time when unset)
+// and returns the webhook event of the same change.
+func newActivity(a *Activity) HookEvent {
+	a.ID = 0
+	if a.CreatedUnix == 0 {
+		a.CreatedUnix = time.Now().Unix()
+	}
+	return HookEvent{Kind: a.Kind, RepoID: a.RepoID, IssueID: a.IssueID, CommentID: a.CommentID,
+		ActorID: a.ActorID, CreatedUnix: a.CreatedUnix}
 }
 
 // enqueueActivity is enqueueActivity on the transaction's connection
@@ -33,12 +40,8 @@ func enqueueActivity(tx *gorm.DB, a Activity) error {
 // are one statement (a data-modifying CTE runs whether or not the rest
 // reads it): one round trip instead of two.
 func (r rawTx) enqueueActivity(tx *gorm.DB, a Activity) error {
-	a.ID = 0
-	if a.CreatedUnix == 0 {
-		a.CreatedUnix = time.Now().Unix()
-	}
-	hook := hookEventArgs(&HookEvent{Kind: a.Kind, RepoID: a.RepoID, IssueID: a.IssueID,
-		CommentID: a.CommentID, ActorID: a.ActorID, CreatedUnix: a.CreatedUnix})
+	event := newActivity(&a)
+	hook := hookEventArgs(&event)
 	if ins := r.inserterFor(tx, &a); ins != nil && r.s.postgres {
 		text := activityAndHookEventPG.Load()
 		if text == nil {

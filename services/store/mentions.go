@@ -38,36 +38,41 @@ func mentionedNames(text string) []string {
 // tx (duplicates are ignored), with one statement whatever the number of
 // names: the lookup of the users and the inserts are one INSERT … SELECT.
 func addMentions(tx *gorm.DB, repoID, issueID int64, text string) error {
-	names := mentionedNames(text)
-	if len(names) == 0 {
+	q, args := mentionsInsert(repoID, issueID, text)
+	if q == "" {
 		return nil
 	}
-	err := tx.Exec(`INSERT INTO issue_mentions (repo_id, issue_id, user_id)
-SELECT ?, ?, id FROM users WHERE lower_name IN ?
-ON CONFLICT DO NOTHING`, repoID, issueID, names).Error
-	if err != nil {
+	if err := tx.Exec(q, args...).Error; err != nil {
 		return errs.Wrap(err, "record mention")
 	}
 	return nil
 }
 
-// addMentions is addMentions on the transaction's connection (rawtx.go),
-// one placeholder per name.
+// addMentions is addMentions on the transaction's connection (rawtx.go).
 func (r rawTx) addMentions(repoID, issueID int64, text string) error {
+	q, args := mentionsInsert(repoID, issueID, text)
+	if q == "" {
+		return nil
+	}
+	if _, err := r.exec(newSQLText(q), args...); err != nil {
+		return errs.Wrap(err, "record mention")
+	}
+	return nil
+}
+
+// mentionsInsert is addMentions' statement, one placeholder per name, and
+// its arguments; "" when text mentions nobody.
+func mentionsInsert(repoID, issueID int64, text string) (string, []any) {
 	names := mentionedNames(text)
 	if len(names) == 0 {
-		return nil
+		return "", nil
 	}
 	args := make([]any, 0, 2+len(names))
 	args = append(args, repoID, issueID)
 	for _, n := range names {
 		args = append(args, n)
 	}
-	q := newSQLText(`INSERT INTO issue_mentions (repo_id, issue_id, user_id)
+	return `INSERT INTO issue_mentions (repo_id, issue_id, user_id)
 SELECT ?, ?, id FROM users WHERE lower_name IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ") + `)
-ON CONFLICT DO NOTHING`)
-	if _, err := r.exec(q, args...); err != nil {
-		return errs.Wrap(err, "record mention")
-	}
-	return nil
+ON CONFLICT DO NOTHING`, args
 }
