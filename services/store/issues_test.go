@@ -309,21 +309,11 @@ func TestIssueCreateBatchRetryLeavesNoTrace(t *testing.T) {
 
 // Two stores on one PostgreSQL database stand for two forge processes.
 func TestIssueIndexTwoStoresPostgres(t *testing.T) {
-	cfg := storetest.Database(t, "postgres")
-	var stores []*store.Store
-	for i := 0; i < 2; i++ {
-		s, err := store.Open(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		if err := s.Migrate(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+	stores := storesOnOneDatabase(t, "postgres", 2)
+	for _, s := range stores {
 		if err := s.Own(context.Background(), owned); err != nil {
 			t.Fatal(err)
 		}
-		stores = append(stores, s)
 	}
 	repo := newRepo(t, stores[0], "shared")
 	createConcurrently(t, stores, repo.ID, 100)

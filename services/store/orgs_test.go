@@ -483,21 +483,11 @@ func TestAddRacingAccountDeletion(t *testing.T) {
 	for _, kind := range storetest.Backends {
 		t.Run(kind, func(t *testing.T) {
 			ctx := context.Background()
-			cfg := storetest.Database(t, kind)
-			var stores []*store.Store
-			for range 2 {
-				s, err := store.Open(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				if err := s.Migrate(ctx); err != nil {
-					t.Fatal(err)
-				}
+			stores := storesOnOneDatabase(t, kind, 2)
+			for _, s := range stores {
 				if err := s.Own(ctx, *storetest.Owned); err != nil {
 					t.Fatal(err)
 				}
-				stores = append(stores, s)
 			}
 			s := stores[0]
 			ann := mkUsers(t, s, "ann")[0]
