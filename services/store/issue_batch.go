@@ -24,7 +24,9 @@ import (
 // a batch runs first without savepoints and only when one of its
 // creations fails is it rolled back and run again with them (issue 16:
 // SAVEPOINT and RELEASE were two of seven round trips per creation on
-// PostgreSQL). Nothing is answered
+// PostgreSQL), and it runs as statements of many rows each, one for all
+// its issue rows, one for all its activities and so on (issue_rows.go).
+// Nothing is answered
 // before the commit, so a crash loses only unanswered creations, all of a
 // transaction's or none; a transaction that fails as a whole is retried
 // one creation at a time. A creation that arrives alone runs alone,
@@ -171,16 +173,21 @@ func (s *Store) createIssueAlone(c *issueCreation) error {
 func (s *Store) tryIssueBatch(ctx context.Context, ordered []*issueCreation, savepoints bool) error {
 	wakes := &deferredWakes{}
 	err := s.db.WithContext(withDeferredWakes(ctx, wakes)).Transaction(func(tx *gorm.DB) error {
+		live := make([]*issueCreation, 0, len(ordered))
 		for _, c := range ordered {
 			forgetIssue(c)
-			if c.err = c.ctx.Err(); c.err != nil {
-				continue
+			if c.err = c.ctx.Err(); c.err == nil {
+				live = append(live, c)
 			}
-			if savepoints {
-				c.err = s.insertIssueSavepoint(tx, c, wakes)
-			} else if c.err = s.insertIssue(tx, c.n, c.now); c.err != nil {
+		}
+		if !savepoints {
+			if err := s.insertIssues(tx, live); err != nil { // issue_rows.go
 				return errIssueBatchCreationFailed
 			}
+			return nil
+		}
+		for _, c := range live {
+			c.err = s.insertIssueSavepoint(tx, c, wakes)
 		}
 		return nil
 	})

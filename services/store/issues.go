@@ -153,6 +153,28 @@ func (s *Store) insertIssue(tx *gorm.DB, n *NewIssue, now int64) error {
 	if err := r.allocAndInsertIssue(tx, is); err != nil {
 		return err
 	}
+	if err := s.addIssueSettings(tx, n, now); err != nil {
+		return err
+	}
+	if err := r.addMentions(is.RepoID, is.ID, is.Content); err != nil {
+		return err
+	}
+	return r.enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
+}
+
+// hasSettings reports whether n sets more than its row: a milestone,
+// assignees, labels or the closed state, each with its timeline event.
+func (n *NewIssue) hasSettings() bool {
+	return n.MilestoneID != 0 || len(n.AssigneeIDs) > 0 || len(n.LabelIDs) > 0 || n.IsClosed
+}
+
+// addIssueSettings stores what the poster set on the inserted issue n
+// besides its row: its milestone, assignees and labels, and their events.
+func (s *Store) addIssueSettings(tx *gorm.DB, n *NewIssue, now int64) error {
+	if !n.hasSettings() {
+		return nil
+	}
+	is := &n.Issue
 	if is.MilestoneID != 0 {
 		if err := s.lockMilestone(tx, is.RepoID, is.MilestoneID); err != nil {
 			return err
@@ -160,9 +182,6 @@ func (s *Store) insertIssue(tx *gorm.DB, n *NewIssue, now int64) error {
 	}
 	assignees := uniqueIDs(n.AssigneeIDs)
 	if err := addAssignees(tx, is, assignees); err != nil {
-		return err
-	}
-	if err := r.addMentions(is.RepoID, is.ID, is.Content); err != nil {
 		return err
 	}
 	if is.MilestoneID != 0 {
@@ -191,7 +210,7 @@ func (s *Store) insertIssue(tx *gorm.DB, n *NewIssue, now int64) error {
 			return err
 		}
 	}
-	return r.enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
+	return nil
 }
 
 // moveIssueCounters adds total and closed to the repository's issue (or

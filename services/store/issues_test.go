@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -619,4 +620,159 @@ func expectIssueNumbers(t *testing.T, s *store.Store, repoID int64, n int) {
 	if num, _ := issueCounters(t, s, repoID); num != n {
 		t.Fatalf("num_issues %d, want %d", num, n)
 	}
+}
+
+// TestIssueCreateBatchStoresEachCreation: creations that pile up behind a
+// held issue_index row run as one batch of many-row statements
+// (issue_rows.go). Each one's row, number, settings, mentions, activity
+// and webhook event are its own, in two repositories (one with a hook,
+// one without an issue yet), and the plain creations cost fewer
+// statements than creations.
+func TestIssueCreateBatchStoresEachCreation(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		hooked, quiet := newRepo(t, s, "hooked"), newRepo(t, s, "quiet")
+		newHook(t, s, store.Webhook{RepoID: hooked.ID, Active: true})
+		m := &store.Milestone{RepoID: hooked.ID, Name: "v1"}
+		if err := s.CreateMilestone(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		bug := newLabel(t, s, store.LabelOwner{RepoID: hooked.ID}, "bug", false)
+		mentioned := map[string]int64{}
+		for _, name := range []string{"mira", "milo"} {
+			u := newUser(name, name+"@x.org", false)
+			if err := s.CreateUser(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			mentioned[name] = u.ID
+		}
+		newIssue(t, s, hooked, "first", false) // makes hooked's issue_index row
+		pileUp := func(creations []*store.NewIssue) []error {
+			hold, held := make(chan struct{}), make(chan struct{})
+			go func() {
+				_ = s.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+					err := tx.Exec("UPDATE issue_index SET max_index = max_index WHERE repo_id = ?", hooked.ID).Error
+					close(held)
+					<-hold
+					return err
+				})
+			}()
+			<-held
+			errs := make([]error, len(creations))
+			var wg sync.WaitGroup
+			for i, n := range creations {
+				wg.Go(func() { errs[i] = s.CreateIssue(ctx, n) })
+			}
+			time.Sleep(100 * time.Millisecond)
+			close(hold)
+			wg.Wait()
+			return errs
+		}
+
+		// Plain creations, some mentioning people: many-row statements.
+		var plain []*store.NewIssue
+		for i := range 30 {
+			repo := hooked
+			if i%3 == 0 {
+				repo = quiet
+			}
+			is := store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: fmt.Sprintf("plain %d", i), Content: fmt.Sprintf("body %d", i)}
+			if i%5 == 1 {
+				is.Content += " cc @mira and @Milo"
+			}
+			plain = append(plain, &store.NewIssue{Issue: is})
+		}
+		before := s.QueryCount()
+		for i, err := range pileUp(plain) {
+			if err != nil {
+				t.Fatalf("plain creation %d: %v", i, err)
+			}
+		}
+		if n := s.QueryCount() - before; n >= int64(len(plain)) {
+			t.Errorf("%d plain creations ran %d statements, want fewer than one each", len(plain), n)
+		}
+
+		// Creations that set a milestone, a label, an assignee or the
+		// closed state, among plain ones.
+		var mixed []*store.NewIssue
+		for i := range 20 {
+			is := store.Issue{RepoID: hooked.ID, PosterID: hooked.OwnerID, Title: fmt.Sprintf("mixed %d", i)}
+			n := &store.NewIssue{Issue: is}
+			switch i % 5 {
+			case 1:
+				n.MilestoneID = m.ID
+			case 2:
+				n.LabelIDs = []int64{bug.ID}
+			case 3:
+				n.AssigneeIDs = []int64{mentioned["mira"]}
+			case 4:
+				n.IsClosed = true
+			}
+			mixed = append(mixed, n)
+		}
+		for i, err := range pileUp(mixed) {
+			if err != nil {
+				t.Fatalf("mixed creation %d: %v", i, err)
+			}
+		}
+
+		all := append(plain, mixed...)
+		ids := make([]int64, len(all))
+		for i, c := range all {
+			ids[i] = c.ID
+		}
+		labels, err := s.LabelsOfIssues(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assignees, err := s.IssueAssignees(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int64]bool{}
+		for i, c := range all {
+			got, err := s.IssueByID(ctx, c.ID)
+			if err != nil {
+				t.Fatalf("creation %d: its id %d: %v", i, c.ID, err)
+			}
+			if seen[c.ID] || got.Title != c.Title || got.Content != c.Content || got.Index != c.Index || got.RepoID != c.RepoID ||
+				got.PosterID != c.PosterID || got.IsClosed != c.IsClosed || got.MilestoneID != c.MilestoneID || got.CreatedUnix == 0 {
+				t.Errorf("creation %d (%q #%d): the row of id %d is %+v", i, c.Title, c.Index, c.ID, *got)
+			}
+			seen[c.ID] = true
+			if wantLabels := len(c.LabelIDs); len(labels[c.ID]) != wantLabels {
+				t.Errorf("creation %d: labels %v, want %v", i, labels[c.ID], c.LabelIDs)
+			}
+			if !slices.Equal(assignees[c.ID], c.AssigneeIDs) {
+				t.Errorf("creation %d: assignees %v, want %v", i, assignees[c.ID], c.AssigneeIDs)
+			}
+			var users []int64
+			if err := s.DB().Model(&store.IssueMention{}).Where("issue_id = ?", c.ID).Order("user_id").Pluck("user_id", &users).Error; err != nil {
+				t.Fatal(err)
+			}
+			var want []int64
+			if strings.Contains(c.Content, "@mira") {
+				want = []int64{mentioned["mira"], mentioned["milo"]}
+				slices.Sort(want)
+			}
+			if !slices.Equal(users, want) {
+				t.Errorf("creation %d: mentions %v, want %v", i, users, want)
+			}
+			var activities, events int64
+			s.DB().Model(&store.Activity{}).Where("issue_id = ? AND kind = ? AND actor_id = ? AND repo_id = ?", c.ID, store.ActivityIssueCreated, c.PosterID, c.RepoID).Count(&activities)
+			s.DB().Model(&store.HookEvent{}).Where("issue_id = ? AND kind = ? AND actor_id = ? AND repo_id = ?", c.ID, store.ActivityIssueCreated, c.PosterID, c.RepoID).Count(&events)
+			wantEvents := int64(0)
+			if c.RepoID == hooked.ID {
+				wantEvents = 1
+			}
+			if activities != 1 || events != wantEvents {
+				t.Errorf("creation %d: %d activities and %d webhook events, want 1 and %d", i, activities, events, wantEvents)
+			}
+		}
+		expectIssueNumbers(t, s, hooked.ID, 1+20+20)
+		expectIssueNumbers(t, s, quiet.ID, 10)
+		if _, closed := issueCounters(t, s, hooked.ID); closed != 4 {
+			t.Errorf("num_closed_issues %d, want 4", closed)
+		}
+	})
 }

@@ -1,0 +1,298 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gorm.io/gorm"
+
+	"forge/services/errs"
+)
+
+// A batch of issue creations run without savepoints (issue_batch.go)
+// writes its rows with statements of many rows each, not one creation
+// after another (issue 16): per repository the issue numbers are
+// allocated and the counters moved once, and the issue rows, the
+// mentions, the activities and the webhook events of all the creations
+// are one statement each. On PostgreSQL that is two statements, two round
+// trips while the issue_index row is locked, for the whole batch instead
+// of three per creation; on SQLite the statements' fixed cost (parsing,
+// a B-tree descent per index) is paid once per batch. What a creation
+// sets besides its row (milestone, assignees, labels, closed state) is
+// stored per creation, as insertIssue stores it. Any failure fails the
+// batch, which then runs again one creation at a time in savepoints.
+
+// insertIssues is insertIssue for each of cs, whose repositories are in
+// ascending order (so that two processes lock issue_index rows in the
+// same order).
+func (s *Store) insertIssues(tx *gorm.DB, cs []*issueCreation) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	r := s.raw(tx)
+	issueRows, activityRows := r.inserterFor(tx, &Issue{}), r.inserterFor(tx, &Activity{})
+	if issueRows == nil || activityRows == nil || fieldIndex(issueRows, "Index") < 0 {
+		for _, c := range cs {
+			if err := s.insertIssue(tx, c.n, c.now); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for start := 0; start < len(cs); {
+		end := start + 1
+		for end < len(cs) && cs[end].n.RepoID == cs[start].n.RepoID && cs[end].n.IsPull == cs[start].n.IsPull {
+			end++
+		}
+		if err := r.allocAndInsertIssues(tx, issueRows, cs[start:end]); err != nil {
+			return err
+		}
+		start = end
+	}
+	for _, c := range cs {
+		if err := s.addIssueSettings(tx, c.n, c.now); err != nil {
+			return err
+		}
+	}
+	return r.enqueueIssueActivities(tx, activityRows, cs)
+}
+
+func fieldIndex(ins *rowInserter, name string) int {
+	for i, f := range ins.fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// The statements of a group of k creations in one repository: the
+// numbers' allocation and the counters' move are allocIssueIndex and
+// addIssueCounts by k.
+var (
+	allocIssueIndexes = newSQLText(`INSERT INTO issue_index (repo_id, max_index) VALUES (?, ?)
+ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + excluded.max_index
+RETURNING max_index`)
+	addIssuesCounts = newSQLText(`UPDATE repositories SET num_issues = num_issues + ?, num_closed_issues = num_closed_issues + ? WHERE id = ?`)
+	addPullsCounts  = newSQLText(`UPDATE repositories SET num_pulls = num_pulls + ?, num_closed_pulls = num_closed_pulls + ? WHERE id = ?`)
+)
+
+// issueRowsTexts caches the insert of k issue rows: issueRowsKey → sqlText.
+var issueRowsTexts sync.Map
+
+type issueRowsKey struct {
+	k        int
+	pull     bool
+	postgres bool
+}
+
+// issueRowsText is the insert of k rows of ins (issues), returning each
+// row's id and number. On SQLite the numbers are arguments. On PostgreSQL
+// the statement also allocates them and moves the counters (data-modifying
+// CTEs, as issueInsertPG): the i-th row's number is the allocation's last
+// minus k-1-i, NULL when the repository does not exist (the counters'
+// update returned no row).
+func (r rawTx) issueRowsText(tx *gorm.DB, ins *rowInserter, k int, pull bool) sqlText {
+	key := issueRowsKey{k, pull, r.s.postgres}
+	if v, ok := issueRowsTexts.Load(key); ok {
+		return v.(sqlText)
+	}
+	index := fieldIndex(ins, "Index")
+	var b strings.Builder
+	if r.s.postgres {
+		counts := addIssuesCounts
+		if pull {
+			counts = addPullsCounts
+		}
+		b.WriteString("WITH idx AS (" + allocIssueIndexes.sqlite + "),\ncnt AS (" +
+			strings.Replace(counts.sqlite, "WHERE id = ?", "WHERE id = ? RETURNING id", 1) + ")\n")
+	}
+	b.WriteString("INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES ")
+	for i := range k {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for j := range ins.fields {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			if j == index && r.s.postgres {
+				b.WriteString("(SELECT idx.max_index FROM idx, cnt) - " + strconv.Itoa(k-1-i))
+				continue
+			}
+			b.WriteByte('?')
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(" RETURNING " + ins.returning + ", " + dialectQuote(tx, "index"))
+	t := newSQLText(b.String())
+	issueRowsTexts.Store(key, t)
+	return t
+}
+
+// allocAndInsertIssues allocates the numbers of group (creations of one
+// kind in one repository), moves the repository's counters and inserts
+// the rows, setting each issue's ID and Index. ErrNotFound if the
+// repository does not exist.
+func (r rawTx) allocAndInsertIssues(tx *gorm.DB, ins *rowInserter, group []*issueCreation) error {
+	first := group[0].n
+	k := len(group)
+	closed := 0
+	for _, c := range group {
+		closed += b2i(c.n.IsClosed)
+	}
+	index := fieldIndex(ins, "Index")
+	if !r.s.postgres {
+		var last int64
+		if err := r.queryRow(allocIssueIndexes, []any{first.RepoID, k}, &last); err != nil {
+			return errs.Wrap(err, "allocate issue index")
+		}
+		counts := addIssuesCounts
+		if first.IsPull {
+			counts = addPullsCounts
+		}
+		res, err := r.exec(counts, k, closed, first.RepoID)
+		if err != nil {
+			return errs.Wrap(err, "move issue counters")
+		}
+		if moved, err := res.RowsAffected(); err != nil {
+			return errs.Wrap(err, "move issue counters")
+		} else if moved == 0 {
+			return ErrNotFound
+		}
+		for i, c := range group {
+			c.n.Index = last - int64(k-1-i)
+		}
+	}
+	args := make([]any, 0, 5+k*len(ins.fields))
+	if r.s.postgres {
+		args = append(args, first.RepoID, k, k, closed, first.RepoID)
+	}
+	for _, c := range group {
+		c.n.ID = 0
+		vals := ins.args(r.ctx, &c.n.Issue)
+		if r.s.postgres {
+			vals = append(vals[:index], vals[index+1:]...)
+		}
+		args = append(args, vals...)
+	}
+	r.counted()
+	rows, err := r.conn.QueryContext(r.ctx, r.text(r.issueRowsText(tx, ins, k, first.IsPull)), args...)
+	if err != nil {
+		return errs.Wrap(r.fail(err), "insert issues")
+	}
+	defer rows.Close()
+	byIndex := make(map[int64]int64, k) // number → id
+	for rows.Next() {
+		var id int64
+		var idx sql.NullInt64
+		if err := rows.Scan(&id, &idx); err != nil {
+			return errs.Wrap(r.fail(err), "insert issues")
+		}
+		if !idx.Valid {
+			return ErrNotFound // PostgreSQL: no repository, no counters moved
+		}
+		byIndex[idx.Int64] = id
+	}
+	if err := rows.Err(); err != nil {
+		return errs.Wrap(r.fail(err), "insert issues")
+	}
+	if r.s.postgres {
+		var last int64
+		for idx := range byIndex {
+			last = max(last, idx)
+		}
+		for i, c := range group {
+			c.n.Index = last - int64(k-1-i)
+		}
+	}
+	for _, c := range group {
+		id, ok := byIndex[c.n.Index]
+		if !ok {
+			return errors.New("insert issues: a row was not returned")
+		}
+		c.n.ID = id
+	}
+	return nil
+}
+
+// enqueueIssueActivities enqueues ActivityIssueCreated for each of cs and
+// records their mentions: on PostgreSQL one statement (data-modifying
+// CTEs), on SQLite one for each of mentions, activities and webhook
+// events.
+func (r rawTx) enqueueIssueActivities(tx *gorm.DB, ins *rowInserter, cs []*issueCreation) error {
+	var mentionArgs []any
+	for _, c := range cs {
+		for _, name := range mentionedNames(c.n.Content) {
+			mentionArgs = append(mentionArgs, c.n.RepoID, c.n.ID, name)
+		}
+	}
+	mentions := ""
+	if len(mentionArgs) > 0 {
+		mentions = `INSERT INTO issue_mentions (repo_id, issue_id, user_id)
+SELECT v.column1, v.column2, u.id FROM (VALUES ` + valuesRows(len(mentionArgs)/3, "CAST(? AS BIGINT), CAST(? AS BIGINT), ?") + `) AS v
+JOIN users u ON u.lower_name = v.column3 WHERE TRUE ON CONFLICT DO NOTHING`
+	}
+	activityArgs := make([]any, 0, len(cs)*len(ins.fields))
+	hookArgs := make([]any, 0, len(cs)*4+2)
+	for _, c := range cs {
+		a := Activity{Kind: ActivityIssueCreated, RepoID: c.n.RepoID, IssueID: c.n.ID, ActorID: c.n.PosterID, CreatedUnix: c.now}
+		e := newActivity(&a)
+		activityArgs = append(activityArgs, ins.args(r.ctx, &a)...)
+		hookArgs = append(hookArgs, e.Kind, e.RepoID, e.IssueID, e.ActorID, e.CreatedUnix)
+	}
+	hookArgs = append(hookArgs, true, true)
+	activities := "INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES " +
+		valuesRows(len(cs), strings.TrimSuffix(strings.Repeat("?, ", len(ins.fields)), ", "))
+	hooks := insertIssueHookEvents(len(cs))
+	if r.s.postgres {
+		text := "WITH a AS (" + activities + ")"
+		args := activityArgs
+		if mentions != "" {
+			text += ",\nm AS (" + mentions + ")"
+			args = append(args, mentionArgs...)
+		}
+		if _, err := r.exec(newSQLText(text+"\n"+hooks), append(args, hookArgs...)...); err != nil {
+			return errs.Wrap(err, "enqueue activities")
+		}
+	} else {
+		if mentions != "" {
+			if _, err := r.exec(newSQLText(mentions), mentionArgs...); err != nil {
+				return errs.Wrap(err, "record mentions")
+			}
+		}
+		if _, err := r.exec(newSQLText(activities), activityArgs...); err != nil {
+			return errs.Wrap(err, "enqueue activities")
+		}
+		if _, err := r.exec(newSQLText(hooks), hookArgs...); err != nil {
+			return errs.Wrap(err, "enqueue webhook events")
+		}
+	}
+	for range cs {
+		r.s.activityInsertedIn(r.ctx)
+	}
+	return nil
+}
+
+// insertIssueHookEvents inserts the webhook events of k issue creations
+// (kind, repository, issue, actor, time each; then the two TRUEs of
+// active and is_system), each only when a hook could receive it: as
+// insertHookEventSQL, with the repository of each row.
+func insertIssueHookEvents(k int) string {
+	return `INSERT INTO hook_events (kind, repo_id, issue_id, comment_id, release_id, actor_id, hook_id, ref,
+	old_sha, new_sha, extra, claimed_until, created_unix)
+SELECT v.column1, v.column2, v.column3, 0, 0, v.column4, 0, '', '', '', '', 0, v.column5
+FROM (VALUES ` + valuesRows(k, "CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT)") + `) AS v
+WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.active = ? AND (w.repo_id = v.column2
+	OR (w.repo_id = 0 AND w.owner_id <> 0 AND w.owner_id = (SELECT owner_id FROM repositories WHERE id = v.column2))
+	OR (w.repo_id = 0 AND w.owner_id = 0 AND w.is_system = ?)))`
+}
+
+// valuesRows is n rows of a VALUES list, each (row).
+func valuesRows(n int, row string) string {
+	return strings.TrimSuffix(strings.Repeat("("+row+"), ", n), ", ")
+}
