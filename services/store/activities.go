@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -13,15 +14,14 @@ import (
 // change itself: the notifier (services/notify)
 // fans the row out later and deletes it, so an activity is never lost
 // with a crash and never recorded for a change that rolled back.
-func enqueueActivity(tx *gorm.DB, a Activity) error {
+func (s *Store) enqueueActivity(tx *gorm.DB, a Activity) error {
 	hook := newActivity(&a)
 	if err := tx.Create(&a).Error; err != nil {
 		return err
 	}
 	// The same change, for webhooks (services/webhooks renders it); the
-	// activity insert wakes the webhook worker too (OnActivity).
-	_, err := insertHookEvent(tx, hook)
-	return err
+	// webhook worker is woken only when a hook may hear of it.
+	return s.enqueueHookEvent(tx, hook)
 }
 
 // newActivity readies a for its insert (a new row, its time when unset)
@@ -50,17 +50,37 @@ func (r rawTx) enqueueActivity(tx *gorm.DB, a Activity) error {
 			text = &t
 			activityAndHookEventPG.Store(text)
 		}
-		if _, err := r.exec(*text, append(ins.args(r.ctx, &a), hook...)...); err != nil {
+		res, err := r.exec(*text, append(ins.args(r.ctx, &a), hook...)...)
+		if err != nil {
 			return err
 		}
 		r.s.activityInsertedIn(r.ctx)
+		r.hookEventsWritten(res) // the statement's rows are the webhook event's
 		return nil
 	}
 	if err := r.insert(tx, &a); err != nil {
 		return err
 	}
-	_, err := r.exec(insertHookEventSQL, hook...)
-	return err
+	res, err := r.exec(insertHookEventSQL, hook...)
+	if err != nil {
+		return err
+	}
+	r.hookEventsWritten(res)
+	return nil
+}
+
+// hookEventsWritten wakes the webhook worker when res (an insert of
+// webhook events) wrote any: at once, or after the commit when the
+// transaction defers its wake-ups (withDeferredWakes).
+func (r rawTx) hookEventsWritten(res sql.Result) {
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return
+	}
+	if w, _ := r.ctx.Value(deferredWakesKey{}).(*deferredWakes); w != nil {
+		w.hooks = true
+		return
+	}
+	r.s.kickHooks()
 }
 
 // activityAndHookEventPG is enqueueActivity's statement on PostgreSQL.

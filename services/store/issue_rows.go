@@ -256,9 +256,11 @@ JOIN users u ON u.lower_name = v.column3 WHERE TRUE ON CONFLICT DO NOTHING`
 			text += ",\nm AS (" + mentions + ")"
 			args = append(args, mentionArgs...)
 		}
-		if _, err := r.exec(newSQLText(text+"\n"+hooks), append(args, hookArgs...)...); err != nil {
+		res, err := r.exec(newSQLText(text+"\n"+hooks), append(args, hookArgs...)...)
+		if err != nil {
 			return errs.Wrap(err, "enqueue activities")
 		}
+		r.hookEventsWritten(res)
 	} else {
 		if mentions != "" {
 			if _, err := r.exec(newSQLText(mentions), mentionArgs...); err != nil {
@@ -268,9 +270,11 @@ JOIN users u ON u.lower_name = v.column3 WHERE TRUE ON CONFLICT DO NOTHING`
 		if _, err := r.exec(newSQLText(activities), activityArgs...); err != nil {
 			return errs.Wrap(err, "enqueue activities")
 		}
-		if _, err := r.exec(newSQLText(hooks), hookArgs...); err != nil {
+		res, err := r.exec(newSQLText(hooks), hookArgs...)
+		if err != nil {
 			return errs.Wrap(err, "enqueue webhook events")
 		}
+		r.hookEventsWritten(res)
 	}
 	for range cs {
 		r.s.activityInsertedIn(r.ctx)

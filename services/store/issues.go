@@ -528,7 +528,7 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 		is.CreatedUnix, is.NumComments = old.CreatedUnix, old.NumComments
 		now := time.Now().Unix()
 		act := func(kind string) error {
-			return enqueueActivity(tx, Activity{Kind: kind, RepoID: repoID, IssueID: is.ID, ActorID: actorID, CreatedUnix: now})
+			return s.enqueueActivity(tx, Activity{Kind: kind, RepoID: repoID, IssueID: is.ID, ActorID: actorID, CreatedUnix: now})
 		}
 		event := func(c Comment) error {
 			c.RepoID, c.IssueID, c.PosterID, c.CreatedUnix = repoID, is.ID, actorID, now
@@ -720,7 +720,7 @@ func (s *Store) CreateComment(ctx context.Context, c *Comment) error {
 		if err := addMentions(tx, c.RepoID, c.IssueID, c.Content); err != nil {
 			return err
 		}
-		return enqueueActivity(tx, Activity{Kind: ActivityCommented, RepoID: c.RepoID, IssueID: c.IssueID, CommentID: c.ID, ActorID: c.PosterID, CreatedUnix: now})
+		return s.enqueueActivity(tx, Activity{Kind: ActivityCommented, RepoID: c.RepoID, IssueID: c.IssueID, CommentID: c.ID, ActorID: c.PosterID, CreatedUnix: now})
 	})
 }
 

@@ -445,7 +445,7 @@ func (s *Store) applyIssueLabels(tx *gorm.DB, issue *Issue, actorID int64, mode 
 			return sortedLabels(target), nil
 		}
 		act := Activity{Kind: ActivityLabeled, RepoID: issue.RepoID, IssueID: issue.ID, ActorID: actorID, CreatedUnix: now}
-		if err := enqueueActivity(tx, act); err != nil {
+		if err := s.enqueueActivity(tx, act); err != nil {
 			return nil, fmt.Errorf("record label activity: %w", err)
 		}
 	}

@@ -576,7 +576,10 @@ func (s *Store) activityInsertedIn(ctx context.Context) {
 // transaction that rolls back, or runs again, wakes nobody for rows that
 // were never committed. It is used by the one goroutine running the
 // transaction.
-type deferredWakes struct{ n int }
+type deferredWakes struct {
+	n     int  // activities inserted
+	hooks bool // webhook events inserted
+}
 
 type deferredWakesKey struct{}
 
@@ -590,6 +593,10 @@ func (w *deferredWakes) fire(s *Store) {
 	if w.n > 0 {
 		w.n = 0
 		s.activityInserted()
+	}
+	if w.hooks {
+		w.hooks = false
+		s.kickHooks()
 	}
 }
 

@@ -87,7 +87,7 @@ func (s *Store) MarkPullRequestMerged(ctx context.Context, m PullMerge) error {
 		if err := moveLabelClosedCounts(tx, is.ID, 1); err != nil {
 			return err
 		}
-		return enqueueActivity(tx, Activity{Kind: ActivityIssueClosed, RepoID: is.RepoID, IssueID: is.ID, ActorID: m.MergerID, CreatedUnix: now})
+		return s.enqueueActivity(tx, Activity{Kind: ActivityIssueClosed, RepoID: is.RepoID, IssueID: is.ID, ActorID: m.MergerID, CreatedUnix: now})
 	})
 }
 

@@ -140,7 +140,7 @@ func (s *Store) ClosePullRequestsOfGoneBranches(ctx context.Context, prs []PullR
 			if err := recordEvent(tx, Comment{Type: CommentTypeClose, RepoID: is.RepoID, IssueID: is.ID, CreatedUnix: now}); err != nil {
 				return err
 			}
-			return enqueueActivity(tx, Activity{Kind: ActivityIssueClosed, RepoID: is.RepoID, IssueID: is.ID, CreatedUnix: now})
+			return s.enqueueActivity(tx, Activity{Kind: ActivityIssueClosed, RepoID: is.RepoID, IssueID: is.ID, CreatedUnix: now})
 		})
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return closed, err

@@ -3,8 +3,10 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -264,6 +266,45 @@ func TestWebhookRetryNow(t *testing.T) {
 		}
 		if tasks, err := s.ClaimHookTasks(ctx, 10, time.Minute); err != nil || len(tasks) != 1 {
 			t.Fatalf("after RetryHookTasksNow: %+v %v", tasks, err)
+		}
+	})
+}
+
+// TestHookEventsWakeTheWebhookWorker: issue creation (alone and in a
+// batch) and comments wake the webhook worker (OnHookEvent) when they
+// queue a webhook event, and only then: a repository nobody's hook hears
+// of costs the worker no round.
+func TestHookEventsWakeTheWebhookWorker(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		var kicks atomic.Int32
+		s.OnHookEvent(func() { kicks.Add(1) })
+		hooked, quiet := newRepo(t, s, "hooked"), newRepo(t, s, "quiet")
+		newHook(t, s, store.Webhook{RepoID: hooked.ID, Active: true})
+		for _, tc := range []struct {
+			repo  *store.Repository
+			wakes bool
+		}{{quiet, false}, {hooked, true}} {
+			kicks.Store(0)
+			is := newIssue(t, s, tc.repo, "alone", false)
+			if err := s.CreateComment(ctx, &store.Comment{RepoID: tc.repo.ID, IssueID: is.ID, PosterID: tc.repo.OwnerID, Content: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			for i := range 8 {
+				wg.Go(func() {
+					n := &store.NewIssue{Issue: store.Issue{RepoID: tc.repo.ID, PosterID: tc.repo.OwnerID, Title: fmt.Sprint("together ", i)}}
+					if err := s.CreateIssue(ctx, n); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			var events int64
+			s.DB().Model(&store.HookEvent{}).Where("repo_id = ?", tc.repo.ID).Count(&events)
+			if got := kicks.Load(); (got > 0) != tc.wakes || (events > 0) != tc.wakes {
+				t.Errorf("%s: %d webhook events queued, %d wake-ups; want some of both: %v", tc.repo.Name, events, got, tc.wakes)
+			}
 		}
 	})
 }

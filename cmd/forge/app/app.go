@@ -247,9 +247,8 @@ func (a *App) build() error {
 	if a.webhooks, err = newWebhookWorker(cfg, a.Store, gitStore, checker); err != nil {
 		return err
 	}
-	// Issue activity records its webhook event in the same transaction;
-	// branch changes and test deliveries wake the worker themselves.
-	a.Store.OnActivity(a.webhooks.Kick)
+	// Whatever queues a webhook event or delivery in this process wakes
+	// the worker (a change nobody's hook hears of does not).
 	a.Store.OnHookEvent(a.webhooks.Kick)
 	if err := a.tasks(); err != nil {
 		return err
