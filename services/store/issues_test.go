@@ -676,7 +676,8 @@ func TestIssueCreateBatchStoresEachCreation(t *testing.T) {
 			if i%3 == 0 {
 				repo = quiet
 			}
-			is := store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: fmt.Sprintf("plain %d", i), Content: fmt.Sprintf("body %d", i)}
+			is := store.Issue{RepoID: repo.ID, PosterID: repo.OwnerID, Title: fmt.Sprintf("plain %d", i), Content: fmt.Sprintf("body %d", i),
+				Ref: fmt.Sprintf("refs/heads/b%d", i), DeadlineUnix: int64(1000 + i)}
 			if i%5 == 1 {
 				is.Content += " cc @mira and @Milo"
 			}
@@ -736,7 +737,8 @@ func TestIssueCreateBatchStoresEachCreation(t *testing.T) {
 				t.Fatalf("creation %d: its id %d: %v", i, c.ID, err)
 			}
 			if seen[c.ID] || got.Title != c.Title || got.Content != c.Content || got.Index != c.Index || got.RepoID != c.RepoID ||
-				got.PosterID != c.PosterID || got.IsClosed != c.IsClosed || got.MilestoneID != c.MilestoneID || got.CreatedUnix == 0 {
+				got.PosterID != c.PosterID || got.IsClosed != c.IsClosed || got.MilestoneID != c.MilestoneID || got.CreatedUnix == 0 ||
+				got.Ref != c.Ref || got.DeadlineUnix != c.DeadlineUnix || (got.ClosedUnix != 0) != c.IsClosed {
 				t.Errorf("creation %d (%q #%d): the row of id %d is %+v", i, c.Title, c.Index, c.ID, *got)
 			}
 			seen[c.ID] = true
