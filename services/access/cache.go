@@ -70,6 +70,17 @@ func (c *resolved) byNameGet(gen store.Generation, owner, name string) (*store.U
 	return e.copies(cur == gen)
 }
 
+// idByName is the id of the repository cached as owner/name under any
+// generation (0 when none): a guess, for a prefetch only.
+func (c *resolved) idByName(owner, name string) int64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if e := c.byName[nameKey(owner, name)]; e != nil {
+		return e.repo.ID
+	}
+	return 0
+}
+
 func (c *resolved) byIDGet(gen store.Generation, id int64) (*store.User, *store.Repository) {
 	c.mu.RLock()
 	e := c.byID[id]

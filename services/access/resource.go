@@ -100,6 +100,28 @@ func (c *Checker) resolveRequest(ctx context.Context, res auth.Resource, req any
 	return c.Resolve(ctx, named.GetOwner(), named.GetRepo(), caller)
 }
 
+// CachedRepoID is the id of the repository a call to a method with pol
+// and req would resolve, as far as the cache of resolved repositories
+// knows without reading the database (0 when it does not): the
+// authenticator prefetches its counters with the generation (see
+// store.WithCountersPrefetch). A wrong guess costs nothing but the
+// prefetch: the resolution itself is unchanged.
+func (c *Checker) CachedRepoID(pol auth.Policy, req any) int64 {
+	if pol.Resource.Kind != auth.RepositoryResource || req == nil {
+		return 0
+	}
+	if pol.Resource.ByID {
+		if named, ok := req.(byID); ok {
+			return named.GetId()
+		}
+		return 0
+	}
+	if named, ok := req.(ownerRepo); ok {
+		return c.cache.idByName(named.GetOwner(), named.GetRepo())
+	}
+	return 0
+}
+
 // writes is what a method writes, for the read-only rule. A write that
 // forgot its declaration is treated as writing code (fail closed;
 // TestRepositoryWritesAreDeclared reports it).

@@ -162,6 +162,13 @@ func (w *wrappedStream) RecvMsg(m any) error {
 }
 
 // authorizeResource resolves pol.Resource for the caller in ctx.
+// repoPrefetcher is implemented by a ResourceAuthorizer (access.Checker)
+// that can name the repository a call will resolve before it resolves
+// it, so that the first generation read of the check brings its counters.
+type repoPrefetcher interface {
+	CachedRepoID(pol Policy, req any) int64
+}
+
 func (a *Authenticator) authorizeResource(ctx context.Context, pol Policy, req any) (context.Context, error) {
 	if a.resources == nil {
 		return nil, errs.New(errs.PermissionDenied, "no resolver for the method's resource")
@@ -192,6 +199,13 @@ func (a *Authenticator) Authorize(ctx context.Context, method string, req any) (
 	}
 	ctx, slot := withGenerationSlot(ctx)
 	defer slot.close()
+	if pf, ok := a.resources.(repoPrefetcher); ok && pol.Resolves() {
+		if id := pf.CachedRepoID(pol, req); id != 0 {
+			var done func()
+			ctx, done = store.WithCountersPrefetch(ctx, id)
+			defer done()
+		}
+	}
 	p, err := a.authenticate(ctx, !pol.CallerUnused)
 	if err == nil {
 		p, err = a.sudo(ctx, method, p)

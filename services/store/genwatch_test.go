@@ -118,3 +118,58 @@ func TestRepositoryCountersSeenFromOtherConnections(t *testing.T) {
 		})
 	}
 }
+
+// TestCountersPrefetchedWithTheGeneration: on PostgreSQL the generation
+// read of a check brings the counters of the repository the check
+// prefetches (WithCountersPrefetch), and RepositoryCounters serves them
+// until the check is done; after that, and for any other repository, it
+// reads them afresh. SQLite ignores the prefetch (its counters are kept
+// between commits).
+func TestCountersPrefetchedWithTheGeneration(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		repo, other := newRepo(t, s, "prefetched"), newRepo(t, s, "elsewhere")
+		newIssue(t, s, repo, "one", false)
+		newIssue(t, s, repo, "two", false)
+		newIssue(t, s, other, "three", false)
+		counted := func(ctx context.Context, r *store.Repository) int {
+			t.Helper()
+			c := *r
+			if err := s.RepositoryCounters(ctx, &c); err != nil {
+				t.Fatal(err)
+			}
+			return c.NumIssues
+		}
+
+		check, done := store.WithCountersPrefetch(ctx, repo.ID)
+		if _, err := s.AuthGeneration(check); err != nil {
+			t.Fatal(err)
+		}
+		newIssue(t, s, repo, "four", false) // after the generation read
+		newIssue(t, s, other, "five", false)
+		want := 3 // SQLite: read afresh after the commit
+		if s.DB().Dialector.Name() == "postgres" {
+			want = 2 // the counters of the generation's snapshot
+		}
+		if got := counted(check, repo); got != want {
+			t.Errorf("during the check: %d issues, want %d", got, want)
+		}
+		if got := counted(check, other); got != 2 {
+			t.Errorf("another repository during the check: %d issues, want 2", got)
+		}
+		done()
+		if got := counted(check, repo); got != 3 {
+			t.Errorf("after the check: %d issues, want 3", got)
+		}
+
+		// A repository that does not exist prefetches nothing.
+		missing, done := store.WithCountersPrefetch(ctx, repo.ID+other.ID+1000)
+		defer done()
+		if _, err := s.AuthGeneration(missing); err != nil {
+			t.Fatal(err)
+		}
+		if got := counted(missing, repo); got != 3 {
+			t.Errorf("with a prefetch of a missing repository: %d issues, want 3", got)
+		}
+	})
+}

@@ -37,6 +37,16 @@ const countersQuery = `SELECT r.num_watches, r.num_stars, r.num_forks, r.num_iss
  (SELECT count(*) FROM repo_transfers t WHERE t.repo_id = r.id)
  FROM repositories r WHERE r.id = ?`
 
+// generationCountersQuery is generationQuery and countersQuery in one
+// statement (PostgreSQL, see countersPrefetch): r.id is NULL when the
+// repository does not exist.
+const generationCountersQuery = `SELECT g.value, g.resource_value, r.id,
+ COALESCE(r.num_watches, 0), COALESCE(r.num_stars, 0), COALESCE(r.num_forks, 0), COALESCE(r.num_issues, 0),
+ COALESCE(r.num_closed_issues, 0), COALESCE(r.num_pulls, 0), COALESCE(r.num_closed_pulls, 0),
+ (SELECT count(*) FROM releases l WHERE l.repo_id = r.id AND l.is_tag = FALSE AND l.is_draft = FALSE),
+ (SELECT count(*) FROM repo_transfers t WHERE t.repo_id = r.id)
+ FROM auth_generation g LEFT JOIN repositories r ON r.id = ? WHERE g.id = 1`
+
 // socialQuery is UserSocialCounts' statement (GET /user, /users/{name}).
 const socialQuery = `SELECT (SELECT COUNT(*) FROM follows WHERE follow_id = ?),
  (SELECT COUNT(*) FROM follows WHERE user_id = ?), (SELECT COUNT(*) FROM stars WHERE user_id = ?)`
@@ -61,8 +71,8 @@ func (s *Store) prepareHot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var stmts [4]*sql.Stmt
-	for i, q := range []string{authQuery, generationQuery, countersQuery, socialQuery} {
+	var stmts [5]*sql.Stmt
+	for i, q := range []string{authQuery, generationQuery, countersQuery, socialQuery, generationCountersQuery} {
 		if s.postgres {
 			q = pgPlaceholders(q)
 		}
@@ -75,8 +85,8 @@ func (s *Store) prepareHot(ctx context.Context) error {
 	}
 	s.hotMu.Lock()
 	if s.authStmt == nil {
-		s.authStmt, s.genStmt, s.cntStmt, s.socStmt = stmts[0], stmts[1], stmts[2], stmts[3]
-		stmts = [4]*sql.Stmt{}
+		s.authStmt, s.genStmt, s.cntStmt, s.socStmt, s.genCntStmt = stmts[0], stmts[1], stmts[2], stmts[3], stmts[4]
+		stmts = [5]*sql.Stmt{}
 	}
 	s.hotMu.Unlock()
 	for _, st := range stmts { // another call prepared them first
@@ -134,11 +144,15 @@ func (s *Store) AuthGeneration(ctx context.Context) (Generation, error) {
 	return s.generation(ctx)
 }
 
-// readGeneration reads both generations in one statement.
+// readGeneration reads both generations in one statement; on PostgreSQL
+// with the counters of the repository ctx prefetches, if any.
 func (s *Store) readGeneration(ctx context.Context) (Generation, error) {
 	_, stmt, _, err := s.hotStatements(ctx)
 	if err != nil {
 		return Generation{}, err
+	}
+	if p, _ := ctx.Value(countersPrefetchKey{}).(*countersPrefetch); p != nil && s.postgres && p.wanted() {
+		return s.readGenerationAndCounters(ctx, p)
 	}
 	var g Generation
 	if err := stmt.QueryRowContext(ctx).Scan(&g.Auth, &g.Resource); err != nil {
@@ -154,6 +168,12 @@ func (s *Store) readGeneration(ctx context.Context) (Generation, error) {
 // served from a cache that the counters' writes do not invalidate. On
 // SQLite they are kept while nothing commits (countersCache).
 func (s *Store) RepositoryCounters(ctx context.Context, r *Repository) error {
+	if p, _ := ctx.Value(countersPrefetchKey{}).(*countersPrefetch); p != nil {
+		if c, ok := p.get(r.ID); ok {
+			c.setOn(r)
+			return nil
+		}
+	}
 	mark, marked := s.CommitMark(ctx)
 	if marked {
 		if c, ok := s.counters.get(mark, r.ID); ok {
@@ -288,4 +308,73 @@ func (c *userCache) put(u *User) {
 		c.m = make(map[int64]User) // crude bound: start over rather than track age
 	}
 	c.m[u.ID] = *u
+}
+
+// countersPrefetch lets the generation read of a request's authorization
+// bring the counters of the repository the request names (on PostgreSQL,
+// where nothing keeps them between commits): one round trip and one
+// statement instead of two on every repository request (issue 16). The
+// counters are those of the generation's snapshot, as fresh as a read of
+// their own at the request's start. They serve the authorization only:
+// once it ends (the done func of WithCountersPrefetch) RepositoryCounters
+// reads afresh, so a handler that changed them sees its change.
+type countersPrefetch struct {
+	mu     sync.Mutex
+	repoID int64
+	state  int // prefetchWanted, prefetchRead (c holds them) or prefetchSpent
+	c      repoCounters
+}
+
+const (
+	prefetchWanted = iota
+	prefetchRead
+	prefetchSpent
+)
+
+type countersPrefetchKey struct{}
+
+// WithCountersPrefetch asks the next generation read on ctx (on
+// PostgreSQL) to read repoID's counters as well, for RepositoryCounters
+// on ctx until done is called.
+func WithCountersPrefetch(ctx context.Context, repoID int64) (_ context.Context, done func()) {
+	p := &countersPrefetch{repoID: repoID}
+	return context.WithValue(ctx, countersPrefetchKey{}, p), func() {
+		p.mu.Lock()
+		p.state = prefetchSpent
+		p.mu.Unlock()
+	}
+}
+
+func (p *countersPrefetch) wanted() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.state == prefetchWanted
+}
+
+func (p *countersPrefetch) get(repoID int64) (repoCounters, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.c, p.state == prefetchRead && p.repoID == repoID
+}
+
+// readGenerationAndCounters is readGeneration with p's counters.
+func (s *Store) readGenerationAndCounters(ctx context.Context, p *countersPrefetch) (Generation, error) {
+	s.hotMu.Lock()
+	stmt := s.genCntStmt
+	s.hotMu.Unlock()
+	var g Generation
+	var id sql.NullInt64
+	var c repoCounters
+	var transfers int64
+	if err := stmt.QueryRowContext(ctx, p.repoID).Scan(&g.Auth, &g.Resource, &id, &c.watches, &c.stars, &c.forks,
+		&c.issues, &c.closedIssues, &c.pulls, &c.closedPulls, &c.releases, &transfers); err != nil {
+		return Generation{}, err
+	}
+	c.transferPending = transfers > 0
+	p.mu.Lock()
+	if p.state == prefetchWanted && id.Valid {
+		p.c, p.state = c, prefetchRead
+	}
+	p.mu.Unlock()
+	return g, nil
 }

@@ -66,6 +66,7 @@ type Store struct {
 	authStmt   *sql.Stmt // see hot.go
 	genStmt    *sql.Stmt
 	cntStmt    *sql.Stmt
+	genCntStmt *sql.Stmt
 	socStmt    *sql.Stmt
 	users      userCache
 	owned      *Owned // see Own
@@ -176,6 +177,7 @@ func (s *Store) Close() error {
 		s.authStmt.Close()
 		s.genStmt.Close()
 		s.cntStmt.Close()
+		s.genCntStmt.Close()
 		s.socStmt.Close()
 	}
 	if s.writer != nil {
