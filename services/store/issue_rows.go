@@ -225,16 +225,29 @@ func (r rawTx) allocAndInsertIssues(tx *gorm.DB, ins *rowInserter, group []*issu
 // CTEs), on SQLite one for each of mentions, activities and webhook
 // events.
 func (r rawTx) enqueueIssueActivities(tx *gorm.DB, ins *rowInserter, cs []*issueCreation) error {
-	var mentionArgs []any
+	var repoIDs, issueIDs []int64
+	var names []string
 	for _, c := range cs {
 		for _, name := range mentionedNames(c.n.Content) {
-			mentionArgs = append(mentionArgs, c.n.RepoID, c.n.ID, name)
+			repoIDs, issueIDs, names = append(repoIDs, c.n.RepoID), append(issueIDs, c.n.ID), append(names, name)
 		}
 	}
-	mentions := ""
-	if len(mentionArgs) > 0 {
+	// The mentions: on PostgreSQL as three arrays, so that the statement's
+	// text (prepared once per connection and text) does not vary with them.
+	mentions, mentionArgs := "", []any{repoIDs, issueIDs, names}
+	switch {
+	case len(names) == 0:
+	case r.s.postgres:
 		mentions = `INSERT INTO issue_mentions (repo_id, issue_id, user_id)
-SELECT v.column1, v.column2, u.id FROM (VALUES ` + valuesRows(len(mentionArgs)/3, "CAST(? AS BIGINT), CAST(? AS BIGINT), ?") + `) AS v
+SELECT v.repo_id, v.issue_id, u.id FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[])) AS v (repo_id, issue_id, name)
+JOIN users u ON u.lower_name = v.name WHERE TRUE ON CONFLICT DO NOTHING`
+	default:
+		mentionArgs = mentionArgs[:0]
+		for i := range names {
+			mentionArgs = append(mentionArgs, repoIDs[i], issueIDs[i], names[i])
+		}
+		mentions = `INSERT INTO issue_mentions (repo_id, issue_id, user_id)
+SELECT v.column1, v.column2, u.id FROM (VALUES ` + valuesRows(len(names), "CAST(? AS BIGINT), CAST(? AS BIGINT), ?") + `) AS v
 JOIN users u ON u.lower_name = v.column3 WHERE TRUE ON CONFLICT DO NOTHING`
 	}
 	activityArgs := make([]any, 0, len(cs)*len(ins.fields))
