@@ -135,8 +135,8 @@ func TestActivityFanOutStatements(t *testing.T) {
 		if err != nil || n != 150 {
 			t.Fatalf("fan-out: %d %v", n, err)
 		}
-		// Claim, issues with their repositories, threads (on PostgreSQL
-		// after its plan mode), delete.
+		// Claim, (on PostgreSQL) the plan mode, issues with their
+		// repositories, threads, delete.
 		if got := statements(); got > 5 {
 			t.Fatalf("%d statements for 150 activities, want at most 5", got)
 		}

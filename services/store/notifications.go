@@ -283,7 +283,7 @@ func (s *Store) notificationDetails(ctx context.Context, rows []Notification) ([
 // their own transactions; FanOutActivities turns rows into notification
 // threads, many at a time. The request that caused the activity pays one
 // INSERT; the fan-out is four statements (five on PostgreSQL: the plan
-// mode, writeThreads) and one commit per batch,
+// mode) and one commit per batch,
 // whatever the number of activities, issues and watchers in it: one
 // transaction per activity (a commit, an fsync on PostgreSQL, and the
 // SQLite write lock taken again each time) could not keep up with 50
@@ -326,6 +326,20 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 			return err
 		}
 		claimed = len(acts)
+		if s.postgres {
+			// Generic plans, built once per connection: PostgreSQL plans a
+			// prepared statement's first five runs on each connection with
+			// their parameters (custom plans), and planning the threads
+			// statement (writeThreads) costs more than running it (~2.5 ms
+			// against ~1 ms for 20 issues, issue 16). The parameters tell
+			// the planner nothing a custom plan could use (a JSON array is
+			// 100 rows to it whatever it holds), and after five runs
+			// PostgreSQL settles on the generic plan anyway. LOCAL: the
+			// connection's other work keeps the default.
+			if err := tx.Exec("SET LOCAL plan_cache_mode = force_generic_plan").Error; err != nil {
+				return err
+			}
+		}
 		groups := groupActivities(acts)
 		issueIDs := make([]int64, 0, len(groups))
 		for _, g := range groups {
@@ -507,17 +521,6 @@ func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
 	lockUsers := ""
 	if s.postgres {
 		lockUsers = " FOR KEY SHARE OF users"
-		// A generic plan, built once per connection: PostgreSQL plans a
-		// prepared statement's first five runs on each connection with
-		// their parameters (custom plans), and planning this statement
-		// costs more than running it (~2.5 ms against ~1 ms for 20 issues,
-		// issue 16). Its parameters tell the planner nothing a custom plan
-		// could use (a JSON array is 100 rows to it whatever it holds), and
-		// after five runs PostgreSQL settles on the generic plan anyway.
-		// LOCAL: the rest of the connection's work keeps the default.
-		if err := tx.Exec("SET LOCAL plan_cache_mode = force_generic_plan").Error; err != nil {
-			return err
-		}
 	}
 	// ORDER BY: concurrent notifiers lock the threads in the same order
 	// (no deadlock). WHERE before ON CONFLICT also keeps SQLite's parser
