@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -532,4 +533,89 @@ func TestActivityFanOutGenericPlan(t *testing.T) {
 	if custom != 0 || generic != 3 {
 		t.Fatalf("threads statement: %d custom plans, %d runs on a generic plan; want 0 and 3", custom, generic)
 	}
+}
+
+// Who is concerned is decided issue by issue within a batch: each issue's
+// poster, commenters (of comments, not of events), assignees, mentioned
+// users and subscribers, and its repository's watchers less those who
+// unsubscribed from it, hear of that issue only.
+func TestActivityFanOutConcernedPerIssue(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		w := newNotifyWorld(t, s, "poster", "commenter", "eventer", "assignee", "mentioned", "subscriber", "watcher", "quitter", "otherwatcher", "actor")
+		other := newRepo(t, s, "other")
+		other.HasIssues = true
+		if err := s.DB().Model(other).Select("has_issues").Updates(other).Error; err != nil {
+			t.Fatal(err)
+		}
+		otherOwner, err := s.UserByID(ctx, other.OwnerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.users["otherowner"] = otherOwner
+		for _, name := range []string{"watcher", "quitter"} {
+			if _, err := s.Watch(ctx, w.users[name].ID, w.repo.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Watch(ctx, w.users["otherwatcher"].ID, other.ID); err != nil {
+			t.Fatal(err)
+		}
+		create := func(t *testing.T, v any) {
+			t.Helper()
+			if err := s.DB().Create(v).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		a := w.newIssue(t, "poster", false)
+		b := w.newIssue(t, "actor", false)
+		c := &store.Issue{RepoID: other.ID, Index: 1, PosterID: w.users["actor"].ID, Title: "elsewhere"}
+		create(t, c)
+		// Everyone's part in a only.
+		create(t, &store.Comment{RepoID: w.repo.ID, IssueID: a.ID, PosterID: w.users["commenter"].ID, Content: "hi"})
+		create(t, &store.Comment{RepoID: w.repo.ID, IssueID: a.ID, PosterID: w.users["eventer"].ID, Type: 7}) // an event, not a comment
+		create(t, &store.IssueAssignee{RepoID: w.repo.ID, IssueID: a.ID, AssigneeID: w.users["assignee"].ID})
+		create(t, &store.IssueMention{RepoID: w.repo.ID, IssueID: a.ID, UserID: w.users["mentioned"].ID})
+		if err := s.SetIssueWatch(ctx, a, w.users["subscriber"].ID, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetIssueWatch(ctx, a, w.users["quitter"].ID, false); err != nil {
+			t.Fatal(err)
+		}
+		for i, is := range []*store.Issue{a, b, c} {
+			create(t, &store.Activity{Kind: store.ActivityCommented, RepoID: is.RepoID, IssueID: is.ID, ActorID: w.users["actor"].ID, CreatedUnix: int64(100 + i)})
+		}
+		if n, err := s.FanOutActivities(ctx, 100); err != nil || n != 3 {
+			t.Fatalf("fan-out: %d %v", n, err)
+		}
+		told := func(is *store.Issue) []string {
+			var rows []store.Notification
+			if err := s.DB().Where("issue_id = ?", is.ID).Find(&rows).Error; err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for name, u := range w.users {
+				for _, n := range rows {
+					if n.UserID == u.ID {
+						names = append(names, name)
+					}
+				}
+			}
+			sort.Strings(names)
+			return names
+		}
+		for _, tc := range []struct {
+			name  string
+			issue *store.Issue
+			want  string
+		}{
+			{"a", a, "[assignee commenter mentioned owner poster subscriber watcher]"},
+			{"b", b, "[owner quitter watcher]"},
+			{"c", c, "[otherowner otherwatcher]"},
+		} {
+			if got := fmt.Sprint(told(tc.issue)); got != tc.want {
+				t.Errorf("issue %s: told %s, want %s", tc.name, got, tc.want)
+			}
+		}
+	})
 }
