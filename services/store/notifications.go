@@ -361,7 +361,7 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 		err := tx.Table("issues").
 			Select("issues.id, issues.is_pull, issues.repo_id, repositories.owner_id, repositories.is_private, repositories.has_issues, repositories.has_pull_requests").
 			Joins("JOIN repositories ON repositories.id = issues.repo_id").
-			Where("issues.id IN "+s.jsonIDs(), jsonArg{issueIDs}).Scan(&found).Error
+			Where(s.idsIn("issues.id", issueIDs)).Scan(&found).Error
 		if err != nil {
 			return err
 		}
@@ -390,7 +390,7 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 		for i := range acts {
 			ids[i] = acts[i].ID
 		}
-		return tx.Where("id IN "+s.jsonIDs(), jsonArg{ids}).Delete(&Activity{}).Error
+		return tx.Where(s.idsIn("id", ids)).Delete(&Activity{}).Error
 	})
 	return claimed, err
 }
@@ -507,8 +507,9 @@ func (s *Store) writeThreads(tx *gorm.DB, groups []*activityGroup) error {
 	var readable []string
 	var readArgs []any
 	for _, k := range classes {
-		readable = append(readable, "(c.issue_id IN "+s.jsonIDs()+" AND c.uid IN (?))")
-		readArgs = append(readArgs, jsonArg{issuesOf[k]}, s.unitReaderIDs(k.repo, k.unit))
+		in, ids := s.idsIn("c.issue_id", issuesOf[k])
+		readable = append(readable, "("+in+" AND c.uid IN (?))")
+		readArgs = append(readArgs, ids, s.unitReaderIDs(k.repo, k.unit))
 	}
 	args := []any{jsonArg{gRows}, jsonArg{oRows}, NotificationUnread}
 	args = append(args, readArgs...)
@@ -675,6 +676,37 @@ func (s *Store) jsonElems() string {
 // jsonIDs is "(subquery)" of the ids in a jsonArg of []int64, for IN.
 func (s *Store) jsonIDs() string {
 	return "(SELECT CAST(value AS BIGINT) FROM " + s.jsonElems() + ")"
+}
+
+// idsIn is the condition "col is one of ids" and its one parameter, for
+// the fan-out's lists: the text does not change with the list's length
+// (jsonArg). On PostgreSQL the list is an array, compared with = ANY: the
+// planner takes a parameter array for 10 elements and reads an index,
+// while it takes a JSON array for 100 rows whatever it holds and, below
+// some thousands of rows, hashes it against the whole table (reading 18
+// of 2,000 issues: 0.05 ms against 0.65 ms, issue 16).
+func (s *Store) idsIn(col string, ids []int64) (string, any) {
+	if s.postgres {
+		return col + " = ANY(CAST(? AS BIGINT[]))", pgIDs(ids)
+	}
+	return col + " IN " + s.jsonIDs(), jsonArg{ids}
+}
+
+// pgIDs is a PostgreSQL array literal of ids ("{1,2,3}"), one parameter
+// whatever its length. A named type of a slice with a Value method is
+// passed by gorm as is, not expanded into one placeholder per element.
+type pgIDs []int64
+
+func (p pgIDs) Value() (driver.Value, error) {
+	b := make([]byte, 0, 2+len(p)*8)
+	b = append(b, '{')
+	for i, id := range p {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, '}')), nil
 }
 
 // jsonRows is a SELECT of the rows of a jsonArg of [][n]int64, as n
