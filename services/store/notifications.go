@@ -348,9 +348,8 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 		// The issues and their repositories in one statement, and of a
 		// repository only what the unit rule reads (unitReaderIDs): an
 		// issue or repository that went before we got here has nothing to
-		// say, and the join leaves it out.
-		// Scanned by hand: gorm's Scan into structs cost ~16 allocations a
-		// row.
+		// say, and the join leaves it out. Scanned by hand: gorm's Scan
+		// into structs cost ~16 allocations a row.
 		rows, err := tx.Table("issues").
 			Select("issues.id, issues.is_pull, issues.repo_id, repositories.owner_id, repositories.is_private, repositories.has_issues, repositories.has_pull_requests").
 			Joins("JOIN repositories ON repositories.id = issues.repo_id").
@@ -361,19 +360,18 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 		issues := make([]Issue, 0, len(issueIDs)) // never grown: pointers into it stay valid
 		issueByID := make(map[int64]*Issue, len(issueIDs))
 		repoByID := map[int64]*Repository{}
+		var id, repoID, ownerID int64
+		var isPull, isPrivate, hasIssues, hasPulls bool
 		for rows.Next() {
-			var is Issue
-			var r Repository
-			if err := rows.Scan(&is.ID, &is.IsPull, &is.RepoID, &r.OwnerID, &r.IsPrivate, &r.HasIssues, &r.HasPullRequests); err != nil {
+			if err := rows.Scan(&id, &isPull, &repoID, &ownerID, &isPrivate, &hasIssues, &hasPulls); err != nil {
 				rows.Close()
 				return err
 			}
-			if repoByID[is.RepoID] == nil {
-				r.ID = is.RepoID
-				repoByID[r.ID] = &r
+			if repoByID[repoID] == nil {
+				repoByID[repoID] = &Repository{ID: repoID, OwnerID: ownerID, IsPrivate: isPrivate, HasIssues: hasIssues, HasPullRequests: hasPulls}
 			}
-			issues = append(issues, is)
-			issueByID[is.ID] = &issues[len(issues)-1]
+			issues = append(issues, Issue{ID: id, RepoID: repoID, IsPull: isPull})
+			issueByID[id] = &issues[len(issues)-1]
 		}
 		if err := rows.Close(); err != nil {
 			return err
