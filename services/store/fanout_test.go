@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -135,7 +136,8 @@ func TestActivityFanOutStatements(t *testing.T) {
 		if err != nil || n != 150 {
 			t.Fatalf("fan-out: %d %v", n, err)
 		}
-		// Claim, issues, repositories, threads, delete.
+		// Claim, (on PostgreSQL) the plan mode, issues with their
+		// repositories, threads, delete.
 		if got := statements(); got > 5 {
 			t.Fatalf("%d statements for 150 activities, want at most 5", got)
 		}
@@ -417,4 +419,203 @@ func TestActivityFanOutRacingUserDeletion(t *testing.T) {
 	if orphans != 0 {
 		t.Errorf("%d notification threads outlived their deleted user", orphans)
 	}
+}
+
+// A batch over several repositories, issues and pull requests, with an
+// issue deleted and a repository gone since their activity, writes each
+// thread with its issue's repository and subject (issue or pull request),
+// and nothing for what went: the fan-out reads the issues and their
+// repositories in one statement.
+func TestActivityFanOutAcrossRepositories(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		w := newNotifyWorld(t, s, "bob", "carol")
+		other := newRepo(t, s, "other")
+		other.HasIssues, other.HasPullRequests = true, true
+		if err := s.DB().Model(other).Select("has_issues", "has_pull_requests").Updates(other).Error; err != nil {
+			t.Fatal(err)
+		}
+		gone := newRepo(t, s, "gone")
+		gone.HasIssues = true
+		if err := s.DB().Model(gone).Select("has_issues").Updates(gone).Error; err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*store.Repository{w.repo, other, gone} {
+			if _, err := s.Watch(ctx, w.users["bob"].ID, r.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		newIssue := func(repo *store.Repository, index int64, pull bool) *store.Issue {
+			is := &store.Issue{RepoID: repo.ID, Index: index, PosterID: w.users["carol"].ID, Title: "t", IsPull: pull}
+			if err := s.DB().Create(is).Error; err != nil {
+				t.Fatal(err)
+			}
+			a := &store.Activity{Kind: store.ActivityIssueCreated, RepoID: repo.ID, IssueID: is.ID, ActorID: w.users["carol"].ID, CreatedUnix: 100 + index}
+			if err := s.DB().Create(a).Error; err != nil {
+				t.Fatal(err)
+			}
+			return is
+		}
+		issue, pull := newIssue(w.repo, 1, false), newIssue(w.repo, 2, true)
+		otherIssue, otherPull := newIssue(other, 3, false), newIssue(other, 4, true)
+		deleted, orphan := newIssue(w.repo, 5, false), newIssue(gone, 6, false)
+		if err := s.DB().Delete(&store.Issue{}, deleted.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DB().Delete(&store.Repository{}, gone.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.FanOutActivities(ctx, 100); err != nil || n != 6 {
+			t.Fatalf("fan-out: %d %v", n, err)
+		}
+		var rows []store.Notification
+		if err := s.DB().Where("user_id = ?", w.users["bob"].ID).Order("issue_id").Find(&rows).Error; err != nil {
+			t.Fatal(err)
+		}
+		got := map[int64]string{}
+		for _, n := range rows {
+			got[n.IssueID] = fmt.Sprintf("repo %d source %d at %d", n.RepoID, n.Source, n.UpdatedUnix)
+		}
+		want := map[int64]string{
+			issue.ID:      fmt.Sprintf("repo %d source %d at %d", w.repo.ID, store.NotificationSourceIssue, 101),
+			pull.ID:       fmt.Sprintf("repo %d source %d at %d", w.repo.ID, store.NotificationSourcePull, 102),
+			otherIssue.ID: fmt.Sprintf("repo %d source %d at %d", other.ID, store.NotificationSourceIssue, 103),
+			otherPull.ID:  fmt.Sprintf("repo %d source %d at %d", other.ID, store.NotificationSourcePull, 104),
+		}
+		if len(got) != len(want) {
+			t.Fatalf("bob's threads %v, want %v (none on issues %d, %d)", got, want, deleted.ID, orphan.ID)
+		}
+		for id, v := range want {
+			if got[id] != v {
+				t.Fatalf("bob's thread on issue %d: %q, want %q", id, got[id], v)
+			}
+		}
+		var queued int64
+		if err := s.DB().Model(&store.Activity{}).Count(&queued).Error; err != nil || queued != 0 {
+			t.Fatalf("%d activities left (%v)", queued, err)
+		}
+	})
+}
+
+// On PostgreSQL the threads statement runs on a generic plan from its
+// first run on a connection: planning it with its parameters (a custom
+// plan, PostgreSQL's choice for a prepared statement's first five runs)
+// cost more than running it, on every connection of the pool (issue 16).
+func TestActivityFanOutGenericPlan(t *testing.T) {
+	cfg := storetest.Database(t, "postgres")
+	cfg.MaxOpenConns, cfg.MaxIdleConns = 1, 1 // one connection: one plan cache to look at
+	s, err := store.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w := newNotifyWorld(t, s, "bob")
+	issue := w.newIssue(t, "bob", false)
+	for i := range 3 {
+		w.queue(t, issue, store.ActivityCommented, "bob", 0, int64(i+1))
+		if n, err := s.FanOutActivities(ctx, 100); err != nil || n != 1 {
+			t.Fatalf("fan-out %d: %d %v", i, n, err)
+		}
+	}
+	if got := w.threads(t, issue)["owner"]; got != "1@3#0" {
+		t.Fatalf("owner's thread %q", got)
+	}
+	var custom, generic int64
+	err = s.DB().Raw("SELECT custom_plans, generic_plans FROM pg_prepared_statements WHERE statement LIKE 'WITH g (%'").
+		Row().Scan(&custom, &generic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if custom != 0 || generic != 3 {
+		t.Fatalf("threads statement: %d custom plans, %d runs on a generic plan; want 0 and 3", custom, generic)
+	}
+}
+
+// Who is concerned is decided issue by issue within a batch: each issue's
+// poster, commenters (of comments, not of events), assignees, mentioned
+// users and subscribers, and its repository's watchers less those who
+// unsubscribed from it, hear of that issue only.
+func TestActivityFanOutConcernedPerIssue(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		w := newNotifyWorld(t, s, "poster", "commenter", "eventer", "assignee", "mentioned", "subscriber", "watcher", "quitter", "otherwatcher", "actor")
+		other := newRepo(t, s, "other")
+		other.HasIssues = true
+		if err := s.DB().Model(other).Select("has_issues").Updates(other).Error; err != nil {
+			t.Fatal(err)
+		}
+		otherOwner, err := s.UserByID(ctx, other.OwnerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.users["otherowner"] = otherOwner
+		for _, name := range []string{"watcher", "quitter"} {
+			if _, err := s.Watch(ctx, w.users[name].ID, w.repo.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Watch(ctx, w.users["otherwatcher"].ID, other.ID); err != nil {
+			t.Fatal(err)
+		}
+		create := func(t *testing.T, v any) {
+			t.Helper()
+			if err := s.DB().Create(v).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		a := w.newIssue(t, "poster", false)
+		b := w.newIssue(t, "actor", false)
+		c := &store.Issue{RepoID: other.ID, Index: 1, PosterID: w.users["actor"].ID, Title: "elsewhere"}
+		create(t, c)
+		// Everyone's part in a only.
+		create(t, &store.Comment{RepoID: w.repo.ID, IssueID: a.ID, PosterID: w.users["commenter"].ID, Content: "hi"})
+		create(t, &store.Comment{RepoID: w.repo.ID, IssueID: a.ID, PosterID: w.users["eventer"].ID, Type: 7}) // an event, not a comment
+		create(t, &store.IssueAssignee{RepoID: w.repo.ID, IssueID: a.ID, AssigneeID: w.users["assignee"].ID})
+		create(t, &store.IssueMention{RepoID: w.repo.ID, IssueID: a.ID, UserID: w.users["mentioned"].ID})
+		if err := s.SetIssueWatch(ctx, a, w.users["subscriber"].ID, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetIssueWatch(ctx, a, w.users["quitter"].ID, false); err != nil {
+			t.Fatal(err)
+		}
+		for i, is := range []*store.Issue{a, b, c} {
+			create(t, &store.Activity{Kind: store.ActivityCommented, RepoID: is.RepoID, IssueID: is.ID, ActorID: w.users["actor"].ID, CreatedUnix: int64(100 + i)})
+		}
+		if n, err := s.FanOutActivities(ctx, 100); err != nil || n != 3 {
+			t.Fatalf("fan-out: %d %v", n, err)
+		}
+		told := func(is *store.Issue) []string {
+			var rows []store.Notification
+			if err := s.DB().Where("issue_id = ?", is.ID).Find(&rows).Error; err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for name, u := range w.users {
+				for _, n := range rows {
+					if n.UserID == u.ID {
+						names = append(names, name)
+					}
+				}
+			}
+			sort.Strings(names)
+			return names
+		}
+		for _, tc := range []struct {
+			name  string
+			issue *store.Issue
+			want  string
+		}{
+			{"a", a, "[assignee commenter mentioned owner poster subscriber watcher]"},
+			{"b", b, "[owner quitter watcher]"},
+			{"c", c, "[otherowner otherwatcher]"},
+		} {
+			if got := fmt.Sprint(told(tc.issue)); got != tc.want {
+				t.Errorf("issue %s: told %s, want %s", tc.name, got, tc.want)
+			}
+		}
+	})
 }
