@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -96,6 +97,9 @@ type issueRowsKey struct {
 // minus k-1-i, NULL when the repository does not exist (the counters'
 // update returned no row).
 func (r rawTx) issueRowsText(tx *gorm.DB, ins *rowInserter, k int, pull bool) sqlText {
+	if r.s.postgres {
+		k = 0 // one text whatever the batch's size
+	}
 	key := issueRowsKey{k, pull, r.s.postgres}
 	if v, ok := issueRowsTexts.Load(key); ok {
 		return v.(sqlText)
@@ -109,6 +113,22 @@ func (r rawTx) issueRowsText(tx *gorm.DB, ins *rowInserter, k int, pull bool) sq
 		}
 		b.WriteString("WITH idx AS (" + allocIssueIndexes.sqlite + "),\ncnt AS (" +
 			strings.Replace(counts.sqlite, "WHERE id = ?", "WHERE id = ? RETURNING id", 1) + ")\n")
+		b.WriteString("INSERT INTO " + ins.into + " (" + ins.cols + ")\nSELECT ")
+		for j, f := range ins.fields {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			if j == index {
+				b.WriteString("(SELECT idx.max_index FROM idx, cnt) - CAST(? AS BIGINT) + v.ordinality")
+				continue
+			}
+			b.WriteString("v." + dialectQuote(tx, f.DBName))
+		}
+		b.WriteString("\nFROM json_populate_recordset(CAST(NULL AS " + ins.into + "), CAST(? AS JSON)) WITH ORDINALITY AS v")
+		b.WriteString(" RETURNING " + ins.returning + ", " + dialectQuote(tx, "index"))
+		t := newSQLText(b.String())
+		issueRowsTexts.Store(key, t)
+		return t
 	}
 	b.WriteString("INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES ")
 	for i := range k {
@@ -119,10 +139,6 @@ func (r rawTx) issueRowsText(tx *gorm.DB, ins *rowInserter, k int, pull bool) sq
 		for j := range ins.fields {
 			if j > 0 {
 				b.WriteString(", ")
-			}
-			if j == index && r.s.postgres {
-				b.WriteString("(SELECT idx.max_index FROM idx, cnt) - " + strconv.Itoa(k-1-i))
-				continue
 			}
 			b.WriteByte('?')
 		}
@@ -168,17 +184,24 @@ func (r rawTx) allocAndInsertIssues(tx *gorm.DB, ins *rowInserter, group []*issu
 			c.n.Index = last - int64(k-1-i)
 		}
 	}
-	args := make([]any, 0, 5+k*len(ins.fields))
+	var args []any
 	if r.s.postgres {
-		args = append(args, first.RepoID, k, k, closed, first.RepoID)
-	}
-	for _, c := range group {
-		c.n.ID = 0
-		vals := ins.args(r.ctx, &c.n.Issue)
-		if r.s.postgres {
-			vals = append(vals[:index], vals[index+1:]...)
+		rows := make([]any, len(group))
+		for i, c := range group {
+			c.n.ID = 0
+			rows[i] = &c.n.Issue
 		}
-		args = append(args, vals...)
+		records, err := r.jsonRecords(ins, rows, index)
+		if err != nil {
+			return errs.Wrap(err, "insert issues")
+		}
+		args = []any{first.RepoID, k, k, closed, first.RepoID, k, records}
+	} else {
+		args = make([]any, 0, k*len(ins.fields))
+		for _, c := range group {
+			c.n.ID = 0
+			args = append(args, ins.args(r.ctx, &c.n.Issue)...)
+		}
 	}
 	r.counted()
 	rows, err := r.conn.QueryContext(r.ctx, r.text(r.issueRowsText(tx, ins, k, first.IsPull)), args...)
@@ -250,26 +273,32 @@ JOIN users u ON u.lower_name = v.name WHERE TRUE ON CONFLICT DO NOTHING`
 SELECT v.column1, v.column2, u.id FROM (VALUES ` + valuesRows(len(names), "CAST(? AS BIGINT), CAST(? AS BIGINT), ?") + `) AS v
 JOIN users u ON u.lower_name = v.column3 WHERE TRUE ON CONFLICT DO NOTHING`
 	}
-	activityArgs := make([]any, 0, len(cs)*len(ins.fields))
-	hookArgs := make([]any, 0, len(cs)*4+2)
-	for _, c := range cs {
-		a := Activity{Kind: ActivityIssueCreated, RepoID: c.n.RepoID, IssueID: c.n.ID, ActorID: c.n.PosterID, CreatedUnix: c.now}
-		e := newActivity(&a)
-		activityArgs = append(activityArgs, ins.args(r.ctx, &a)...)
-		hookArgs = append(hookArgs, e.Kind, e.RepoID, e.IssueID, e.ActorID, e.CreatedUnix)
+	acts := make([]any, len(cs))
+	for i, c := range cs {
+		a := &Activity{Kind: ActivityIssueCreated, RepoID: c.n.RepoID, IssueID: c.n.ID, ActorID: c.n.PosterID, CreatedUnix: c.now}
+		newActivity(a) // its webhook event has the same kind, repository, issue, actor and time
+		acts[i] = a
 	}
-	hookArgs = append(hookArgs, true, true)
-	activities := "INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES " +
-		valuesRows(len(cs), strings.TrimSuffix(strings.Repeat("?, ", len(ins.fields)), ", "))
-	hooks := insertIssueHookEvents(len(cs))
 	if r.s.postgres {
-		text := "WITH a AS (" + activities + ")"
-		args := activityArgs
+		// One text whatever the batch: the activities as JSON records,
+		// which are the webhook events' too (the same column names).
+		records, err := r.jsonRecords(ins, acts, -1)
+		if err != nil {
+			return errs.Wrap(err, "enqueue activities")
+		}
+		var cols []string
+		for _, f := range ins.fields {
+			cols = append(cols, "v."+dialectQuote(tx, f.DBName))
+		}
+		text := "WITH a AS (INSERT INTO " + ins.into + " (" + ins.cols + ")\nSELECT " + strings.Join(cols, ", ") +
+			" FROM json_populate_recordset(CAST(NULL AS " + ins.into + "), CAST(? AS JSON)) AS v)"
+		args := []any{records}
 		if mentions != "" {
 			text += ",\nm AS (" + mentions + ")"
 			args = append(args, mentionArgs...)
 		}
-		res, err := r.exec(newSQLText(text+"\n"+hooks), append(args, hookArgs...)...)
+		text += "\n" + insertIssueHookEvents("FROM json_populate_recordset(CAST(NULL AS hook_events), CAST(? AS JSON)) AS v")
+		res, err := r.exec(newSQLText(text), append(args, records, true, true)...)
 		if err != nil {
 			return errs.Wrap(err, "enqueue activities")
 		}
@@ -280,10 +309,21 @@ JOIN users u ON u.lower_name = v.column3 WHERE TRUE ON CONFLICT DO NOTHING`
 				return errs.Wrap(err, "record mentions")
 			}
 		}
+		activityArgs := make([]any, 0, len(cs)*len(ins.fields))
+		hookArgs := make([]any, 0, len(cs)*5+2)
+		for _, a := range acts {
+			a := a.(*Activity)
+			activityArgs = append(activityArgs, ins.args(r.ctx, a)...)
+			hookArgs = append(hookArgs, a.Kind, a.RepoID, a.IssueID, a.ActorID, a.CreatedUnix)
+		}
+		activities := "INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES " +
+			valuesRows(len(cs), strings.TrimSuffix(strings.Repeat("?, ", len(ins.fields)), ", "))
 		if _, err := r.exec(newSQLText(activities), activityArgs...); err != nil {
 			return errs.Wrap(err, "enqueue activities")
 		}
-		res, err := r.exec(newSQLText(hooks), hookArgs...)
+		from := "FROM (SELECT column1 AS kind, column2 AS repo_id, column3 AS issue_id, column4 AS actor_id, column5 AS created_unix\nFROM (VALUES " +
+			valuesRows(len(cs), "CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT)") + ")) AS v"
+		res, err := r.exec(newSQLText(insertIssueHookEvents(from)), append(hookArgs, true, true)...)
 		if err != nil {
 			return errs.Wrap(err, "enqueue webhook events")
 		}
@@ -295,18 +335,50 @@ JOIN users u ON u.lower_name = v.column3 WHERE TRUE ON CONFLICT DO NOTHING`
 	return nil
 }
 
-// insertIssueHookEvents inserts the webhook events of k issue creations
-// (kind, repository, issue, actor, time each; then the two TRUEs of
-// active and is_system), each only when a hook could receive it: as
-// insertHookEventSQL, with the repository of each row.
-func insertIssueHookEvents(k int) string {
+// insertIssueHookEvents inserts the webhook events of issue creations
+// from rows v (with columns kind, repo_id, issue_id, actor_id and
+// created_unix; then the two TRUEs of active and is_system), each only
+// when a hook could receive it: as insertHookEventSQL, with the
+// repository of each row.
+func insertIssueHookEvents(from string) string {
 	return `INSERT INTO hook_events (kind, repo_id, issue_id, comment_id, release_id, actor_id, hook_id, ref,
 	old_sha, new_sha, extra, claimed_until, created_unix)
-SELECT v.column1, v.column2, v.column3, 0, 0, v.column4, 0, '', '', '', '', 0, v.column5
-FROM (VALUES ` + valuesRows(k, "CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT)") + `) AS v
-WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.active = ? AND (w.repo_id = v.column2
-	OR (w.repo_id = 0 AND w.owner_id <> 0 AND w.owner_id = (SELECT owner_id FROM repositories WHERE id = v.column2))
+SELECT v.kind, v.repo_id, v.issue_id, 0, 0, v.actor_id, 0, '', '', '', '', 0, v.created_unix
+` + from + `
+WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.active = ? AND (w.repo_id = v.repo_id
+	OR (w.repo_id = 0 AND w.owner_id <> 0 AND w.owner_id = (SELECT owner_id FROM repositories WHERE id = v.repo_id))
 	OR (w.repo_id = 0 AND w.owner_id = 0 AND w.is_system = ?)))`
+}
+
+// jsonRecords is rows (pointers to structs of ins's model) as a JSON
+// array of objects keyed by column, for json_populate_recordset on
+// PostgreSQL, leaving out the field at skip (-1: none).
+func (r rawTx) jsonRecords(ins *rowInserter, rows []any, skip int) (string, error) {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, row := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('{')
+		sep := ""
+		for j, v := range ins.args(r.ctx, row) {
+			if j == skip {
+				continue
+			}
+			b.WriteString(sep)
+			sep = ","
+			val, err := json.Marshal(v)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(strconv.Quote(ins.fields[j].DBName) + ":")
+			b.Write(val)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return b.String(), nil
 }
 
 // valuesRows is n rows of a VALUES list, each (row).
