@@ -2,7 +2,6 @@ package store
 
 import (
 	"database/sql"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -46,7 +45,7 @@ func (r rawTx) enqueueActivity(tx *gorm.DB, a Activity) error {
 		text := activityAndHookEventPG.Load()
 		if text == nil {
 			t := newSQLText("WITH a AS (INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES (" +
-				strings.TrimSuffix(strings.Repeat("?, ", len(ins.fields)), ", ") + "))\n" + insertHookEventSQL.sqlite)
+				placeholders(len(ins.fields)) + "))\n" + insertHookEventSQL.sqlite)
 			text = &t
 			activityAndHookEventPG.Store(text)
 		}

@@ -502,17 +502,8 @@ func TestActivityFanOutAcrossRepositories(t *testing.T) {
 // plan, PostgreSQL's choice for a prepared statement's first five runs)
 // cost more than running it, on every connection of the pool (issue 16).
 func TestActivityFanOutGenericPlan(t *testing.T) {
-	cfg := storetest.Database(t, "postgres")
-	cfg.MaxOpenConns, cfg.MaxIdleConns = 1, 1 // one connection: one plan cache to look at
-	s, err := store.Open(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storeWithConns(t, "postgres", 1) // one connection: one plan cache to look at
 	ctx := context.Background()
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	w := newNotifyWorld(t, s, "bob")
 	issue := w.newIssue(t, "bob", false)
 	for i := range 3 {
@@ -525,7 +516,7 @@ func TestActivityFanOutGenericPlan(t *testing.T) {
 		t.Fatalf("owner's thread %q", got)
 	}
 	var custom, generic int64
-	err = s.DB().Raw("SELECT custom_plans, generic_plans FROM pg_prepared_statements WHERE statement LIKE 'WITH g (%'").
+	err := s.DB().Raw("SELECT custom_plans, generic_plans FROM pg_prepared_statements WHERE statement LIKE 'WITH g (%'").
 		Row().Scan(&custom, &generic)
 	if err != nil {
 		t.Fatal(err)

@@ -81,6 +81,25 @@ RETURNING max_index`)
 	addPullsCounts  = newSQLText(`UPDATE repositories SET num_pulls = num_pulls + ?, num_closed_pulls = num_closed_pulls + ? WHERE id = ?`)
 )
 
+// addIssueCounts adds n issues (or pull requests), closed of them closed,
+// to the counters of repository repoID. ErrNotFound if it does not exist.
+func (r rawTx) addIssueCounts(pull bool, n, closed int, repoID int64) error {
+	counts := addIssuesCounts
+	if pull {
+		counts = addPullsCounts
+	}
+	res, err := r.exec(counts, n, closed, repoID)
+	if err != nil {
+		return errs.Wrap(err, "move issue counters")
+	}
+	if moved, err := res.RowsAffected(); err != nil {
+		return errs.Wrap(err, "move issue counters")
+	} else if moved == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
 // issueRowsTexts caches the insert of k issue rows: issueRowsKey → sqlText.
 var issueRowsTexts sync.Map
 
@@ -130,20 +149,7 @@ func (r rawTx) issueRowsText(tx *gorm.DB, ins *rowInserter, k int, pull bool) sq
 		issueRowsTexts.Store(key, t)
 		return t
 	}
-	b.WriteString("INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES ")
-	for i := range k {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('(')
-		for j := range ins.fields {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteByte('?')
-		}
-		b.WriteByte(')')
-	}
+	b.WriteString("INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES " + valuesRows(k, placeholders(len(ins.fields))))
 	b.WriteString(" RETURNING " + ins.returning + ", " + dialectQuote(tx, "index"))
 	t := newSQLText(b.String())
 	issueRowsTexts.Store(key, t)
@@ -167,18 +173,8 @@ func (r rawTx) allocAndInsertIssues(tx *gorm.DB, ins *rowInserter, group []*issu
 		if err := r.queryRow(allocIssueIndexes, []any{first.RepoID, k}, &last); err != nil {
 			return errs.Wrap(err, "allocate issue index")
 		}
-		counts := addIssuesCounts
-		if first.IsPull {
-			counts = addPullsCounts
-		}
-		res, err := r.exec(counts, k, closed, first.RepoID)
-		if err != nil {
-			return errs.Wrap(err, "move issue counters")
-		}
-		if moved, err := res.RowsAffected(); err != nil {
-			return errs.Wrap(err, "move issue counters")
-		} else if moved == 0 {
-			return ErrNotFound
+		if err := r.addIssueCounts(first.IsPull, k, closed, first.RepoID); err != nil {
+			return err
 		}
 		for i, c := range group {
 			c.n.Index = last - int64(k-1-i)
@@ -317,7 +313,7 @@ JOIN users u ON u.lower_name = v.column3 WHERE TRUE ON CONFLICT DO NOTHING`
 			hookArgs = append(hookArgs, a.Kind, a.RepoID, a.IssueID, a.ActorID, a.CreatedUnix)
 		}
 		activities := "INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES " +
-			valuesRows(len(cs), strings.TrimSuffix(strings.Repeat("?, ", len(ins.fields)), ", "))
+			valuesRows(len(cs), placeholders(len(ins.fields)))
 		if _, err := r.exec(newSQLText(activities), activityArgs...); err != nil {
 			return errs.Wrap(err, "enqueue activities")
 		}
@@ -379,6 +375,11 @@ func (r rawTx) jsonRecords(ins *rowInserter, rows []any, skip int) (string, erro
 	}
 	b.WriteByte(']')
 	return b.String(), nil
+}
+
+// placeholders is n placeholders, separated by commas.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
 // valuesRows is n rows of a VALUES list, each (row).

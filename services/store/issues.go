@@ -83,18 +83,8 @@ func (r rawTx) allocAndInsertIssue(tx *gorm.DB, is *Issue) error {
 	if err := r.queryRow(allocIssueIndex, []any{is.RepoID}, &idx); err != nil {
 		return errs.Wrap(err, "allocate issue index")
 	}
-	counts := addIssueCounts
-	if is.IsPull {
-		counts = addPullCounts
-	}
-	res, err := r.exec(counts, b2i(is.IsClosed), is.RepoID)
-	if err != nil {
-		return errs.Wrap(err, "move issue counters")
-	}
-	if moved, err := res.RowsAffected(); err != nil {
-		return errs.Wrap(err, "move issue counters")
-	} else if moved == 0 {
-		return ErrNotFound
+	if err := r.addIssueCounts(is.IsPull, 1, b2i(is.IsClosed), is.RepoID); err != nil {
+		return err
 	}
 	is.Index = idx
 	return errs.Wrap(r.insert(tx, is), "insert issue")

@@ -73,6 +73,6 @@ func mentionsInsert(repoID, issueID int64, text string) (string, []any) {
 		args = append(args, n)
 	}
 	return `INSERT INTO issue_mentions (repo_id, issue_id, user_id)
-SELECT ?, ?, id FROM users WHERE lower_name IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ") + `)
+SELECT ?, ?, id FROM users WHERE lower_name IN (` + placeholders(len(names)) + `)
 ON CONFLICT DO NOTHING`, args
 }

@@ -9,7 +9,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"forge/services/store"
 	"forge/services/store/storetest"
 )
 
@@ -24,17 +23,8 @@ import (
 func TestPoolExhaustionDoesNotStall(t *testing.T) {
 	for _, kind := range storetest.Backends {
 		t.Run(kind, func(t *testing.T) {
-			cfg := storetest.Database(t, kind)
-			cfg.MaxOpenConns, cfg.MaxIdleConns = 2, 2
-			s, err := store.Open(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
+			s := storeWithConns(t, kind, 2)
 			ctx := context.Background()
-			if err := s.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
 			done := make(chan struct{})
 			go func() {
 				defer close(done)

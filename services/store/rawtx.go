@@ -154,7 +154,7 @@ func buildInserter(tx *gorm.DB, row any) *rowInserter {
 	ins.into = dialectQuote(tx, sch.Table)
 	ins.returning = dialectQuote(tx, key.DBName)
 	ins.text = newSQLText("INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES (" +
-		strings.TrimSuffix(strings.Repeat("?, ", len(ins.fields)), ", ") + ") RETURNING " + ins.returning)
+		placeholders(len(ins.fields)) + ") RETURNING " + ins.returning)
 	return ins
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"forge/services/config"
 	"forge/services/errs"
 	"forge/services/store"
 	"forge/services/store/storetest"
@@ -300,6 +301,15 @@ func TestNULInTextIsInvalid(t *testing.T) {
 	})
 }
 
+// storeWithConns opens a store on a fresh, migrated database of kind
+// whose pool holds conns connections.
+func storeWithConns(t *testing.T, kind string, conns int) *store.Store {
+	t.Helper()
+	cfg := storetest.Database(t, kind)
+	cfg.MaxOpenConns, cfg.MaxIdleConns = conns, conns
+	return openMigrated(t, cfg)
+}
+
 // storesOnOneDatabase opens n stores on one fresh, migrated database of
 // kind, each standing for a forge process of its own.
 func storesOnOneDatabase(t *testing.T, kind string, n int) []*store.Store {
@@ -307,15 +317,20 @@ func storesOnOneDatabase(t *testing.T, kind string, n int) []*store.Store {
 	cfg := storetest.Database(t, kind)
 	stores := make([]*store.Store, n)
 	for i := range stores {
-		s, err := store.Open(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		if err := s.Migrate(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		stores[i] = s
+		stores[i] = openMigrated(t, cfg)
 	}
 	return stores
+}
+
+func openMigrated(t *testing.T, cfg config.Database) *store.Store {
+	t.Helper()
+	s, err := store.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
