@@ -2,7 +2,6 @@ package store
 
 import (
 	"database/sql"
-	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -34,40 +33,6 @@ func newActivity(a *Activity) HookEvent {
 		ActorID: a.ActorID, CreatedUnix: a.CreatedUnix}
 }
 
-// enqueueActivity is enqueueActivity on the transaction's connection
-// (rawtx.go). On PostgreSQL the activity's insert and the webhook event's
-// are one statement (a data-modifying CTE runs whether or not the rest
-// reads it): one round trip instead of two.
-func (r rawTx) enqueueActivity(tx *gorm.DB, a Activity) error {
-	event := newActivity(&a)
-	hook := hookEventArgs(&event)
-	if ins := r.inserterFor(tx, &a); ins != nil && r.s.postgres {
-		text := activityAndHookEventPG.Load()
-		if text == nil {
-			t := newSQLText("WITH a AS (INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES (" +
-				placeholders(len(ins.fields)) + "))\n" + insertHookEventSQL.sqlite)
-			text = &t
-			activityAndHookEventPG.Store(text)
-		}
-		res, err := r.exec(*text, append(ins.args(r.ctx, &a), hook...)...)
-		if err != nil {
-			return err
-		}
-		r.s.activityInsertedIn(r.ctx)
-		r.hookEventsWritten(res) // the statement's rows are the webhook event's
-		return nil
-	}
-	if err := r.insert(tx, &a); err != nil {
-		return err
-	}
-	res, err := r.exec(insertHookEventSQL, hook...)
-	if err != nil {
-		return err
-	}
-	r.hookEventsWritten(res)
-	return nil
-}
-
 // hookEventsWritten wakes the webhook worker when res (an insert of
 // webhook events) wrote any: at once, or after the commit when the
 // transaction defers its wake-ups (withDeferredWakes).
@@ -81,6 +46,3 @@ func (r rawTx) hookEventsWritten(res sql.Result) {
 	}
 	r.s.kickHooks()
 }
-
-// activityAndHookEventPG is enqueueActivity's statement on PostgreSQL.
-var activityAndHookEventPG atomic.Pointer[sqlText]

@@ -1,9 +1,10 @@
 package store
 
 import (
-	"database/sql"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +37,9 @@ func (s *Store) insertIssues(tx *gorm.DB, cs []*issueCreation) error {
 	r := s.raw(tx)
 	issueRows, activityRows := r.inserterFor(tx, &Issue{}), r.inserterFor(tx, &Activity{})
 	if issueRows == nil || activityRows == nil || fieldIndex(issueRows, "Index") < 0 {
-		for _, c := range cs {
-			if err := s.insertIssue(tx, c.n, c.now); err != nil {
-				return err
-			}
-		}
-		return nil
+		// A hook, default or serializer on Issue or Activity needs gorm's
+		// Create, which these statements would bypass.
+		return errors.New("create issue: the issue or activity model needs gorm's Create")
 	}
 	for start := 0; start < len(cs); {
 		end := start + 1
@@ -70,9 +68,10 @@ func fieldIndex(ins *rowInserter, name string) int {
 	return -1
 }
 
-// The statements of a group of k creations in one repository: the
-// numbers' allocation and the counters' move are allocIssueIndex and
-// addIssueCounts by k.
+// A group's statements: k numbers allocated and k issues counted. The
+// issue_index row stays locked by the upsert until commit, so the next
+// creator waits for it and then sees the new value; a rollback takes the
+// increment back with it.
 var (
 	allocIssueIndexes = newSQLText(`INSERT INTO issue_index (repo_id, max_index) VALUES (?, ?)
 ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + excluded.max_index
@@ -80,6 +79,13 @@ RETURNING max_index`)
 	addIssuesCounts = newSQLText(`UPDATE repositories SET num_issues = num_issues + ?, num_closed_issues = num_closed_issues + ? WHERE id = ?`)
 	addPullsCounts  = newSQLText(`UPDATE repositories SET num_pulls = num_pulls + ?, num_closed_pulls = num_closed_pulls + ? WHERE id = ?`)
 )
+
+// numberGroup numbers group's issues in their order, the last one last.
+func numberGroup(group []*issueCreation, last int64) {
+	for i, c := range group {
+		c.n.Index = last - int64(len(group)-1-i)
+	}
+}
 
 // addIssueCounts adds n issues (or pull requests), closed of them closed,
 // to the counters of repository repoID. ErrNotFound if it does not exist.
@@ -111,10 +117,11 @@ type issueRowsKey struct {
 
 // issueRowsText is the insert of k rows of ins (issues), returning each
 // row's id and number. On SQLite the numbers are arguments. On PostgreSQL
-// the statement also allocates them and moves the counters (data-modifying
-// CTEs, as issueInsertPG): the i-th row's number is the allocation's last
-// minus k-1-i, NULL when the repository does not exist (the counters'
-// update returned no row).
+// the statement, one text for any k, also allocates them and moves the
+// counters (data-modifying CTEs), and takes the rows as JSON records: the
+// i-th record's number is the allocation's last minus k plus i (from 1),
+// and nothing is inserted when the repository does not exist (the
+// counters' update returned no row).
 func (r rawTx) issueRowsText(tx *gorm.DB, ins *rowInserter, k int, pull bool) sqlText {
 	if r.s.postgres {
 		k = 0 // one text whatever the batch's size
@@ -138,12 +145,12 @@ func (r rawTx) issueRowsText(tx *gorm.DB, ins *rowInserter, k int, pull bool) sq
 				b.WriteString(", ")
 			}
 			if j == index {
-				b.WriteString("(SELECT idx.max_index FROM idx, cnt) - CAST(? AS BIGINT) + v.ordinality")
+				b.WriteString("idx.max_index - CAST(? AS BIGINT) + v.ordinality")
 				continue
 			}
 			b.WriteString("v." + dialectQuote(tx, f.DBName))
 		}
-		b.WriteString("\nFROM json_populate_recordset(CAST(NULL AS " + ins.into + "), CAST(? AS JSON)) WITH ORDINALITY AS v")
+		b.WriteString("\nFROM json_populate_recordset(CAST(NULL AS " + ins.into + "), CAST(? AS JSON)) WITH ORDINALITY AS v, idx, cnt")
 		b.WriteString(" RETURNING " + ins.returning + ", " + dialectQuote(tx, "index"))
 		t := newSQLText(b.String())
 		issueRowsTexts.Store(key, t)
@@ -176,9 +183,7 @@ func (r rawTx) allocAndInsertIssues(tx *gorm.DB, ins *rowInserter, group []*issu
 		if err := r.addIssueCounts(first.IsPull, k, closed, first.RepoID); err != nil {
 			return err
 		}
-		for i, c := range group {
-			c.n.Index = last - int64(k-1-i)
-		}
+		numberGroup(group, last)
 	}
 	var args []any
 	if r.s.postgres {
@@ -207,27 +212,23 @@ func (r rawTx) allocAndInsertIssues(tx *gorm.DB, ins *rowInserter, group []*issu
 	defer rows.Close()
 	byIndex := make(map[int64]int64, k) // number → id
 	for rows.Next() {
-		var id int64
-		var idx sql.NullInt64
+		var id, idx int64
 		if err := rows.Scan(&id, &idx); err != nil {
 			return errs.Wrap(r.fail(err), "insert issues")
 		}
-		if !idx.Valid {
-			return ErrNotFound // PostgreSQL: no repository, no counters moved
-		}
-		byIndex[idx.Int64] = id
+		byIndex[idx] = id
 	}
 	if err := rows.Err(); err != nil {
 		return errs.Wrap(r.fail(err), "insert issues")
 	}
+	if len(byIndex) == 0 && r.s.postgres {
+		return ErrNotFound // no repository: no counters moved, nothing inserted
+	}
+	if len(byIndex) != k {
+		return errors.New("insert issues: not every row was returned")
+	}
 	if r.s.postgres {
-		var last int64
-		for idx := range byIndex {
-			last = max(last, idx)
-		}
-		for i, c := range group {
-			c.n.Index = last - int64(k-1-i)
-		}
+		numberGroup(group, slices.Max(slices.Collect(maps.Keys(byIndex))))
 	}
 	for _, c := range group {
 		id, ok := byIndex[c.n.Index]

@@ -2,11 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -51,105 +48,10 @@ func (s *Store) CreateIssue(ctx context.Context, n *NewIssue) error {
 	return s.createIssueBatched(ctx, n, now) // issue_batch.go
 }
 
-// The statements every creation runs, on the transaction's connection
-// without gorm (rawtx.go). The row of issue_index is locked by the upsert
-// until commit, so the next creator waits for it and then sees the new
-// value; a rollback takes the increment back with it.
-var (
-	allocIssueIndex = newSQLText(`INSERT INTO issue_index (repo_id, max_index) VALUES (?, 1)
-ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + 1
-RETURNING max_index`)
-	addIssueCounts = newSQLText(`UPDATE repositories SET num_issues = num_issues + 1, num_closed_issues = num_closed_issues + ? WHERE id = ?`)
-	addPullCounts  = newSQLText(`UPDATE repositories SET num_pulls = num_pulls + 1, num_closed_pulls = num_closed_pulls + ? WHERE id = ?`)
-)
-
-// allocAndInsertIssue allocates is's index, moves the repository's
-// counters and inserts is, setting its ID and Index. ErrNotFound if the
-// repository does not exist.
-func (r rawTx) allocAndInsertIssue(tx *gorm.DB, is *Issue) error {
-	is.ID = 0
-	if p := r.issueInsertPG(tx, is.IsPull); p != nil {
-		// One statement, one round trip instead of three.
-		vals := p.ins.args(r.ctx, is)
-		args := append([]any{is.RepoID, b2i(is.IsClosed), is.RepoID}, vals[:p.index]...)
-		args = append(args, vals[p.index+1:]...)
-		err := r.queryRow(p.text, args, &is.ID, &is.Index)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound // no repository: no counters moved, nothing inserted
-		}
-		return errs.Wrap(err, "insert issue")
-	}
-	var idx int64
-	if err := r.queryRow(allocIssueIndex, []any{is.RepoID}, &idx); err != nil {
-		return errs.Wrap(err, "allocate issue index")
-	}
-	if err := r.addIssueCounts(is.IsPull, 1, b2i(is.IsClosed), is.RepoID); err != nil {
-		return err
-	}
-	is.Index = idx
-	return errs.Wrap(r.insert(tx, is), "insert issue")
-}
-
-// issueInsertPG is, on PostgreSQL, allocIssueIndex, the counters' update
-// (addIssueCounts or addPullCounts) and the issue's insert as one statement
-// of data-modifying CTEs: the insert takes its index from the upsert and
-// inserts nothing when the repository is missing (the counters' update
-// returned no row). Its columns are the issue inserter's (rawtx.go), the
-// index's value replaced by the allocated one. nil on SQLite.
-type issueInsertPG struct {
-	text  sqlText
-	index int // the index column among the inserter's fields
-	ins   *rowInserter
-}
-
-var issueInsertsPG sync.Map // pull bool → *issueInsertPG, or nil when the inserter can't do it
-
-func (r rawTx) issueInsertPG(tx *gorm.DB, pull bool) *issueInsertPG {
-	if !r.s.postgres {
-		return nil
-	}
-	if v, ok := issueInsertsPG.Load(pull); ok {
-		return v.(*issueInsertPG)
-	}
-	var p *issueInsertPG
-	if ins := r.inserterFor(tx, &Issue{}); ins != nil {
-		counts := addIssueCounts
-		if pull {
-			counts = addPullCounts
-		}
-		vals := make([]string, len(ins.fields))
-		for i, f := range ins.fields {
-			vals[i] = "?"
-			if f.Name == "Index" {
-				vals[i] = "idx.max_index"
-				p = &issueInsertPG{index: i, ins: ins}
-			}
-		}
-		if p != nil {
-			p.text = newSQLText("WITH idx AS (" + allocIssueIndex.sqlite + "),\ncnt AS (" +
-				strings.Replace(counts.sqlite, "WHERE id = ?", "WHERE id = ? RETURNING id", 1) + ")\n" +
-				"INSERT INTO " + ins.into + " (" + ins.cols + ")\nSELECT " + strings.Join(vals, ", ") +
-				" FROM idx, cnt RETURNING " + ins.returning + ", " + dialectQuote(tx, "index"))
-		}
-	}
-	issueInsertsPG.Store(pull, p)
-	return p
-}
-
-// insertIssue is CreateIssue inside the caller's transaction.
+// insertIssue is CreateIssue inside the caller's transaction: a batch of
+// one (issue_rows.go).
 func (s *Store) insertIssue(tx *gorm.DB, n *NewIssue, now int64) error {
-	is := &n.Issue
-	r := s.raw(tx)
-	if err := r.allocAndInsertIssue(tx, is); err != nil {
-		return err
-	}
-	if err := s.addIssueSettings(tx, n, now); err != nil {
-		return err
-	}
-	if err := r.addMentions(is.RepoID, is.ID, is.Content); err != nil {
-		return err
-	}
-	return r.enqueueActivity(tx, Activity{Kind: ActivityIssueCreated, RepoID: is.RepoID, IssueID: is.ID, ActorID: is.PosterID, CreatedUnix: now})
+	return s.insertIssues(tx, []*issueCreation{{n: n, now: now}})
 }
 
 // hasSettings reports whether n sets more than its row: a milestone,

@@ -48,18 +48,6 @@ func addMentions(tx *gorm.DB, repoID, issueID int64, text string) error {
 	return nil
 }
 
-// addMentions is addMentions on the transaction's connection (rawtx.go).
-func (r rawTx) addMentions(repoID, issueID int64, text string) error {
-	q, args := mentionsInsert(repoID, issueID, text)
-	if q == "" {
-		return nil
-	}
-	if _, err := r.exec(newSQLText(q), args...); err != nil {
-		return errs.Wrap(err, "record mention")
-	}
-	return nil
-}
-
 // mentionsInsert is addMentions' statement, one placeholder per name, and
 // its arguments; "" when text mentions nobody.
 func mentionsInsert(repoID, issueID int64, text string) (string, []any) {

@@ -589,9 +589,9 @@ type activityHooks struct {
 	fns []func()
 }
 
-// OnActivity calls fn after every insert of an Activity row (through
-// gorm's tx.Create or rawTx.insert), so the in-process notifier can start at once instead of at
-// its next poll. The insert may not be committed yet when fn runs: the
+// OnActivity calls fn after every insert of Activity rows (through
+// gorm's tx.Create or issue creation's statements), so the in-process
+// notifier can start at once instead of at its next poll. The insert may not be committed yet when fn runs: the
 // notifier retries briefly, and polls anyway. Issue creation calls fn
 // once after its transaction commits instead (deferredWakes).
 func (s *Store) OnActivity(fn func()) {

@@ -17,9 +17,9 @@ import (
 // building clauses, reflecting over the row and over each argument) was
 // about as much CPU as SQLite's own execution of the statements. The
 // statements are the same texts, counted as gorm's are (QueryCount), and
-// their errors translated as gorm translates them. A row is inserted with
-// a statement built once per model from gorm's parsed schema (rowInserter),
-// so its columns are still declared only by the model.
+// their errors translated as gorm translates them. Rows are inserted with
+// statements built from gorm's parsed schema (rowInserter), so their
+// columns are still declared only by the model.
 
 // rawTx runs statements on a gorm transaction's connection.
 type rawTx struct {
@@ -88,13 +88,11 @@ func (r rawTx) queryRow(q sqlText, args []any, dest ...any) error {
 	return r.fail(r.conn.QueryRowContext(r.ctx, r.text(q), args...).Scan(dest...))
 }
 
-// rowInserter inserts rows of one model: every column gorm would write,
-// the auto-increment key returned and set on the row.
+// rowInserter is what an insert of rows of one model needs: every column
+// gorm would write, and the auto-increment key to return (issue_rows.go
+// builds the statements).
 type rowInserter struct {
-	text   sqlText
 	fields []*schema.Field // the columns, in the statement's order
-	key    *schema.Field
-	table  string // the table's name
 	// into, cols and returning are the statement's parts, quoted: the
 	// table, the column list and the key.
 	into, cols, returning string
@@ -135,7 +133,7 @@ func buildInserter(tx *gorm.DB, row any) *rowInserter {
 		sch.BeforeCreate || sch.AfterCreate || sch.BeforeSave || sch.AfterSave || len(sch.Relationships.Relations) > 0 {
 		return nil
 	}
-	ins := &rowInserter{key: key, table: sch.Table}
+	ins := &rowInserter{}
 	var cols strings.Builder
 	for _, f := range sch.Fields {
 		if f == key || f.DBName == "" || !f.Creatable {
@@ -153,8 +151,6 @@ func buildInserter(tx *gorm.DB, row any) *rowInserter {
 	ins.cols = cols.String()
 	ins.into = dialectQuote(tx, sch.Table)
 	ins.returning = dialectQuote(tx, key.DBName)
-	ins.text = newSQLText("INSERT INTO " + ins.into + " (" + ins.cols + ") VALUES (" +
-		placeholders(len(ins.fields)) + ") RETURNING " + ins.returning)
 	return ins
 }
 
@@ -172,24 +168,4 @@ func (ins *rowInserter) args(ctx context.Context, row any) []any {
 		args[i], _ = f.ValueOf(ctx, v)
 	}
 	return args
-}
-
-// insert inserts row (a pointer to a struct of a gorm model) and sets its
-// key, as tx.Create(row) does for a model without hooks or defaults.
-func (r rawTx) insert(tx *gorm.DB, row any) error {
-	ins := r.inserterFor(tx, row)
-	if ins == nil {
-		return tx.Create(row).Error
-	}
-	var id int64
-	if err := r.queryRow(ins.text, ins.args(r.ctx, row), &id); err != nil {
-		return err
-	}
-	if err := ins.key.Set(r.ctx, reflect.ValueOf(row).Elem(), id); err != nil {
-		return err
-	}
-	if ins.table == "activities" {
-		r.s.activityInsertedIn(r.ctx)
-	}
-	return nil
 }
