@@ -27,8 +27,11 @@ func TestPullMergedByPush(t *testing.T) {
 		// bob, a writer, lands the head on main with git.
 		gitCmd(t, bobDir, "fetch", "-q", "origin")
 		gitCmd(t, bobDir, "push", "-q", "origin", "origin/feature:refs/heads/main")
+		// Waits for the closed state too: the pull request's GET reads its
+		// issue and its pull row in two statements, so under load one
+		// answer may straddle the merge's commit (merged, still open).
 		got := waitPull(t, bob, "alice", "proj", pr.Index, "its head pushed to the base", func(pr *gitea.PullRequest) bool {
-			return pr.HasMerged
+			return pr.HasMerged && pr.State == gitea.StateClosed
 		})
 		if got.State != gitea.StateClosed || got.MergedCommitID == nil || *got.MergedCommitID != head ||
 			got.MergedBy == nil || got.MergedBy.UserName != "bob" {
