@@ -242,6 +242,13 @@ func (v view) pull(is *store.Issue, pr *store.PullRequest, base *access.Repo, ba
 		out.DueDate = ts(is.DeadlineUnix)
 	}
 	if pr.HasMerged {
+		// A merge closes the issue in the same commit, but the issue row and
+		// the pull row are two reads, which may straddle that commit: a
+		// merged pull request is never answered open.
+		if !is.IsClosed {
+			out.State = "closed"
+			out.ClosedAt = ts(pr.MergedUnix)
+		}
 		out.MergedAt = ts(pr.MergedUnix)
 		out.MergeCommitSha = pr.MergedSHA
 		if pr.MergerID != 0 { // 0: merged by a plain push, pusher unknown
