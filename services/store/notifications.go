@@ -326,20 +326,6 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 			return err
 		}
 		claimed = len(acts)
-		if s.postgres {
-			// Generic plans, built once per connection: PostgreSQL plans a
-			// prepared statement's first five runs on each connection with
-			// their parameters (custom plans), and planning the threads
-			// statement (writeThreads) costs more than running it (~2.5 ms
-			// against ~1 ms for 20 issues, issue 16). The parameters tell
-			// the planner nothing a custom plan could use (a JSON array is
-			// 100 rows to it whatever it holds), and after five runs
-			// PostgreSQL settles on the generic plan anyway. LOCAL: the
-			// connection's other work keeps the default.
-			if err := tx.Exec("SET LOCAL plan_cache_mode = force_generic_plan").Error; err != nil {
-				return err
-			}
-		}
 		groups := groupActivities(acts)
 		issueIDs := make([]int64, 0, len(groups))
 		for _, g := range groups {
@@ -350,10 +336,21 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 		// issue or repository that went before we got here has nothing to
 		// say, and the join leaves it out. Scanned by hand: gorm's Scan
 		// into structs cost ~16 allocations a row.
-		rows, err := tx.Table("issues").
-			Select("issues.id, issues.is_pull, issues.repo_id, repositories.owner_id, repositories.is_private, repositories.has_issues, repositories.has_pull_requests").
+		const cols = "issues.id, issues.is_pull, issues.repo_id, repositories.owner_id, repositories.is_private, repositories.has_issues, repositories.has_pull_requests"
+		read := tx.Table("issues").Select(cols).
 			Joins("JOIN repositories ON repositories.id = issues.repo_id").
-			Where(s.idsIn("issues.id", issueIDs)).Rows()
+			Where(s.idsIn("issues.id", issueIDs))
+		if s.postgres {
+			// One index lookup per id. As a plain IN, PostgreSQL scanned
+			// the whole table while its statistics still described it
+			// small (a new database's, until autovacuum analyses it):
+			// every issue of the site read on each batch. OFFSET 0 keeps
+			// the planner from turning the lookups back into that scan.
+			read = tx.Raw(`SELECT `+cols+` FROM unnest(CAST(? AS BIGINT[])) AS v (id)
+CROSS JOIN LATERAL (SELECT id, is_pull, repo_id FROM issues WHERE issues.id = v.id OFFSET 0) issues
+JOIN repositories ON repositories.id = issues.repo_id`, pgIDs(issueIDs))
+		}
+		rows, err := read.Rows()
 		if err != nil {
 			return err
 		}
@@ -386,16 +383,30 @@ func (s *Store) FanOutActivities(ctx context.Context, max int) (int, error) {
 				live = append(live, g)
 			}
 		}
-		if len(live) > 0 {
-			if err := s.writeThreads(tx, live); err != nil {
-				return err
-			}
-		}
 		ids := make([]int64, len(acts))
 		for i := range acts {
 			ids[i] = acts[i].ID
 		}
-		return tx.Where(s.idsIn("id", ids)).Delete(&Activity{}).Error
+		if err := tx.Where(s.idsIn("id", ids)).Delete(&Activity{}).Error; err != nil {
+			return err
+		}
+		if len(live) == 0 {
+			return nil
+		}
+		if s.postgres {
+			// A generic plan for the threads statement, built once per
+			// connection: planning it costs more than running it (~2.5 ms
+			// against ~1 ms for 20 issues, issue 16), and its parameters
+			// tell the planner nothing a custom plan could use (a JSON
+			// array is 100 rows to it whatever it holds). Its reads go
+			// issue by issue through the indexes (concernedCTE), which a
+			// small table does not turn into scans. Set last: the claim,
+			// the issues read and the delete keep PostgreSQL's default.
+			if err := tx.Exec("SET LOCAL plan_cache_mode = force_generic_plan").Error; err != nil {
+				return err
+			}
+		}
+		return s.writeThreads(tx, live)
 	})
 	return claimed, err
 }
