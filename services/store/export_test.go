@@ -16,3 +16,7 @@ const BranchPageQuery = branchPageQuery
 
 // LabelFieldsForTest exposes the label scan to the field test.
 var LabelFieldsForTest, LabelColumnsForTest = labelFields, labelColumns
+
+// GenerationRoundsForTest is how many shared generation reads ran
+// (PostgreSQL, genrounds.go).
+func (s *Store) GenerationRoundsForTest() int64 { return s.rounds.reads.Load() }

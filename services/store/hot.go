@@ -38,14 +38,15 @@ const countersQuery = `SELECT r.num_watches, r.num_stars, r.num_forks, r.num_iss
  FROM repositories r WHERE r.id = ?`
 
 // generationCountersQuery is generationQuery and countersQuery in one
-// statement (PostgreSQL, see countersPrefetch): r.id is NULL when the
-// repository does not exist.
+// statement, for the repositories of an array (PostgreSQL, see
+// countersPrefetch and genrounds.go): a row per repository found, or one
+// row whose r.id is NULL when none is.
 const generationCountersQuery = `SELECT g.value, g.resource_value, r.id,
  COALESCE(r.num_watches, 0), COALESCE(r.num_stars, 0), COALESCE(r.num_forks, 0), COALESCE(r.num_issues, 0),
  COALESCE(r.num_closed_issues, 0), COALESCE(r.num_pulls, 0), COALESCE(r.num_closed_pulls, 0),
  (SELECT count(*) FROM releases l WHERE l.repo_id = r.id AND l.is_tag = FALSE AND l.is_draft = FALSE),
  (SELECT count(*) FROM repo_transfers t WHERE t.repo_id = r.id)
- FROM auth_generation g LEFT JOIN repositories r ON r.id = ? WHERE g.id = 1`
+ FROM auth_generation g LEFT JOIN repositories r ON r.id = ANY(CAST(? AS BIGINT[])) WHERE g.id = 1`
 
 // socialQuery is UserSocialCounts' statement (GET /user, /users/{name}).
 const socialQuery = `SELECT (SELECT COUNT(*) FROM follows WHERE follow_id = ?),
@@ -75,6 +76,8 @@ func (s *Store) prepareHot(ctx context.Context) error {
 	for i, q := range []string{authQuery, generationQuery, countersQuery, socialQuery, generationCountersQuery} {
 		if s.postgres {
 			q = pgPlaceholders(q)
+		} else if i == 4 {
+			continue // PostgreSQL's (an array parameter)
 		}
 		if stmts[i], err = sqlDB.PrepareContext(ctx, q); err != nil {
 			for _, st := range stmts[:i] {
@@ -145,14 +148,16 @@ func (s *Store) AuthGeneration(ctx context.Context) (Generation, error) {
 }
 
 // readGeneration reads both generations in one statement; on PostgreSQL
-// with the counters of the repository ctx prefetches, if any.
+// in a read shared with concurrent requests (genrounds.go), with the
+// counters of the repository ctx prefetches, if any.
 func (s *Store) readGeneration(ctx context.Context) (Generation, error) {
 	_, stmt, _, err := s.hotStatements(ctx)
 	if err != nil {
 		return Generation{}, err
 	}
-	if p, _ := ctx.Value(countersPrefetchKey{}).(*countersPrefetch); p != nil && s.postgres && p.wanted() {
-		return s.readGenerationAndCounters(ctx, p)
+	if s.postgres {
+		p, _ := ctx.Value(countersPrefetchKey{}).(*countersPrefetch)
+		return s.readGenerationShared(ctx, p)
 	}
 	var g Generation
 	if err := stmt.QueryRowContext(ctx).Scan(&g.Auth, &g.Resource); err != nil {
@@ -355,26 +360,4 @@ func (p *countersPrefetch) get(repoID int64) (repoCounters, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.c, p.state == prefetchRead && p.repoID == repoID
-}
-
-// readGenerationAndCounters is readGeneration with p's counters.
-func (s *Store) readGenerationAndCounters(ctx context.Context, p *countersPrefetch) (Generation, error) {
-	s.hotMu.Lock()
-	stmt := s.genCntStmt
-	s.hotMu.Unlock()
-	var g Generation
-	var id sql.NullInt64
-	var c repoCounters
-	var transfers int64
-	if err := stmt.QueryRowContext(ctx, p.repoID).Scan(&g.Auth, &g.Resource, &id, &c.watches, &c.stars, &c.forks,
-		&c.issues, &c.closedIssues, &c.pulls, &c.closedPulls, &c.releases, &transfers); err != nil {
-		return Generation{}, err
-	}
-	c.transferPending = transfers > 0
-	p.mu.Lock()
-	if p.state == prefetchWanted && id.Valid {
-		p.c, p.state = c, prefetchRead
-	}
-	p.mu.Unlock()
-	return g, nil
 }

@@ -74,6 +74,7 @@ type Store struct {
 	hooks      hookKicks     // see OnHookEvent
 	queries    *atomic.Int64 // see querycount.go
 	gens       *genWatcher   // see genwatch.go; nil on PostgreSQL
+	rounds     genRounds     // PostgreSQL's shared generation reads (genrounds.go)
 	counters   countersCache // RepositoryCounters' between two commits (SQLite)
 	writer     *sql.DB       // SQLite's writer connection (sqlitewriter.go); nil on PostgreSQL
 	issueBatch issueBatch    // SQLite's queue of issue creations (issue_batch.go)
@@ -177,7 +178,9 @@ func (s *Store) Close() error {
 		s.authStmt.Close()
 		s.genStmt.Close()
 		s.cntStmt.Close()
-		s.genCntStmt.Close()
+		if s.genCntStmt != nil { // PostgreSQL's only
+			s.genCntStmt.Close()
+		}
 		s.socStmt.Close()
 	}
 	if s.writer != nil {

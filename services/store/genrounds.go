@@ -1,0 +1,155 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// On PostgreSQL every request reads the generations (hot.go): nothing in
+// the process can tell that another process committed. That read was a
+// sixth of forge's CPU per issue creation at 32 writers, most of it the
+// round trip, and a tenth of PostgreSQL's (issue 16). Concurrent requests
+// share it instead.
+//
+// A request needs a read that starts after it asks: such a read sees every
+// commit that finished before the request, whatever process made it, which
+// is all that the caches following the generations promise ("refused on
+// the very next request"). Any read that starts after it asks will do. So
+// requests gather into rounds: the first to ask while no read is in flight
+// reads at once; whoever asks while a read is in flight joins the next
+// round, which reads as soon as the one in flight ends, one statement for
+// all its requests, with the counters of every repository they prefetch
+// (countersPrefetch). A request waits at most for the read in flight and
+// its own; with one request at a time nothing changes.
+type genRounds struct {
+	mu      sync.Mutex
+	running bool      // a round's read is in flight
+	next    *genRound // gathering; reads when the read in flight ends
+	reads   atomic.Int64
+}
+
+// genRound is one shared read.
+type genRound struct {
+	repos []int64       // whose counters to read, at most roundRepos
+	start chan struct{} // closed when the round may read
+	done  chan struct{} // closed when g, counters and err are set
+	g     Generation
+	found map[int64]repoCounters
+	err   error
+}
+
+// roundRepos bounds the repositories a round reads the counters of; a
+// request whose repository does not fit reads its counters itself.
+const roundRepos = 64
+
+// roundTimeout bounds a round's read, which runs for all its requests and
+// so on none of their contexts.
+const roundTimeout = 30 * time.Second
+
+// join adds a request (prefetching repo's counters unless 0) to the next
+// round; lead is true for the request that runs it.
+func (rs *genRounds) join(repo int64) (r *genRound, lead bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.next == nil {
+		rs.next = &genRound{start: make(chan struct{}), done: make(chan struct{})}
+		lead = true
+	}
+	r = rs.next
+	if repo != 0 && len(r.repos) < roundRepos && !slices.Contains(r.repos, repo) {
+		r.repos = append(r.repos, repo)
+	}
+	if lead && !rs.running {
+		rs.running, rs.next = true, nil
+		close(r.start)
+	}
+	return r, lead
+}
+
+// finished lets the next round read, if any request is waiting for one.
+func (rs *genRounds) finished() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if n := rs.next; n != nil {
+		rs.next = nil
+		close(n.start)
+		return
+	}
+	rs.running = false
+}
+
+// readGenerationShared is readGeneration on PostgreSQL: the generations of
+// a round this request joined, and the counters p prefetches when the
+// round read them.
+func (s *Store) readGenerationShared(ctx context.Context, p *countersPrefetch) (Generation, error) {
+	var repo int64
+	if p != nil && p.wanted() {
+		repo = p.repoID
+	}
+	r, lead := s.rounds.join(repo)
+	if lead {
+		<-r.start // bounded: the read in flight has a timeout
+		s.readRound(ctx, r)
+		close(r.done)
+		s.rounds.finished()
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return Generation{}, ctx.Err()
+	}
+	if r.err != nil {
+		return Generation{}, r.err
+	}
+	if c, ok := r.found[repo]; ok && repo != 0 {
+		p.mu.Lock()
+		if p.state == prefetchWanted {
+			p.c, p.state = c, prefetchRead
+		}
+		p.mu.Unlock()
+	}
+	return r.g, nil
+}
+
+// readRound reads r's generations and counters. It runs on none of its
+// requests' contexts, so that one request giving up fails no other.
+func (s *Store) readRound(ctx context.Context, r *genRound) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), roundTimeout)
+	defer cancel()
+	s.hotMu.Lock()
+	stmt := s.genCntStmt
+	s.hotMu.Unlock()
+	s.rounds.reads.Add(1)
+	rows, err := stmt.QueryContext(ctx, pgIDs(r.repos))
+	if err != nil {
+		r.err = err
+		return
+	}
+	defer rows.Close()
+	read := false
+	for rows.Next() {
+		var id sql.NullInt64
+		var c repoCounters
+		var transfers int64
+		if err := rows.Scan(&r.g.Auth, &r.g.Resource, &id, &c.watches, &c.stars, &c.forks,
+			&c.issues, &c.closedIssues, &c.pulls, &c.closedPulls, &c.releases, &transfers); err != nil {
+			r.err = err
+			return
+		}
+		read = true
+		if id.Valid {
+			c.transferPending = transfers > 0
+			if r.found == nil {
+				r.found = make(map[int64]repoCounters, len(r.repos))
+			}
+			r.found[id.Int64] = c
+		}
+	}
+	if r.err = rows.Err(); r.err == nil && !read {
+		r.err = sql.ErrNoRows
+	}
+}
