@@ -77,9 +77,18 @@ func stepsOf(history any) ([]*gormigrate.Migration, error) {
 	return steps, nil
 }
 
-// Apply runs the pending steps on tx and records their ids. The
-// caller serialises concurrent callers (the store holds a lock).
+// Apply runs the pending steps on tx and records their ids; an empty
+// SQLite database gets what they build in one go (fresh.go). The caller
+// serialises concurrent callers (the store holds a lock).
 func Apply(tx *gorm.DB) error {
+	if done, err := applyFresh(tx); err != nil || done {
+		return err
+	}
+	return ApplySteps(tx)
+}
+
+// ApplySteps is Apply running every pending step, whatever the database.
+func ApplySteps(tx *gorm.DB) error {
 	steps, err := Steps()
 	if err != nil {
 		return err
