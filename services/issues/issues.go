@@ -2,6 +2,7 @@ package issues
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,11 @@ import (
 
 // errIssueNotFound is Gitea's bare 404 for an unknown issue or comment.
 var errIssueNotFound = errs.New(errs.NotFound, "")
+
+// ErrMergedState refuses a state given for a merged pull request, through
+// the issue or the pull request (Gitea's 412).
+var ErrMergedState = errs.New(errs.FailedPrecondition, "cannot change state of this pull request, it was already merged").
+	WithHTTPStatus(http.StatusPreconditionFailed)
 
 // NewIssue is Gitea's CreateIssueOption as the use case needs it.
 type NewIssue struct {
@@ -148,6 +154,9 @@ func (s *Service) Edit(ctx context.Context, r *access.Repo, caller *auth.Princip
 			e.Content = *ch.Body
 		}
 		if ch.State != nil {
+			if e.Merged {
+				return ErrMergedState
+			}
 			e.IsClosed = *ch.State == "closed"
 		}
 		if ch.Ref != nil {

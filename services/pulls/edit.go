@@ -47,7 +47,6 @@ type EditStore interface {
 
 // Gitea's answers to edits it refuses.
 var (
-	errMergedState    = errs.New(errs.FailedPrecondition, "cannot change state of this pull request, it was already merged")
 	errNotPosterEdits = errs.New(errs.PermissionDenied, "user should be the poster to change whether maintainers may edit")
 )
 
@@ -70,7 +69,7 @@ func (e *Editor) Edit(ctx context.Context, r *access.Repo, caller *auth.Principa
 		return nil, err
 	}
 	if ch.Issue.State != nil && pr.HasMerged {
-		return nil, errMergedState
+		return nil, issues.ErrMergedState
 	}
 	closed := is.IsClosed
 	if ch.Issue.State != nil {

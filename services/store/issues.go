@@ -395,6 +395,9 @@ type IssueEdit struct {
 	Issue
 	AssigneeIDs      []int64
 	ReplaceAssignees bool
+	// Merged: the issue is a pull request that was merged, read under the
+	// issue's lock (a merge closes the issue in its own transaction).
+	Merged bool
 }
 
 // UpdateIssue loads an issue, applies change and saves it in one
@@ -412,6 +415,13 @@ func (s *Store) UpdateIssue(ctx context.Context, repoID, index, actorID int64, c
 			return notFound(err)
 		}
 		e := IssueEdit{Issue: old}
+		if old.IsPull {
+			var merged []bool
+			if err := tx.Model(&PullRequest{}).Where("issue_id = ?", old.ID).Pluck("has_merged", &merged).Error; err != nil {
+				return err
+			}
+			e.Merged = len(merged) == 1 && merged[0]
+		}
 		if err := change(&e); err != nil {
 			return err
 		}
