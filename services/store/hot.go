@@ -75,15 +75,16 @@ func (s *Store) prepareHot(ctx context.Context) error {
 	}
 	var stmts [5]*sql.Stmt
 	for i, q := range []string{authQuery, generationQuery, countersQuery, socialQuery, generationCountersQuery} {
+		// PostgreSQL reads the generations with generationCountersQuery
+		// (genrounds.go), SQLite with generationQuery.
+		if (s.postgres && i == 1) || (!s.postgres && i == 4) {
+			continue
+		}
 		if s.postgres {
 			q = pgPlaceholders(q)
-		} else if i == 4 {
-			continue // PostgreSQL's (an array parameter)
 		}
 		if stmts[i], err = sqlDB.PrepareContext(ctx, q); err != nil {
-			for _, st := range stmts[:i] {
-				st.Close()
-			}
+			closeStatements(stmts[:i])
 			return err
 		}
 	}
@@ -93,12 +94,17 @@ func (s *Store) prepareHot(ctx context.Context) error {
 		stmts = [5]*sql.Stmt{}
 	}
 	s.hotMu.Unlock()
-	for _, st := range stmts { // another call prepared them first
+	closeStatements(stmts[:]) // another call prepared them first
+	return nil
+}
+
+// closeStatements closes those of stmts that were prepared.
+func closeStatements(stmts []*sql.Stmt) {
+	for _, st := range stmts {
 		if st != nil {
 			st.Close()
 		}
 	}
-	return nil
 }
 
 // socialStatement is the prepared socialQuery.

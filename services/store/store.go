@@ -174,15 +174,7 @@ func (s *Store) Close() error {
 		return err
 	}
 	s.gens.close()
-	if s.authStmt != nil {
-		s.authStmt.Close()
-		s.genStmt.Close()
-		s.cntStmt.Close()
-		if s.genCntStmt != nil { // PostgreSQL's only
-			s.genCntStmt.Close()
-		}
-		s.socStmt.Close()
-	}
+	closeStatements([]*sql.Stmt{s.authStmt, s.genStmt, s.cntStmt, s.genCntStmt, s.socStmt})
 	if s.writer != nil {
 		s.writer.Close()
 	}
