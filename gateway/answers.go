@@ -24,16 +24,20 @@ import (
 // judge as before, the queries and the encoding.
 //
 // What makes it exact is the mark (AnswerMark): the database's commit mark
-// (store.CommitMark) and the count of ref moves in the repositories
-// (git.Store.RefMoves). Read before the answer is computed and again
-// after, the entry is kept only when the two are equal (nothing committed
-// and no ref moved while it was computed, so it is the answer of that
-// state), and it is replayed only while the mark still is. Any commit, by
-// any connection or process, and any ref transaction change the mark, so a
-// revoked token, a removed collaborator, a new issue or a push is seen by
-// the next request as before. Where there is no mark (PostgreSQL, whose
-// processes would have to read one per request anyway; a platform without
-// inotify) nothing is replayed.
+// (store.CommitMark on SQLite, store.SnapshotMark on PostgreSQL) and the
+// count of ref moves in the repositories (git.Store.RefMoves). Read before
+// the answer is computed and again after, the entry is kept only when the
+// two are equal (nothing committed and no ref moved while it was
+// computed, so it is the answer of that state), and it is replayed only
+// while the mark still is. Any commit, by any connection or process, and
+// any ref transaction change the mark, so a revoked token, a removed
+// collaborator, a new issue or a push is seen by the next request as
+// before. On PostgreSQL forge processes may run on several machines
+// sharing the repositories, whose ref moves inotify does not see: there
+// only the answers declared to read the database alone
+// (cache_answer_database_only) are replayed (AnswerCache.DatabaseOnly).
+// Where there is no mark (a platform without inotify) nothing is
+// replayed.
 //
 // The caller is identified as the interceptor would (auth.ReplayCaller,
 // which also records the token's use and the access log's user name);
@@ -49,12 +53,16 @@ type AnswerCache struct {
 	Mark func(context.Context) (AnswerMark, bool)
 	// Caller identifies a REST caller from its credentials.
 	Caller func(ctx context.Context, method string, md metadata.MD) (auth.CallerKey, bool)
+	// DatabaseOnly replays only the answers declared to read nothing but
+	// the database (cache_answer_database_only): PostgreSQL's.
+	DatabaseOnly bool
 }
 
 // AnswerMark is the state an answer is computed in: nothing committed to
 // the database and no ref moved while the mark stays the same.
 type AnswerMark struct {
-	Commits  store.CommitMark
+	Commits  store.CommitMark // SQLite's
+	Snapshot string           // PostgreSQL's
 	RefMoves uint64
 }
 
@@ -112,6 +120,9 @@ func newAnswers(cfg AnswerCache, routes routeTable) (*answers, error) {
 		if !proto.GetExtension(md.Options(), optionsv1.E_CacheAnswer).(bool) {
 			continue
 		}
+		if cfg.DatabaseOnly && !proto.GetExtension(md.Options(), optionsv1.E_CacheAnswerDatabaseOnly).(bool) {
+			continue
+		}
 		if md.IsStreamingClient() {
 			return nil, fmt.Errorf("gateway: %s: cache_answer on a client stream", method)
 		}
@@ -132,7 +143,9 @@ func (c *answers) serve(g *gateway, w *responseWriter, r *http.Request, method s
 		call(w)
 		return
 	}
-	ctx := r.Context()
+	// The mark and the caller's check may share one database read (on
+	// PostgreSQL); the mark after the call is read afresh.
+	ctx := store.WithOneRead(r.Context())
 	mark, ok := c.cfg.Mark(ctx)
 	if !ok {
 		call(w)
@@ -163,7 +176,7 @@ func (c *answers) serve(g *gateway, w *responseWriter, r *http.Request, method s
 	if rule.stream && w.Header().Get("Content-Length") != strconv.Itoa(len(rec.body)) {
 		return
 	}
-	if after, ok := c.cfg.Mark(ctx); !ok || after != mark {
+	if after, ok := c.cfg.Mark(r.Context()); !ok || after != mark {
 		return // something committed while it was computed
 	}
 	a := &answer{header: http.Header{}, body: rec.body}

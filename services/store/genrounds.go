@@ -38,6 +38,7 @@ type genRound struct {
 	start chan struct{} // closed when the round may read
 	done  chan struct{} // closed when g, counters and err are set
 	g     Generation
+	snap  string // pg_current_snapshot(), see SnapshotMark
 	found map[int64]repoCounters
 	err   error
 }
@@ -82,13 +83,33 @@ func (rs *genRounds) finished() {
 	rs.running = false
 }
 
-// readGenerationShared is readGeneration on PostgreSQL: the generations of
-// a round this request joined, and the counters p prefetches when the
-// round read them.
-func (s *Store) readGenerationShared(ctx context.Context, p *countersPrefetch) (Generation, error) {
-	var repo int64
-	if p != nil && p.wanted() {
-		repo = p.repoID
+// oneReadKey carries a request's round (WithOneRead).
+type oneReadKey struct{}
+
+type oneRead struct {
+	mu sync.Mutex
+	r  *genRound
+}
+
+// WithOneRead lets the generation and snapshot reads made on ctx share
+// one round (PostgreSQL): the answer cache reads the snapshot mark and
+// then identifies the caller, whose token check reads the generations.
+// Any round this request joined started after it asked, so every later
+// use within the request may take it.
+func WithOneRead(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oneReadKey{}, &oneRead{})
+}
+
+// round returns a round this request joined, once it has read,
+// prefetching repo's counters unless 0.
+func (s *Store) round(ctx context.Context, repo int64) (*genRound, error) {
+	one, _ := ctx.Value(oneReadKey{}).(*oneRead)
+	if one != nil {
+		one.mu.Lock()
+		defer one.mu.Unlock()
+		if r := one.r; r != nil && (repo == 0 || slices.Contains(r.repos, repo)) {
+			return r, nil
+		}
 	}
 	r, lead := s.rounds.join(repo)
 	if lead {
@@ -100,10 +121,25 @@ func (s *Store) readGenerationShared(ctx context.Context, p *countersPrefetch) (
 	select {
 	case <-r.done:
 	case <-ctx.Done():
-		return Generation{}, ctx.Err()
+		return nil, ctx.Err()
 	}
-	if r.err != nil {
-		return Generation{}, r.err
+	if one != nil && r.err == nil {
+		one.r = r
+	}
+	return r, r.err
+}
+
+// readGenerationShared is readGeneration on PostgreSQL: the generations of
+// a round this request joined, and the counters p prefetches when the
+// round read them.
+func (s *Store) readGenerationShared(ctx context.Context, p *countersPrefetch) (Generation, error) {
+	var repo int64
+	if p != nil && p.wanted() {
+		repo = p.repoID
+	}
+	r, err := s.round(ctx, repo)
+	if err != nil {
+		return Generation{}, err
 	}
 	if c, ok := r.found[repo]; ok && repo != 0 {
 		p.mu.Lock()
@@ -135,7 +171,7 @@ func (s *Store) readRound(ctx context.Context, r *genRound) {
 		var id sql.NullInt64
 		var c repoCounters
 		var transfers int64
-		if err := rows.Scan(&r.g.Auth, &r.g.Resource, &id, &c.watches, &c.stars, &c.forks,
+		if err := rows.Scan(&r.snap, &r.g.Auth, &r.g.Resource, &id, &c.watches, &c.stars, &c.forks,
 			&c.issues, &c.closedIssues, &c.pulls, &c.closedPulls, &c.releases, &transfers); err != nil {
 			r.err = err
 			return
@@ -152,4 +188,27 @@ func (s *Store) readRound(ctx context.Context, r *genRound) {
 	if r.err = rows.Err(); r.err == nil && !read {
 		r.err = sql.ErrNoRows
 	}
+}
+
+// SnapshotMark is PostgreSQL's counterpart of CommitMark, for the answer
+// cache: the database server's current snapshot (pg_current_snapshot():
+// one past the latest transaction id that ended, and the older ones still
+// running), read in a shared round (so, like the generations, by a read
+// that started after the caller asked). A writing transaction that ends
+// either moves the first or leaves the second, so two equal marks mean
+// that none ended between their reads, in any process or database of the
+// server: nothing committed. Reads (which take no transaction id) leave
+// it. ok is false on SQLite, or when the read failed.
+func (s *Store) SnapshotMark(ctx context.Context) (mark string, ok bool) {
+	if !s.postgres {
+		return "", false
+	}
+	if _, _, _, err := s.hotStatements(ctx); err != nil {
+		return "", false
+	}
+	r, err := s.round(ctx, 0)
+	if err != nil {
+		return "", false
+	}
+	return r.snap, true
 }

@@ -2,10 +2,13 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"sync"
 	"testing"
 
 	"forge/services/store"
+	"forge/services/store/storetest"
 )
 
 // TestGenerationReadsShared: on PostgreSQL concurrent requests share their
@@ -78,5 +81,74 @@ func TestGenerationReadsShared(t *testing.T) {
 		t.Fatalf("%d reads for %d requests: none shared", reads, workers*each)
 	} else {
 		t.Logf("%d reads for %d requests", reads, workers*each)
+	}
+}
+
+// TestSnapshotMark: on PostgreSQL the mark stays while nothing commits,
+// whatever is read, and moves with any commit of a write, from any
+// connection (here plain SQL beside the store's own). SQLite has none
+// (its mark is CommitMark).
+func TestSnapshotMark(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		m1, ok := s.SnapshotMark(ctx)
+		if s.DB().Dialector.Name() != "postgres" {
+			if ok {
+				t.Fatalf("a snapshot mark on SQLite: %q", m1)
+			}
+			return
+		}
+		if !ok || m1 == "" {
+			t.Fatalf("no mark: %q %v", m1, ok)
+		}
+		if _, err := s.UserByID(ctx, 1); err != nil && !errors.Is(err, store.ErrNotFound) {
+			t.Fatal(err)
+		}
+		if m2, _ := s.SnapshotMark(ctx); m2 != m1 {
+			t.Fatalf("a read moved the mark: %q, then %q", m1, m2)
+		}
+		other, err := sql.Open("pgx", storetest.AdminDSN())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		// Another database of the same server: it moves the mark too
+		// (the mark is the server's), which only costs a replay.
+		if _, err := other.ExecContext(ctx, "CREATE TEMP TABLE mark_probe (x int); INSERT INTO mark_probe VALUES (1)"); err != nil {
+			t.Fatal(err)
+		}
+		m3, _ := s.SnapshotMark(ctx)
+		if m3 == m1 {
+			t.Fatalf("a commit did not move the mark %q", m1)
+		}
+		newRepo(t, s, "marked") // a commit through the store
+		if m4, _ := s.SnapshotMark(ctx); m4 == m3 {
+			t.Fatalf("a commit did not move the mark %q", m3)
+		}
+	})
+}
+
+// TestOneReadPerRequest: on PostgreSQL the snapshot mark and the
+// generations a request reads on a WithOneRead context come from one
+// round; without it each is a read of its own.
+func TestOneReadPerRequest(t *testing.T) {
+	s := storeWithConns(t, "postgres", 2)
+	ctx := context.Background()
+	reads := func(ctx context.Context) int64 {
+		t.Helper()
+		before := s.GenerationRoundsForTest()
+		if _, ok := s.SnapshotMark(ctx); !ok {
+			t.Fatal("no snapshot mark")
+		}
+		if _, err := s.AuthGeneration(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return s.GenerationRoundsForTest() - before
+	}
+	if n := reads(store.WithOneRead(ctx)); n != 1 {
+		t.Fatalf("%d reads with one read per request, want 1", n)
+	}
+	if n := reads(ctx); n != 2 {
+		t.Fatalf("%d reads without, want 2", n)
 	}
 }

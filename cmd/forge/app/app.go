@@ -313,10 +313,14 @@ func (a *App) build() error {
 		ReadTimeout:        seconds(cfg.Limits.APIReadTimeout),
 		Preflight:          authn.Preflight,
 		Answers: gateway.AnswerCache{MaxBytes: int64(cfg.API.AnswerCacheSize), Caller: authn.ReplayCaller,
+			DatabaseOnly: cfg.Database.Type == "postgres",
 			Mark: func(ctx context.Context) (gateway.AnswerMark, bool) {
 				refs, ok := gitStore.RefMoves()
 				if !ok {
 					return gateway.AnswerMark{}, false
+				}
+				if snapshot, ok := a.Store.SnapshotMark(ctx); ok {
+					return gateway.AnswerMark{Snapshot: snapshot, RefMoves: refs}, true
 				}
 				commits, ok := a.Store.CommitMark(ctx)
 				return gateway.AnswerMark{Commits: commits, RefMoves: refs}, ok

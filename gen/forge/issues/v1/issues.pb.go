@@ -3257,16 +3257,16 @@ const file_forge_issues_v1_issues_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\"J\n" +
 	"\x18ListPinnedIssuesResponse\x12.\n" +
-	"\x06issues\x18\x01 \x03(\v2\x16.forge.issues.v1.IssueR\x06issues2\xb6\x1b\n" +
-	"\fIssueService\x12\xa5\x01\n" +
+	"\x06issues\x18\x01 \x03(\v2\x16.forge.issues.v1.IssueR\x06issues2\xc2\x1b\n" +
+	"\fIssueService\x12\xa9\x01\n" +
 	"\n" +
-	"ListIssues\x12\".forge.issues.v1.ListIssuesRequest\x1a#.forge.issues.v1.ListIssuesResponse\"N\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02-b\x06issues\x12#/api/v1/repos/{owner}/{repo}/issues\x12\x97\x01\n" +
-	"\fSearchIssues\x12$.forge.issues.v1.SearchIssuesRequest\x1a%.forge.issues.v1.SearchIssuesResponse\":\x92\xb5\x18\v\b\x01\x1a\x05issue \x01\x82\xd3\xe4\x93\x02%b\x06issues\x12\x1b/api/v1/repos/issues/search\x12\xa6\x01\n" +
-	"\bGetIssue\x12 .forge.issues.v1.GetIssueRequest\x1a!.forge.issues.v1.GetIssueResponse\"U\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x024b\x05issue\x12+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xe0\x01\n" +
+	"ListIssues\x12\".forge.issues.v1.ListIssuesRequest\x1a#.forge.issues.v1.ListIssuesResponse\"R\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\xc0\xb5\x18\x01ȵ\x18\x01\x82\xd3\xe4\x93\x02-b\x06issues\x12#/api/v1/repos/{owner}/{repo}/issues\x12\x97\x01\n" +
+	"\fSearchIssues\x12$.forge.issues.v1.SearchIssuesRequest\x1a%.forge.issues.v1.SearchIssuesResponse\":\x92\xb5\x18\v\b\x01\x1a\x05issue \x01\x82\xd3\xe4\x93\x02%b\x06issues\x12\x1b/api/v1/repos/issues/search\x12\xaa\x01\n" +
+	"\bGetIssue\x12 .forge.issues.v1.GetIssueRequest\x1a!.forge.issues.v1.GetIssueResponse\"Y\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\xc0\xb5\x18\x01ȵ\x18\x01\x82\xd3\xe4\x93\x024b\x05issue\x12+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xe0\x01\n" +
 	"\vCreateIssue\x12#.forge.issues.v1.CreateIssueRequest\x1a$.forge.issues.v1.CreateIssueResponse\"\x85\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18G\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01J\bassigneeJ\tassigneesJ\x06labelsJ\tmilestoneJ\bdue_date\x82\xd3\xe4\x93\x02/:\x01*b\x05issue\"#/api/v1/repos/{owner}/{repo}/issues\x12\x82\x02\n" +
 	"\tEditIssue\x12!.forge.issues.v1.EditIssueRequest\x1a\".forge.issues.v1.EditIssueResponse\"\xad\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18g\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x16issue-poster-or-writerJ\bassigneeJ\tassigneesJ\tmilestoneJ\bdue_dateJ\x0eunset_due_date\x82\xd3\xe4\x93\x027:\x01*b\x05issue2+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xab\x01\n" +
-	"\vDeleteIssue\x12#.forge.issues.v1.DeleteIssueRequest\x1a$.forge.issues.v1.DeleteIssueResponse\"Q\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02-*+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xcd\x01\n" +
-	"\x11ListIssueComments\x12).forge.issues.v1.ListIssueCommentsRequest\x1a*.forge.issues.v1.ListIssueCommentsResponse\"a\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02@b\bcomments\x124/api/v1/repos/{owner}/{repo}/issues/{index}/comments\x12\xbe\x01\n" +
+	"\vDeleteIssue\x12#.forge.issues.v1.DeleteIssueRequest\x1a$.forge.issues.v1.DeleteIssueResponse\"Q\x88\xb5\x18\xcc\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02-*+/api/v1/repos/{owner}/{repo}/issues/{index}\x12\xd1\x01\n" +
+	"\x11ListIssueComments\x12).forge.issues.v1.ListIssueCommentsRequest\x1a*.forge.issues.v1.ListIssueCommentsResponse\"e\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\xc0\xb5\x18\x01ȵ\x18\x01\x82\xd3\xe4\x93\x02@b\bcomments\x124/api/v1/repos/{owner}/{repo}/issues/{index}/comments\x12\xbe\x01\n" +
 	"\x10ListRepoComments\x12(.forge.issues.v1.ListRepoCommentsRequest\x1a).forge.issues.v1.ListRepoCommentsResponse\"U\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x028b\bcomments\x12,/api/v1/repos/{owner}/{repo}/issues/comments\x12\xe1\x01\n" +
 	"\rCreateComment\x12%.forge.issues.v1.CreateCommentRequest\x1a&.forge.issues.v1.CreateCommentResponse\"\x80\x01\x88\xb5\x18\xc9\x01\x92\xb5\x18/\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\x02\x18\x01B\x18issue-unlocked-or-writer\x82\xd3\xe4\x93\x02B:\x01*b\acomment\"4/api/v1/repos/{owner}/{repo}/issues/{index}/comments\x12\xb0\x01\n" +
 	"\n" +

@@ -690,9 +690,9 @@ const file_forge_milestones_v1_milestones_proto_rawDesc = "" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
 	"\x04repo\x18\x02 \x01(\tR\x04repo\x12\x17\n" +
 	"\x02id\x18\x03 \x01(\tB\a\x9a\xb5\x18\x03\x18\xff\x01R\x02id\"\x19\n" +
-	"\x17DeleteMilestoneResponse2\xe9\a\n" +
-	"\x10MilestoneService\x12\xc1\x01\n" +
-	"\x0eListMilestones\x12*.forge.milestones.v1.ListMilestonesRequest\x1a+.forge.milestones.v1.ListMilestonesResponse\"V\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\a\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x025b\n" +
+	"\x17DeleteMilestoneResponse2\xed\a\n" +
+	"\x10MilestoneService\x12\xc5\x01\n" +
+	"\x0eListMilestones\x12*.forge.milestones.v1.ListMilestonesRequest\x1a+.forge.milestones.v1.ListMilestonesResponse\"Z\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\a\x18\x01\xc0\xb5\x18\x01ȵ\x18\x01\x82\xd3\xe4\x93\x025b\n" +
 	"milestones\x12'/api/v1/repos/{owner}/{repo}/milestones\x12\xbb\x01\n" +
 	"\fGetMilestone\x12(.forge.milestones.v1.GetMilestoneRequest\x1a).forge.milestones.v1.GetMilestoneResponse\"V\x92\xb5\x18\x13\b\x01\x1a\x05issue \x01:\x06\b\x01\x10\a\x18\x01\x82\xd3\xe4\x93\x029b\tmilestone\x12,/api/v1/repos/{owner}/{repo}/milestones/{id}\x12\xc9\x01\n" +
 	"\x0fCreateMilestone\x12+.forge.milestones.v1.CreateMilestoneRequest\x1a,.forge.milestones.v1.CreateMilestoneResponse\"[\x88\xb5\x18\xc9\x01\x92\xb5\x18\x15\b\x02\x1a\x05issue \x02(\x06:\x06\b\x01\x10\a\x18\x02\x82\xd3\xe4\x93\x027:\x01*b\tmilestone\"'/api/v1/repos/{owner}/{repo}/milestones\x12\xc3\x01\n" +

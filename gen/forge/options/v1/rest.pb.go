@@ -104,6 +104,14 @@ var file_forge_options_v1_rest_proto_extTypes = []protoimpl.ExtensionInfo{
 		Filename:      "forge/options/v1/rest.proto",
 	},
 	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         50009,
+		Name:          "forge.options.v1.cache_answer_database_only",
+		Tag:           "varint,50009,opt,name=cache_answer_database_only",
+		Filename:      "forge/options/v1/rest.proto",
+	},
+	{
 		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
 		ExtensionType: (*StatusIfSet)(nil),
 		Field:         50004,
@@ -136,6 +144,13 @@ var (
 	//
 	// optional bool cache_answer = 50008;
 	E_CacheAnswer = &file_forge_options_v1_rest_proto_extTypes[2]
+	// With cache_answer: the answer reads no repository's refs or objects,
+	// only the database. On PostgreSQL, where forge processes on other
+	// machines move refs this one does not see, only such answers are
+	// replayed.
+	//
+	// optional bool cache_answer_database_only = 50009;
+	E_CacheAnswerDatabaseOnly = &file_forge_options_v1_rest_proto_extTypes[3]
 )
 
 // Extension fields to descriptorpb.FieldOptions.
@@ -148,7 +163,7 @@ var (
 	// waiting for someone else. An answer has at most one such field.
 	//
 	// optional forge.options.v1.StatusIfSet status_if_set = 50004;
-	E_StatusIfSet = &file_forge_options_v1_rest_proto_extTypes[3]
+	E_StatusIfSet = &file_forge_options_v1_rest_proto_extTypes[4]
 )
 
 var File_forge_options_v1_rest_proto protoreflect.FileDescriptor
@@ -161,7 +176,8 @@ const file_forge_options_v1_rest_proto_rawDesc = "" +
 	"\ano_body\x18\x02 \x01(\bR\x06noBody:G\n" +
 	"\x0esuccess_status\x12\x1e.google.protobuf.MethodOptions\x18ц\x03 \x01(\x05R\rsuccessStatus:F\n" +
 	"\x0eno_link_header\x12\x1e.google.protobuf.MethodOptions\x18׆\x03 \x01(\bR\fnoLinkHeader:C\n" +
-	"\fcache_answer\x12\x1e.google.protobuf.MethodOptions\x18؆\x03 \x01(\bR\vcacheAnswer:b\n" +
+	"\fcache_answer\x12\x1e.google.protobuf.MethodOptions\x18؆\x03 \x01(\bR\vcacheAnswer:]\n" +
+	"\x1acache_answer_database_only\x12\x1e.google.protobuf.MethodOptions\x18ن\x03 \x01(\bR\x17cacheAnswerDatabaseOnly:b\n" +
 	"\rstatus_if_set\x12\x1d.google.protobuf.FieldOptions\x18Ԇ\x03 \x01(\v2\x1d.forge.options.v1.StatusIfSetR\vstatusIfSetB\xa9\x01\n" +
 	"\x14com.forge.options.v1B\tRestProtoP\x01Z$forge/gen/forge/options/v1;optionsv1\xa2\x02\x03FOX\xaa\x02\x10Forge.Options.V1\xca\x02\x10Forge\\Options\\V1\xe2\x02\x1cForge\\Options\\V1\\GPBMetadata\xea\x02\x12Forge::Options::V1b\x06proto3"
 
@@ -187,12 +203,13 @@ var file_forge_options_v1_rest_proto_depIdxs = []int32{
 	1, // 0: forge.options.v1.success_status:extendee -> google.protobuf.MethodOptions
 	1, // 1: forge.options.v1.no_link_header:extendee -> google.protobuf.MethodOptions
 	1, // 2: forge.options.v1.cache_answer:extendee -> google.protobuf.MethodOptions
-	2, // 3: forge.options.v1.status_if_set:extendee -> google.protobuf.FieldOptions
-	0, // 4: forge.options.v1.status_if_set:type_name -> forge.options.v1.StatusIfSet
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	4, // [4:5] is the sub-list for extension type_name
-	0, // [0:4] is the sub-list for extension extendee
+	1, // 3: forge.options.v1.cache_answer_database_only:extendee -> google.protobuf.MethodOptions
+	2, // 4: forge.options.v1.status_if_set:extendee -> google.protobuf.FieldOptions
+	0, // 5: forge.options.v1.status_if_set:type_name -> forge.options.v1.StatusIfSet
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	5, // [5:6] is the sub-list for extension type_name
+	0, // [0:5] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
 }
 
@@ -208,7 +225,7 @@ func file_forge_options_v1_rest_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_forge_options_v1_rest_proto_rawDesc), len(file_forge_options_v1_rest_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   1,
-			NumExtensions: 4,
+			NumExtensions: 5,
 			NumServices:   0,
 		},
 		GoTypes:           file_forge_options_v1_rest_proto_goTypes,

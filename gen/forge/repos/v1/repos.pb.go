@@ -4371,19 +4371,19 @@ const file_forge_repos_v1_repos_proto_rawDesc = "" +
 	"\x14SearchTopicsResponse\x12-\n" +
 	"\x06topics\x18\x01 \x03(\v2\x15.forge.repos.v1.TopicR\x06topics\x12%\n" +
 	"\vtotal_count\x18\x02 \x01(\x03B\x04\x90\xb5\x18\x01R\n" +
-	"totalCount2\xf7$\n" +
+	"totalCount2\xff$\n" +
 	"\x11RepositoryService\x12\xc0\x01\n" +
 	"\x15CreateCurrentUserRepo\x12,.forge.repos.v1.CreateCurrentUserRepoRequest\x1a-.forge.repos.v1.CreateCurrentUserRepoResponse\"J\x88\xb5\x18\xc9\x01\x92\xb5\x18\x18\b\x02\x1a\x04user\x1a\n" +
 	"repository \x02(\x01\x82\xd3\xe4\x93\x02#:\x01*b\n" +
 	"repository\"\x12/api/v1/user/repos\x12\xbe\x01\n" +
 	"\x0fAdminCreateRepo\x12&.forge.repos.v1.AdminCreateRepoRequest\x1a'.forge.repos.v1.AdminCreateRepoResponse\"Z\x88\xb5\x18\xc9\x01\x92\xb5\x18\r\b\x03\x1a\x05admin \x02(\x01\x82\xd3\xe4\x93\x02>:\n" +
 	"repositoryb\n" +
-	"repository\"$/api/v1/admin/users/{username}/repos\x12\x9c\x01\n" +
-	"\aGetRepo\x12\x1e.forge.repos.v1.GetRepoRequest\x1a\x1f.forge.repos.v1.GetRepoResponse\"P\x92\xb5\x18\x18\b\x01\x1a\n" +
-	"repository \x01:\x06\b\x01\x10\x06\x18\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02*b\n" +
-	"repository\x12\x1c/api/v1/repos/{owner}/{repo}\x12\xa7\x01\n" +
-	"\vGetRepoByID\x12\".forge.repos.v1.GetRepoByIDRequest\x1a#.forge.repos.v1.GetRepoByIDResponse\"O\x92\xb5\x18\x1a\b\x02\x1a\n" +
-	"repository \x01:\b\b\x01\x10\x06\x18\x01 \x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02'b\n" +
+	"repository\"$/api/v1/admin/users/{username}/repos\x12\xa0\x01\n" +
+	"\aGetRepo\x12\x1e.forge.repos.v1.GetRepoRequest\x1a\x1f.forge.repos.v1.GetRepoResponse\"T\x92\xb5\x18\x18\b\x01\x1a\n" +
+	"repository \x01:\x06\b\x01\x10\x06\x18\x01\xc0\xb5\x18\x01ȵ\x18\x01\x82\xd3\xe4\x93\x02*b\n" +
+	"repository\x12\x1c/api/v1/repos/{owner}/{repo}\x12\xab\x01\n" +
+	"\vGetRepoByID\x12\".forge.repos.v1.GetRepoByIDRequest\x1a#.forge.repos.v1.GetRepoByIDResponse\"S\x92\xb5\x18\x1a\b\x02\x1a\n" +
+	"repository \x01:\b\b\x01\x10\x06\x18\x01 \x01\xc0\xb5\x18\x01ȵ\x18\x01\x82\xd3\xe4\x93\x02'b\n" +
 	"repository\x12\x19/api/v1/repositories/{id}\x12\xa0\x01\n" +
 	"\bEditRepo\x12\x1f.forge.repos.v1.EditRepoRequest\x1a .forge.repos.v1.EditRepoResponse\"Q\x92\xb5\x18\x1a\b\x02\x1a\n" +
 	"repository \x02(\x02:\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02-:\x01*b\n" +

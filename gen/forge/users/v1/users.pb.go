@@ -2167,12 +2167,12 @@ const file_forge_users_v1_users_proto_rawDesc = "" +
 	"\x15ListFollowingResponse\x12*\n" +
 	"\x05users\x18\x01 \x03(\v2\x14.forge.users.v1.UserR\x05users\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
-	"totalCount2\x9d\x13\n" +
-	"\vUserService\x12\x9f\x01\n" +
-	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\",\x92\xb5\x18\n" +
-	"\b\x02\x1a\x04user \x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02\x14b\x04user\x12\f/api/v1/user\x12\x84\x01\n" +
-	"\aGetUser\x12\x1e.forge.users.v1.GetUserRequest\x1a\x1f.forge.users.v1.GetUserResponse\"8\x92\xb5\x18\n" +
-	"\b\x01\x1a\x04user \x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02 b\x04user\x12\x18/api/v1/users/{username}\x12\x82\x01\n" +
+	"totalCount2\xa5\x13\n" +
+	"\vUserService\x12\xa3\x01\n" +
+	"\x14GetAuthenticatedUser\x12+.forge.users.v1.GetAuthenticatedUserRequest\x1a,.forge.users.v1.GetAuthenticatedUserResponse\"0\x92\xb5\x18\n" +
+	"\b\x02\x1a\x04user \x01\xc0\xb5\x18\x01ȵ\x18\x01\x82\xd3\xe4\x93\x02\x14b\x04user\x12\f/api/v1/user\x12\x88\x01\n" +
+	"\aGetUser\x12\x1e.forge.users.v1.GetUserRequest\x1a\x1f.forge.users.v1.GetUserResponse\"<\x92\xb5\x18\n" +
+	"\b\x01\x1a\x04user \x01\xc0\xb5\x18\x01ȵ\x18\x01\x82\xd3\xe4\x93\x02 b\x04user\x12\x18/api/v1/users/{username}\x12\x82\x01\n" +
 	"\vSearchUsers\x12\".forge.users.v1.SearchUsersRequest\x1a#.forge.users.v1.SearchUsersResponse\"*\x92\xb5\x18\n" +
 	"\b\x01\x1a\x04user \x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/users/search\x12\x8c\x01\n" +
 	"\fListMyEmails\x12#.forge.users.v1.ListMyEmailsRequest\x1a$.forge.users.v1.ListMyEmailsResponse\"1\x92\xb5\x18\n" +
