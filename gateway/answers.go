@@ -24,7 +24,7 @@ import (
 // judge as before, the queries and the encoding.
 //
 // What makes it exact is the mark (AnswerMark): the database's commit mark
-// (store.CommitMark on SQLite, store.SnapshotMark on PostgreSQL) and the
+// (store.CommitMark on SQLite, store.CommitCount on PostgreSQL) and the
 // count of ref moves in the repositories (git.Store.RefMoves). Read before
 // the answer is computed and again after, the entry is kept only when the
 // two are equal (nothing committed and no ref moved while it was
@@ -61,9 +61,9 @@ type AnswerCache struct {
 // AnswerMark is the state an answer is computed in: nothing committed to
 // the database and no ref moved while the mark stays the same.
 type AnswerMark struct {
-	Commits  store.CommitMark // SQLite's
-	Snapshot string           // PostgreSQL's
-	RefMoves uint64
+	Commits     store.CommitMark // SQLite's
+	CommitCount int64            // PostgreSQL's
+	RefMoves    uint64
 }
 
 type answerKey struct {

@@ -20,3 +20,9 @@ var LabelFieldsForTest, LabelColumnsForTest = labelFields, labelColumns
 // GenerationRoundsForTest is how many shared generation reads ran
 // (PostgreSQL, genrounds.go).
 func (s *Store) GenerationRoundsForTest() int64 { return s.rounds.reads.Load() }
+
+// CompactCommitCountForTest folds the commit_count rows of ended
+// connections as compactCommitCount does, waiting for it.
+func (s *Store) CompactCommitCountForTest(ctx context.Context) error {
+	return s.db.WithContext(ctx).Exec(compactCommitCountQuery).Error
+}

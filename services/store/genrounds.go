@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -38,7 +39,7 @@ type genRound struct {
 	start chan struct{} // closed when the round may read
 	done  chan struct{} // closed when g, counters and err are set
 	g     Generation
-	snap  string // pg_current_snapshot(), see SnapshotMark
+	count int64 // see CommitCount
 	found map[int64]repoCounters
 	err   error
 }
@@ -167,11 +168,12 @@ func (s *Store) readRound(ctx context.Context, r *genRound) {
 	}
 	defer rows.Close()
 	read := false
+	var procs int64
 	for rows.Next() {
 		var id sql.NullInt64
 		var c repoCounters
 		var transfers int64
-		if err := rows.Scan(&r.snap, &r.g.Auth, &r.g.Resource, &id, &c.watches, &c.stars, &c.forks,
+		if err := rows.Scan(&r.count, &procs, &r.g.Auth, &r.g.Resource, &id, &c.watches, &c.stars, &c.forks,
 			&c.issues, &c.closedIssues, &c.pulls, &c.closedPulls, &c.releases, &transfers); err != nil {
 			r.err = err
 			return
@@ -188,27 +190,62 @@ func (s *Store) readRound(ctx context.Context, r *genRound) {
 	if r.err = rows.Err(); r.err == nil && !read {
 		r.err = sql.ErrNoRows
 	}
+	if procs > compactAbove {
+		s.compactCommitCount()
+	}
 }
 
-// SnapshotMark is PostgreSQL's counterpart of CommitMark, for the answer
-// cache: the database server's current snapshot (pg_current_snapshot():
-// one past the latest transaction id that ended, and the older ones still
-// running), read in a shared round (so, like the generations, by a read
-// that started after the caller asked). A writing transaction that ends
-// either moves the first or leaves the second, so two equal marks mean
-// that none ended between their reads, in any process or database of the
-// server: nothing committed. Reads (which take no transaction id) leave
-// it. ok is false on SQLite, or when the read failed.
-func (s *Store) SnapshotMark(ctx context.Context) (mark string, ok bool) {
+// CommitCount is PostgreSQL's counterpart of CommitMark, for the answer
+// cache: the number of forge's writing transactions that committed
+// (migration 0125: every writing statement on any of forge's tables
+// counts its transaction once, in that transaction), read in a shared
+// round, so, like the generations, by a read that started after the
+// caller asked. Two equal counts mean that nothing committed to forge's
+// database between their reads, from any process; reads and the writes
+// of other databases on the server leave it. ok is false on SQLite, or
+// when the read failed.
+func (s *Store) CommitCount(ctx context.Context) (count int64, ok bool) {
 	if !s.postgres {
-		return "", false
+		return 0, false
 	}
 	if _, _, _, err := s.hotStatements(ctx); err != nil {
-		return "", false
+		return 0, false
 	}
 	r, err := s.round(ctx, 0)
 	if err != nil {
-		return "", false
+		return 0, false
 	}
-	return r.snap, true
+	return r.count, true
 }
+
+// compactAbove is the number of commit_count rows (one per PostgreSQL
+// backend process that ever wrote) above which a round's reader folds
+// those of ended processes into row 0.
+const compactAbove = 64
+
+// compactCommitCount folds the commit_count rows of backend processes
+// that ended into row 0, in one statement, so the sum, and every mark
+// read from it, stays what it was. It runs in the background, one at a
+// time; a failure is only a later retry.
+func (s *Store) compactCommitCount() {
+	if !s.compacting.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.compacting.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), roundTimeout)
+		defer cancel()
+		if err := s.db.WithContext(ctx).Exec(compactCommitCountQuery).Error; err != nil {
+			slog.Warn("store: compact commit_count", "err", err)
+		}
+	}()
+}
+
+// compactCommitCountQuery moves the rows of processes no longer running
+// into row 0. A row whose process is running is never deleted (pg_stat_activity
+// lists every backend of the server), and one deleted while its process
+// was writing would only be recreated by its next increment.
+const compactCommitCountQuery = `WITH gone AS (
+ DELETE FROM commit_count WHERE pid <> 0 AND pid NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL)
+ RETURNING n)
+ UPDATE commit_count SET n = n + (SELECT COALESCE(sum(n), 0) FROM gone) WHERE pid = 0`

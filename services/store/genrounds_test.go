@@ -6,6 +6,9 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
+
+	"gorm.io/gorm"
 
 	"forge/services/store"
 	"forge/services/store/storetest"
@@ -84,51 +87,153 @@ func TestGenerationReadsShared(t *testing.T) {
 	}
 }
 
-// TestSnapshotMark: on PostgreSQL the mark stays while nothing commits,
-// whatever is read, and moves with any commit of a write, from any
-// connection (here plain SQL beside the store's own). SQLite has none
-// (its mark is CommitMark).
-func TestSnapshotMark(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *store.Store) {
+// TestCommitCount: on PostgreSQL the count stays while nothing commits to
+// forge's database, whatever is read and whatever other databases of the
+// server commit, and moves with every commit of a write to any of forge's
+// tables, from any process: the store's own writes and plain SQL on
+// another process's connection alike. A rolled-back write leaves it, and
+// so does folding the rows of ended connections. SQLite has none (its
+// mark is CommitMark).
+func TestCommitCount(t *testing.T) {
+	t.Run("sqlite3", func(t *testing.T) {
+		s := storetest.Open(t, "sqlite3")
+		if n, ok := s.CommitCount(context.Background()); ok {
+			t.Fatalf("a commit count on SQLite: %d", n)
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		stores := storesOnOneDatabase(t, "postgres", 2)
+		s, other := stores[0], stores[1]
 		ctx := context.Background()
-		m1, ok := s.SnapshotMark(ctx)
-		if s.DB().Dialector.Name() != "postgres" {
-			if ok {
-				t.Fatalf("a snapshot mark on SQLite: %q", m1)
+		count := func() int64 {
+			t.Helper()
+			n, ok := s.CommitCount(ctx)
+			if !ok {
+				t.Fatal("no commit count")
 			}
-			return
+			return n
 		}
-		if !ok || m1 == "" {
-			t.Fatalf("no mark: %q %v", m1, ok)
+		moved := func(what string, want bool, change func() error) {
+			t.Helper()
+			before := count()
+			if err := change(); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if after := count(); (after != before) != want {
+				t.Fatalf("%s: count %d, then %d (want moved: %v)", what, before, after, want)
+			}
 		}
-		if _, err := s.UserByID(ctx, 1); err != nil && !errors.Is(err, store.ErrNotFound) {
-			t.Fatal(err)
-		}
-		if m2, _ := s.SnapshotMark(ctx); m2 != m1 {
-			t.Fatalf("a read moved the mark: %q, then %q", m1, m2)
-		}
-		other, err := sql.Open("pgx", storetest.AdminDSN())
+		moved("a read", false, func() error {
+			_, err := s.UserByID(ctx, 1)
+			if errors.Is(err, store.ErrNotFound) {
+				err = nil
+			}
+			return err
+		})
+		admin, err := sql.Open("pgx", storetest.AdminDSN())
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer other.Close()
-		// Another database of the same server: it moves the mark too
-		// (the mark is the server's), which only costs a replay.
-		if _, err := other.ExecContext(ctx, "CREATE TEMP TABLE mark_probe (x int); INSERT INTO mark_probe VALUES (1)"); err != nil {
+		defer admin.Close()
+		moved("another database's commit", false, func() error {
+			_, err := admin.ExecContext(ctx, "CREATE TEMP TABLE count_probe (x int); INSERT INTO count_probe VALUES (1)")
+			return err
+		})
+		moved("a commit through the store", true, func() error { newRepo(t, s, "counted"); return nil })
+		moved("SQL from another process", true, func() error {
+			return other.DB().Exec("UPDATE repositories SET description = 'x' WHERE name = 'counted'").Error
+		})
+		moved("a rolled-back write", false, func() error {
+			err := other.DB().Transaction(func(tx *gorm.DB) error {
+				if err := tx.Exec("UPDATE repositories SET description = 'y' WHERE name = 'counted'").Error; err != nil {
+					return err
+				}
+				return errors.New("roll back")
+			})
+			if err.Error() == "roll back" {
+				err = nil
+			}
+			return err
+		})
+		// Many writers: each of their commits counts once, whatever the
+		// statements per transaction.
+		before := count()
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				st := stores[w%2]
+				for range 5 {
+					err := st.DB().Transaction(func(tx *gorm.DB) error {
+						for range 3 {
+							if err := tx.Exec("UPDATE repositories SET description = description || 'z' WHERE name = 'counted'").Error; err != nil {
+								return err
+							}
+						}
+						return nil
+					})
+					if err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if got := count() - before; got != 40 {
+			t.Fatalf("40 committed transactions moved the count by %d", got)
+		}
+		// The rows of ended connections fold into row 0, the sum unchanged.
+		var rows int64
+		if err := s.DB().Raw("SELECT count(*) FROM commit_count").Scan(&rows).Error; err != nil || rows < 2 {
+			t.Fatalf("%d rows, %v", rows, err)
+		}
+		// (A backend leaves pg_stat_activity shortly after its client
+		// closed the connection.)
+		before = count()
+		if err := other.Close(); err != nil {
 			t.Fatal(err)
 		}
-		m3, _ := s.SnapshotMark(ctx)
-		if m3 == m1 {
-			t.Fatalf("a commit did not move the mark %q", m1)
+		var after int64
+		for range 100 {
+			if err := s.CompactCommitCountForTest(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.DB().Raw("SELECT count(*) FROM commit_count").Scan(&after).Error; err != nil {
+				t.Fatal(err)
+			}
+			if after < rows {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		newRepo(t, s, "marked") // a commit through the store
-		if m4, _ := s.SnapshotMark(ctx); m4 == m3 {
-			t.Fatalf("a commit did not move the mark %q", m3)
+		if after >= rows {
+			t.Fatalf("%d rows before folding, %d after", rows, after)
+		}
+		if n := count(); n != before {
+			t.Fatalf("folding moved the count from %d to %d", before, n)
 		}
 	})
 }
 
-// TestOneReadPerRequest: on PostgreSQL the snapshot mark and the
+// TestEveryTableCountsCommits: on PostgreSQL every table of forge's
+// schema, but the count's own, has the trigger that counts commits
+// (migration 0125), those of later steps too.
+func TestEveryTableCountsCommits(t *testing.T) {
+	s := storetest.Open(t, "postgres")
+	var missing []string
+	if err := s.DB().Raw(`SELECT c.relname FROM pg_class c
+		WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND c.relname <> 'commit_count'
+		AND NOT EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = 'forge_commit_count')
+		ORDER BY 1`).Scan(&missing).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(missing) > 0 {
+		t.Fatalf("tables without the commit count trigger: %v", missing)
+	}
+}
+
+// TestOneReadPerRequest: on PostgreSQL the commit count and the
 // generations a request reads on a WithOneRead context come from one
 // round; without it each is a read of its own.
 func TestOneReadPerRequest(t *testing.T) {
@@ -137,8 +242,8 @@ func TestOneReadPerRequest(t *testing.T) {
 	reads := func(ctx context.Context) int64 {
 		t.Helper()
 		before := s.GenerationRoundsForTest()
-		if _, ok := s.SnapshotMark(ctx); !ok {
-			t.Fatal("no snapshot mark")
+		if _, ok := s.CommitCount(ctx); !ok {
+			t.Fatal("no commit count")
 		}
 		if _, err := s.AuthGeneration(ctx); err != nil {
 			t.Fatal(err)

@@ -40,14 +40,17 @@ const countersQuery = `SELECT r.num_watches, r.num_stars, r.num_forks, r.num_iss
 // generationCountersQuery is generationQuery and countersQuery in one
 // statement, for the repositories of an array (PostgreSQL, see
 // countersPrefetch and genrounds.go): a row per repository found, or one
-// row whose r.id is NULL when none is; and the database's snapshot
-// (SnapshotMark).
-const generationCountersQuery = `SELECT pg_current_snapshot()::text, g.value, g.resource_value, r.id,
+// row whose r.id is NULL when none is; and, first, the count of committed
+// writing transactions (CommitCount) with the number of rows it is the
+// sum of (compactCommitCount).
+const generationCountersQuery = `SELECT m.total, m.procs, g.value, g.resource_value, r.id,
  COALESCE(r.num_watches, 0), COALESCE(r.num_stars, 0), COALESCE(r.num_forks, 0), COALESCE(r.num_issues, 0),
  COALESCE(r.num_closed_issues, 0), COALESCE(r.num_pulls, 0), COALESCE(r.num_closed_pulls, 0),
  (SELECT count(*) FROM releases l WHERE l.repo_id = r.id AND l.is_tag = FALSE AND l.is_draft = FALSE),
  (SELECT count(*) FROM repo_transfers t WHERE t.repo_id = r.id)
- FROM auth_generation g LEFT JOIN repositories r ON r.id = ANY(CAST(? AS BIGINT[])) WHERE g.id = 1`
+ FROM auth_generation g
+ CROSS JOIN (SELECT CAST(COALESCE(sum(n), 0) AS BIGINT) AS total, count(*) AS procs FROM commit_count) m
+ LEFT JOIN repositories r ON r.id = ANY(CAST(? AS BIGINT[])) WHERE g.id = 1`
 
 // socialQuery is UserSocialCounts' statement (GET /user, /users/{name}).
 const socialQuery = `SELECT (SELECT COUNT(*) FROM follows WHERE follow_id = ?),

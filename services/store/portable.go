@@ -37,10 +37,11 @@ type PortableSchema struct {
 	Tables     []PortableTable `json:"tables"`
 }
 
-// internalTables are the backend's or the migrator's own: never dumped
+// internalTables are the backend's, the migrator's or PostgreSQL's commit
+// count (rows per backend process; migration 0125): never dumped
 // (restore's migrations write schema_migrations).
 func internalTable(name string) bool {
-	return strings.HasPrefix(name, "sqlite_") || name == "schema_migrations"
+	return strings.HasPrefix(name, "sqlite_") || name == "schema_migrations" || name == "commit_count"
 }
 
 // Export reads every table in one read-only snapshot (REPEATABLE READ on

@@ -75,6 +75,7 @@ type Store struct {
 	queries    *atomic.Int64 // see querycount.go
 	gens       *genWatcher   // see genwatch.go; nil on PostgreSQL
 	rounds     genRounds     // PostgreSQL's shared generation reads (genrounds.go)
+	compacting atomic.Bool   // compactCommitCount is running
 	counters   countersCache // RepositoryCounters' between two commits (SQLite)
 	writer     *sql.DB       // SQLite's writer connection (sqlitewriter.go); nil on PostgreSQL
 	issueBatch issueBatch    // SQLite's queue of issue creations (issue_batch.go)

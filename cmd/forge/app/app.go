@@ -319,8 +319,8 @@ func (a *App) build() error {
 				if !ok {
 					return gateway.AnswerMark{}, false
 				}
-				if snapshot, ok := a.Store.SnapshotMark(ctx); ok {
-					return gateway.AnswerMark{Snapshot: snapshot, RefMoves: refs}, true
+				if count, ok := a.Store.CommitCount(ctx); ok {
+					return gateway.AnswerMark{CommitCount: count, RefMoves: refs}, true
 				}
 				commits, ok := a.Store.CommitMark(ctx)
 				return gateway.AnswerMark{Commits: commits, RefMoves: refs}, ok

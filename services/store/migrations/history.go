@@ -84,7 +84,32 @@ func Apply(tx *gorm.DB) error {
 	if done, err := applyFresh(tx); err != nil || done {
 		return err
 	}
-	return ApplySteps(tx)
+	if err := ApplySteps(tx); err != nil {
+		return err
+	}
+	return commitCountTriggers(tx)
+}
+
+// commitCountTriggers gives every table of forge's schema on PostgreSQL,
+// those of later steps too, the trigger that counts the commits of
+// writing transactions (Step0125_commit_count), once that step has run.
+func commitCountTriggers(tx *gorm.DB) error {
+	if tx.Dialector.Name() != "postgres" {
+		return nil
+	}
+	return tx.Exec(`DO $$
+	DECLARE t text;
+	BEGIN
+		IF to_regprocedure('forge_commit_count()') IS NULL THEN RETURN; END IF;
+		FOR t IN SELECT c.relname FROM pg_class c
+			WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+			AND c.relname <> 'commit_count'
+			AND NOT EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = 'forge_commit_count')
+		LOOP
+			EXECUTE format('CREATE TRIGGER forge_commit_count AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %I
+				FOR EACH STATEMENT EXECUTE FUNCTION forge_commit_count()', t);
+		END LOOP;
+	END $$`).Error
 }
 
 // ApplySteps is Apply running every pending step, whatever the database.
