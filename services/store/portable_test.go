@@ -112,6 +112,9 @@ func allRows(t *testing.T, s *store.Store) map[string][]string {
 	}
 	out := map[string][]string{}
 	for _, n := range names {
+		if n == "commit_count" {
+			continue // PostgreSQL's count of commits, per backend process: not data
+		}
 		rows, err := s.DB().WithContext(ctx).Raw(`SELECT * FROM "` + n + `"`).Rows()
 		if err != nil {
 			t.Fatal(err)
