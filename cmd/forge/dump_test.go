@@ -243,6 +243,9 @@ func tableRows(t *testing.T, s *store.Store) map[string][]string {
 	}
 	out := map[string][]string{}
 	for _, name := range tables {
+		if name == "commit_count" {
+			continue // PostgreSQL's count of commits, per backend process: not data
+		}
 		rows, err := s.DB().WithContext(ctx).Raw(`SELECT * FROM "` + name + `"`).Rows()
 		if err != nil {
 			t.Fatal(err)
