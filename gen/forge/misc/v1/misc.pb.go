@@ -1252,10 +1252,10 @@ const file_forge_misc_v1_misc_proto_rawDesc = "" +
 	"\x13migrations_disabled\x18\x03 \x01(\bR\x12migrationsDisabled\x12%\n" +
 	"\x0estars_disabled\x18\x04 \x01(\bR\rstarsDisabled\x124\n" +
 	"\x16time_tracking_disabled\x18\x05 \x01(\bR\x14timeTrackingDisabled\x12!\n" +
-	"\flfs_disabled\x18\x06 \x01(\bR\vlfsDisabled2\x97\f\n" +
-	"\vMiscService\x12z\n" +
+	"\flfs_disabled\x18\x06 \x01(\bR\vlfsDisabled2\x93\f\n" +
+	"\vMiscService\x12v\n" +
 	"\n" +
-	"GetVersion\x12 .forge.misc.v1.GetVersionRequest\x1a!.forge.misc.v1.GetVersionResponse\"'\x92\xb5\x18\x04\b\x010\x01\xc0\xb5\x18\x01ȵ\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/version\x12\x81\x01\n" +
+	"GetVersion\x12 .forge.misc.v1.GetVersionRequest\x1a!.forge.misc.v1.GetVersionResponse\"#\x92\xb5\x18\x04\b\x010\x01\xc0\xb5\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/version\x12\x81\x01\n" +
 	"\x0eGetAPISettings\x12$.forge.misc.v1.GetAPISettingsRequest\x1a%.forge.misc.v1.GetAPISettingsResponse\"\"\x92\xb5\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/settings/api\x12\x9b\x01\n" +
 	"\x14ListLicenseTemplates\x12*.forge.misc.v1.ListLicenseTemplatesRequest\x1a+.forge.misc.v1.ListLicenseTemplatesResponse\"*\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02\x1cb\blicenses\x12\x10/api/v1/licenses\x12\x9b\x01\n" +
 	"\x12GetLicenseTemplate\x12(.forge.misc.v1.GetLicenseTemplateRequest\x1a).forge.misc.v1.GetLicenseTemplateResponse\"0\x92\xb5\x18\x04\b\x010\x01\x82\xd3\xe4\x93\x02\"b\alicense\x12\x17/api/v1/licenses/{name}\x12\xa9\x01\n" +
