@@ -223,16 +223,23 @@ func (s *Store) CommitCount(ctx context.Context) (count int64, ok bool) {
 // those of ended processes into row 0.
 const compactAbove = 64
 
+// compactEvery spaces compactCommitCount's runs: with more processes
+// running than compactAbove (several forge processes' pools), folding
+// would otherwise start again after every round.
+const compactEvery = time.Minute
+
 // compactCommitCount folds the commit_count rows of backend processes
 // that ended into row 0, in one statement, so the sum, and every mark
-// read from it, stays what it was. It runs in the background, one at a
-// time; a failure is only a later retry.
+// read from it, stays what it was. It runs in the background, at most once
+// per compactEvery (and so one at a time: it gives up after
+// roundTimeout); a failure is only a later retry.
 func (s *Store) compactCommitCount() {
-	if !s.compacting.CompareAndSwap(false, true) {
+	now := time.Now().UnixNano()
+	last := s.compactedAt.Load()
+	if now-last < int64(compactEvery) || !s.compactedAt.CompareAndSwap(last, now) {
 		return
 	}
 	go func() {
-		defer s.compacting.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), roundTimeout)
 		defer cancel()
 		if err := s.db.WithContext(ctx).Exec(compactCommitCountQuery).Error; err != nil {

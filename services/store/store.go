@@ -60,25 +60,25 @@ func Sentinels() []error {
 
 // Store is the database. It is safe for concurrent use.
 type Store struct {
-	db         *gorm.DB
-	postgres   bool
-	hotMu      sync.Mutex
-	authStmt   *sql.Stmt // see hot.go
-	genStmt    *sql.Stmt
-	cntStmt    *sql.Stmt
-	genCntStmt *sql.Stmt
-	socStmt    *sql.Stmt
-	users      userCache
-	owned      *Owned // see Own
-	activity   activityHooks
-	hooks      hookKicks     // see OnHookEvent
-	queries    *atomic.Int64 // see querycount.go
-	gens       *genWatcher   // see genwatch.go; nil on PostgreSQL
-	rounds     genRounds     // PostgreSQL's shared generation reads (genrounds.go)
-	compacting atomic.Bool   // compactCommitCount is running
-	counters   countersCache // RepositoryCounters' between two commits (SQLite)
-	writer     *sql.DB       // SQLite's writer connection (sqlitewriter.go); nil on PostgreSQL
-	issueBatch issueBatch    // SQLite's queue of issue creations (issue_batch.go)
+	db          *gorm.DB
+	postgres    bool
+	hotMu       sync.Mutex
+	authStmt    *sql.Stmt // see hot.go
+	genStmt     *sql.Stmt
+	cntStmt     *sql.Stmt
+	genCntStmt  *sql.Stmt
+	socStmt     *sql.Stmt
+	users       userCache
+	owned       *Owned // see Own
+	activity    activityHooks
+	hooks       hookKicks     // see OnHookEvent
+	queries     *atomic.Int64 // see querycount.go
+	gens        *genWatcher   // see genwatch.go; nil on PostgreSQL
+	rounds      genRounds     // PostgreSQL's shared generation reads (genrounds.go)
+	compactedAt atomic.Int64  // when compactCommitCount last started (Unix ns)
+	counters    countersCache // RepositoryCounters' between two commits (SQLite)
+	writer      *sql.DB       // SQLite's writer connection (sqlitewriter.go); nil on PostgreSQL
+	issueBatch  issueBatch    // SQLite's queue of issue creations (issue_batch.go)
 }
 
 // sqliteURIPath escapes what a file: URI's path must not hold as is.
