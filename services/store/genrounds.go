@@ -92,9 +92,9 @@ type oneRead struct {
 	r  *genRound
 }
 
-// WithOneRead lets the generation and snapshot reads made on ctx share
-// one round (PostgreSQL): the answer cache reads the snapshot mark and
-// then identifies the caller, whose token check reads the generations.
+// WithOneRead lets the generation and commit count reads made on ctx
+// share one round (PostgreSQL): the answer cache reads the commit count
+// and then identifies the caller, whose token check reads the generations.
 // Any round this request joined started after it asked, so every later
 // use within the request may take it.
 func WithOneRead(ctx context.Context) context.Context {

@@ -315,12 +315,14 @@ func (a *App) build() error {
 		Answers: gateway.AnswerCache{MaxBytes: int64(cfg.API.AnswerCacheSize), Caller: authn.ReplayCaller,
 			DatabaseOnly: cfg.Database.Type == "postgres",
 			Mark: func(ctx context.Context) (gateway.AnswerMark, bool) {
+				if count, ok := a.Store.CommitCount(ctx); ok {
+					// PostgreSQL: only answers of the database alone are
+					// replayed there, so ref moves do not matter.
+					return gateway.AnswerMark{CommitCount: count}, true
+				}
 				refs, ok := gitStore.RefMoves()
 				if !ok {
 					return gateway.AnswerMark{}, false
-				}
-				if count, ok := a.Store.CommitCount(ctx); ok {
-					return gateway.AnswerMark{CommitCount: count, RefMoves: refs}, true
 				}
 				commits, ok := a.Store.CommitMark(ctx)
 				return gateway.AnswerMark{Commits: commits, RefMoves: refs}, ok

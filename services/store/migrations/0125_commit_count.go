@@ -14,7 +14,7 @@ import "gorm.io/gorm"
 // of the rows; a transaction's increment becomes visible with its commit
 // and vanishes with its rollback, so two reads of an equal sum mean that
 // nothing committed between them. Row 0 holds the increments of
-// processes that ended (CommitCountCompact). The triggers themselves are
+// processes that ended (store.compactCommitCount). The triggers themselves are
 // installed by Apply on every table, so a table added later has its own
 // (commitCountTriggers).
 func (History) Step0125_commit_count(tx *gorm.DB) error {
