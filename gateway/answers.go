@@ -25,19 +25,22 @@ import (
 //
 // What makes it exact is the mark (AnswerMark): the database's commit mark
 // (store.CommitMark on SQLite, store.CommitCount on PostgreSQL) and the
-// count of ref moves in the repositories (git.Store.RefMoves). Read before
-// the answer is computed and again after, the entry is kept only when the
-// two are equal (nothing committed and no ref moved while it was
-// computed, so it is the answer of that state), and it is replayed only
-// while the mark still is. Any commit, by any connection or process, and
-// any ref transaction change the mark, so a revoked token, a removed
-// collaborator, a new issue or a push is seen by the next request as
-// before. On PostgreSQL forge processes may run on several machines
-// sharing the repositories, whose ref moves inotify does not see: there
-// only the answers declared to read the database alone
-// (cache_answer_database_only) are replayed (AnswerCache.DatabaseOnly).
-// Where there is no mark (a platform without inotify) nothing is
-// replayed.
+// count of ref moves in the repositories seen from this machine
+// (git.Store.RefMoves). Read before the answer is computed and again
+// after, the entry is kept only when the two are equal (nothing committed
+// and no ref moved while it was computed, so it is the answer of that
+// state), and it is replayed only while the mark still is. Any commit, by
+// any connection or process, and any ref transaction change the mark, so
+// a revoked token, a removed collaborator, a new issue or a push is seen
+// by the next request as before. On PostgreSQL forge processes may run on
+// several machines sharing the repositories, whose ref moves this
+// machine's watch does not see: each process commits to the database
+// after a git command of its own prepared a ref transaction, before the
+// write is acknowledged (git.Store.ReportRefMoves, store.CountRefMove),
+// so their ref moves move the commit count. Where ref moves are not
+// watched (a platform without inotify) only the answers declared to read
+// the database alone (cache_answer_database_only) are replayed; where
+// there is no commit mark nothing is.
 //
 // The caller is identified as the interceptor would (auth.ReplayCaller,
 // which also records the token's use and the access log's user name);
@@ -53,9 +56,6 @@ type AnswerCache struct {
 	Mark func(context.Context) (AnswerMark, bool)
 	// Caller identifies a REST caller from its credentials.
 	Caller func(ctx context.Context, method string, md metadata.MD) (auth.CallerKey, bool)
-	// DatabaseOnly replays only the answers declared to read nothing but
-	// the database (cache_answer_database_only): PostgreSQL's.
-	DatabaseOnly bool
 }
 
 // AnswerMark is the state an answer is computed in: nothing committed to
@@ -64,6 +64,10 @@ type AnswerMark struct {
 	Commits     store.CommitMark // SQLite's
 	CommitCount int64            // PostgreSQL's
 	RefMoves    uint64
+	// RefsWatched: RefMoves counts this machine's ref moves; false where
+	// they cannot be watched, and then only answers read from the
+	// database alone are replayed.
+	RefsWatched bool
 }
 
 type answerKey struct {
@@ -91,7 +95,8 @@ func (a *answer) size() int64 {
 
 // answerRule is what the cache knows of a declared method.
 type answerRule struct {
-	stream bool // a server stream: kept only when complete
+	stream       bool // a server stream: kept only when complete
+	databaseOnly bool // reads nothing but the database (cache_answer_database_only)
 }
 
 type answers struct {
@@ -120,15 +125,13 @@ func newAnswers(cfg AnswerCache, routes routeTable) (*answers, error) {
 		if !proto.GetExtension(md.Options(), optionsv1.E_CacheAnswer).(bool) {
 			continue
 		}
-		if cfg.DatabaseOnly && !proto.GetExtension(md.Options(), optionsv1.E_CacheAnswerDatabaseOnly).(bool) {
-			continue
-		}
 		if md.IsStreamingClient() {
 			return nil, fmt.Errorf("gateway: %s: cache_answer on a client stream", method)
 		}
 		// A server stream's answer may end early after its 200 has gone:
 		// it is kept only when it ends at its Content-Length (serve).
-		methods[method] = answerRule{stream: md.IsStreamingServer()}
+		methods[method] = answerRule{stream: md.IsStreamingServer(),
+			databaseOnly: proto.GetExtension(md.Options(), optionsv1.E_CacheAnswerDatabaseOnly).(bool)}
 	}
 	// One answer may take a quarter of the cache, so that a few large
 	// pages do not keep clearing it.
@@ -147,7 +150,7 @@ func (c *answers) serve(g *gateway, w *responseWriter, r *http.Request, method s
 	// PostgreSQL); the mark after the call is read afresh.
 	ctx := store.WithOneRead(r.Context())
 	mark, ok := c.cfg.Mark(ctx)
-	if !ok {
+	if !ok || (!mark.RefsWatched && !rule.databaseOnly) {
 		call(w)
 		return
 	}

@@ -95,6 +95,7 @@ func (s *Store) command(ctx context.Context, inv invocation) (*limitedCmd, *tail
 	cmd.Stderr = stderr
 	cmd.WaitDelay = waitDelay
 	killProcessGroup(cmd)
+	s.watchMoves(ctx, gc)
 	return gc, stderr, nil
 }
 

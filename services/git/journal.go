@@ -48,6 +48,9 @@ j="$` + journalEnv + `"
 pending="$j/p-$PPID"
 case "$1" in
 prepared)
+	# Ref moves reported to forge (refreport.go): the marker exists before
+	# any ref moves.
+	test -z "$` + refsMovedEnv + `" || : >"$` + refsMovedEnv + `" || exit 1
 	cd -P "${GIT_DIR:-.}" || exit 1
 	{ echo "$PWD"; cat; } >"$pending" || exit 1
 	;;

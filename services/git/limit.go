@@ -32,6 +32,10 @@ type limitedCmd struct {
 	started *atomic.Int64 // the Store's process counter
 	once    sync.Once
 	held    bool
+	// moved is the marker file of a reported ref transaction, report what
+	// reports it (refreport.go); "": not reported.
+	moved  string
+	report func()
 }
 
 func (s *Store) newCmd(ctx context.Context, name string, args ...string) *limitedCmd {
@@ -56,10 +60,13 @@ func (c *limitedCmd) Start() error {
 	return nil
 }
 
-// Wait waits for the process and gives its slot back.
+// Wait waits for the process, reports its ref transaction (if it was
+// one) and gives its slot back.
 func (c *limitedCmd) Wait() error {
 	defer c.release()
-	return c.Cmd.Wait()
+	err := c.Cmd.Wait()
+	c.reportMoved()
+	return err
 }
 
 // Run starts the process and waits for it.

@@ -107,6 +107,12 @@ type Store struct {
 	housekeep  housekeeping  // background Housekeep after pushes (housekeep.go)
 	archives   *archiveCache // produced archives (archivecache.go); nil: not cached
 	refWatch   refWatch      // journal events, for replayed answers (refwatch_linux.go)
+	// reportMoves, when set, is told of each git command that prepared a
+	// ref transaction (refreport.go); movedPrefix and movedSeq name the
+	// commands' marker files.
+	reportMoves func(ctx context.Context)
+	movedPrefix string
+	movedSeq    atomic.Uint64
 }
 
 // New returns a Store rooted at root, creating root and forge's internal

@@ -115,6 +115,7 @@ func (s *Syncer) reconcile(ctx context.Context, now time.Time) error {
 		s.wakeAfter(until.Sub(now))
 	}
 	var errs []error
+	var settled []git.JournalEntry
 	for _, b := range order {
 		names := make([]string, 0, len(b.refs))
 		for n := range b.refs {
@@ -126,10 +127,23 @@ func (s *Syncer) reconcile(ctx context.Context, now time.Time) error {
 		}
 		for _, e := range b.entries {
 			if e.Settled() {
-				if err := s.Git.ForgetJournalEntry(e); err != nil {
-					errs = append(errs, err)
-				}
+				settled = append(settled, e)
 			}
+		}
+	}
+	if len(settled) == 0 {
+		return errors.Join(errs...)
+	}
+	// A writer killed after its refs moved did not report them
+	// (git.Store.ReportRefMoves): the count moves here, before its entries
+	// are forgotten, so no process keeps replaying what git answered
+	// before the move.
+	if err := s.Store.CountRefMove(ctx); err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, e := range settled {
+		if err := s.Git.ForgetJournalEntry(e); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -385,3 +385,60 @@ func newGitRepo(t *testing.T, s *store.Store, g *git.Store, owner *store.User, n
 	}
 	return repo, path
 }
+
+// TestReconcileCountsUnreportedRefMoves: a ref moved by a writer that died
+// before it reported the move (a Store that reports nothing, moving a ref
+// no record follows) moves PostgreSQL's commit count once the reconciler
+// settles its journal entry, so forge processes on other machines stop
+// replaying what git answered before the move.
+func TestReconcileCountsUnreportedRefMoves(t *testing.T) {
+	s := storetest.Open(t, "postgres")
+	ctx := context.Background()
+	g, err := git.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := &store.User{Name: "Alice", Email: "alice@example.org", IsActive: true}
+	if err := s.CreateUser(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	_, path := newGitRepo(t, s, g, owner, "Proj", false)
+	sha, err := g.ChangeFiles(ctx, path, git.ChangeFilesOptions{Branch: "main",
+		Files:   []git.FileChange{{Op: git.OpCreate, Path: "a.txt", Content: []byte("a")}},
+		Author:  git.Signature{Name: "A", Email: "a@example.org", When: time.Now()},
+		Message: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sy := &repos.Syncer{Store: s, Git: g}
+	reconcileBoth(t, sy, sy)
+	count := func() int64 {
+		t.Helper()
+		n, ok := s.CommitCount(ctx)
+		if !ok {
+			t.Fatal("no commit count")
+		}
+		return n
+	}
+
+	before := count()
+	if err := g.SetPullHead(ctx, path, 1, sha); err != nil {
+		t.Fatal(err)
+	}
+	if after := count(); after != before {
+		t.Fatalf("count moved from %d to %d without a report or a record", before, after)
+	}
+	reconcileBoth(t, sy, sy)
+	if after := count(); after == before {
+		t.Fatal("the reconciler settled the entry without moving the count")
+	}
+	if entries, _ := g.RefJournal(); len(entries) != 0 {
+		t.Fatalf("journal not emptied: %+v", entries)
+	}
+	// Nothing journaled: a pass moves nothing.
+	before = count()
+	reconcileBoth(t, sy, sy)
+	if after := count(); after != before {
+		t.Fatalf("an empty pass moved the count from %d to %d", before, after)
+	}
+}

@@ -91,6 +91,9 @@ type SyncStore interface {
 		read func(ctx context.Context, names []string) (map[string]string, error),
 		all func(ctx context.Context) (map[string]string, error),
 		prior map[string]string) (int, error)
+	// CountRefMove moves the answer mark of every process as a commit
+	// would (see store.Store.CountRefMove).
+	CountRefMove(ctx context.Context) error
 }
 
 // Service holds the repository rules apart from any transport: the gRPC

@@ -218,6 +218,24 @@ func (s *Store) CommitCount(ctx context.Context) (count int64, ok bool) {
 	return r.count, true
 }
 
+// CountRefMove moves the commit count (PostgreSQL) as a writing
+// transaction would, for a ref move the database may record nothing of:
+// forge processes on other machines, which do not see this machine's ref
+// moves, then stop replaying answers read from git (git.Store's
+// ReportRefMoves, docs/scale-out.md). It commits on its own. A no-op on
+// SQLite, whose processes share one machine and see its ref moves.
+func (s *Store) CountRefMove(ctx context.Context) error {
+	if !s.postgres {
+		return nil
+	}
+	return s.db.WithContext(ctx).Exec(countRefMoveQuery).Error
+}
+
+// countRefMoveQuery adds one to the backend's own row, as
+// forge_commit_count() does (so no row is shared with other writers).
+const countRefMoveQuery = `INSERT INTO commit_count (pid, n) VALUES (pg_backend_pid(), 1)
+	ON CONFLICT (pid) DO UPDATE SET n = commit_count.n + 1`
+
 // compactAbove is the number of commit_count rows (one per PostgreSQL
 // backend process that ever wrote) above which a round's reader folds
 // those of ended processes into row 0.

@@ -100,6 +100,9 @@ func TestCommitCount(t *testing.T) {
 		if n, ok := s.CommitCount(context.Background()); ok {
 			t.Fatalf("a commit count on SQLite: %d", n)
 		}
+		if err := s.CountRefMove(context.Background()); err != nil {
+			t.Fatalf("counting a ref move on SQLite: %v", err)
+		}
 	})
 	t.Run("postgres", func(t *testing.T) {
 		stores := storesOnOneDatabase(t, "postgres", 2)
@@ -140,6 +143,7 @@ func TestCommitCount(t *testing.T) {
 			return err
 		})
 		moved("a commit through the store", true, func() error { newRepo(t, s, "counted"); return nil })
+		moved("a ref move counted by another process", true, func() error { return other.CountRefMove(ctx) })
 		moved("SQL from another process", true, func() error {
 			return other.DB().Exec("UPDATE repositories SET description = 'x' WHERE name = 'counted'").Error
 		})

@@ -2,9 +2,13 @@ package app_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
+	"time"
 
+	"forge/cmd/forge/app"
 	"forge/services/config"
+	"forge/services/git"
 	"forge/services/store"
 )
 
@@ -13,37 +17,18 @@ import (
 // services (the gRPC counter stays), byte for byte and header for header
 // as the first time; any commit (through the API, or SQL beside forge) is
 // seen by the very next request; an answer goes only to the caller it was
-// computed for. On PostgreSQL only the reads declared to read the
-// database alone are replayed (cache_answer_database_only): every git
-// read is a call.
+// computed for. Git reads are replayed on both databases until a ref
+// moves.
 func TestAnswerCache(t *testing.T) {
 	t.Parallel()
 	const scrapeToken = "answers-scrape-token"
 	eachBackend(t, func(c *config.Config) { c.Metrics.Enabled, c.Metrics.Token = true, scrapeToken }, func(t *testing.T, s *testServer) {
-		sqlite := s.Cfg.Database.Type == "sqlite3"
 		calls := func(method string) float64 {
 			return scrape(t, s, scrapeToken)[`forge_grpc_requests_total{code="OK",method="`+method+`"}`]
 		}
-		// replayed sends n identical requests (requests) and checks how
-		// many reached the services as calls of method: at most the
-		// first when the method is replayed (on SQLite; on PostgreSQL
-		// when it reads the database alone), else n. A commit of forge's
-		// own background work (a token's last use, written every few
-		// seconds) between them makes another call, so the requests are
-		// sent again, up to three times.
-		replayed := func(method string, databaseOnly bool, n int, requests func()) {
+		replayed := func(method string, requests func()) {
 			t.Helper()
-			replays := sqlite || databaseOnly
-			var got float64
-			for range 3 {
-				before := calls(method)
-				requests()
-				got = calls(method) - before
-				if (replays && got <= 1) || (!replays && got == float64(n)) {
-					return
-				}
-			}
-			t.Fatalf("%v calls of %s for %d requests (replayed: %v)", got, method, n, replays)
+			expectReplayed(t, calls, method, requests)
 		}
 		get := func(path, auth string, want int, header ...string) response {
 			t.Helper()
@@ -65,7 +50,7 @@ func TestAnswerCache(t *testing.T) {
 
 		t.Run("replayed until a commit", func(t *testing.T) {
 			const getRepo = "/forge.repos.v1.RepositoryService/GetRepo"
-			replayed(getRepo, true, 3, func() {
+			replayed(getRepo, func() {
 				first := get("/api/v1/repos/root/secret", admin, 200)
 				for range 2 {
 					again := get("/api/v1/repos/root/secret", admin, 200)
@@ -116,7 +101,7 @@ func TestAnswerCache(t *testing.T) {
 		t.Run("headers of the answer", func(t *testing.T) {
 			const listLabels = "/forge.labels.v1.LabelService/ListRepoLabels"
 			path := "/api/v1/repos/root/secret/labels?limit=1"
-			replayed(listLabels, true, 4, func() {
+			replayed(listLabels, func() {
 				first := get(path, admin, 200)
 				again := get(path, admin, 200)
 				for _, h := range []string{"X-Total-Count", "Link", "Access-Control-Expose-Headers"} {
@@ -140,7 +125,7 @@ func TestAnswerCache(t *testing.T) {
 			const getContents = "/forge.contents.v1.ContentService/GetContents"
 			s.createRepo(t, s.AdminToken, "code", true, false)
 			path := "/api/v1/repos/root/code/contents/README.md"
-			replayed(getContents, false, 2, func() {
+			replayed(getContents, func() {
 				first := get(path, admin, 200)
 				if again := get(path, admin, 200); !bytes.Equal(again.Body, first.Body) {
 					t.Fatalf("replayed body differs:\n%s\n%s", again.Body, first.Body)
@@ -149,7 +134,7 @@ func TestAnswerCache(t *testing.T) {
 			// The raw file (a stream) is replayed once it was sent whole.
 			const getRaw = "/forge.contents.v1.ContentService/GetRawFile"
 			raw := "/api/v1/repos/root/code/raw/README.md"
-			replayed(getRaw, false, 2, func() {
+			replayed(getRaw, func() {
 				first := get(raw, admin, 200)
 				again := get(raw, admin, 200)
 				if !bytes.Equal(again.Body, first.Body) || again.Header.Get("Content-Length") != first.Header.Get("Content-Length") ||
@@ -182,4 +167,81 @@ func TestAnswerCache(t *testing.T) {
 		})
 
 	})
+}
+
+// expectReplayed runs requests (identical requests, at least two) and
+// checks that at most the first reached the services as a call of method
+// (calls reads the counter). A commit of forge's own background work (a
+// token's last use, written every few seconds) between them makes another
+// call, so the requests are sent again, up to three times.
+func expectReplayed(t *testing.T, calls func(method string) float64, method string, requests func()) {
+	t.Helper()
+	var got float64
+	for range 3 {
+		before := calls(method)
+		requests()
+		if got = calls(method) - before; got <= 1 {
+			return
+		}
+	}
+	t.Fatalf("%v calls of %s: not replayed", got, method)
+}
+
+// TestAnswerCacheSeesOtherMachinesRefMoves: two forge processes on one
+// PostgreSQL database and one repository root, the second made blind to
+// the first's ref moves (app.WithRefWatch), as a process on another
+// machine is. The second replays a git read, then the first moves the
+// branch through its git store alone, recording nothing: the second's
+// very next answer is the new content, because the first counted the move
+// in the database (git.Store.ReportRefMoves) before the write returned.
+func TestAnswerCacheSeesOtherMachinesRefMoves(t *testing.T) {
+	t.Parallel()
+	const scrapeToken = "answers-scrape-token"
+	metricsOn := func(c *config.Config) { c.Metrics.Enabled, c.Metrics.Token = true, scrapeToken }
+	a := startServerWith(t, "postgres", metricsOn)
+	cfg := *a.Cfg
+	b := serveConfig(t, &cfg, metricsOn, app.WithRefWatch(func() (uint64, bool) { return 0, true }))
+	b.AdminToken = a.AdminToken
+	admin := "token " + a.AdminToken
+	a.createRepo(t, a.AdminToken, "code", true, false)
+
+	const getContents = "/forge.contents.v1.ContentService/GetContents"
+	path := "/api/v1/repos/root/code/contents/README.md"
+	type file struct {
+		SHA     string `json:"last_commit_sha"`
+		Content string
+	}
+	get := func(s *testServer) file {
+		t.Helper()
+		r := s.do("GET", path, "", "Authorization", admin)
+		expectStatus(t, r, 200)
+		var f file
+		r.json(t, &f)
+		return f
+	}
+	calls := func(method string) float64 {
+		return scrape(t, b, scrapeToken)[`forge_grpc_requests_total{code="OK",method="`+method+`"}`]
+	}
+	var first file
+	expectReplayed(t, calls, getContents, func() {
+		first = get(b)
+		if again := get(b); again != first {
+			t.Fatalf("replayed %+v, first %+v", again, first)
+		}
+	})
+
+	repoPath, err := a.App.Git.RepoPath("root", "code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha, err := a.App.Git.ChangeFiles(context.Background(), repoPath, git.ChangeFilesOptions{Branch: "main",
+		Files:   []git.FileChange{{Op: git.OpUpdate, Path: "README.md", Content: []byte("moved\n")}},
+		Author:  git.Signature{Name: "A", Email: "a@example.org", When: time.Now()},
+		Message: "moved where the second process cannot see"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := get(b); got.SHA != sha || got.Content != "bW92ZWQK" {
+		t.Fatalf("second process after the move: %+v, want last commit %s and the new text (first %+v)", got, sha, first)
+	}
 }

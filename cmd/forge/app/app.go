@@ -102,6 +102,9 @@ type App struct {
 	accessLog *slog.Logger
 	access    *accesslog.Recorder
 	metrics   *metrics.Metrics
+	// refWatch stands in for the git store's ref watch in the answer
+	// mark (WithRefWatch); nil: the git store's.
+	refWatch func() (uint64, bool)
 }
 
 // Option adjusts New.
@@ -110,6 +113,12 @@ type Option func(*App)
 // WithAccessLog sends the access log's lines to l (when [log]
 // ENABLE_ACCESS_LOG is on) instead of slog's default logger.
 func WithAccessLog(l *slog.Logger) Option { return func(a *App) { a.accessLog = l } }
+
+// WithRefWatch makes the answer mark read this machine's ref moves from
+// watch instead of the git store's watch. A watch that never moves runs
+// forge as a process on another machine would see this one's ref moves:
+// only through the database. Tests use it.
+func WithRefWatch(watch func() (uint64, bool)) Option { return func(a *App) { a.refWatch = watch } }
 
 // New opens and migrates the database and builds every component.
 func New(ctx context.Context, cfg *config.Config, opts ...Option) (*App, error) {
@@ -176,6 +185,18 @@ func (a *App) build() error {
 	}
 	gitStore.LimitProcesses(cfg.Limits.GitMaxProcesses)
 	gitStore.SetArchiveCache(filepath.Join(cfg.Server.AppDataPath, "archives"), 0)
+	// Every ref move of this process's git commands moves the database's
+	// commit count before the write is acknowledged, so forge processes on
+	// other machines, which do not see it, stop replaying answers read
+	// from git (docs/scale-out.md). A failure leaves it to the reconciler,
+	// which counts again before it forgets the journal's entries.
+	gitStore.ReportRefMoves(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := a.Store.CountRefMove(ctx); err != nil {
+			slog.Warn("count a ref move", "err", err)
+		}
+	})
 	a.Git = gitStore
 	blobDir := cfg.Attachment.Path
 	if blobDir == "" {
@@ -300,6 +321,10 @@ func (a *App) build() error {
 			return fmt.Errorf("ssh listener: %w", err)
 		}
 	}
+	refWatch := gitStore.RefMoves
+	if a.refWatch != nil {
+		refWatch = a.refWatch
+	}
 	h, err := gateway.NewHandler(gateway.Options{
 		Git: gateway.NewGitHandler(gitHost, gateway.GitOptions{RootURL: cfg.Server.RootURL,
 			ReverseProxyHeader: cfg.Security.ReverseProxyAuthUser, ProgressTimeout: seconds(cfg.Limits.GitProgressTimeout)}),
@@ -313,19 +338,15 @@ func (a *App) build() error {
 		ReadTimeout:        seconds(cfg.Limits.APIReadTimeout),
 		Preflight:          authn.Preflight,
 		Answers: gateway.AnswerCache{MaxBytes: int64(cfg.API.AnswerCacheSize), Caller: authn.ReplayCaller,
-			DatabaseOnly: cfg.Database.Type == "postgres",
 			Mark: func(ctx context.Context) (gateway.AnswerMark, bool) {
+				refs, watched := refWatch()
 				if count, ok := a.Store.CommitCount(ctx); ok {
-					// PostgreSQL: only answers of the database alone are
-					// replayed there, so ref moves do not matter.
-					return gateway.AnswerMark{CommitCount: count}, true
-				}
-				refs, ok := gitStore.RefMoves()
-				if !ok {
-					return gateway.AnswerMark{}, false
+					// PostgreSQL: the ref moves of other machines move the
+					// count (ReportRefMoves above).
+					return gateway.AnswerMark{CommitCount: count, RefMoves: refs, RefsWatched: watched}, true
 				}
 				commits, ok := a.Store.CommitMark(ctx)
-				return gateway.AnswerMark{Commits: commits, RefMoves: refs}, ok
+				return gateway.AnswerMark{Commits: commits, RefMoves: refs, RefsWatched: watched}, ok
 			}},
 		Services: area.Gateways(all.Areas),
 	}, inproc)

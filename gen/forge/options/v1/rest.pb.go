@@ -145,9 +145,8 @@ var (
 	// optional bool cache_answer = 50008;
 	E_CacheAnswer = &file_forge_options_v1_rest_proto_extTypes[2]
 	// With cache_answer: the answer reads no repository's refs or objects,
-	// only the database. On PostgreSQL, where forge processes on other
-	// machines move refs this one does not see, only such answers are
-	// replayed.
+	// only the database. Where ref moves cannot be watched (a platform
+	// without inotify), only such answers are replayed.
 	//
 	// optional bool cache_answer_database_only = 50009;
 	E_CacheAnswerDatabaseOnly = &file_forge_options_v1_rest_proto_extTypes[3]
