@@ -222,13 +222,31 @@ func (s *Store) CommitCount(ctx context.Context) (count int64, ok bool) {
 // transaction would, for a ref move the database may record nothing of:
 // forge processes on other machines, which do not see this machine's ref
 // moves, then stop replaying answers read from git (git.Store's
-// ReportRefMoves, docs/scale-out.md). It commits on its own. A no-op on
-// SQLite, whose processes share one machine and see its ref moves.
+// ReportRefMoves, docs/scale-out.md). It commits on its own, on a
+// connection of its own: its caller may hold a transaction, and the
+// pool's other connections may all be waiting for that transaction's
+// locks, so it must not wait for one of them. It takes no lock another
+// transaction holds (its backend's own row). A no-op on SQLite, whose
+// processes share one machine and see its ref moves.
 func (s *Store) CountRefMove(ctx context.Context) error {
-	if !s.postgres {
+	if s.refCounter == nil {
 		return nil
 	}
-	return s.db.WithContext(ctx).Exec(countRefMoveQuery).Error
+	_, err := s.refCounter.ExecContext(ctx, countRefMoveQuery)
+	return err
+}
+
+// openRefCounter opens CountRefMove's connection: one, kept while it is
+// used, so counts from several commands queue for it.
+func openRefCounter(dsn string) (*sql.DB, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	return db, nil
 }
 
 // countRefMoveQuery adds one to the backend's own row, as

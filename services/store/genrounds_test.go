@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -282,5 +283,41 @@ func TestOneReadPerRequest(t *testing.T) {
 	}
 	if n := reads(ctx); n != 2 {
 		t.Fatalf("%d reads without, want 2", n)
+	}
+}
+
+// TestCountRefMoveInsideATransaction: a git command run while its caller
+// holds a transaction (a pull request's head ref set while its row is
+// written) counts its ref move while that transaction, and every other
+// connection of the pool, waits: the count has a connection of its own
+// and takes no lock the transaction holds. It commits at once, whatever
+// becomes of the transaction.
+func TestCountRefMoveInsideATransaction(t *testing.T) {
+	cfg := storetest.Database(t, "postgres")
+	cfg.MaxOpenConns = 1
+	s := openMigrated(t, cfg)
+	ctx := context.Background()
+	before, ok := s.CommitCount(ctx)
+	if !ok {
+		t.Fatal("no commit count")
+	}
+	err := s.DB().Transaction(func(tx *gorm.DB) error {
+		// The pool's one connection is this transaction's, and it has
+		// written (its own commit_count row is locked until it ends).
+		if err := tx.Exec("UPDATE repositories SET description = 'x'").Error; err != nil {
+			return err
+		}
+		wait, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		if err := s.CountRefMove(wait); err != nil {
+			return fmt.Errorf("count inside the transaction: %w", err)
+		}
+		return errors.New("roll back")
+	})
+	if err == nil || err.Error() != "roll back" {
+		t.Fatal(err)
+	}
+	if after, _ := s.CommitCount(ctx); after != before+1 {
+		t.Fatalf("count %d after the rolled-back transaction, want %d (the ref move only)", after, before+1)
 	}
 }

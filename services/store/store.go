@@ -78,6 +78,7 @@ type Store struct {
 	compactedAt atomic.Int64  // when compactCommitCount last started (Unix ns)
 	counters    countersCache // RepositoryCounters' between two commits (SQLite)
 	writer      *sql.DB       // SQLite's writer connection (sqlitewriter.go); nil on PostgreSQL
+	refCounter  *sql.DB       // PostgreSQL's connection for CountRefMove (genrounds.go); nil on SQLite
 	issueBatch  issueBatch    // SQLite's queue of issue creations (issue_batch.go)
 }
 
@@ -101,14 +102,18 @@ func Open(cfg config.Database) (*Store, error) {
 	var (
 		db     *gorm.DB
 		err    error
-		gens   *genWatcher
-		writer *sql.DB
+		gens       *genWatcher
+		writer     *sql.DB
+		refCounter *sql.DB
 	)
 	switch cfg.Type {
 	case "postgres":
 		db, err = gorm.Open(postgres.Open(PostgresDSN(cfg)), gcfg)
 		if err == nil {
 			err = translateBadText(db)
+		}
+		if err == nil {
+			refCounter, err = openRefCounter(PostgresDSN(cfg))
 		}
 	case "sqlite3":
 		if dir := filepath.Dir(cfg.Path); dir != "" {
@@ -155,7 +160,7 @@ func Open(cfg config.Database) (*Store, error) {
 	if err := countQueries(db, queries); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, postgres: cfg.Type == "postgres", queries: queries, gens: gens, writer: writer}, nil
+	return &Store{db: db, postgres: cfg.Type == "postgres", queries: queries, gens: gens, writer: writer, refCounter: refCounter}, nil
 }
 
 // PostgresDSN builds a libpq key/value connection string from Gitea's keys.
@@ -178,6 +183,9 @@ func (s *Store) Close() error {
 	closeStatements([]*sql.Stmt{s.authStmt, s.genStmt, s.cntStmt, s.genCntStmt, s.socStmt})
 	if s.writer != nil {
 		s.writer.Close()
+	}
+	if s.refCounter != nil {
+		s.refCounter.Close()
 	}
 	return sqlDB.Close()
 }
