@@ -100,8 +100,8 @@ func Open(cfg config.Database) (*Store, error) {
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	}
 	var (
-		db     *gorm.DB
-		err    error
+		db         *gorm.DB
+		err        error
 		gens       *genWatcher
 		writer     *sql.DB
 		refCounter *sql.DB
