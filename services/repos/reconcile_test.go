@@ -24,15 +24,7 @@ import (
 func TestReconcileFollowsJournaledRefs(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		g, err := git.New(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		owner := &store.User{Name: "Alice", Email: "alice@example.org", IsActive: true}
-		if err := s.CreateUser(ctx, owner); err != nil {
-			t.Fatal(err)
-		}
-		repo, path := newGitRepo(t, s, g, owner, "Proj", false)
+		g, repo, path := newAliceRepo(t, s)
 		commit := func(branch, file string) {
 			t.Helper()
 			_, err := g.ChangeFiles(ctx, path, git.ChangeFilesOptions{Branch: branch,
@@ -367,6 +359,22 @@ func TestReconcileWakesWhenTheGraceIsOver(t *testing.T) {
 // newGitRepo records an empty repository of owner and initialises its git
 // directory on main, with a Gitea webhook when hooked (so that changes
 // queue events); it returns the record and the directory.
+// newAliceRepo makes a git store and, in it, alice's unhooked repository
+// Proj with its record.
+func newAliceRepo(t *testing.T, s *store.Store) (*git.Store, *store.Repository, string) {
+	t.Helper()
+	g, err := git.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := &store.User{Name: "Alice", Email: "alice@example.org", IsActive: true}
+	if err := s.CreateUser(context.Background(), owner); err != nil {
+		t.Fatal(err)
+	}
+	repo, path := newGitRepo(t, s, g, owner, "Proj", false)
+	return g, repo, path
+}
+
 func newGitRepo(t *testing.T, s *store.Store, g *git.Store, owner *store.User, name string, hooked bool) (*store.Repository, string) {
 	t.Helper()
 	ctx := context.Background()
@@ -394,15 +402,7 @@ func newGitRepo(t *testing.T, s *store.Store, g *git.Store, owner *store.User, n
 func TestReconcileCountsUnreportedRefMoves(t *testing.T) {
 	s := storetest.Open(t, "postgres")
 	ctx := context.Background()
-	g, err := git.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner := &store.User{Name: "Alice", Email: "alice@example.org", IsActive: true}
-	if err := s.CreateUser(ctx, owner); err != nil {
-		t.Fatal(err)
-	}
-	_, path := newGitRepo(t, s, g, owner, "Proj", false)
+	g, _, path := newAliceRepo(t, s)
 	sha, err := g.ChangeFiles(ctx, path, git.ChangeFilesOptions{Branch: "main",
 		Files:   []git.FileChange{{Op: git.OpCreate, Path: "a.txt", Content: []byte("a")}},
 		Author:  git.Signature{Name: "A", Email: "a@example.org", When: time.Now()},
